@@ -1,0 +1,128 @@
+/* The operation registry.
+ *
+ * Every image operation is described once, by a parac_op: its name, help
+ * text, typed parameters and one or more methods per backend. The registry
+ * drives the C API (parac_op_run), the command-line interface (one
+ * subcommand per operation, --help generated from the description) and the
+ * demo. Adding an operation means writing its parac_op and listing it in
+ * src/core/op_table.c.
+ *
+ * Parameters are passed as text (name=value pairs in a parac_args), parsed
+ * and checked against the declared types, ranges and choices before the
+ * operation runs; defaults fill in what is missing.
+ *
+ * Every operation with methods accepts the parameter "method": "auto" (the
+ * default) lets the operation choose for the context's backend; a named
+ * method that does not exist for that backend is an error, never a silent
+ * substitute. */
+#ifndef PARAC_OP_H
+#define PARAC_OP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parac/context.h"
+#include "parac/export.h"
+#include "parac/image.h"
+#include "parac/status.h"
+
+PARAC_BEGIN_DECLS
+
+typedef enum parac_param_type {
+    PARAC_PARAM_BOOL = 0, /* "1/0", "true/false", "yes/no", "on/off" */
+    PARAC_PARAM_INT,      /* 64-bit integer */
+    PARAC_PARAM_DOUBLE,
+    PARAC_PARAM_STRING,
+    PARAC_PARAM_CHOICE,   /* one of `choices`, a '|' separated list */
+    PARAC_PARAM_PATH      /* a file name */
+} parac_param_type;
+
+typedef struct parac_param_spec {
+    const char *name;
+    parac_param_type type;
+    const char *default_value; /* NULL: optional, unset unless given */
+    const char *choices;       /* PARAC_PARAM_CHOICE: "a|b|c"; else NULL */
+    double min, max;           /* numeric range, checked when min < max */
+    const char *help;
+} parac_param_spec;
+
+typedef struct parac_op parac_op;
+typedef struct parac_args parac_args;
+typedef struct parac_op_call parac_op_call;
+
+typedef parac_status (*parac_op_fn)(parac_op_call *call);
+
+typedef struct parac_method {
+    const char *name;
+    parac_backend backend;
+    parac_op_fn run;
+    const char *help;
+} parac_method;
+
+struct parac_op {
+    const char *name;
+    const char *summary;     /* one line */
+    const char *description; /* paragraphs for --help */
+    const char *usage_args;  /* e.g. "IN OUT" */
+    int n_inputs, n_outputs;
+    const parac_param_spec *params;
+    int n_params;
+    const parac_method *methods;
+    int n_methods;
+    /* Picks a method for "auto" on the call's backend; writes the reason into
+     * `why`. NULL: the first method listed for the backend. */
+    parac_status (*choose)(parac_op_call *call, const char **method, char *why, size_t why_size);
+    /* Synthetic inputs and parameters for `parac demo`; NULL: not in the demo. */
+    parac_status (*demo)(parac_context *ctx, parac_image **inputs, parac_args *args);
+};
+
+/* Parameter lists. */
+PARAC_API parac_status parac_args_create(parac_args **out);
+PARAC_API void parac_args_destroy(parac_args *args);
+/* Set (or replace) one parameter. */
+PARAC_API parac_status parac_args_set(parac_args *args, const char *name, const char *value);
+/* Parse "name=value name=value ..." (whitespace separated). */
+PARAC_API parac_status parac_args_parse(parac_args *args, const char *text);
+PARAC_API const char *parac_args_get(const parac_args *args, const char *name);
+PARAC_API int parac_args_count(const parac_args *args);
+PARAC_API const char *parac_args_name_at(const parac_args *args, int index);
+
+/* Registry lookup. */
+PARAC_API int parac_op_count(void);
+PARAC_API const parac_op *parac_op_at(int index);
+PARAC_API const parac_op *parac_op_find(const char *name);
+
+/* Run an operation. Inputs may live anywhere: the dispatcher copies them to
+ * the context's device when needed. Outputs are new images, created by the
+ * operation on the context's device; the caller destroys them. `args` may be
+ * NULL. When `explain` is not NULL it receives which method ran and why. */
+PARAC_API parac_status parac_op_run(parac_context *ctx, const char *name,
+                                    parac_image *const *inputs, int n_inputs,
+                                    parac_image **outputs, int n_outputs,
+                                    const parac_args *args, char *explain, size_t explain_size);
+
+/* Inside an operation: the call being executed. */
+struct parac_op_call {
+    parac_context *ctx;
+    const parac_op *op;
+    const parac_method *method;
+    parac_image *const *inputs;
+    int n_inputs;
+    parac_image **outputs;
+    int n_outputs;
+    const parac_args *args; /* complete: defaults filled in, values checked */
+};
+
+PARAC_API int parac_call_has(const parac_op_call *call, const char *name);
+PARAC_API int64_t parac_call_int(const parac_op_call *call, const char *name);
+PARAC_API double parac_call_double(const parac_op_call *call, const char *name);
+PARAC_API int parac_call_bool(const parac_op_call *call, const char *name);
+PARAC_API const char *parac_call_string(const parac_op_call *call, const char *name);
+
+/* Report progress (0..1) from inside an operation; returns PARAC_ERR_CANCELLED
+ * when the context's callback asks to stop. */
+PARAC_API parac_status parac_progress(parac_context *ctx, double fraction);
+
+PARAC_END_DECLS
+
+#endif

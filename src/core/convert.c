@@ -1,0 +1,144 @@
+/* The "convert" operation: dtype and channel-count conversion with a
+ * documented scaling rule (docs/convert.md). */
+#include <string.h>
+
+#include "convert_internal.h"
+#include "error_internal.h"
+#include "parac/op.h"
+#include "parac/stats.h"
+#include "pixel_math.h"
+
+static parac_status output_type(const parac_op_call *call, parac_dtype *dtype, int *channels)
+{
+    const parac_image *in = call->inputs[0];
+    *dtype = in->dtype;
+    *channels = in->channels;
+    if (parac_call_has(call, "dtype")) PARAC_TRY(parac_dtype_from_name(parac_call_string(call, "dtype"), dtype));
+    if (parac_call_has(call, "channels")) *channels = (int)parac_call_int(call, "channels");
+    return PARAC_OK;
+}
+
+/* scale/offset from the "scale" rule. */
+static parac_status scaling(parac_op_call *call, parac_dtype to, double *a, double *b)
+{
+    const parac_image *in = call->inputs[0];
+    const char *rule = parac_call_string(call, "scale");
+    *a = 1.0;
+    *b = 0.0;
+    if (strcmp(rule, "auto") == 0)
+        rule = !parac_dtype_is_float(in->dtype) && !parac_dtype_is_float(to) && in->dtype != to
+                   ? "full" : "none";
+    if (strcmp(rule, "full") == 0) {
+        *a = parac__nominal_max(to) / parac__nominal_max(in->dtype);
+    } else if (strcmp(rule, "minmax") == 0) {
+        parac_image_stats s;
+        PARAC_TRY(parac_image_compute_stats(call->ctx, in, &s));
+        double lo = s.min[0], hi = s.max[0];
+        for (int c = 1; c < s.channels; c++) {
+            lo = s.min[c] < lo ? s.min[c] : lo;
+            hi = s.max[c] > hi ? s.max[c] : hi;
+        }
+        *a = hi > lo ? parac__nominal_max(to) / (hi - lo) : 0.0;
+        *b = -lo * *a;
+    }
+    return PARAC_OK;
+}
+
+static parac_status convert_cpu(parac_op_call *call)
+{
+    const parac_image *in = call->inputs[0];
+    parac_dtype to;
+    int cout;
+    double a, b;
+    PARAC_TRY(output_type(call, &to, &cout));
+    PARAC_TRY(scaling(call, to, &a, &b));
+    PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
+                                 PARAC_MEMORY_HOST, -1));
+    parac_image *out = call->outputs[0];
+    const int cin = in->channels;
+    const size_t isz = parac_dtype_size(in->dtype), osz = parac_dtype_size(to);
+    const double opaque = parac__nominal_max(in->dtype);
+    const int64_t rows = in->height * in->depth;
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; r++) {
+        int64_t z = r / in->height, y = r % in->height;
+        const char *s = parac_image_at(in, 0, y, z);
+        char *d = parac_image_at(out, 0, y, z);
+        for (int64_t x = 0; x < in->width; x++) {
+            double vin[4] = {0}, vout[4] = {0};
+            for (int c = 0; c < cin; c++) vin[c] = parac__load_elem(s + x * in->pixel_stride + c * isz, in->dtype);
+            parac__map_channels(vin, cin, vout, cout, opaque);
+            for (int c = 0; c < cout; c++)
+                parac__store_elem(d + x * out->pixel_stride + c * osz, to, a * vout[c] + b);
+        }
+    }
+    return PARAC_OK;
+}
+
+#ifdef PARAC_HAVE_CUDA
+static parac_status convert_gpu(parac_op_call *call)
+{
+    const parac_image *in = call->inputs[0];
+    parac_dtype to;
+    int cout;
+    double a, b;
+    PARAC_TRY(output_type(call, &to, &cout));
+    PARAC_TRY(scaling(call, to, &a, &b));
+    PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
+                                 PARAC_MEMORY_CUDA, parac_context_cuda_device(call->ctx)));
+    return parac__convert_cuda(call->outputs[0], in, a, b, parac_context_stream(call->ctx));
+}
+#endif
+
+static parac_status convert_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    (void)ctx;
+    PARAC_TRY(parac_image_create(&inputs[0], 640, 480, 1, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    parac_image *img = inputs[0];
+    for (int64_t y = 0; y < img->height; y++)
+        for (int64_t x = 0; x < img->width; x++) {
+            uint8_t *p = parac_image_at(img, x, y, 0);
+            p[0] = (uint8_t)(x * 255 / img->width);
+            p[1] = (uint8_t)(y * 255 / img->height);
+            p[2] = (uint8_t)(((x / 40) + (y / 40)) % 2 ? 220 : 30);
+        }
+    PARAC_TRY(parac_args_set(args, "channels", "1"));
+    return parac_args_set(args, "dtype", "u8");
+}
+
+static const parac_param_spec convert_params[] = {
+    {"dtype", PARAC_PARAM_CHOICE, NULL, "u8|u16|i32|f32|f64", 0, 0,
+     "output dtype (default: the input's)"},
+    {"channels", PARAC_PARAM_INT, NULL, NULL, 1, 4,
+     "output channels: 1 gray (BT.601 luma from colour), 2 gray+alpha, 3 RGB, 4 RGBA "
+     "(default: the input's)"},
+    {"scale", PARAC_PARAM_CHOICE, "auto", "auto|none|full|minmax", 0, 0,
+     "value mapping: none keeps values; full maps nominal range to nominal range "
+     "(u8 0..255, u16 0..65535, i32 0..2^31-1, float 0..1); minmax stretches the data's "
+     "min..max to the output's nominal range; auto = full between two integer dtypes, "
+     "else none"},
+};
+
+static const parac_method convert_methods[] = {
+    {"elementwise", PARAC_BACKEND_CPU, convert_cpu, "OpenMP loop over rows"},
+#ifdef PARAC_HAVE_CUDA
+    {"elementwise", PARAC_BACKEND_CUDA, convert_gpu, "one thread per pixel"},
+#endif
+};
+
+const parac_op parac__op_convert = {
+    .name = "convert",
+    .summary = "convert dtype and channel count (and file format)",
+    .description =
+        "Converts pixel values to another dtype and/or channel count. Integer results are "
+        "rounded to nearest (ties to even) and saturated. From the command line the output "
+        "file's format follows its extension, so 'convert' also converts between formats.",
+    .usage_args = "IN OUT",
+    .n_inputs = 1,
+    .n_outputs = 1,
+    .params = convert_params,
+    .n_params = sizeof convert_params / sizeof convert_params[0],
+    .methods = convert_methods,
+    .n_methods = sizeof convert_methods / sizeof convert_methods[0],
+    .demo = convert_demo,
+};

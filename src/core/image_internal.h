@@ -1,0 +1,23 @@
+/* Internal helpers around parac_image. */
+#ifndef PARAC_IMAGE_INTERNAL_H
+#define PARAC_IMAGE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "parac/image.h"
+#include "parac/status.h"
+
+/* a * b into *out, failing with PARAC_ERR_OVERFLOW when it does not fit in
+ * a non-negative int64_t. */
+parac_status parac__mul64(int64_t a, int64_t b, int64_t *out);
+/* Round `value` up to a multiple of `alignment` (a power of two), with overflow check. */
+parac_status parac__align64(int64_t value, int64_t alignment, int64_t *out);
+/* Check the dimensions and channel count of a would-be image. */
+parac_status parac__check_geometry(int64_t width, int64_t height, int64_t depth, int channels,
+                                   parac_dtype dtype);
+/* The images have the same width, height, depth, channels and dtype. */
+int parac__same_shape(const parac_image *a, const parac_image *b);
+/* Rows and slices lie back to back: the image is one block of height*depth rows. */
+int parac__rows_contiguous(const parac_image *image);
+
+#endif

@@ -1,0 +1,11 @@
+/* Every operation parac knows, in the order `parac --help` lists them.
+ * Adding an operation: define its parac_op in its area and list it here. */
+#include "registry_internal.h"
+
+extern const parac_op parac__op_convert;
+
+const parac_op *const parac__ops[] = {
+    &parac__op_convert,
+};
+
+const int parac__op_total = sizeof parac__ops / sizeof parac__ops[0];

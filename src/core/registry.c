@@ -1,0 +1,283 @@
+/* The operation registry: lookup, parameter checking, method choice,
+ * residency of inputs, and the call itself. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "context_internal.h"
+#include "error_internal.h"
+#include "registry_internal.h"
+
+int parac_op_count(void) { return parac__op_total; }
+
+const parac_op *parac_op_at(int index)
+{
+    return index >= 0 && index < parac__op_total ? parac__ops[index] : NULL;
+}
+
+const parac_op *parac_op_find(const char *name)
+{
+    for (int i = 0; name && i < parac__op_total; i++)
+        if (strcmp(parac__ops[i]->name, name) == 0) return parac__ops[i];
+    return NULL;
+}
+
+parac_status parac__parse_bool(const char *t, int *v)
+{
+    static const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off"};
+    for (int i = 0; i < 4; i++) {
+        if (strcasecmp(t, yes[i]) == 0) return *v = 1, PARAC_OK;
+        if (strcasecmp(t, no[i]) == 0) return *v = 0, PARAC_OK;
+    }
+    return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not a boolean (true/false)", t);
+}
+
+parac_status parac__parse_int(const char *t, int64_t *v)
+{
+    char *end;
+    errno = 0;
+    long long x = strtoll(t, &end, 10);
+    if (errno || end == t || *end)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not an integer", t);
+    *v = x;
+    return PARAC_OK;
+}
+
+parac_status parac__parse_double(const char *t, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(t, &end);
+    if (errno || end == t || *end || !isfinite(x))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not a finite number", t);
+    *v = x;
+    return PARAC_OK;
+}
+
+int parac__choice_ok(const char *choices, const char *choice)
+{
+    size_t n = strlen(choice);
+    for (const char *p = choices; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && strncmp(p, choice, n) == 0) return 1;
+        p = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+static const parac_param_spec *find_spec(const parac_op *op, const char *name)
+{
+    for (int i = 0; i < op->n_params; i++)
+        if (strcmp(op->params[i].name, name) == 0) return &op->params[i];
+    return NULL;
+}
+
+static parac_status check_value(const parac_op *op, const parac_param_spec *s, const char *v)
+{
+    parac_status st = PARAC_OK;
+    double x = 0;
+    switch (s->type) {
+    case PARAC_PARAM_BOOL: {
+        int b;
+        st = parac__parse_bool(v, &b);
+        break;
+    }
+    case PARAC_PARAM_INT: {
+        int64_t i;
+        st = parac__parse_int(v, &i);
+        x = (double)i;
+        break;
+    }
+    case PARAC_PARAM_DOUBLE: st = parac__parse_double(v, &x); break;
+    case PARAC_PARAM_CHOICE:
+        if (!parac__choice_ok(s->choices, v))
+            st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not one of %s", v, s->choices);
+        break;
+    case PARAC_PARAM_STRING:
+    case PARAC_PARAM_PATH:
+        if (!*v) st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "empty value");
+        break;
+    }
+    if (st == PARAC_OK && (s->type == PARAC_PARAM_INT || s->type == PARAC_PARAM_DOUBLE) &&
+        s->min < s->max && (x < s->min || x > s->max))
+        st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s is outside %g..%g", v, s->min, s->max);
+    if (st != PARAC_OK) return parac__wrap(st, "%s: parameter '%s'", op->name, s->name);
+    return PARAC_OK;
+}
+
+static void list_methods(const parac_op *op, parac_backend backend, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    size_t used = 0;
+    for (int i = 0; i < op->n_methods; i++)
+        if (op->methods[i].backend == backend) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? ", " : "", op->methods[i].name);
+            if (n < 0 || (size_t)n >= size - used) break;
+            used += (size_t)n;
+        }
+    if (!used) snprintf(buf, size, "none");
+}
+
+static parac_status resolve_method(parac_op_call *call, const char *requested, char *why,
+                                   size_t why_size)
+{
+    const parac_op *op = call->op;
+    const parac_backend backend = call->ctx->backend;
+    char avail[256];
+    list_methods(op, backend, avail, sizeof avail);
+    if (strcmp(requested, "auto") == 0) {
+        const char *name = NULL;
+        if (op->choose) {
+            PARAC_TRY(op->choose(call, &name, why, why_size));
+        } else {
+            for (int i = 0; i < op->n_methods && !name; i++)
+                if (op->methods[i].backend == backend) name = op->methods[i].name;
+            snprintf(why, why_size, "the only/first method on %s", parac_backend_name(backend));
+        }
+        if (!name)
+            return parac__fail(PARAC_ERR_UNSUPPORTED, "%s has no method for the %s backend",
+                               op->name, parac_backend_name(backend));
+        requested = name;
+    } else {
+        snprintf(why, why_size, "requested");
+    }
+    int known = 0;
+    for (int i = 0; i < op->n_methods; i++) {
+        if (strcmp(op->methods[i].name, requested) != 0) continue;
+        known = 1;
+        if (op->methods[i].backend == backend) {
+            call->method = &op->methods[i];
+            return PARAC_OK;
+        }
+    }
+    if (known)
+        return parac__fail(PARAC_ERR_UNSUPPORTED,
+                           "%s: method '%s' is not available on the %s backend (available there: %s)",
+                           op->name, requested, parac_backend_name(backend), avail);
+    return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: unknown method '%s' (available on %s: %s)",
+                       op->name, requested, parac_backend_name(backend), avail);
+}
+
+/* Inputs must live where the backend computes: on the context's CUDA device,
+ * or in host memory for the CPU. Returns a resident view or copy in *out and
+ * whether it is a temporary. */
+static parac_status make_resident(parac_context *ctx, parac_image *in, parac_image **out,
+                                  int *temporary)
+{
+    *temporary = 0;
+    *out = in;
+    if (ctx->backend == PARAC_BACKEND_CUDA) {
+        if (in->memory == PARAC_MEMORY_CUDA && in->device == ctx->cuda_device) return PARAC_OK;
+        *temporary = 1;
+        return parac_image_clone(out, in, PARAC_MEMORY_CUDA, ctx->cuda_device, ctx->stream);
+    }
+    if (in->memory != PARAC_MEMORY_CUDA) return PARAC_OK;
+    *temporary = 1;
+    return parac_image_clone(out, in, PARAC_MEMORY_HOST, -1, NULL);
+}
+
+parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *const *inputs,
+                          int n_inputs, parac_image **outputs, int n_outputs,
+                          const parac_args *args, char *explain, size_t explain_size)
+{
+    if (!ctx) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "context is NULL");
+    const parac_op *op = parac_op_find(name);
+    if (!op) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "unknown operation '%s'", name ? name : "(null)");
+    if (n_inputs != op->n_inputs || n_outputs != op->n_outputs)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s takes %d input(s) and %d output(s), got %d and %d",
+                           op->name, op->n_inputs, op->n_outputs, n_inputs, n_outputs);
+    for (int i = 0; i < n_inputs; i++)
+        if (!inputs || !inputs[i]) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: input %d is NULL", op->name, i);
+    if (n_outputs && !outputs) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", op->name);
+
+    parac_args *full = NULL;
+    PARAC_TRY(parac_args_create(&full));
+    parac_status st = PARAC_OK;
+    const char *method = "auto";
+    for (int i = 0; st == PARAC_OK && i < parac_args_count(args); i++) {
+        const char *n = parac_args_name_at(args, i);
+        const char *v = parac_args_get(args, n);
+        if (strcmp(n, "method") == 0 && op->n_methods > 0) {
+            method = v;
+            continue;
+        }
+        const parac_param_spec *s = find_spec(op, n);
+        if (!s) st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: unknown parameter '%s' (see 'parac %s --help')", op->name, n, op->name);
+        else if ((st = check_value(op, s, v)) == PARAC_OK) st = parac_args_set(full, n, v);
+    }
+    for (int i = 0; st == PARAC_OK && i < op->n_params; i++)
+        if (op->params[i].default_value && !parac_args_get(full, op->params[i].name))
+            st = parac_args_set(full, op->params[i].name, op->params[i].default_value);
+
+    parac_image *resident[8] = {0};
+    int temporary[8] = {0};
+    if (st == PARAC_OK && n_inputs > 8) st = parac__fail(PARAC_ERR_INTERNAL, "too many inputs");
+    for (int i = 0; st == PARAC_OK && i < n_inputs; i++)
+        st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
+
+    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full};
+    for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
+    char why[512] = "";
+    if (st == PARAC_OK) st = resolve_method(&call, method, why, sizeof why);
+    if (st == PARAC_OK) {
+        if (explain)
+            snprintf(explain, explain_size, "%s: method '%s' on %s (%s)", op->name,
+                     call.method->name, ctx->device, why);
+        st = call.method->run(&call);
+        if (st != PARAC_OK) {
+            parac__wrap(st, "%s (method %s on %s)", op->name, call.method->name, ctx->device);
+            for (int i = 0; i < n_outputs; i++) {
+                parac_image_destroy(outputs[i]);
+                outputs[i] = NULL;
+            }
+        }
+    }
+    for (int i = 0; i < n_inputs; i++)
+        if (temporary[i]) {
+            if (ctx->backend == PARAC_BACKEND_CUDA) parac_context_synchronize(ctx);
+            parac_image_destroy(resident[i]);
+        }
+    parac_args_destroy(full);
+    return st;
+}
+
+/* ---- accessors for operations ------------------------------------------------ */
+static const char *value_of(const parac_op_call *call, const char *name)
+{
+    return parac_args_get(call->args, name);
+}
+
+int parac_call_has(const parac_op_call *call, const char *name) { return value_of(call, name) != NULL; }
+
+int64_t parac_call_int(const parac_op_call *call, const char *name)
+{
+    int64_t v = 0;
+    const char *t = value_of(call, name);
+    if (t) parac__parse_int(t, &v);
+    return v;
+}
+
+double parac_call_double(const parac_op_call *call, const char *name)
+{
+    double v = 0;
+    const char *t = value_of(call, name);
+    if (t) parac__parse_double(t, &v);
+    return v;
+}
+
+int parac_call_bool(const parac_op_call *call, const char *name)
+{
+    int v = 0;
+    const char *t = value_of(call, name);
+    if (t) parac__parse_bool(t, &v);
+    return v;
+}
+
+const char *parac_call_string(const parac_op_call *call, const char *name)
+{
+    return value_of(call, name);
+}
