@@ -1,0 +1,15 @@
+/* parac: GPU image processing in C. The umbrella header. */
+#ifndef PARAC_PARAC_H
+#define PARAC_PARAC_H
+
+#include "parac/config.h"
+#include "parac/context.h"
+#include "parac/export.h"
+#include "parac/image.h"
+#include "parac/io.h"
+#include "parac/op.h"
+#include "parac/opencl.h"
+#include "parac/stats.h"
+#include "parac/status.h"
+
+#endif
