@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/device_internal.h"
+#include "parac/context.h"
 #include "cuda_check.h"
 
 parac_status parac__cuda_status(cudaError_t err, const char *call, const char *file, int line)

@@ -20,7 +20,7 @@ parac_status parac_opencl_devices(parac_opencl_device_info *list, int capacity, 
     *count = 0;
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
-    if (err == CL_PLATFORM_NOT_FOUND_KHR || np == 0) return PARAC_OK; /* no platform: empty list */
+    if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || np == 0) return PARAC_OK; /* no platform: empty list */
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "clGetPlatformIDs failed (error %d)", (int)err);
     cl_platform_id platforms[16];
