@@ -256,8 +256,11 @@ static int same_page(const page_info *a, const page_info *b)
 
 static parac_status read_all(TIFF *tif, tiff_ctx *ctx, size_t input, parac_image **out)
 {
+    ctx->message[0] = '\0';
     tdir_t pages = TIFFNumberOfDirectories(tif);
     if (pages == 0) return fail_tiff(ctx, "TIFF has no readable page");
+    /* a directory chain that breaks off is a truncated or corrupt file */
+    if (ctx->message[0]) return fail_tiff(ctx, "corrupt TIFF directory chain");
     if (!TIFFSetDirectory(tif, 0)) return fail_tiff(ctx, "corrupt TIFF directory");
     page_info first;
     PARAC_TRY(describe_page(tif, ctx, &first));
