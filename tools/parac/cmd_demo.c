@@ -94,7 +94,8 @@ static void demo_one(parac_context *ctx, parac_context *cpu, const parac_op *op,
     for (int i = 0; st == PARAC_OK && i < op->n_outputs; i++) {
         double t0 = now_ms();
         parac_image *host = NULL;
-        st = parac_image_download(&host, outputs[i], 1, parac_context_stream(ctx));
+        st = parac_image_download(&host, outputs[i], parac_context_backend(ctx) == PARAC_BACKEND_CUDA,
+                                  parac_context_stream(ctx));
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         e->transfer_ms += now_ms() - t0;
         snprintf(e->outputs[i], sizeof e->outputs[i], "%s-out%d.png", op->name, i);
