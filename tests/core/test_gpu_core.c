@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -147,6 +148,7 @@ static void test_convert_and_stats_match_cpu(void **state)
 
 static void test_device_large(void **state)
 {
+    if (getenv("PARAC_TEST_NO_LARGE")) skip(); /* e.g. under compute-sanitizer */
     parac_cuda_device_info info;
     assert_ok(parac_cuda_device_query(0, &info));
     const int64_t w = 65536 + 3, h = 65537;
