@@ -356,7 +356,9 @@ parac_status parac__write_tiff(FILE *file, int fd, const char *path, const parac
         }
         if (options->tiff_compress) {
             TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-            TIFFSetField(tif, TIFFTAG_PREDICTOR, floating ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
+            /* the floating-point predictor would shrink floats further, but many
+             * readers lack it; horizontal differencing is universal for integers */
+            if (!floating) TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
         } else {
             TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
         }
