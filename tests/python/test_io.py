@@ -381,3 +381,17 @@ def test_write_errors_leave_no_file(parac_bin, tmp_path, rng):
         assert r.returncode == 1
         assert target.split("/")[-1] in r.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f.npy"]
+
+
+@pytest.mark.parametrize("mode", ["P", "1", "RGBA", "LA"])
+def test_tiff_from_pillow_modes(parac_bin, tmp_path, rng, mode):
+    base = Image.fromarray(random_image(rng, SIZE + (4,), "u1"), "RGBA")
+    img = base.convert("RGB").quantize(29) if mode == "P" else base.convert(mode)
+    src = tmp_path / "pil.tif"
+    img.save(src, compression="tiff_lzw" if mode != "1" else "group4")
+    got = parac_read(tmp_path, src)
+    ref = Image.open(src)
+    ref = np.asarray(ref.convert("RGB" if mode == "P" else ref.mode))
+    if mode == "1":
+        ref = ref.astype(np.uint8) * 255
+    assert_same(got, ref)
