@@ -283,6 +283,21 @@ static void test_atomic_writing(void **state)
     umask(mask);
     assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
     unlink(path);
+    /* through a symbolic link the target file is replaced, the link kept */
+    char link[512];
+    test_path(path, sizeof path, "link_target.npy");
+    test_path(link, sizeof link, "link.npy");
+    unlink(link);
+    assert_ok(parac_image_write(path, img, NULL));
+    assert_int_equal(symlink("link_target.npy", link), 0);
+    assert_ok(parac_image_write(link, other, NULL));
+    assert_int_equal(lstat(link, &sb), 0);
+    assert_true(S_ISLNK(sb.st_mode));
+    parac_image_destroy(back);
+    assert_ok(parac_image_read(path, NULL, &back));
+    assert_true(io_images_equal(other, back));
+    unlink(link);
+    unlink(path);
     /* writing to a directory name fails */
     test_path(path, sizeof path, "");
     assert_int_not_equal(parac_image_write(path, img, NULL), PARAC_OK);
