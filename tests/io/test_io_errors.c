@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -307,6 +309,31 @@ static void test_atomic_writing(void **state)
     parac_image_destroy(img);
 }
 
+/* A write that fails half-way (here: the file size limit, as on a full
+ * disk) is an error for every format and leaves neither file behind. */
+static void test_failure_mid_write(void **state)
+{
+    (void)state;
+    const char *names[] = {"mid.png", "mid.jpg", "mid.tif", "mid.pgm", "mid.npy", "mid.nrrd"};
+    parac_image *img = io_random_image(301, 203, 1, 1, PARAC_U8, 17);
+    struct rlimit old;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    void (*previous)(int) = signal(SIGXFSZ, SIG_IGN);
+    struct rlimit small = {4096, old.rlim_max};
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char path[512];
+        test_path(path, sizeof path, names[i]);
+        parac_status st = parac_image_write(path, img, NULL);
+        if (st == PARAC_OK) fail_msg("%s: writing past the size limit succeeded", names[i]);
+        assert_int_equal(access(path, F_OK), -1);
+    }
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    signal(SIGXFSZ, previous);
+    assert_int_equal(io_count_files(".mid."), 0);
+    parac_image_destroy(img);
+}
+
 static void test_read_errors_name_the_file(void **state)
 {
     (void)state;
@@ -345,6 +372,7 @@ int main(void)
         cmocka_unit_test(test_absurd_dimensions_fail),
         cmocka_unit_test(test_unsupported_writes),
         cmocka_unit_test(test_atomic_writing),
+        cmocka_unit_test(test_failure_mid_write),
         cmocka_unit_test(test_read_errors_name_the_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
