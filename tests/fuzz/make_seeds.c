@@ -5,12 +5,15 @@
 #include <string.h>
 
 #include <png.h>
+#ifdef PARAC_HAVE_TIFF
 #include <tiffio.h>
+#endif
 
 #include "parac/parac.h"
 
+#ifdef PARAC_HAVE_TIFF
 /* Layouts parac does not write itself: tiled and planar TIFF, palette and
- * bilevel TIFF, palette PNG with transparency. */
+ * bilevel TIFF. */
 static void tiff_variant(const char *dir, const char *name, int tiled, int separate, int photometric,
                          int bps, int spp)
 {
@@ -49,6 +52,9 @@ static void tiff_variant(const char *dir, const char *name, int tiled, int separ
     TIFFClose(t);
 }
 
+#endif
+
+/* A palette PNG with transparency. */
 static void png_palette(const char *dir)
 {
     char path[1024];
@@ -118,11 +124,13 @@ int main(int argc, char **argv)
                     bad |= write_one(argv[1], "plain", exts[e], 5, 3, d, c, (parac_dtype)t, &plain);
                     bad |= write_one(argv[1], "packed", exts[e], 9, 4, d, c, (parac_dtype)t, &packed);
                 }
+#ifdef PARAC_HAVE_TIFF
     tiff_variant(argv[1], "tiff_tiled_separate", 1, 1, PHOTOMETRIC_RGB, 8, 3);
     tiff_variant(argv[1], "tiff_tiled_contig16", 1, 0, PHOTOMETRIC_RGB, 16, 3);
     tiff_variant(argv[1], "tiff_strips_separate", 0, 1, PHOTOMETRIC_RGB, 16, 4);
     tiff_variant(argv[1], "tiff_palette", 0, 0, PHOTOMETRIC_PALETTE, 8, 1);
     tiff_variant(argv[1], "tiff_bilevel", 0, 0, PHOTOMETRIC_MINISWHITE, 1, 1);
+#endif
     png_palette(argv[1]);
     return bad;
 }

