@@ -63,25 +63,37 @@ parac_status parac_image_copy(parac_image *dst, const parac_image *src, void *st
     if (!on_host(src) && !on_host(dst) && src->device == dst->device)
         return parac__cuda_copy_strided(dst, src, stream);
 
-    /* Crossing residencies with a non-packed side: pack on one side first. */
-    parac_image *tmp = NULL;
-    parac_status st;
+    /* Crossing residencies with a strided side: the transfer itself moves
+     * packed rows, so pack the source on its side and/or stage the data in a
+     * packed image on the destination's side. */
+    parac_image *packed_src = NULL, *staged = NULL;
+    parac_status st = PARAC_OK;
+    const parac_image *from = src;
     if (!src_packed) {
-        st = parac_image_clone(&tmp, src, src->memory, src->device, stream);
-        if (st == PARAC_OK) st = packed_copy(dst, tmp, stream);
-    } else {
-        st = parac_image_create_like(&tmp, dst, -1, dst->memory, dst->device);
-        if (st == PARAC_OK) st = packed_copy(tmp, src, stream);
-        if (st == PARAC_OK)
-            st = on_host(dst) ? (host_copy(dst, tmp), PARAC_OK)
-                              : parac__cuda_copy_strided(dst, tmp, stream);
+        st = parac_image_clone(&packed_src, src, src->memory, src->device, stream);
+        from = packed_src;
+    }
+    if (st == PARAC_OK && dst_packed) {
+        st = packed_copy(dst, from, stream);
+    } else if (st == PARAC_OK) {
+        st = parac_image_create_like(&staged, dst, -1, dst->memory, dst->device);
+        if (st == PARAC_OK) st = packed_copy(staged, from, stream);
+        if (st == PARAC_OK) {
+            if (on_host(dst)) {
+                if (stream) st = parac__cuda_stream_sync(stream); /* staged must have arrived */
+                if (st == PARAC_OK) host_copy(dst, staged);
+            } else {
+                st = parac__cuda_copy_strided(dst, staged, stream);
+            }
+        }
     }
     /* The pool may hand the temporary to someone else once released. */
-    if (tmp && stream) {
+    if ((packed_src || staged) && stream) {
         parac_status sync = parac__cuda_stream_sync(stream);
         if (st == PARAC_OK) st = sync;
     }
-    parac_image_destroy(tmp);
+    parac_image_destroy(packed_src);
+    parac_image_destroy(staged);
     return st;
 }
 

@@ -19,6 +19,7 @@ static void test_device_and_pinned_images_are_written(void **state)
     assert_ok(parac_image_download(&pinned, dev, 1, NULL));
     assert_ok(parac_image_view_channel(&view, dev, 2));
     for (size_t e = 0; e < 4; e++) {
+        if (io_skip_ext(exts[e])) continue; /* built without libtiff */
         char name[32], path[512];
         snprintf(name, sizeof name, "gpu.%s", exts[e]);
         test_path(path, sizeof path, name);
