@@ -1,0 +1,12 @@
+/* CUDA timings for the gauss "auto" chooser (format: gauss_crossover.h),
+ * measured by the CUDA benchmark in bench/gauss/. Until rows are present the
+ * chooser falls back to the operation-count model described in
+ * gauss_choose.c and says so in its explanation. */
+#include "gauss_crossover.h"
+
+const parac__gauss_timing parac__gauss_timings_cuda[] = {
+    /* {"method", PARAC_F32, side, sigma, ms}, */
+    {0, PARAC_F32, 0, 0, 0}, /* terminator (not counted) */
+};
+const int parac__gauss_timings_cuda_count =
+    (int)(sizeof parac__gauss_timings_cuda / sizeof parac__gauss_timings_cuda[0]) - 1;
