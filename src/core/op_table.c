@@ -3,9 +3,11 @@
 #include "registry_internal.h"
 
 extern const parac_op parac__op_convert;
+extern const parac_op parac__op_gauss;
 
 const parac_op *const parac__ops[] = {
     &parac__op_convert,
+    &parac__op_gauss,
 };
 
 const int parac__op_total = sizeof parac__ops / sizeof parac__ops[0];

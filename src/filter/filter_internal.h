@@ -1,6 +1,6 @@
-/* Contract between the filter operations (src/filter/*.c: parameters,
+/* Contract between the filter operations (the C files of src/filter: parameters,
  * kernel construction, method choice, CPU methods) and the CUDA methods
- * (src/filter/cuda/*.cu). All CUDA launchers:
+ * (the .cu files of src/filter/cuda). All CUDA launchers:
  *   - take `in` and `out` on the same CUDA device, same width/height/depth and
  *     channels (1-4, interleaved); in->dtype and out->dtype each u8, u16 or f32
  *     (they may differ);
