@@ -37,15 +37,27 @@ HOT void parac__load_row_f32(const void *src, parac_dtype dtype, int64_t n, floa
     }
 }
 
-/* Integers: round half to even and saturate (NaN -> 0). */
+/* Integers: round half to even and saturate (NaN -> 0). Rounding adds and
+ * subtracts 1.5 * 2^23 (exact for |v| < 2^22 in the default rounding mode),
+ * which vectorises where rintf may not. */
+#define ROUND_MAGIC 12582912.0f
+
 HOT void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, void *dst)
 {
     if (dtype == PARAC_U8) {
         uint8_t *d = dst;
-        for (int64_t i = 0; i < n; i++) d[i] = (uint8_t)fminf(fmaxf(rintf(src[i]), 0.0f), 255.0f);
+        for (int64_t i = 0; i < n; i++) {
+            float v = src[i] > 0.0f ? src[i] : 0.0f; /* NaN -> 0 */
+            v = v < 255.0f ? v : 255.0f;
+            d[i] = (uint8_t)(int32_t)((v + ROUND_MAGIC) - ROUND_MAGIC);
+        }
     } else if (dtype == PARAC_U16) {
         uint16_t *d = dst;
-        for (int64_t i = 0; i < n; i++) d[i] = (uint16_t)fminf(fmaxf(rintf(src[i]), 0.0f), 65535.0f);
+        for (int64_t i = 0; i < n; i++) {
+            float v = src[i] > 0.0f ? src[i] : 0.0f;
+            v = v < 65535.0f ? v : 65535.0f;
+            d[i] = (uint16_t)(int32_t)((v + ROUND_MAGIC) - ROUND_MAGIC);
+        }
     } else {
         memcpy(dst, src, (size_t)n * sizeof(float));
     }

@@ -1,0 +1,373 @@
+// Methods "recursive", "deriche2" (parallel sums of 2nd-order sections) and
+// "yvv" (3rd-order cascade) on CUDA. Forms, coefficients and the border rule
+// are those of iir_coefs.h; the CPU reference is iir_cpu.c.
+//
+// Parallel form, block-parallel along each line (after Nehab et al. 2011):
+// the extended line is cut into segments of IIR_L samples, one thread per
+// (line, segment).
+//   1. summary: every segment runs each section from a zero state and keeps
+//      its causal tail (last 2 outputs) and anticausal head (first 2);
+//   2. carry: one thread per (line, section) walks the segments and turns the
+//      summaries into the true incoming states, using the 2x2 matrix that
+//      carries a state across IIR_L samples of the homogeneous recursion;
+//   3. final: every segment reruns the sections from its true states and
+//      writes causal + anticausal.
+// Lines along y and z are element columns: a warp's loads are coalesced.
+// Lines along x (rows) are staged through shared memory by the warp: the
+// warp reads 32 samples of one row at a time (coalesced) and each thread
+// then reads its own row from the staged block; no transposes.
+// The cascade (yvv, kept for reproduction) runs one thread per line.
+#include <math.h>
+
+#include "cuda/cuda_check.h"
+#include "filter_cuda_common.cuh"
+
+enum { IIR_L = 32, IIR_WARPS = 8 };
+
+struct iir_axis {
+    parac__iir1d f;
+    float T[2][4]; // per section: carry matrix [[t00, t01], [t10, t11]] row-major
+    int axis, n, pad, mode, nseg, nlines, ch, ecols;
+    float cval;
+};
+
+// Start of line l along the axis, and the step between its samples.
+__device__ __forceinline__ const char *line_at(const pc_img &im, const iir_axis &a, int l,
+                                               int64_t *step)
+{
+    if (a.axis == 0) {
+        const int c = l % im.ch, r = l / im.ch, y = r % im.h, z = r / im.h;
+        *step = im.ps;
+        return im.p + (int64_t)z * im.sp + (int64_t)y * im.rp + (int64_t)c * im.esize;
+    }
+    const int e = l % a.ecols, o = l / a.ecols, x = e / im.ch, c = e % im.ch;
+    const int64_t base = (int64_t)x * im.ps + (int64_t)c * im.esize;
+    if (a.axis == 1) {
+        *step = im.rp;
+        return im.p + (int64_t)o * im.sp + base;
+    }
+    *step = im.sp;
+    return im.p + (int64_t)o * im.rp + base;
+}
+
+// Sample at extended-line position p (any integer): the border rule inside
+// [-pad, n+pad), the end samples (or the constant) beyond.
+__device__ __forceinline__ float ext_sample(const char *line, int64_t step, int dtype, int p,
+                                            const iir_axis &a)
+{
+    if (a.mode == PARAC_BORDER_CONSTANT) {
+        if (p < 0 || p >= a.n) return a.cval;
+        return pc_load(line + p * step, dtype);
+    }
+    const int q = p < -a.pad ? -a.pad : (p >= a.n + a.pad ? a.n + a.pad - 1 : p);
+    return pc_load(line + (int64_t)pc_map(q, a.n, a.mode) * step, dtype);
+}
+
+// Load the IIR_L samples of segment `seg` of this thread's line into v, plus
+// the two samples after it and the one before. Axis 0 stages rows through
+// the warp's shared block.
+__device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &a, int line,
+                                             int seg, float (*sb)[IIR_L + 1], float v[IIR_L],
+                                             float *before, float *after1, float *after2)
+{
+    const int start = -a.pad + seg * IIR_L;
+    const bool live = line < a.nlines && seg < a.nseg;
+    int64_t step = 0;
+    const char *base = live ? line_at(src, a, line, &step) : NULL;
+    if (a.axis == 0) {
+        // each lane finds its own row, then the warp walks the 32 rows
+        const int lane = threadIdx.x & 31, line0 = line - lane;
+        const unsigned long long mine = (unsigned long long)(uintptr_t)base;
+        for (int i = 0; i < 32; i++) {
+            const int li = line0 + i;
+            const char *b = (const char *)(uintptr_t)__shfl_sync(0xffffffffu, mine, i);
+            float val = 0.0f;
+            if (li < a.nlines && seg < a.nseg) val = ext_sample(b, src.ps, src.dtype, start + lane, a);
+            sb[i][lane] = val;
+        }
+        __syncwarp();
+#pragma unroll
+        for (int j = 0; j < IIR_L; j++) v[j] = sb[lane][j];
+        __syncwarp();
+    } else {
+#pragma unroll
+        for (int j = 0; j < IIR_L; j++) v[j] = live ? ext_sample(base, step, src.dtype, start + j, a) : 0.0f;
+    }
+    if (live) {
+        *before = ext_sample(base, step, src.dtype, start - 1, a);
+        *after1 = ext_sample(base, step, src.dtype, start + IIR_L, a);
+        *after2 = ext_sample(base, step, src.dtype, start + IIR_L + 1, a);
+    } else {
+        *before = *after1 = *after2 = 0.0f;
+    }
+}
+
+// summary[((seg * S + s) * 4 + q) * nlines + line]: q 0,1 causal tail
+// (p[L-1], p[L-2]); q 2,3 anticausal head (m[0], m[1]).
+__global__ void __launch_bounds__(32 * IIR_WARPS)
+    iir_summary_kernel(pc_img src, const __grid_constant__ iir_axis a, float *summary)
+{
+    __shared__ float stage[IIR_WARPS][32][IIR_L + 1];
+    const int warp = threadIdx.x >> 5;
+    const int line = blockIdx.x * 32 + (threadIdx.x & 31), seg = blockIdx.y * IIR_WARPS + warp;
+    float v[IIR_L], xb, xa1, xa2;
+    load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
+    if (line >= a.nlines || seg >= a.nseg) return;
+    const int S = a.f.n_sections;
+    for (int s = 0; s < S; s++) {
+        const parac__iir_section q = a.f.sec[s];
+        float p1 = 0.0f, p2 = 0.0f, x1 = xb;
+#pragma unroll
+        for (int j = 0; j < IIR_L; j++) {
+            const float p = q.b0 * v[j] + q.b1 * x1 - q.a1 * p1 - q.a2 * p2;
+            p2 = p1;
+            p1 = p;
+            x1 = v[j];
+        }
+        float m1 = 0.0f, m2 = 0.0f, y1 = xa1, y2 = xa2;
+#pragma unroll
+        for (int j = IIR_L - 1; j >= 0; j--) {
+            const float m = q.c1 * y1 + q.c2 * y2 - q.a1 * m1 - q.a2 * m2;
+            m2 = m1;
+            m1 = m;
+            y2 = y1;
+            y1 = v[j];
+        }
+        float *o = summary + ((size_t)(seg * S + s) * 4) * a.nlines + line;
+        o[0] = p1;
+        o[(size_t)a.nlines] = p2;
+        o[2 * (size_t)a.nlines] = m1;
+        o[3 * (size_t)a.nlines] = m2;
+    }
+}
+
+// Replaces the summaries by incoming states: q 0,1 = (p[-1], p[-2]) before
+// the segment, q 2,3 = (m[L], m[L+1]) after it.
+__global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a, float *summary)
+{
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int S = a.f.n_sections;
+    if (t >= a.nlines * S) return;
+    const int line = t % a.nlines, s = t / a.nlines;
+    const parac__iir_section q = a.f.sec[s];
+    int64_t step;
+    const char *base = line_at(src, a, line, &step);
+    const float vfirst = ext_sample(base, step, src.dtype, -a.pad - 1, a);
+    const float vlast = ext_sample(base, step, src.dtype, a.n + a.pad, a);
+    const float *T = a.T[s];
+    const size_t nl = (size_t)a.nlines;
+    float c1 = parac__iir_causal_steady(&q, vfirst), c2 = c1;
+    for (int k = 0; k < a.nseg; k++) {
+        float *o = summary + ((size_t)(k * S + s) * 4) * nl + line;
+        const float z1 = o[0], z2 = o[nl];
+        o[0] = c1;
+        o[nl] = c2;
+        const float n1 = z1 + T[0] * c1 + T[1] * c2, n2 = z2 + T[2] * c1 + T[3] * c2;
+        c1 = n1;
+        c2 = n2;
+    }
+    float m1 = parac__iir_anticausal_steady(&q, vlast), m2 = m1;
+    for (int k = a.nseg - 1; k >= 0; k--) {
+        float *o = summary + ((size_t)(k * S + s) * 4 + 2) * nl + line;
+        const float z1 = o[0], z2 = o[nl];
+        o[0] = m1;
+        o[nl] = m2;
+        const float n1 = z1 + T[0] * m1 + T[1] * m2, n2 = z2 + T[2] * m1 + T[3] * m2;
+        m1 = n1;
+        m2 = n2;
+    }
+}
+
+__global__ void __launch_bounds__(32 * IIR_WARPS)
+    iir_final_kernel(pc_img src, pc_img dst, const __grid_constant__ iir_axis a,
+                     const float *summary)
+{
+    __shared__ float stage[IIR_WARPS][32][IIR_L + 1];
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int line = blockIdx.x * 32 + lane, seg = blockIdx.y * IIR_WARPS + warp;
+    float v[IIR_L], y[IIR_L], xb, xa1, xa2;
+    load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
+    const bool live = line < a.nlines && seg < a.nseg;
+    const int S = a.f.n_sections;
+#pragma unroll
+    for (int j = 0; j < IIR_L; j++) y[j] = 0.0f;
+    if (live) {
+        for (int s = 0; s < S; s++) {
+            const parac__iir_section q = a.f.sec[s];
+            const float *o = summary + ((size_t)(seg * S + s) * 4) * a.nlines + line;
+            float p1 = o[0], p2 = o[(size_t)a.nlines], x1 = xb;
+#pragma unroll
+            for (int j = 0; j < IIR_L; j++) {
+                const float p = q.b0 * v[j] + q.b1 * x1 - q.a1 * p1 - q.a2 * p2;
+                y[j] += p;
+                p2 = p1;
+                p1 = p;
+                x1 = v[j];
+            }
+            float m1 = o[2 * (size_t)a.nlines], m2 = o[3 * (size_t)a.nlines], y1 = xa1, y2 = xa2;
+#pragma unroll
+            for (int j = IIR_L - 1; j >= 0; j--) {
+                const float m = q.c1 * y1 + q.c2 * y2 - q.a1 * m1 - q.a2 * m2;
+                y[j] += m;
+                m2 = m1;
+                m1 = m;
+                y2 = y1;
+                y1 = v[j];
+            }
+        }
+    }
+    const int start = -a.pad + seg * IIR_L;
+    if (a.axis == 0) {
+#pragma unroll
+        for (int j = 0; j < IIR_L; j++) stage[warp][lane][j] = y[j];
+        __syncwarp();
+        const int line0 = line - lane, p = start + lane;
+        int64_t st = 0;
+        const unsigned long long mine =
+            line < a.nlines ? (unsigned long long)(uintptr_t)line_at(dst, a, line, &st) : 0ull;
+        for (int i = 0; i < 32; i++) {
+            char *b = (char *)(uintptr_t)__shfl_sync(0xffffffffu, mine, i);
+            if (line0 + i < a.nlines && seg < a.nseg && p >= 0 && p < a.n)
+                pc_store(b + (int64_t)p * dst.ps, dst.dtype, stage[warp][i][lane]);
+        }
+    } else if (live) {
+        int64_t st;
+        char *b = (char *)line_at(dst, a, line, &st);
+#pragma unroll
+        for (int j = 0; j < IIR_L; j++) {
+            const int p = start + j;
+            if (p >= 0 && p < a.n) pc_store(b + (int64_t)p * st, dst.dtype, y[j]);
+        }
+    }
+}
+
+// Cascade (yvv): one thread per line; the forward result of the extended
+// line is kept in `work` (sample i of line l at work[i * nlines + l]).
+__global__ void iir_cascade_kernel(pc_img src, pc_img dst, const __grid_constant__ iir_axis a,
+                                   float *work)
+{
+    const int line = blockIdx.x * blockDim.x + threadIdx.x;
+    if (line >= a.nlines) return;
+    int64_t st, dt;
+    const char *sb = line_at(src, a, line, &st);
+    char *db = (char *)line_at(dst, a, line, &dt);
+    const int ne = a.n + 2 * a.pad;
+    const size_t nl = (size_t)a.nlines;
+    const float B = a.f.B, b0 = a.f.b[0], b1 = a.f.b[1], b2 = a.f.b[2];
+    const float v0 = ext_sample(sb, st, src.dtype, -a.pad - 1, a);
+    const float vl = ext_sample(sb, st, src.dtype, a.n + a.pad, a);
+    float w1 = v0, w2 = v0, w3 = v0;
+    for (int i = 0; i < ne; i++) {
+        const float w = B * ext_sample(sb, st, src.dtype, i - a.pad, a) + b0 * w1 + b1 * w2 + b2 * w3;
+        work[i * nl + line] = w;
+        w3 = w2;
+        w2 = w1;
+        w1 = w;
+    }
+    float y[3];
+    parac__iir_yvv_backward_init(&a.f, w1, w2, w3, vl, y);
+    w1 = y[0];
+    w2 = y[1];
+    w3 = y[2];
+    if (ne - 1 - a.pad < a.n && ne - 1 - a.pad >= 0)
+        pc_store(db + (int64_t)(ne - 1 - a.pad) * dt, dst.dtype, y[0]);
+    for (int i = ne - 2; i >= 0; i--) {
+        const float yy = B * work[i * nl + line] + b0 * w1 + b1 * w2 + b2 * w3;
+        w3 = w2;
+        w2 = w1;
+        w1 = yy;
+        const int p = i - a.pad;
+        if (p >= 0 && p < a.n) pc_store(db + (int64_t)p * dt, dst.dtype, yy);
+    }
+}
+
+// 2x2 matrix carrying (p[-1], p[-2]) across IIR_L steps of p = -a1 p1 - a2 p2.
+static void carry_matrix(const parac__iir_section *q, float T[4])
+{
+    for (int col = 0; col < 2; col++) {
+        double p1 = col == 0 ? 1.0 : 0.0, p2 = col == 0 ? 0.0 : 1.0;
+        for (int j = 0; j < IIR_L; j++) {
+            const double p = -(double)q->a1 * p1 - (double)q->a2 * p2;
+            p2 = p1;
+            p1 = p;
+        }
+        T[col] = (float)p1;     // row 0: p[L-1]
+        T[2 + col] = (float)p2; // row 1: p[L-2]
+    }
+}
+
+static parac_status iir_pass(const pc_img &src, const pc_img &dst, int axis, const parac__iir1d *f,
+                             parac__border_rule b, cudaStream_t stream)
+{
+    iir_axis a;
+    memset(&a, 0, sizeof a);
+    a.f = *f;
+    a.axis = axis;
+    a.ch = src.ch;
+    a.ecols = src.w * src.ch;
+    a.n = axis == 0 ? src.w : axis == 1 ? src.h : src.d;
+    a.nlines = (int)((int64_t)src.w * src.h * src.d * src.ch / a.n);
+    a.mode = (int)b.mode;
+    a.cval = b.value;
+    a.pad = (b.mode == PARAC_BORDER_REPLICATE || b.mode == PARAC_BORDER_CONSTANT) ? 0 : f->pad;
+    const int ne = a.n + 2 * a.pad;
+    a.nseg = (ne + IIR_L - 1) / IIR_L;
+    if (f->form == PARAC__IIR_CASCADE3) {
+        float *work = NULL;
+        PARAC_TRY(pc_alloc_float(&work, (size_t)ne * a.nlines, stream));
+        iir_cascade_kernel<<<(a.nlines + 127) / 128, 128, 0, stream>>>(src, dst, a, work);
+        parac_status st = PARAC_CUDA_LAUNCH_CHECK();
+        pc_free(work, stream);
+        return st;
+    }
+    for (int s = 0; s < f->n_sections; s++) carry_matrix(&f->sec[s], a.T[s]);
+    float *summary = NULL;
+    PARAC_TRY(pc_alloc_float(&summary, (size_t)a.nseg * f->n_sections * 4 * a.nlines, stream));
+    dim3 grid((a.nlines + 31) / 32, (a.nseg + IIR_WARPS - 1) / IIR_WARPS);
+    parac_status st = PARAC_OK;
+    if (grid.y > 65535) st = parac__fail(PARAC_ERR_UNSUPPORTED, "recursive filter on CUDA: line too long");
+    if (!st) {
+        iir_summary_kernel<<<grid, 32 * IIR_WARPS, 0, stream>>>(src, a, summary);
+        st = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    if (!st) {
+        const int t = a.nlines * f->n_sections;
+        iir_carry_kernel<<<(t + 127) / 128, 128, 0, stream>>>(src, a, summary);
+        st = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    if (!st) {
+        iir_final_kernel<<<grid, 32 * IIR_WARPS, 0, stream>>>(src, dst, a, summary);
+        st = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    pc_free(summary, stream);
+    return st;
+}
+
+extern "C" parac_status parac__cuda_iir(const parac_image *in, parac_image *out,
+                                        const parac__iir1d f[3], parac__border_rule border,
+                                        void *stream_)
+{
+    cudaStream_t stream = (cudaStream_t)stream_;
+    PARAC_CUDA_TRY(cudaSetDevice(in->device));
+    const pc_img s = pc_view(in), d = pc_view(out);
+    int axes[3], na = 0;
+    for (int ax = 0; ax < 3; ax++)
+        if (f[ax].form != PARAC__IIR_NONE && (ax < 2 || s.d > 1)) axes[na++] = ax;
+    if (na == 0) {
+        parac__fir1d id = {0, NULL};
+        return pc_pass_x(s, d, &id, border, stream);
+    }
+    float *t[2] = {NULL, NULL};
+    parac_status st = PARAC_OK;
+    const size_t count = (size_t)s.w * s.h * s.d * s.ch;
+    for (int i = 0; i < (na > 2 ? 2 : na - 1) && !st; i++) st = pc_alloc_float(&t[i], count, stream);
+    pc_img cur = s;
+    for (int i = 0; i < na && !st; i++) {
+        const pc_img next = i == na - 1 ? d : pc_float_like(s, t[i & 1]);
+        st = iir_pass(cur, next, axes[i], &f[axes[i]], border, stream);
+        cur = next;
+    }
+    pc_free(t[0], stream);
+    pc_free(t[1], stream);
+    return st;
+}
