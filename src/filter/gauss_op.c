@@ -124,6 +124,12 @@ static parac_status run_method(parac_op_call *call)
     parac__iir1d f[3];
     (void)stream;
     if (st != PARAC_OK) goto done;
+#ifndef PARAC_HAVE_CUDA
+    if (cuda) {
+        st = parac__fail(PARAC_ERR_UNSUPPORTED, "gauss: this build has no CUDA support");
+        goto done;
+    }
+#endif
     if (strcmp(m, "direct") == 0 || strcmp(m, "fft") == 0) {
         st = kernel_2d(&p, &k2d);
         if (st != PARAC_OK) goto done;
@@ -208,7 +214,9 @@ static const parac_method gauss_methods[] = {
      "the 2nd-order IIR of NVIDIA's recursiveGaussian sample (about 12% L1 error; reproduction)"},
     {"yvv", PARAC_BACKEND_CPU, run_method,
      "Young-van Vliet 3rd-order IIR, Triggs-Sdika boundaries"},
-#ifdef PARAC_HAVE_CUDA
+    /* Listed in every build, so that naming a CUDA-only method on the CPU is
+     * reported as "not available on the cpu backend"; without CUDA support no
+     * CUDA context can exist, so these entries never run there. */
     {"separable", PARAC_BACKEND_CUDA, run_method, "shared-memory row/column passes"},
     {"texture", PARAC_BACKEND_CUDA, run_method, "separable passes reading through texture objects"},
     {"direct", PARAC_BACKEND_CUDA, run_method, "tiled shared-memory 2D kernel"},
@@ -216,7 +224,6 @@ static const parac_method gauss_methods[] = {
     {"recursive", PARAC_BACKEND_CUDA, run_method, "Deriche 4th-order IIR"},
     {"deriche2", PARAC_BACKEND_CUDA, run_method, "NVIDIA sample's 2nd-order IIR"},
     {"yvv", PARAC_BACKEND_CUDA, run_method, "Young-van Vliet 3rd-order IIR"},
-#endif
 };
 
 const parac_op parac__op_gauss = {
