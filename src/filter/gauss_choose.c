@@ -87,6 +87,13 @@ static double predict_ms(const parac__gauss_timing *t, int count, const char *me
     return ms * pixels / (best_side * best_side);
 }
 
+double parac__gauss_predict_ms(int cuda, const char *method, parac_dtype dtype, double pixels,
+                               double sigma)
+{
+    return cuda ? predict_ms(parac__gauss_timings_cuda, parac__gauss_timings_cuda_count, method, dtype, pixels, sigma)
+                : predict_ms(parac__gauss_timings_cpu, parac__gauss_timings_cpu_count, method, dtype, pixels, sigma);
+}
+
 parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
 {
     parac__gauss_plan p;

@@ -27,4 +27,9 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
  * FIR result for one axis of the given sigma; < 0 for FIR methods. */
 double parac__gauss_iir_error(const char *method, double sigma);
 
+/* Time predicted from the measured timings (gauss_crossover.h) for a square
+ * gauss filter of the given sigma on `pixels` values; < 0 if not measured. */
+double parac__gauss_predict_ms(int cuda, const char *method, parac_dtype dtype, double pixels,
+                               double sigma);
+
 #endif
