@@ -20,8 +20,13 @@ cmake -S . -B $build -DPARAC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virt
 cmake --build $build -j"$(nproc)" > "$OUT/build.log" 2>&1 || { grep -E 'error' "$OUT/build.log" | head -30; exit 1; }
 echo "build ok"
 if [ -z "${SANITIZE_ONLY:-}" ]; then
-  (cd $build && ctest --output-on-failure -j4 --timeout 1200 ${CTEST_ARGS:-}) > "$OUT/ctest.log" 2>&1
+  # The GPU's share: C tests labelled gpu and the conformance tests marked gpu
+  # (everything else runs in CI on the CPU).
+  (cd $build && ctest -L gpu --output-on-failure -j4 --timeout 1200 ${CTEST_ARGS:-}) > "$OUT/ctest.log" 2>&1
   echo "ctest rc=$?"; grep -E 'tests passed|Failed|\*\*\*|Skipped|Not Run' "$OUT/ctest.log" | tail -40
+  PARAC_BIN=$PWD/$build/bin/parac python3 -m pytest -q -p no:cacheprovider -m gpu -n 8 tests/python \
+      ${PYTEST_ARGS:-} > "$OUT/pytest-gpu.log" 2>&1
+  echo "pytest -m gpu rc=$?"; tail -15 "$OUT/pytest-gpu.log"
 fi
 # compute-sanitizer on the GPU unit tests (without the >2^32-pixel case).
 for t in $build/tests/test_gpu*; do

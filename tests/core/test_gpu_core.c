@@ -72,7 +72,8 @@ static void test_device_views(void **state)
     parac_image_destroy(back);
     /* An ROI view on the device. */
     assert_ok(parac_image_view_roi(&droi, d, 3, 4, 1, 20, 11, 1));
-    assert_ok(parac_image_download(&back, droi, 1, stream));
+    assert_ok(parac_image_download(&back, droi, 1, stream)); /* pinned: asynchronous */
+    assert_ok(parac_context_synchronize(gpu));
     assert_ok(parac_image_view_roi(&hroi, h, 3, 4, 1, 20, 11, 1));
     assert_true(images_equal(hroi, back));
     parac_image_destroy(back);

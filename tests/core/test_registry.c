@@ -168,12 +168,34 @@ static void test_stats(void **state)
     parac_image_destroy(img);
 }
 
+static int cancel_at_start(void *user, double fraction)
+{
+    int *calls = user;
+    (*calls)++;
+    return fraction == 0.0; /* refuse to start */
+}
+
+static void test_progress_cancels(void **state)
+{
+    parac_context *ctx = NULL;
+    parac_image *in = NULL, *out = NULL;
+    int calls = 0;
+    assert_ok(parac_context_create(&ctx, "cpu"));
+    parac_context_set_progress(ctx, cancel_at_start, &calls);
+    assert_ok(parac_image_create_zeroed(&in, 8, 8, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_int_equal(parac_op_run(ctx, "convert", &in, 1, &out, 1, NULL, NULL, 0), PARAC_ERR_CANCELLED);
+    assert_null(out);
+    assert_int_equal(calls, 1);
+    parac_image_destroy(in);
+    parac_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_args),          cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
-        cmocka_unit_test(test_stats),
+        cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
