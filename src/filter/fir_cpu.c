@@ -42,7 +42,7 @@ HOT void parac__load_row_f32(const void *src, parac_dtype dtype, int64_t n, floa
  * which vectorises where rintf may not. */
 #define ROUND_MAGIC 12582912.0f
 
-HOT void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, void *dst)
+static void store_scalar(const float *src, parac_dtype dtype, int64_t n, void *dst)
 {
     if (dtype == PARAC_U8) {
         uint8_t *d = dst;
@@ -63,9 +63,52 @@ HOT void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, vo
     }
 }
 
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+/* AVX2: clamp, convert with the current rounding mode (nearest even), pack. */
+__attribute__((target("avx2"))) static void store_avx2(const float *s, parac_dtype dtype, int64_t n, void *dst)
+{
+    const __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(dtype == PARAC_U8 ? 255.0f : 65535.0f);
+    int64_t i = 0;
+#define CVT(k) _mm256_cvtps_epi32(_mm256_min_ps(_mm256_max_ps(_mm256_loadu_ps(s + i + (k)), lo), hi))
+    if (dtype == PARAC_U8) {
+        uint8_t *d = dst;
+        const __m256i perm = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+        for (; i + 32 <= n; i += 32) {
+            __m256i ab = _mm256_packus_epi32(CVT(0), CVT(8)), ce = _mm256_packus_epi32(CVT(16), CVT(24));
+            __m256i r = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(ab, ce), perm);
+            _mm256_storeu_si256((__m256i *)(d + i), r);
+        }
+        store_scalar(s + i, dtype, n - i, d + i);
+    } else {
+        uint16_t *d = dst;
+        for (; i + 16 <= n; i += 16) {
+            __m256i r = _mm256_permute4x64_epi64(_mm256_packus_epi32(CVT(0), CVT(8)), 0xD8);
+            _mm256_storeu_si256((__m256i *)(d + i), r);
+        }
+        store_scalar(s + i, dtype, n - i, d + i);
+    }
+#undef CVT
+}
+#endif
+
+void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, void *dst)
+{
+#if defined(__GNUC__) && defined(__x86_64__)
+    static int have_avx2 = -1;
+    if (have_avx2 < 0) have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (have_avx2 && dtype != PARAC_F32) {
+        store_avx2(src, dtype, n, dst);
+        return;
+    }
+#endif
+    store_scalar(src, dtype, n, dst);
+}
+
 /* ---- vertical sums: acc[e] = c + sum_j k[j] * rows[j][e] ------------------ */
 
-#define DEFINE_VSUM(NAME, T)                                                                  \
+/* ACC: the type in which two samples are added exactly before one conversion. */
+#define DEFINE_VSUM(NAME, T, ACC)                                                                  \
     HOT static void NAME(const void *const *rows_, const float *k, int ntaps, int symmetric,  \
                          float c, int64_t n, float *acc)                                      \
     {                                                                                         \
@@ -80,9 +123,9 @@ HOT void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, vo
                     const T *r1 = rows[j] + e0, *r2 = rows[ntaps - 1 - j] + e0;               \
                     const float kj = k[j];                                                    \
                     if (m == BLOCK)                                                           \
-                        for (int t = 0; t < BLOCK; t++) a[t] += kj * ((float)r1[t] + (float)r2[t]); \
+                        for (int t = 0; t < BLOCK; t++) a[t] += kj * (float)((ACC)r1[t] + (ACC)r2[t]); \
                     else                                                                      \
-                        for (int t = 0; t < m; t++) a[t] += kj * ((float)r1[t] + (float)r2[t]); \
+                        for (int t = 0; t < m; t++) a[t] += kj * (float)((ACC)r1[t] + (ACC)r2[t]); \
                 }                                                                             \
                 const T *r = rows[half] + e0;                                                 \
                 const float kc = k[half];                                                     \
@@ -101,9 +144,9 @@ HOT void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, vo
         }                                                                                     \
     }
 
-DEFINE_VSUM(vsum_u8, uint8_t)
-DEFINE_VSUM(vsum_u16, uint16_t)
-DEFINE_VSUM(vsum_f32, float)
+DEFINE_VSUM(vsum_u8, uint8_t, int32_t)
+DEFINE_VSUM(vsum_u16, uint16_t, int32_t)
+DEFINE_VSUM(vsum_f32, float, float)
 
 typedef void (*vsum_fn)(const void *const *, const float *, int, int, float, int64_t, float *);
 
@@ -195,7 +238,7 @@ static parac_status z_pass(const parac_image *in, const parac__fir1d *kz, parac_
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
         for (int64_t r = 0; r < H * D; r++) {
             if (!rows) continue;
             int64_t z = r / H, y = r % H;
@@ -252,7 +295,7 @@ static parac_status xy_passes(const parac_image *src, parac_image *out, const pa
 #pragma omp atomic write
             failed = 1;
         }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
         for (int64_t r = 0; r < H * D; r++) {
             if (!v || !o || !rows) continue;
             int64_t z = r / H, y = r % H;
@@ -359,7 +402,7 @@ static parac_status direct_slices(const parac_image *src, parac_image *out, cons
 #pragma omp atomic write
                 failed = 1;
             }
-#pragma omp for schedule(static)
+#pragma omp for schedule(dynamic, 16)
             for (int64_t y = 0; y < H; y++) {
                 if (!prow || !o) continue;
                 for (int j = 0; j < nty; j++) {
