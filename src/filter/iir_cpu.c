@@ -130,6 +130,9 @@ static parac_status pass_x(parac_image *t, const parac__iir1d *f, parac__border_
     const int C = t->channels, R = LANES / C, L = R * C, pad = pad_of(f, b);
     const int64_t W = t->width, H = t->height, D = t->depth, n = W + 2 * (int64_t)pad;
     const int64_t blocks_per_slice = (H + R - 1) / R;
+    int64_t *map = malloc(sizeof(int64_t) * (size_t)n);
+    if (!map) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "recursive x pass: no memory");
+    for (int64_t i = 0; i < n; i++) map[i] = parac__border_index(i - pad, W, b.mode);
     int failed = 0;
 #pragma omp parallel num_threads(nthreads(threads))
     {
@@ -145,9 +148,12 @@ static parac_status pass_x(parac_image *t, const parac__iir1d *f, parac__border_
             int rows = (int)(H - y0 < R ? H - y0 : R), Lb = rows * C;
             for (int r = 0; r < rows; r++) {
                 const float *src = parac_image_at(t, 0, y0 + r, z);
-                for (int64_t i = 0; i < n; i++) {
-                    int64_t xx = parac__border_index(i - pad, W, b.mode);
-                    for (int c = 0; c < C; c++) buf[i * Lb + r * C + c] = src[xx * C + c];
+                float *dst = buf + r * C;
+                if (C == 1) {
+                    for (int64_t i = 0; i < n; i++) dst[i * Lb] = src[map[i]];
+                } else {
+                    for (int64_t i = 0; i < n; i++)
+                        for (int c = 0; c < C; c++) dst[i * Lb + c] = src[map[i] * C + c];
                 }
             }
             filter_bundle(f, buf, buf + n * L, n, Lb, b);
@@ -159,6 +165,7 @@ static parac_status pass_x(parac_image *t, const parac__iir1d *f, parac__border_
         }
         free(buf);
     }
+    free(map);
     if (failed) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "recursive x pass: no memory for line buffers");
     return PARAC_OK;
 }
