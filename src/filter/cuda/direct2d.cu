@@ -18,26 +18,6 @@ struct direct_params {
     float w[D_PARAM_MAX];
 };
 
-__device__ __forceinline__ void d_load_tile(float *s, int lw, int lh, int vw, int vh,
-                                            const pc_img &im, int x0, int y0, int z, int c,
-                                            int mode, float cval)
-{
-    const bool inside = x0 >= 0 && y0 >= 0 && x0 + vw <= im.w && y0 + vh <= im.h;
-    for (int ly = threadIdx.x >> 5; ly < lh; ly += D_THREADS / 32) {
-        const int my = inside ? y0 + ly : pc_map(y0 + ly, im.h, mode);
-        const char *row = im.p + (int64_t)z * im.sp + (int64_t)(my < 0 ? 0 : my) * im.rp +
-                          (int64_t)c * im.esize;
-        for (int lx = threadIdx.x & 31; lx < lw; lx += 32) {
-            float v = 0.0f;
-            if (lx < vw && ly < vh) {
-                const int mx = inside ? x0 + lx : pc_map(x0 + lx, im.w, mode);
-                v = (mx < 0 || my < 0) ? cval : pc_load(row + (int64_t)mx * im.ps, im.dtype);
-            }
-            s[ly * lw + lx] = v;
-        }
-    }
-}
-
 // wglobal == NULL: weights are in the parameter block (and staged in shared).
 __global__ void __launch_bounds__(D_THREADS)
     direct_kernel(pc_img src, pc_img dst, const __grid_constant__ direct_params p,
@@ -59,7 +39,7 @@ __global__ void __launch_bounds__(D_THREADS)
     }
     const int x0 = blockIdx.x * D_TW, y0 = blockIdx.y * th, z = blockIdx.z;
     for (int c = 0; c < src.ch; c++) {
-        d_load_tile(s_in, pin, rows, D_TW + 2 * p.rx, rows, src, x0 - p.rx, y0 - p.ry, z, c, mode,
+        pc_load_tile<D_THREADS, 2, 4>(s_in, pin, rows, D_TW + 2 * p.rx, rows, src, x0 - p.rx, y0 - p.ry, z, c, mode,
                     cval);
         __syncthreads();
         for (int item = threadIdx.x; item < th * (D_TW / D_N); item += D_THREADS) {

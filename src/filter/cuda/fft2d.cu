@@ -100,12 +100,16 @@ static parac_status get_plan(int pw, int ph, int batch, int device, cudaStream_t
     return PARAC_OK;
 }
 
+// Content hash of a kernel (four independent lanes: large kernels hash fast).
 static unsigned long long hash_floats(const float *p, size_t n)
 {
-    unsigned long long h = 1469598103934665603ULL;
-    const unsigned char *b = (const unsigned char *)p;
-    for (size_t i = 0; i < n * sizeof(float); i++) h = (h ^ b[i]) * 1099511628211ULL;
-    return h;
+    unsigned long long h[4] = {1469598103934665603ULL, 7809847782465536322ULL, 3ULL, 11ULL};
+    const uint32_t *w = (const uint32_t *)p;
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; l++) h[l] = (h[l] ^ w[i + l]) * 1099511628211ULL;
+    for (; i < n; i++) h[0] = (h[0] ^ w[i]) * 1099511628211ULL;
+    return h[0] ^ (h[1] * 31) ^ (h[2] * 131) ^ (h[3] * 1313) ^ n;
 }
 
 // Kernel placed at the origin of a pw x ph plane (correlation: no flip).

@@ -169,6 +169,47 @@ __device__ __forceinline__ void pc_window_acc(const float *__restrict__ src,
     }
 }
 
+// Load one channel of the tile [x0, x0+lw) x [y0, y0+lh) (image coordinates,
+// may lie outside) into s (pitch lw). Samples at local x >= vw or y >= vh are
+// zero (beyond the support: they only meet zero taps). Each warp loads whole
+// rows; a thread issues RB x CB independent loads before storing any, so
+// many loads are in flight (a load-store loop would wait on every load).
+template <int NT, int RB, int CB>
+__device__ __forceinline__ void pc_load_tile(float *s, int lw, int lh, int vw, int vh, const pc_img &im,
+                                          int x0, int y0, int z, int c, int mode, float cval)
+{
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const bool inside = x0 >= 0 && y0 >= 0 && x0 + vw <= im.w && y0 + vh <= im.h;
+    const char *plane = im.p + (int64_t)z * im.sp + (int64_t)c * im.esize;
+    for (int ly0 = warp; ly0 < lh; ly0 += (NT / 32) * RB)
+        for (int lx0 = lane; lx0 < lw; lx0 += 32 * CB) {
+            float v[RB][CB];
+#pragma unroll
+            for (int rb = 0; rb < RB; rb++) {
+                const int ly = ly0 + rb * (NT / 32);
+                const int my = inside ? y0 + ly : pc_map(y0 + ly, im.h, mode);
+                const char *row = plane + (int64_t)(my < 0 ? 0 : my) * im.rp;
+#pragma unroll
+                for (int cb = 0; cb < CB; cb++) {
+                    const int lx = lx0 + cb * 32;
+                    float val = 0.0f;
+                    if (lx < vw && ly < vh) {
+                        const int mx = inside ? x0 + lx : pc_map(x0 + lx, im.w, mode);
+                        val = (mx < 0 || my < 0) ? cval : pc_load(row + (int64_t)mx * im.ps, im.dtype);
+                    }
+                    v[rb][cb] = val;
+                }
+            }
+#pragma unroll
+            for (int rb = 0; rb < RB; rb++)
+#pragma unroll
+                for (int cb = 0; cb < CB; cb++) {
+                    const int ly = ly0 + rb * (NT / 32), lx = lx0 + cb * 32;
+                    if (ly < lh && lx < lw) s[ly * lw + lx] = v[rb][cb];
+                }
+        }
+}
+
 // Host helpers shared by the method files (filter_cuda_passes.cu).
 // Separable passes over an arbitrary view: x pass, and a pass along y or z
 // (axis 1 or 2). `tmp` buffers are float images; all queue on `stream`.

@@ -27,29 +27,6 @@ void pc_free(void *buf, cudaStream_t stream)
     if (buf) (void)cudaFreeAsync(buf, stream);
 }
 
-// Load one channel of the tile [x0, x0+lw) x [y0, y0+lh) (image coordinates,
-// may lie outside) into s (pitch lw). Samples at local x >= vw or y >= vh are
-// zero (beyond the support: they only meet zero taps).
-__device__ __forceinline__ void load_tile(float *s, int lw, int lh, int vw, int vh, const pc_img &im,
-                                          int x0, int y0, int z, int c, int mode, float cval)
-{
-    const int tid = threadIdx.x;
-    const bool inside = x0 >= 0 && y0 >= 0 && x0 + vw <= im.w && y0 + vh <= im.h;
-    for (int ly = tid >> 5; ly < lh; ly += PC_THREADS / 32) {
-        const int my = inside ? y0 + ly : pc_map(y0 + ly, im.h, mode);
-        const char *row = im.p + (int64_t)z * im.sp + (int64_t)(my < 0 ? 0 : my) * im.rp +
-                          (int64_t)c * im.esize;
-        for (int lx = tid & 31; lx < lw; lx += 32) {
-            float v = 0.0f;
-            if (lx < vw && ly < vh) {
-                const int mx = inside ? x0 + lx : pc_map(x0 + lx, im.w, mode);
-                v = (mx < 0 || my < 0) ? cval : pc_load(row + (int64_t)mx * im.ps, im.dtype);
-            }
-            s[ly * lw + lx] = v;
-        }
-    }
-}
-
 __device__ __forceinline__ void copy_taps(float *dst, const float *src, int n)
 {
     for (int i = threadIdx.x; i < n; i += blockDim.x) dst[i] = src[i];
@@ -75,7 +52,7 @@ __global__ void __launch_bounds__(PC_THREADS)
     copy_taps(wy, tp.y.w, nty);
     const int x0 = blockIdx.x * FUSED_TW, y0 = blockIdx.y * FUSED_TH, z = blockIdx.z;
     for (int c = 0; c < src.ch; c++) {
-        load_tile(s_in, pin, rows, FUSED_TW + 2 * rx, FUSED_TH + 2 * ry, src, x0 - rx, y0 - ry, z, c,
+        pc_load_tile<PC_THREADS, 2, 5>(s_in, pin, rows, FUSED_TW + 2 * rx, FUSED_TH + 2 * ry, src, x0 - rx, y0 - ry, z, c,
                   mode, cval);
         __syncthreads();
         for (int item = threadIdx.x; item < rows * (FUSED_TW / PC_N); item += PC_THREADS) {
@@ -143,7 +120,7 @@ __global__ void __launch_bounds__(PC_THREADS)
         const int y0 = (t % ytiles) * ROW_TH, z = t / ytiles;
         for (int c = 0; c < src.ch; c++) {
             // rows beyond the image are mapped too (harmless) but never stored
-            load_tile(s_in, pin, ROW_TH, ROW_TW + 2 * r, ROW_TH, src, x0 - r, y0, z, c, mode, cval);
+            pc_load_tile<PC_THREADS, 1, 8>(s_in, pin, ROW_TH, ROW_TW + 2 * r, ROW_TH, src, x0 - r, y0, z, c, mode, cval);
             __syncthreads();
             for (int item = threadIdx.x; item < ROW_TH * (ROW_TW / PC_N); item += PC_THREADS) {
                 const int row = item / (ROW_TW / PC_N), g = item % (ROW_TW / PC_N);
@@ -220,19 +197,30 @@ __global__ void __launch_bounds__(PC_THREADS)
     const int e0 = blockIdx.x * AX_TW, a0 = blockIdx.y * tl;
     const int tid = threadIdx.x;
     for (int o = blockIdx.z; o < g.outer; o += gridDim.z) {
-        // load (tl + nt) x 32 elements
+        // load (tl + nt) x 32 elements, 8 rows per thread in flight
         {
             const int lx = tid & 31, e = e0 + lx;
             const bool col_ok = e < g.cols;
             const int x = col_ok ? e / src.ch : 0, c = col_ok ? e % src.ch : 0;
             const char *base = src.p + o * g.src_ostride + (int64_t)x * src.ps + (int64_t)c * src.esize;
-            for (int ly = tid >> 5; ly < rows; ly += PC_THREADS / 32) {
-                float v = 0.0f;
-                if (col_ok && ly < tl + 2 * r) {
-                    const int ma = pc_map(a0 - r + ly, g.n, mode);
-                    v = ma < 0 ? cval : pc_load(base + ma * g.src_astride, src.dtype);
+            const bool inside = a0 - r >= 0 && a0 - r + tl + 2 * r <= g.n;
+            for (int ly0 = tid >> 5; ly0 < rows; ly0 += PC_THREADS / 32 * 8) {
+                float v[8];
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int ly = ly0 + u * (PC_THREADS / 32);
+                    float val = 0.0f;
+                    if (col_ok && ly < tl + 2 * r) {
+                        const int ma = inside ? a0 - r + ly : pc_map(a0 - r + ly, g.n, mode);
+                        val = ma < 0 ? cval : pc_load(base + ma * g.src_astride, src.dtype);
+                    }
+                    v[u] = val;
                 }
-                s[ly * AX_TW + lx] = v;
+#pragma unroll
+                for (int u = 0; u < 8; u++) {
+                    const int ly = ly0 + u * (PC_THREADS / 32);
+                    if (ly < rows) s[ly * AX_TW + lx] = v[u];
+                }
             }
         }
         __syncthreads();

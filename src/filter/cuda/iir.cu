@@ -78,13 +78,15 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
         // each lane finds its own row, then the warp walks the 32 rows
         const int lane = threadIdx.x & 31, line0 = line - lane;
         const unsigned long long mine = (unsigned long long)(uintptr_t)base;
+        float val[32]; // all 32 loads in flight before the first store
+#pragma unroll
         for (int i = 0; i < 32; i++) {
             const int li = line0 + i;
             const char *b = (const char *)(uintptr_t)__shfl_sync(0xffffffffu, mine, i);
-            float val = 0.0f;
-            if (li < a.nlines && seg < a.nseg) val = ext_sample(b, src.ps, src.dtype, start + lane, a);
-            sb[i][lane] = val;
+            val[i] = (li < a.nlines && seg < a.nseg) ? ext_sample(b, src.ps, src.dtype, start + lane, a) : 0.0f;
         }
+#pragma unroll
+        for (int i = 0; i < 32; i++) sb[i][lane] = val[i];
         __syncwarp();
 #pragma unroll
         for (int j = 0; j < IIR_L; j++) v[j] = sb[lane][j];
@@ -156,25 +158,54 @@ __global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a,
     const float vlast = ext_sample(base, step, src.dtype, a.n + a.pad, a);
     const float *T = a.T[s];
     const size_t nl = (size_t)a.nlines;
+    // summaries are read CARRY_BATCH segments at a time, all loads in flight
+    // before the (serial) recurrence over them
+    enum { CARRY_BATCH = 16 };
     float c1 = parac__iir_causal_steady(&q, vfirst), c2 = c1;
-    for (int k = 0; k < a.nseg; k++) {
-        float *o = summary + ((size_t)(k * S + s) * 4) * nl + line;
-        const float z1 = o[0], z2 = o[nl];
-        o[0] = c1;
-        o[nl] = c2;
-        const float n1 = z1 + T[0] * c1 + T[1] * c2, n2 = z2 + T[2] * c1 + T[3] * c2;
-        c1 = n1;
-        c2 = n2;
+    for (int k0 = 0; k0 < a.nseg; k0 += CARRY_BATCH) {
+        float z1[CARRY_BATCH], z2[CARRY_BATCH];
+#pragma unroll
+        for (int u = 0; u < CARRY_BATCH; u++) {
+            const int k = k0 + u;
+            const float *o = summary + ((size_t)(k * S + s) * 4) * nl + line;
+            z1[u] = k < a.nseg ? o[0] : 0.0f;
+            z2[u] = k < a.nseg ? o[nl] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < CARRY_BATCH; u++) {
+            const int k = k0 + u;
+            if (k < a.nseg) {
+                float *o = summary + ((size_t)(k * S + s) * 4) * nl + line;
+                o[0] = c1;
+                o[nl] = c2;
+                const float n1 = z1[u] + T[0] * c1 + T[1] * c2, n2 = z2[u] + T[2] * c1 + T[3] * c2;
+                c1 = n1;
+                c2 = n2;
+            }
+        }
     }
     float m1 = parac__iir_anticausal_steady(&q, vlast), m2 = m1;
-    for (int k = a.nseg - 1; k >= 0; k--) {
-        float *o = summary + ((size_t)(k * S + s) * 4 + 2) * nl + line;
-        const float z1 = o[0], z2 = o[nl];
-        o[0] = m1;
-        o[nl] = m2;
-        const float n1 = z1 + T[0] * m1 + T[1] * m2, n2 = z2 + T[2] * m1 + T[3] * m2;
-        m1 = n1;
-        m2 = n2;
+    for (int k0 = a.nseg - 1; k0 >= 0; k0 -= CARRY_BATCH) {
+        float z1[CARRY_BATCH], z2[CARRY_BATCH];
+#pragma unroll
+        for (int u = 0; u < CARRY_BATCH; u++) {
+            const int k = k0 - u;
+            const float *o = summary + ((size_t)(k * S + s) * 4 + 2) * nl + line;
+            z1[u] = k >= 0 ? o[0] : 0.0f;
+            z2[u] = k >= 0 ? o[nl] : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < CARRY_BATCH; u++) {
+            const int k = k0 - u;
+            if (k >= 0) {
+                float *o = summary + ((size_t)(k * S + s) * 4 + 2) * nl + line;
+                o[0] = m1;
+                o[nl] = m2;
+                const float n1 = z1[u] + T[0] * m1 + T[1] * m2, n2 = z2[u] + T[2] * m1 + T[3] * m2;
+                m1 = n1;
+                m2 = n2;
+            }
+        }
     }
 }
 
