@@ -149,7 +149,7 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
         if (best_err > 0.0)
             snprintf(why + n, why_size - (size_t)n, "; IIR error bound %.2g <= tolerance %g", best_err, p.tolerance);
         else if (reject)
-            snprintf(why + n, why_size - (size_t)n, "; exact FIR (fastest IIR '%s' rejected: error %.2g > "
+            snprintf(why + n, why_size - (size_t)n, "; exact FIR (IIR methods rejected; the most accurate, '%s', has error %.2g > "
                      "tolerance %g)", reject, reject_err, p.tolerance);
         else if (!default_radius)
             snprintf(why + n, why_size - (size_t)n, "; FIR only (explicit radius/truncate)");
