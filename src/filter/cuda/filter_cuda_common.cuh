@@ -9,6 +9,8 @@
 
 #include <cuda_runtime.h>
 
+#include <type_traits>
+
 #include "filter/filter_border.h"
 #include "filter/filter_internal.h"
 
@@ -67,6 +69,32 @@ __device__ __forceinline__ void pc_store(char *p, int dtype, float v)
         float r = fminf(fmaxf(rintf(v), 0.0f), 65535.0f);
         *(unsigned short *)p = (unsigned short)r;
     }
+}
+
+// Compile-time element types (u8, u16, f32): no dtype switch in hot loops.
+template <typename T> __device__ __forceinline__ float pc_ld(const char *p) { return (float)*(const T *)p; }
+template <typename T> __device__ __forceinline__ void pc_st(char *p, float v);
+template <> __device__ __forceinline__ void pc_st<float>(char *p, float v) { *(float *)p = v; }
+template <> __device__ __forceinline__ void pc_st<unsigned char>(char *p, float v)
+{
+    *(unsigned char *)p = (unsigned char)fminf(fmaxf(rintf(v), 0.0f), 255.0f);
+}
+template <> __device__ __forceinline__ void pc_st<unsigned short>(char *p, float v)
+{
+    *(unsigned short *)p = (unsigned short)fminf(fmaxf(rintf(v), 0.0f), 65535.0f);
+}
+
+// Calls f(TI(), TO()) with the element types of dtypes din and dout.
+template <typename F> static inline parac_status pc_dispatch_io(int din, int dout, F f)
+{
+    auto g = [&](auto ti) -> parac_status {
+        if (dout == PARAC_U8) return f(ti, (unsigned char)0);
+        if (dout == PARAC_U16) return f(ti, (unsigned short)0);
+        return f(ti, 0.0f);
+    };
+    if (din == PARAC_U8) return g((unsigned char)0);
+    if (din == PARAC_U16) return g((unsigned short)0);
+    return g(0.0f);
 }
 
 __device__ __forceinline__ const char *pc_addr(const pc_img &im, int x, int y, int z, int c)
@@ -174,7 +202,7 @@ __device__ __forceinline__ void pc_window_acc(const float *__restrict__ src,
 // zero (beyond the support: they only meet zero taps). Each warp loads whole
 // rows; a thread issues RB x CB independent loads before storing any, so
 // many loads are in flight (a load-store loop would wait on every load).
-template <int NT, int RB, int CB>
+template <int NT, int RB, int CB, typename TI = void>
 __device__ __forceinline__ void pc_load_tile(float *s, int lw, int lh, int vw, int vh, const pc_img &im,
                                           int x0, int y0, int z, int c, int mode, float cval)
 {
@@ -195,7 +223,9 @@ __device__ __forceinline__ void pc_load_tile(float *s, int lw, int lh, int vw, i
                     float val = 0.0f;
                     if (lx < vw && ly < vh) {
                         const int mx = inside ? x0 + lx : pc_map(x0 + lx, im.w, mode);
-                        val = (mx < 0 || my < 0) ? cval : pc_load(row + (int64_t)mx * im.ps, im.dtype);
+                        if (mx < 0 || my < 0) val = cval;
+                        else if constexpr (std::is_same<TI, void>::value) val = pc_load(row + (int64_t)mx * im.ps, im.dtype);
+                        else val = pc_ld<TI>(row + (int64_t)mx * im.ps);
                     }
                     v[rb][cb] = val;
                 }

@@ -37,6 +37,7 @@ struct fused_params {
     pc_taps<2 * FUSED_MAX_R + 4> x, y;
 };
 
+template <typename TI, typename TO>
 __global__ void __launch_bounds__(PC_THREADS)
     fused_xy_kernel(pc_img src, pc_img dst, const __grid_constant__ fused_params tp, int mode,
                     float cval)
@@ -52,7 +53,7 @@ __global__ void __launch_bounds__(PC_THREADS)
     copy_taps(wy, tp.y.w, nty);
     const int x0 = blockIdx.x * FUSED_TW, y0 = blockIdx.y * FUSED_TH, z = blockIdx.z;
     for (int c = 0; c < src.ch; c++) {
-        pc_load_tile<PC_THREADS, 2, 5>(s_in, pin, rows, FUSED_TW + 2 * rx, FUSED_TH + 2 * ry, src, x0 - rx, y0 - ry, z, c,
+        pc_load_tile<PC_THREADS, 2, 5, TI>(s_in, pin, rows, FUSED_TW + 2 * rx, FUSED_TH + 2 * ry, src, x0 - rx, y0 - ry, z, c,
                   mode, cval);
         __syncthreads();
         for (int item = threadIdx.x; item < rows * (FUSED_TW / PC_N); item += PC_THREADS) {
@@ -70,11 +71,10 @@ __global__ void __launch_bounds__(PC_THREADS)
             pc_window<PC_N, false>(s_mid + g * PC_N * FUSED_TW + col, FUSED_TW, wy, nty, acc);
             const int x = x0 + col;
             if (x < dst.w) {
+                char *o = (char *)pc_addr(dst, x, y0 + g * PC_N, z, c);
 #pragma unroll
-                for (int j = 0; j < PC_N; j++) {
-                    const int y = y0 + g * PC_N + j;
-                    if (y < dst.h) pc_store((char *)pc_addr(dst, x, y, z, c), dst.dtype, acc[j]);
-                }
+                for (int j = 0; j < PC_N; j++)
+                    if (y0 + g * PC_N + j < dst.h) pc_st<TO>(o + j * dst.rp, acc[j]);
             }
         }
         __syncthreads();
@@ -92,20 +92,24 @@ parac_status pc_pass_xy_fused(const pc_img &src, const pc_img &dst, const parac_
     const int pin = FUSED_TW + tp.x.n, rows = FUSED_TH + tp.y.n;
     const size_t shmem = sizeof(float) * ((size_t)tp.x.n + tp.y.n + (size_t)rows * pin +
                                           (size_t)rows * FUSED_TW);
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_xy_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)shmem));
     if (src.d > 65535) return PARAC_OK;
     dim3 grid((src.w + FUSED_TW - 1) / FUSED_TW, (src.h + FUSED_TH - 1) / FUSED_TH, src.d);
     if (grid.y > 65535) return PARAC_OK;
-    fused_xy_kernel<<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
-                                                         border.value);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+    PARAC_TRY(pc_dispatch_io(src.dtype, dst.dtype, [&](auto ti, auto to) -> parac_status {
+        using TI = decltype(ti);
+        using TO = decltype(to);
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_xy_kernel<TI, TO>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        fused_xy_kernel<TI, TO><<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
+                                                                     border.value);
+        return PARAC_CUDA_LAUNCH_CHECK();
+    }));
     *done = 1;
     return PARAC_OK;
 }
 
 // ---- x pass ------------------------------------------------------------
-template <int MAXT>
+template <int MAXT, typename TI, typename TO>
 __global__ void __launch_bounds__(PC_THREADS)
     pass_x_kernel(pc_img src, pc_img dst, const __grid_constant__ pc_taps<MAXT> tp, int mode,
                   float cval, int ytiles)
@@ -120,7 +124,7 @@ __global__ void __launch_bounds__(PC_THREADS)
         const int y0 = (t % ytiles) * ROW_TH, z = t / ytiles;
         for (int c = 0; c < src.ch; c++) {
             // rows beyond the image are mapped too (harmless) but never stored
-            pc_load_tile<PC_THREADS, 1, 8>(s_in, pin, ROW_TH, ROW_TW + 2 * r, ROW_TH, src, x0 - r, y0, z, c, mode, cval);
+            pc_load_tile<PC_THREADS, 1, 8, TI>(s_in, pin, ROW_TH, ROW_TW + 2 * r, ROW_TH, src, x0 - r, y0, z, c, mode, cval);
             __syncthreads();
             for (int item = threadIdx.x; item < ROW_TH * (ROW_TW / PC_N); item += PC_THREADS) {
                 const int row = item / (ROW_TW / PC_N), g = item % (ROW_TW / PC_N);
@@ -128,11 +132,10 @@ __global__ void __launch_bounds__(PC_THREADS)
                 float acc[PC_N];
                 pc_window<PC_N, true>(s_in + row * pin + g * PC_N, 1, w, nt, acc);
                 if (y < dst.h) {
+                    char *o = (char *)pc_addr(dst, x0 + g * PC_N, y, z, c);
 #pragma unroll
-                    for (int j = 0; j < PC_N; j++) {
-                        const int x = x0 + g * PC_N + j;
-                        if (x < dst.w) pc_store((char *)pc_addr(dst, x, y, z, c), dst.dtype, acc[j]);
-                    }
+                    for (int j = 0; j < PC_N; j++)
+                        if (x0 + g * PC_N + j < dst.w) pc_st<TO>(o + j * dst.ps, acc[j]);
                 }
             }
             __syncthreads();
@@ -145,7 +148,8 @@ static parac_status launch_pass_x(const pc_img &src, const pc_img &dst, const pa
                                   parac__border_rule border, cudaStream_t stream)
 {
     pc_taps<MAXT> tp;
-    pc_taps_fill(&tp, k);
+    if (!pc_taps_fill(&tp, k))
+        return parac__fail(PARAC_ERR_INTERNAL, "separable filter: %d taps do not fit", 2 * k->radius + 1);
     const size_t shmem = sizeof(float) * ((size_t)tp.n + (size_t)ROW_TH * (ROW_TW + tp.n));
     int dev = 0, maxsh = 0;
     PARAC_CUDA_TRY(cudaGetDevice(&dev));
@@ -155,14 +159,18 @@ static parac_status launch_pass_x(const pc_img &src, const pc_img &dst, const pa
                            "separable filter on CUDA: x radius %d needs %zu bytes of shared memory, "
                            "the device has %d; use method fft",
                            k->radius, shmem, maxsh);
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(pass_x_kernel<MAXT>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     const int ytiles = (src.h + ROW_TH - 1) / ROW_TH;
     int64_t ty = (int64_t)ytiles * src.d;
     dim3 grid((src.w + ROW_TW - 1) / ROW_TW, (unsigned)(ty > 65535 ? 65535 : ty));
-    pass_x_kernel<MAXT><<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
-                                                             border.value, ytiles);
-    return PARAC_CUDA_LAUNCH_CHECK();
+    return pc_dispatch_io(src.dtype, dst.dtype, [&](auto ti, auto to) -> parac_status {
+        using TI = decltype(ti);
+        using TO = decltype(to);
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(pass_x_kernel<MAXT, TI, TO>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        pass_x_kernel<MAXT, TI, TO><<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
+                                                                         border.value, ytiles);
+        return PARAC_CUDA_LAUNCH_CHECK();
+    });
 }
 
 parac_status pc_pass_x(const pc_img &src, const pc_img &dst, const parac__fir1d *k,
@@ -184,7 +192,7 @@ struct axis_geom {
     int64_t src_astride, src_ostride, dst_astride, dst_ostride;
 };
 
-template <int MAXT>
+template <int MAXT, typename TI, typename TO>
 __global__ void __launch_bounds__(PC_THREADS)
     pass_axis_kernel(pc_img src, pc_img dst, axis_geom g, const __grid_constant__ pc_taps<MAXT> tp,
                      int mode, float cval, int tl)
@@ -212,7 +220,7 @@ __global__ void __launch_bounds__(PC_THREADS)
                     float val = 0.0f;
                     if (col_ok && ly < tl + 2 * r) {
                         const int ma = inside ? a0 - r + ly : pc_map(a0 - r + ly, g.n, mode);
-                        val = ma < 0 ? cval : pc_load(base + ma * g.src_astride, src.dtype);
+                        val = ma < 0 ? cval : pc_ld<TI>(base + ma * g.src_astride);
                     }
                     v[u] = val;
                 }
@@ -235,7 +243,7 @@ __global__ void __launch_bounds__(PC_THREADS)
 #pragma unroll
                 for (int j = 0; j < PC_N; j++) {
                     const int a = a0 + gi * PC_N + j;
-                    if (a < g.n) pc_store(base + a * g.dst_astride, dst.dtype, acc[j]);
+                    if (a < g.n) pc_st<TO>(base + a * g.dst_astride, acc[j]);
                 }
             }
         }
@@ -249,7 +257,8 @@ static parac_status launch_pass_axis(const pc_img &src, const pc_img &dst, const
                                      cudaStream_t stream)
 {
     pc_taps<MAXT> tp;
-    pc_taps_fill(&tp, k);
+    if (!pc_taps_fill(&tp, k))
+        return parac__fail(PARAC_ERR_INTERNAL, "separable filter: %d taps do not fit", 2 * k->radius + 1);
     int dev = 0, maxsh = 0;
     PARAC_CUDA_TRY(cudaGetDevice(&dev));
     PARAC_CUDA_TRY(cudaDeviceGetAttribute(&maxsh, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
@@ -265,16 +274,21 @@ static parac_status launch_pass_axis(const pc_img &src, const pc_img &dst, const
                            "separable filter on CUDA: radius %d needs %zu bytes of shared memory, "
                            "the device has %d; use method fft",
                            k->radius, shmem, maxsh);
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(pass_axis_kernel<MAXT>,
-                                        cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+
     dim3 grid((g.cols + AX_TW - 1) / AX_TW, (g.n + tl - 1) / tl,
               g.outer > 65535 ? 65535 : g.outer);
     if (grid.y > 65535)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "separable filter on CUDA: axis of %d samples too long",
                            g.n);
-    pass_axis_kernel<MAXT><<<grid, PC_THREADS, shmem, stream>>>(src, dst, g, tp, (int)border.mode,
-                                                                border.value, tl);
-    return PARAC_CUDA_LAUNCH_CHECK();
+    return pc_dispatch_io(src.dtype, dst.dtype, [&](auto ti, auto to) -> parac_status {
+        using TI = decltype(ti);
+        using TO = decltype(to);
+        PARAC_CUDA_TRY(cudaFuncSetAttribute(pass_axis_kernel<MAXT, TI, TO>,
+                                            cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        pass_axis_kernel<MAXT, TI, TO><<<grid, PC_THREADS, shmem, stream>>>(src, dst, g, tp, (int)border.mode,
+                                                                            border.value, tl);
+        return PARAC_CUDA_LAUNCH_CHECK();
+    });
 }
 
 parac_status pc_pass_axis(const pc_img &src, const pc_img &dst, int axis, const parac__fir1d *k,

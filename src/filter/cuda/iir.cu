@@ -106,6 +106,7 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
 
 // summary[((seg * S + s) * 4 + q) * nlines + line]: q 0,1 causal tail
 // (p[L-1], p[L-2]); q 2,3 anticausal head (m[0], m[1]).
+template <int S>
 __global__ void __launch_bounds__(32 * IIR_WARPS)
     iir_summary_kernel(pc_img src, const __grid_constant__ iir_axis a, float *summary)
 {
@@ -115,31 +116,35 @@ __global__ void __launch_bounds__(32 * IIR_WARPS)
     float v[IIR_L], xb, xa1, xa2;
     load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
     if (line >= a.nlines || seg >= a.nseg) return;
-    const int S = a.f.n_sections;
+    // the causal run (j upwards) and the anticausal run (j downwards) of every
+    // section are independent chains: one unrolled loop runs them together
+    float p1[S], p2[S], m1[S], m2[S];
+#pragma unroll
+    for (int s = 0; s < S; s++) p1[s] = p2[s] = m1[s] = m2[s] = 0.0f;
+#pragma unroll
+    for (int j = 0; j < IIR_L; j++) {
+        const int k = IIR_L - 1 - j;
+        const float xp = j == 0 ? xb : v[j - 1];
+        const float xm1 = k == IIR_L - 1 ? xa1 : v[k + 1];
+        const float xm2 = k == IIR_L - 1 ? xa2 : (k == IIR_L - 2 ? xa1 : v[k + 2]);
+#pragma unroll
+        for (int s = 0; s < S; s++) {
+            const parac__iir_section &q = a.f.sec[s];
+            const float p = q.b0 * v[j] + q.b1 * xp - q.a1 * p1[s] - q.a2 * p2[s];
+            p2[s] = p1[s];
+            p1[s] = p;
+            const float m = q.c1 * xm1 + q.c2 * xm2 - q.a1 * m1[s] - q.a2 * m2[s];
+            m2[s] = m1[s];
+            m1[s] = m;
+        }
+    }
+#pragma unroll
     for (int s = 0; s < S; s++) {
-        const parac__iir_section q = a.f.sec[s];
-        float p1 = 0.0f, p2 = 0.0f, x1 = xb;
-#pragma unroll
-        for (int j = 0; j < IIR_L; j++) {
-            const float p = q.b0 * v[j] + q.b1 * x1 - q.a1 * p1 - q.a2 * p2;
-            p2 = p1;
-            p1 = p;
-            x1 = v[j];
-        }
-        float m1 = 0.0f, m2 = 0.0f, y1 = xa1, y2 = xa2;
-#pragma unroll
-        for (int j = IIR_L - 1; j >= 0; j--) {
-            const float m = q.c1 * y1 + q.c2 * y2 - q.a1 * m1 - q.a2 * m2;
-            m2 = m1;
-            m1 = m;
-            y2 = y1;
-            y1 = v[j];
-        }
         float *o = summary + ((size_t)(seg * S + s) * 4) * a.nlines + line;
-        o[0] = p1;
-        o[(size_t)a.nlines] = p2;
-        o[2 * (size_t)a.nlines] = m1;
-        o[3 * (size_t)a.nlines] = m2;
+        o[0] = p1[s];
+        o[(size_t)a.nlines] = p2[s];
+        o[2 * (size_t)a.nlines] = m1[s];
+        o[3 * (size_t)a.nlines] = m2[s];
     }
 }
 
@@ -149,8 +154,8 @@ __global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a,
 {
     const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int S = a.f.n_sections;
-    if (t >= a.nlines * S) return;
-    const int line = t % a.nlines, s = t / a.nlines;
+    if (t >= a.nlines * S * 2) return;
+    const int line = t % a.nlines, s = (t / a.nlines) % S, dir = t / (a.nlines * S);
     const parac__iir_section q = a.f.sec[s];
     int64_t step;
     const char *base = line_at(src, a, line, &step);
@@ -161,6 +166,8 @@ __global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a,
     // summaries are read CARRY_BATCH segments at a time, all loads in flight
     // before the (serial) recurrence over them
     enum { CARRY_BATCH = 16 };
+    if (dir == 1) goto anticausal;
+    {
     float c1 = parac__iir_causal_steady(&q, vfirst), c2 = c1;
     for (int k0 = 0; k0 < a.nseg; k0 += CARRY_BATCH) {
         float z1[CARRY_BATCH], z2[CARRY_BATCH];
@@ -184,6 +191,9 @@ __global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a,
             }
         }
     }
+    return;
+    }
+anticausal:
     float m1 = parac__iir_anticausal_steady(&q, vlast), m2 = m1;
     for (int k0 = a.nseg - 1; k0 >= 0; k0 -= CARRY_BATCH) {
         float z1[CARRY_BATCH], z2[CARRY_BATCH];
@@ -209,6 +219,7 @@ __global__ void iir_carry_kernel(pc_img src, const __grid_constant__ iir_axis a,
     }
 }
 
+template <int S>
 __global__ void __launch_bounds__(32 * IIR_WARPS)
     iir_final_kernel(pc_img src, pc_img dst, const __grid_constant__ iir_axis a,
                      const float *summary)
@@ -219,31 +230,37 @@ __global__ void __launch_bounds__(32 * IIR_WARPS)
     float v[IIR_L], y[IIR_L], xb, xa1, xa2;
     load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
     const bool live = line < a.nlines && seg < a.nseg;
-    const int S = a.f.n_sections;
 #pragma unroll
     for (int j = 0; j < IIR_L; j++) y[j] = 0.0f;
     if (live) {
+        float p1[S], p2[S], m1[S], m2[S];
+#pragma unroll
         for (int s = 0; s < S; s++) {
-            const parac__iir_section q = a.f.sec[s];
             const float *o = summary + ((size_t)(seg * S + s) * 4) * a.nlines + line;
-            float p1 = o[0], p2 = o[(size_t)a.nlines], x1 = xb;
+            p1[s] = o[0];
+            p2[s] = o[(size_t)a.nlines];
+            m1[s] = o[2 * (size_t)a.nlines];
+            m2[s] = o[3 * (size_t)a.nlines];
+        }
+        // causal (j upwards) and anticausal (k downwards) chains of every
+        // section interleaved in one unrolled loop
 #pragma unroll
-            for (int j = 0; j < IIR_L; j++) {
-                const float p = q.b0 * v[j] + q.b1 * x1 - q.a1 * p1 - q.a2 * p2;
+        for (int j = 0; j < IIR_L; j++) {
+            const int k = IIR_L - 1 - j;
+            const float xp = j == 0 ? xb : v[j - 1];
+            const float xm1 = k == IIR_L - 1 ? xa1 : v[k + 1];
+            const float xm2 = k == IIR_L - 1 ? xa2 : (k == IIR_L - 2 ? xa1 : v[k + 2]);
+#pragma unroll
+            for (int s = 0; s < S; s++) {
+                const parac__iir_section &q = a.f.sec[s];
+                const float p = q.b0 * v[j] + q.b1 * xp - q.a1 * p1[s] - q.a2 * p2[s];
+                p2[s] = p1[s];
+                p1[s] = p;
                 y[j] += p;
-                p2 = p1;
-                p1 = p;
-                x1 = v[j];
-            }
-            float m1 = o[2 * (size_t)a.nlines], m2 = o[3 * (size_t)a.nlines], y1 = xa1, y2 = xa2;
-#pragma unroll
-            for (int j = IIR_L - 1; j >= 0; j--) {
-                const float m = q.c1 * y1 + q.c2 * y2 - q.a1 * m1 - q.a2 * m2;
-                y[j] += m;
-                m2 = m1;
-                m1 = m;
-                y2 = y1;
-                y1 = v[j];
+                const float m = q.c1 * xm1 + q.c2 * xm2 - q.a1 * m1[s] - q.a2 * m2[s];
+                m2[s] = m1[s];
+                m1[s] = m;
+                y[k] += m;
             }
         }
     }
@@ -358,16 +375,18 @@ static parac_status iir_pass(const pc_img &src, const pc_img &dst, int axis, con
     parac_status st = PARAC_OK;
     if (grid.y > 65535) st = parac__fail(PARAC_ERR_UNSUPPORTED, "recursive filter on CUDA: line too long");
     if (!st) {
-        iir_summary_kernel<<<grid, 32 * IIR_WARPS, 0, stream>>>(src, a, summary);
+        if (f->n_sections == 2) iir_summary_kernel<2><<<grid, 32 * IIR_WARPS, 0, stream>>>(src, a, summary);
+        else iir_summary_kernel<1><<<grid, 32 * IIR_WARPS, 0, stream>>>(src, a, summary);
         st = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (!st) {
-        const int t = a.nlines * f->n_sections;
+        const int t = a.nlines * f->n_sections * 2;
         iir_carry_kernel<<<(t + 127) / 128, 128, 0, stream>>>(src, a, summary);
         st = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (!st) {
-        iir_final_kernel<<<grid, 32 * IIR_WARPS, 0, stream>>>(src, dst, a, summary);
+        if (f->n_sections == 2) iir_final_kernel<2><<<grid, 32 * IIR_WARPS, 0, stream>>>(src, dst, a, summary);
+        else iir_final_kernel<1><<<grid, 32 * IIR_WARPS, 0, stream>>>(src, dst, a, summary);
         st = PARAC_CUDA_LAUNCH_CHECK();
     }
     pc_free(summary, stream);
