@@ -44,9 +44,11 @@ static parac_status fft_slices(const parac_image *src, parac_image *out, const f
     const int64_t W = src->width, H = src->height, D = src->depth;
     const int64_t N0 = good_size(H + 2 * (int64_t)ry), N1 = good_size(W + 2 * (int64_t)rx);
     const int64_t NC = N1 / 2 + 1;
-    if (N0 > 1 << 30 || N1 > 1 << 30 || N0 * N1 > ((int64_t)1 << 34))
-        return parac__fail(PARAC_ERR_OVERFLOW, "fft: padded size %lldx%lld is too large",
-                           (long long)N1, (long long)N0);
+    /* three arrays of this size are needed: refuse before the system would */
+    if (N0 > 1 << 30 || N1 > 1 << 30 || N0 * N1 > ((int64_t)1 << 29))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                           "fft: the image padded by the kernel (%lldx%lld) is too large; use "
+                           "method separable or recursive", (long long)N1, (long long)N0);
     const int nt = nthreads(threads);
     float *P = fftwf_malloc(sizeof(float) * (size_t)(N0 * N1));
     fftwf_complex *F = fftwf_malloc(sizeof(fftwf_complex) * (size_t)(N0 * NC));

@@ -493,6 +493,10 @@ static parac_status direct_slices(const parac_image *src, parac_image *out, cons
     const int C = src->channels, ntx = 2 * rx + 1, nty = 2 * ry + 1;
     const int64_t W = src->width, H = src->height, D = src->depth, n = W * C;
     const int64_t pw = (W + 2 * (int64_t)rx) * C; /* padded row length in floats */
+    if (pw * (H + 1) > ((int64_t)1 << 30))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                           "direct: the slice padded by the kernel radius %d is too large; use "
+                           "method separable", rx);
     float *pad = malloc(sizeof(float) * (size_t)(pw * (H + 1)));
     if (!pad) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "direct: no memory for the padded slice");
     float *const_row = pad + pw * H;
