@@ -15,17 +15,17 @@ json="$out/gauss.jsonl"
 echo "== conformance sweep (CUDA vs scipy / CPU)"
 $PY bench/gauss/check_cuda.py "$build/bin/parac" ${quick:+--quick} 2>&1 | tee "$out/check.txt" | tail -25
 echo "== paper experiment"
-"$build/bin/bench_gauss_cuda" --paper --runs 15 --json "$json" | tee "$out/paper.txt"
+"$build/bin/bench_gauss_cuda" --paper --runs 10 --json "$json" | tee "$out/paper.txt"
 echo "== grid"
 if [ -n "$quick" ]; then
   "$build/bin/bench_gauss_cuda" --sides 4096 --dtypes f32 --runs 10 --json "$json" | tee "$out/grid.txt"
   sides=4096; dtypes=f32
 else
-  "$build/bin/bench_gauss_cuda" --grid --runs 10 --json "$json" | tee "$out/grid.txt"
+  "$build/bin/bench_gauss_cuda" --grid --runs 7 --json "$json" | tee "$out/grid.txt"
   sides=1024,2048,4096,8192; dtypes=u8,f32
 fi
 echo "== crossover rows (src/filter/gauss_crossover.c)"
 $PY bench/gauss/crossover.py "$json" > "$out/crossover_rows.txt"
 echo "== peers"
-$PY bench/gauss/peers.py --sides $sides --dtypes $dtypes --json "$out/peers.jsonl" --parac "$json" \
+$PY bench/gauss/peers.py --sides $sides --dtypes $dtypes --runs 5 --json "$out/peers.jsonl" --parac "$json" \
   | tee "$out/peers.txt"
