@@ -20,44 +20,59 @@
 
 enum { LANES = 32 };
 
-/* Parallel form: out = sum over sections of causal + anticausal. */
+/* Parallel form: out = sum over sections of causal + anticausal. All
+ * sections advance in one sweep per direction (two sweeps over the bundle in
+ * all), which gives the recursion independent chains to overlap. */
 HOT static void run_parallel(const parac__iir1d *f, const float *x, int64_t n, int L,
                              const float *v0, const float *vl, float *out)
 {
-    float s1[LANES], s2[LANES], x1[LANES], x2[LANES];
-    memset(out, 0, sizeof(float) * (size_t)(n * L));
-    for (int s = 0; s < f->n_sections; s++) {
-        const parac__iir_section q = f->sec[s];
+    float s1[2][LANES], s2[2][LANES], x1[LANES], x2[LANES];
+    const int ns = f->n_sections;
+    const parac__iir_section q0 = f->sec[0], q1 = f->sec[ns > 1 ? 1 : 0];
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < L; l++) s1[s][l] = s2[s][l] = 0.0f;
+    for (int l = 0; l < L; l++) {
+        s1[0][l] = s2[0][l] = parac__iir_causal_steady(&q0, v0[l]);
+        if (ns > 1) s1[1][l] = s2[1][l] = parac__iir_causal_steady(&q1, v0[l]);
+        x1[l] = v0[l];
+    }
+    /* with one section the second chain is computed with zero coefficients */
+    const float b0b = ns > 1 ? q1.b0 : 0.0f, b1b = ns > 1 ? q1.b1 : 0.0f;
+    const float c1b = ns > 1 ? q1.c1 : 0.0f, c2b = ns > 1 ? q1.c2 : 0.0f;
+    for (int64_t i = 0; i < n; i++) {
+        const float *xi = x + i * L;
+        float *oi = out + i * L;
         for (int l = 0; l < L; l++) {
-            s1[l] = s2[l] = parac__iir_causal_steady(&q, v0[l]);
-            x1[l] = v0[l];
+            float p0 = q0.b0 * xi[l] + q0.b1 * x1[l] - q0.a1 * s1[0][l] - q0.a2 * s2[0][l];
+            float p1 = b0b * xi[l] + b1b * x1[l] - q1.a1 * s1[1][l] - q1.a2 * s2[1][l];
+            oi[l] = p0 + p1;
+            s2[0][l] = s1[0][l];
+            s1[0][l] = p0;
+            s2[1][l] = s1[1][l];
+            s1[1][l] = p1;
+            x1[l] = xi[l];
         }
-        for (int64_t i = 0; i < n; i++) {
-            const float *xi = x + i * L;
-            float *oi = out + i * L;
-            for (int l = 0; l < L; l++) {
-                float p = q.b0 * xi[l] + q.b1 * x1[l] - q.a1 * s1[l] - q.a2 * s2[l];
-                oi[l] += p;
-                s2[l] = s1[l];
-                s1[l] = p;
-                x1[l] = xi[l];
-            }
-        }
+    }
+    for (int s = 0; s < 2; s++)
+        for (int l = 0; l < L; l++) s1[s][l] = s2[s][l] = 0.0f;
+    for (int l = 0; l < L; l++) {
+        s1[0][l] = s2[0][l] = parac__iir_anticausal_steady(&q0, vl[l]);
+        if (ns > 1) s1[1][l] = s2[1][l] = parac__iir_anticausal_steady(&q1, vl[l]);
+        x1[l] = x2[l] = vl[l];
+    }
+    for (int64_t i = n - 1; i >= 0; i--) {
+        const float *xi = x + i * L;
+        float *oi = out + i * L;
         for (int l = 0; l < L; l++) {
-            s1[l] = s2[l] = parac__iir_anticausal_steady(&q, vl[l]);
-            x1[l] = x2[l] = vl[l];
-        }
-        for (int64_t i = n - 1; i >= 0; i--) {
-            const float *xi = x + i * L;
-            float *oi = out + i * L;
-            for (int l = 0; l < L; l++) {
-                float m = q.c1 * x1[l] + q.c2 * x2[l] - q.a1 * s1[l] - q.a2 * s2[l];
-                oi[l] += m;
-                s2[l] = s1[l];
-                s1[l] = m;
-                x2[l] = x1[l];
-                x1[l] = xi[l];
-            }
+            float m0 = q0.c1 * x1[l] + q0.c2 * x2[l] - q0.a1 * s1[0][l] - q0.a2 * s2[0][l];
+            float m1 = c1b * x1[l] + c2b * x2[l] - q1.a1 * s1[1][l] - q1.a2 * s2[1][l];
+            oi[l] += m0 + m1;
+            s2[0][l] = s1[0][l];
+            s1[0][l] = m0;
+            s2[1][l] = s1[1][l];
+            s1[1][l] = m1;
+            x2[l] = x1[l];
+            x1[l] = xi[l];
         }
     }
 }
