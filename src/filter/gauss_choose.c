@@ -46,6 +46,8 @@ double parac__gauss_iir_error(const char *method, double sigma)
     return 1.0;
 }
 
+enum { CUDA_FIR_MAX_RADIUS = 3899 };
+
 static const char *const cpu_methods[] = {"separable", "direct", "fft", "recursive", "yvv", "deriche2"};
 static const char *const cuda_methods[] = {"separable", "texture", "direct", "fft",
                                            "recursive", "yvv", "deriche2"};
@@ -109,7 +111,8 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
     const int default_radius = !parac_call_has(call, "radius") && parac_call_double(call, "truncate") == 4.0;
 
     double smax = 0.0;
-    int axes = 0;
+    int axes = 0, rmax = 0;
+    for (int a = 0; a < 3; a++) rmax = p.radius[a] > rmax ? p.radius[a] : rmax;
     for (int a = 0; a < 3; a++)
         if (p.radius[a] > 0 || p.sigma[a] > 0) {
             axes++;
@@ -130,6 +133,11 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
                 continue;
             }
         }
+        /* the CUDA separable and texture passes hold at most 7800 taps
+         * (PC_TAPS_LARGE in cuda/filter_cuda_common.cuh) */
+        if (cuda && rmax > CUDA_FIR_MAX_RADIUS &&
+            (strcmp(names[i], "separable") == 0 || strcmp(names[i], "texture") == 0))
+            continue;
         double ms = predict_ms(t, count, names[i], dt, pixels, smax > 0 ? smax : 0.5);
         if (ms < 0) continue;
         ms *= axis_factor;
@@ -137,9 +145,9 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
     }
     parac__gauss_plan_free(&p);
     if (!best) {
-        *method = "separable";
+        *method = cuda && rmax > CUDA_FIR_MAX_RADIUS ? "fft" : "separable";
         snprintf(why, why_size, "auto: no measured timings for the %s backend in this build; "
-                 "separable computes the exact FIR Gaussian", cuda ? "cuda" : "cpu");
+                 "%s computes the exact FIR Gaussian", cuda ? "cuda" : "cpu", *method);
         return PARAC_OK;
     }
     *method = best;

@@ -1,7 +1,7 @@
 /* CUDA timings for the gauss "auto" chooser (format: gauss_crossover.h),
- * measured by the CUDA benchmark in bench/gauss/. Until rows are present the
- * chooser falls back to the operation-count model described in
- * gauss_choose.c and says so in its explanation. */
+ * measured by the CUDA benchmark in bench/gauss/. Without rows the chooser
+ * takes the exact FIR method (separable, or fft beyond the CUDA separable
+ * radius limit) and says so in its explanation. */
 #include "gauss_crossover.h"
 
 const parac__gauss_timing parac__gauss_timings_cuda[] = {
