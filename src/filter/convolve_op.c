@@ -188,6 +188,21 @@ static parac_status convolve_choose(parac_op_call *call, const char **method, ch
     return PARAC_OK;
 }
 
+static parac_status convolve_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    (void)ctx;
+    PARAC_TRY(parac_image_create(&inputs[0], 640, 480, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    parac_image *img = inputs[0];
+    for (int64_t y = 0; y < img->height; y++)
+        for (int64_t x = 0; x < img->width; x++) {
+            int on = ((x / 40) + (y / 40)) % 2;
+            *(uint8_t *)parac_image_at(img, x, y, 0) = (uint8_t)(on ? 200 : 50);
+        }
+    /* an edge detector (Laplacian), offset so negative responses stay visible */
+    PARAC_TRY(parac_args_set(args, "kernel", "0,1,0;1,-4,1;0,1,0"));
+    return parac_args_set(args, "dtype", "f32");
+}
+
 static const parac_param_spec convolve_params[] = {
     {"kernel", PARAC_PARAM_STRING, NULL, NULL, 0, 0,
      "2D kernel: a .npy file (float or integer, 1D or 2D), a text file (one row per line, numbers "
@@ -227,4 +242,5 @@ const parac_op parac__op_convolve = {
     .methods = convolve_methods,
     .n_methods = sizeof convolve_methods / sizeof convolve_methods[0],
     .choose = convolve_choose,
+    .demo = convolve_demo,
 };

@@ -154,6 +154,20 @@ def test_iir_vs_true_gaussian(tmp_path, rng, device, method, border):
     assert err <= tol, err
 
 
+@pytest.mark.parametrize("device,method", method_params(["recursive", "yvv", "deriche2"]))
+def test_iir_3d_and_dtypes(tmp_path, rng, device, method):
+    tol = {"recursive": 3e-3, "yvv": 0.12, "deriche2": 0.2}[method]
+    vol = random_image(rng, (9, 13, 11), "float32")
+    out = gauss(tmp_path, vol, device, "--sigma", 2.5, "--sigma-z", 1.5, "--border", "reflect", "--method", method)
+    ref = reference(vol, (2.5, 2.5, 1.5), "reflect", truncate=12)
+    assert np.abs(out - ref).max() / 200.0 <= tol
+    img = random_image(rng, (21, 27, 3), "uint16")
+    out = gauss(tmp_path, img, device, "--sigma", 3, "--border", "replicate", "--method", method)
+    assert out.dtype == np.uint16
+    ref = reference(img, (3, 3, 0), "replicate", truncate=12)
+    assert np.abs(out - ref).max() / 65535.0 <= tol
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_recursive_stable_large_sigma(tmp_path, device):
     step = np.zeros((3, 1201), np.float32)
