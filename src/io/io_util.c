@@ -60,10 +60,30 @@ static void copy_elem(char *dst, const char *src, size_t elem, int swap)
     for (size_t b = 0; b < elem; b++) dst[b] = src[elem - 1 - b];
 }
 
-/* Walk the axes odometer-style; the innermost axis is a tight loop. */
-static void walk(const parac_io_axes *axes, char *image, uint8_t *stream, size_t elem, int swap,
-                 int to_image)
+/* Merge neighbouring axes that are contiguous in the image (pixels and
+ * channels of a packed row), so that whole rows move with one memcpy. */
+static parac_io_axes coalesce(const parac_io_axes *a)
 {
+    parac_io_axes r = {.n = 0};
+    for (int i = 0; i < a->n; i++) {
+        if (r.n > 0 && r.image_stride[r.n - 1] == a->count[i] * a->image_stride[i]) {
+            r.count[r.n - 1] *= a->count[i];
+            r.image_stride[r.n - 1] = a->image_stride[i];
+        } else {
+            r.count[r.n] = a->count[i];
+            r.image_stride[r.n] = a->image_stride[i];
+            r.n++;
+        }
+    }
+    return r;
+}
+
+/* Walk the axes odometer-style; the innermost axis is a tight loop. */
+static void walk(const parac_io_axes *original, char *image, uint8_t *stream, size_t elem,
+                 int swap, int to_image)
+{
+    parac_io_axes merged = coalesce(original);
+    const parac_io_axes *axes = &merged;
     int n = axes->n;
     int64_t idx[5] = {0};
     int64_t inner = axes->count[n - 1], step = axes->image_stride[n - 1];

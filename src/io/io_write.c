@@ -1,5 +1,6 @@
 /* parac_image_write: choose the writer, download device images, and write
  * atomically through a temporary file in the destination's directory. */
+#define _DEFAULT_SOURCE /* realpath */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -115,7 +116,12 @@ parac_status parac_image_write(const char *path, const parac_image *image,
         if (st != PARAC_OK) return parac__wrap(st, "writing '%s'", path);
         image = host;
     }
-    st = write_atomic(path, image, options, writer);
+    /* through a symbolic link, replace the file it points to, not the link */
+    struct stat lsb;
+    char *resolved = NULL;
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) resolved = realpath(path, NULL);
+    st = write_atomic(resolved ? resolved : path, image, options, writer);
+    free(resolved);
     parac_image_destroy(host);
     if (st != PARAC_OK) return parac__wrap(st, "writing '%s' as %s", path, parac_format_name(format));
     return PARAC_OK;

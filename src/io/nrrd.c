@@ -183,6 +183,10 @@ static parac_status inflate_exact(const uint8_t *src, size_t n, uint8_t *dst, si
         uInt before = zs.avail_out;
         int r = inflate(&zs, Z_NO_FLUSH);
         produced += before - zs.avail_out;
+        if (r == Z_STREAM_END && produced >= skip + need) {
+            inflateEnd(&zs);
+            return PARAC_OK;
+        }
         if (r == Z_STREAM_END && produced < skip + need) {
             st = parac__fail(PARAC_ERR_FORMAT,
                              "NRRD gzip data ends after %zu of %zu bytes", produced, skip + need);
@@ -198,6 +202,22 @@ static parac_status inflate_exact(const uint8_t *src, size_t n, uint8_t *dst, si
                              zs.msg ? zs.msg : "inflate failed");
             break;
         }
+    }
+    /* the gzip trailer (CRC and length) must follow: a stream cut there is truncated */
+    int r = Z_OK;
+    while (st == PARAC_OK && r != Z_STREAM_END) {
+        if (zs.avail_in == 0) {
+            zs.avail_in = in_left > 1u << 30 ? 1u << 30 : (uInt)in_left;
+            in_left -= zs.avail_in;
+        }
+        zs.next_out = scratch;
+        zs.avail_out = sizeof scratch;
+        r = inflate(&zs, Z_NO_FLUSH);
+        if (r == Z_BUF_ERROR && zs.avail_in == 0 && in_left == 0)
+            st = parac__fail(PARAC_ERR_FORMAT, "truncated NRRD gzip data (the stream does not end)");
+        else if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR)
+            st = parac__fail(PARAC_ERR_FORMAT, "corrupt NRRD gzip data: %s",
+                             zs.msg ? zs.msg : "inflate failed");
     }
     inflateEnd(&zs);
     return st;

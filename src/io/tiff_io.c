@@ -256,22 +256,27 @@ static int same_page(const page_info *a, const page_info *b)
 
 static parac_status read_all(TIFF *tif, tiff_ctx *ctx, size_t input, parac_image **out)
 {
+    ctx->message[0] = '\0';
     tdir_t pages = TIFFNumberOfDirectories(tif);
     if (pages == 0) return fail_tiff(ctx, "TIFF has no readable page");
+    /* a directory chain that breaks off is a truncated or corrupt file */
+    if (ctx->message[0]) return fail_tiff(ctx, "corrupt TIFF directory chain");
     if (!TIFFSetDirectory(tif, 0)) return fail_tiff(ctx, "corrupt TIFF directory");
     page_info first;
     PARAC_TRY(describe_page(tif, ctx, &first));
     PARAC_TRY(parac__check_geometry(first.w, first.h, pages, first.channels, first.dtype));
     int64_t bytes = (int64_t)first.w * first.h * pages * first.channels * (int64_t)parac_dtype_size(first.dtype);
-    PARAC_TRY(parac__io_check_expansion(bytes, input, first.compression == COMPRESSION_NONE ? 1.0 : 5000.0,
-                                        "TIFF header"));
+    /* uncompressed samples are all in the file; codecs expand at most a few
+     * thousand times (and the RGBA decoder turns bits into bytes) */
+    double ratio = first.via_rgba ? 40000.0 : first.compression == COMPRESSION_NONE ? 1.0 : 5000.0;
+    PARAC_TRY(parac__io_check_expansion(bytes, input, ratio, "TIFF header"));
     parac_image *img = NULL;
     PARAC_TRY(parac_image_create(&img, first.w, first.h, pages, first.channels, first.dtype, PARAC_MEMORY_HOST, -1));
     parac_status st = PARAC_OK;
     for (tdir_t z = 0; z < pages && st == PARAC_OK; z++) {
         page_info p = first;
         if (z > 0) {
-            if (!TIFFSetDirectory(tif, z)) {
+            if (!TIFFReadDirectory(tif)) { /* the next page, in order */
                 st = fail_tiff(ctx, "corrupt TIFF directory");
                 break;
             }
@@ -353,7 +358,9 @@ parac_status parac__write_tiff(FILE *file, int fd, const char *path, const parac
         }
         if (options->tiff_compress) {
             TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_ADOBE_DEFLATE);
-            TIFFSetField(tif, TIFFTAG_PREDICTOR, floating ? PREDICTOR_FLOATINGPOINT : PREDICTOR_HORIZONTAL);
+            /* the floating-point predictor would shrink floats further, but many
+             * readers lack it; horizontal differencing is universal for integers */
+            if (!floating) TIFFSetField(tif, TIFFTAG_PREDICTOR, PREDICTOR_HORIZONTAL);
         } else {
             TIFFSetField(tif, TIFFTAG_COMPRESSION, COMPRESSION_NONE);
         }

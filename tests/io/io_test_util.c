@@ -105,3 +105,15 @@ int io_count_files(const char *prefix)
     closedir(dir);
     return n;
 }
+
+int io_skip_ext(const char *ext)
+{
+#ifdef PARAC_HAVE_TIFF
+    (void)ext;
+    return 0;
+#else
+    const char *dot = strrchr(ext, '.');
+    if (dot) ext = dot + 1;
+    return strcmp(ext, "tif") == 0 || strcmp(ext, "tiff") == 0;
+#endif
+}

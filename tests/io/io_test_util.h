@@ -17,6 +17,8 @@ parac_image *io_random_image(int64_t w, int64_t h, int64_t d, int c, parac_dtype
 uint8_t *io_slurp(const char *path, size_t *size);
 /* Write bytes to a file. */
 void io_spit(const char *path, const void *data, size_t size);
+/* Files of this extension cannot be tested in this build (TIFF without libtiff). */
+int io_skip_ext(const char *ext);
 /* The number of entries of the scratch folder whose name starts with `prefix`. */
 int io_count_files(const char *prefix);
 
