@@ -2,6 +2,8 @@
 # The GPU Gaussian benchmarks in one command, on the GPU machine:
 # correctness sweep, the paper's experiment, the full grid, peers, ratios.
 # Usage: bench/gauss/run_all.sh [BUILD_DIR] [OUT_DIR] [quick]
+#   quick: a quarter of the conformance cases and the 4096^2 f32 grid only.
+#   CHECK=quick: a quarter of the conformance cases, the full grid.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -13,7 +15,9 @@ json="$out/gauss.jsonl"
 : > "$json"
 { nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv; date -u; } > "$out/device.txt" 2>&1
 echo "== conformance sweep (CUDA vs scipy / CPU)"
-$PY bench/gauss/check_cuda.py "$build/bin/parac" ${quick:+--quick} 2>&1 | tee "$out/check.txt" | tail -25
+check_opt=""
+[ -n "$quick" ] || [ "${CHECK:-}" = quick ] && check_opt=--quick
+$PY bench/gauss/check_cuda.py "$build/bin/parac" $check_opt 2>&1 | tee "$out/check.txt" | tail -25
 echo "== paper experiment"
 "$build/bin/bench_gauss_cuda" --paper --runs 10 --json "$json" | tee "$out/paper.txt"
 echo "== grid"

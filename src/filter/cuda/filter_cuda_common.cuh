@@ -209,11 +209,12 @@ __device__ __forceinline__ void pc_load_tile(float *s, int lw, int lh, int vw, i
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const bool inside = x0 >= 0 && y0 >= 0 && x0 + vw <= im.w && y0 + vh <= im.h;
     const char *plane = im.p + (int64_t)z * im.sp + (int64_t)c * im.esize;
-    if constexpr (std::is_same<TI, float>::value) {
-        // interior tile of a packed one-channel float image, 16-byte aligned:
-        // one 16-byte load per 4 samples, 4 rows in flight per thread
-        if (inside && im.ps == 4 && im.ch == 1 && (x0 & 3) == 0 && (lw & 3) == 0 && x0 + lw <= im.w &&
-            ((uintptr_t)plane & 15) == 0 && (im.rp & 15) == 0) {
+    if constexpr (std::is_same<TI, float>::value || std::is_same<TI, unsigned char>::value) {
+        // interior tile of a packed one-channel float (u8) image, aligned:
+        // one 16-byte (4-byte) load per 4 samples, 4 rows in flight per thread
+        constexpr int VB = 4 * (int)sizeof(TI);
+        if (inside && im.ps == (int)sizeof(TI) && im.ch == 1 && (x0 & 3) == 0 && (lw & 3) == 0 &&
+            x0 + lw <= im.w && ((uintptr_t)plane & (VB - 1)) == 0 && (im.rp & (VB - 1)) == 0) {
             const int q4 = lw >> 2;
             for (int ly0 = warp; ly0 < lh; ly0 += (NT / 32) * 4)
                 for (int q = lane; q < q4; q += 32) {
@@ -222,8 +223,15 @@ __device__ __forceinline__ void pc_load_tile(float *s, int lw, int lh, int vw, i
                     for (int u = 0; u < 4; u++) {
                         const int ly = ly0 + u * (NT / 32);
                         v[u] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-                        if (ly < vh)
-                            v[u] = *(const float4 *)(plane + (int64_t)(y0 + ly) * im.rp + (int64_t)(x0 + 4 * q) * 4);
+                        if (ly < vh) {
+                            const char *a = plane + (int64_t)(y0 + ly) * im.rp + (int64_t)(x0 + 4 * q) * sizeof(TI);
+                            if constexpr (std::is_same<TI, float>::value) {
+                                v[u] = *(const float4 *)a;
+                            } else {
+                                const uchar4 b = *(const uchar4 *)a;
+                                v[u] = make_float4(b.x, b.y, b.z, b.w);
+                            }
+                        }
                     }
 #pragma unroll
                     for (int u = 0; u < 4; u++) {
