@@ -14,6 +14,7 @@
 #include "filter/filter_border.h"
 #include "filter/filter_cpu.h"
 #include "filter/gauss_plan.h"
+#include "filter/kernel_file.h"
 #include "test_util.h"
 
 /* ---- reference extension: reflect step by step until inside -------------- */
@@ -423,6 +424,83 @@ static void test_errors(void **state)
     parac_context_destroy(ctx);
 }
 
+static void write_file(const char *path, const void *data, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    fclose(f);
+}
+
+/* A .npy file of version 1 with the given header dict and data. */
+static void write_npy(const char *path, const char *dict, const void *data, size_t size)
+{
+    unsigned char buf[4096];
+    size_t hl = strlen(dict), total = 10 + hl + 1;
+    size_t padded = (total + 63) / 64 * 64;
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (unsigned char)((padded - 10) & 0xff);
+    buf[9] = (unsigned char)((padded - 10) >> 8);
+    memcpy(buf + 10, dict, hl);
+    memset(buf + 10 + hl, ' ', padded - 10 - hl - 1);
+    buf[padded - 1] = '\n';
+    memcpy(buf + padded, data, size);
+    write_file(path, buf, padded + size);
+}
+
+static void test_kernel_files(void **state)
+{
+    (void)state;
+    char path[512];
+    parac__kernel k;
+    /* text: comments, commas, blank lines */
+    const char *txt = "# a 2x3 kernel\n1, 2 3\n\n-4\t5e-1 6 # tail\n";
+    write_file(test_path(path, sizeof path, "k1.txt"), txt, strlen(txt));
+    assert_ok(parac__kernel_load(path, &k));
+    assert_int_equal(k.w, 3);
+    assert_int_equal(k.h, 2);
+    assert_true(k.v[3] == -4.0f && k.v[4] == 0.5f && k.v[5] == 6.0f);
+    parac__kernel_free(&k);
+    /* inline rows */
+    assert_ok(parac__kernel_load("1,2,1;2,4,2", &k));
+    assert_int_equal(k.w, 3);
+    assert_int_equal(k.h, 2);
+    assert_true(k.v[4] == 4.0f);
+    parac__kernel_free(&k);
+    /* .npy float64 1D and int16 2D */
+    double d[5] = {0.1, 0.2, 0.4, 0.2, 0.1};
+    write_npy(test_path(path, sizeof path, "k2.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (5,), }", d, sizeof d);
+    assert_ok(parac__kernel_load(path, &k));
+    assert_int_equal(k.w, 5);
+    assert_int_equal(k.h, 1);
+    assert_true(k.v[2] == 0.4f);
+    parac__kernel_free(&k);
+    int16_t q[6] = {-1, 0, 1, -2, 0, 2};
+    write_npy(test_path(path, sizeof path, "k3.npy"), "{'descr': '<i2', 'fortran_order': False, 'shape': (2, 3), }", q, sizeof q);
+    assert_ok(parac__kernel_load(path, &k));
+    assert_int_equal(k.w, 3);
+    assert_int_equal(k.h, 2);
+    assert_true(k.v[0] == -1.0f && k.v[5] == 2.0f);
+    parac__kernel_free(&k);
+    /* errors */
+    const char *ragged = "1 2 3\n4 5\n";
+    write_file(test_path(path, sizeof path, "bad1.txt"), ragged, strlen(ragged));
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_FORMAT);
+    const char *word = "1 two 3\n";
+    write_file(test_path(path, sizeof path, "bad2.txt"), word, strlen(word));
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_FORMAT);
+    write_file(test_path(path, sizeof path, "bad3.txt"), "# nothing\n", 10);
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_FORMAT);
+    assert_int_equal(parac__kernel_load(test_path(path, sizeof path, "missing.npy"), &k), PARAC_ERR_IO);
+    write_npy(test_path(path, sizeof path, "bad4.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (50,), }", d, sizeof d);
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_FORMAT); /* truncated data */
+    write_npy(test_path(path, sizeof path, "bad5.npy"), "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1, 5), }", d, sizeof d);
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_UNSUPPORTED);
+    write_npy(test_path(path, sizeof path, "bad6.npy"), "{'descr': '>f8', 'fortran_order': False, 'shape': (5,), }", d, sizeof d);
+    assert_int_equal(parac__kernel_load(path, &k), PARAC_ERR_UNSUPPORTED);
+    assert_null(k.v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -430,7 +508,7 @@ int main(void)
         cmocka_unit_test(test_kernels),      cmocka_unit_test(test_fir_methods),
         cmocka_unit_test(test_3d),           cmocka_unit_test(test_iir_methods),
         cmocka_unit_test(test_iir_boundaries), cmocka_unit_test(test_exact_cases),
-        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_errors),       cmocka_unit_test(test_kernel_files),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
