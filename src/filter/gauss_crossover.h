@@ -6,7 +6,7 @@
  * log(sigma) between the rows of the nearest measured side and scaling by the
  * pixel count, then takes the fastest method that meets the accuracy rule.
  * Rows come from the benchmarks (bench/gauss/), never from guesses:
- *   CPU  rows: gauss_crossover_cpu.c (bench/gauss/cpu_crossover.sh)
+ *   CPU  rows: gauss_crossover_cpu.c (bench/gauss_cpu: bench_gauss_cpu --table)
  *   CUDA rows: gauss_crossover.c     (the CUDA benchmark in bench/gauss/) */
 #ifndef PARAC_GAUSS_CROSSOVER_H
 #define PARAC_GAUSS_CROSSOVER_H
