@@ -18,7 +18,9 @@ typedef struct parac__gauss_timing {
     parac_dtype dtype;  /* PARAC_U8 or PARAC_F32 */
     int side;           /* image is side x side, 1 channel */
     double sigma;
-    double ms;          /* time of one call, data resident on the backend's device (CUDA: median; CPU: fastest run, the build machine being shared) */
+    /* time of one call, data resident on the backend's device (CUDA rows:
+     * median; CPU rows: fastest run, the build machine being shared) */
+    double ms;
 } parac__gauss_timing;
 
 extern const parac__gauss_timing parac__gauss_timings_cuda[];
