@@ -100,51 +100,43 @@ __global__ void __launch_bounds__(PC_THREADS)
     constexpr int ROWS = FUSED_TH + 2 * R;
     extern __shared__ float4 smem4[];
     float *s_in = (float *)smem4;
+    float *s_mid = s_in + ROWS * PIN;
     const int x0 = blockIdx.x * FUSED_TW, y0 = blockIdx.y * FUSED_TH, z = blockIdx.z;
     for (int c = 0; c < src.ch; c++) {
         pc_load_tile<PC_THREADS, 2, 5, T>(s_in, PIN, ROWS, FUSED_TW + 2 * R, ROWS, src, x0 - R, y0 - R, z, c,
                                           mode, cval);
         __syncthreads();
-        // x pass in place: the 8 items of a row are 8 lanes of one warp, which
-        // all read their windows before any of them overwrites the row
-        for (int base = 0; base < ROWS * (FUSED_TW / PC_N); base += PC_THREADS) {
-            const int item = base + threadIdx.x;
-            const bool act = item < ROWS * (FUSED_TW / PC_N);
+        for (int item = threadIdx.x; item < ROWS * (FUSED_TW / PC_N); item += PC_THREADS) {
             const int row = item / (FUSED_TW / PC_N), g = item % (FUSED_TW / PC_N);
+            const float4 *p = (const float4 *)(s_in + row * PIN + g * PC_N);
             float v[NV];
-            if (act) {
-                const float4 *p = (const float4 *)(s_in + row * PIN + g * PC_N);
 #pragma unroll
-                for (int i = 0; i < NV / 4; i++) {
-                    const float4 q = p[i];
-                    v[4 * i] = q.x;
-                    v[4 * i + 1] = q.y;
-                    v[4 * i + 2] = q.z;
-                    v[4 * i + 3] = q.w;
-                }
+            for (int i = 0; i < NV / 4; i++) {
+                const float4 q = p[i];
+                v[4 * i] = q.x;
+                v[4 * i + 1] = q.y;
+                v[4 * i + 2] = q.z;
+                v[4 * i + 3] = q.w;
             }
-            __syncwarp();
-            if (act) {
-                float acc[PC_N];
+            float acc[PC_N];
 #pragma unroll
-                for (int j = 0; j < PC_N; j++) {
-                    float a = 0.0f;
+            for (int j = 0; j < PC_N; j++) {
+                float a = 0.0f;
 #pragma unroll
-                    for (int k = 0; k <= 2 * R; k++) a = fmaf(tp.x[k], v[j + k], a);
-                    acc[j] = a;
-                }
-                float4 *o = (float4 *)(s_in + row * PIN + g * PC_N);
-                o[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-                o[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+                for (int k = 0; k <= 2 * R; k++) a = fmaf(tp.x[k], v[j + k], a);
+                acc[j] = a;
             }
+            float4 *o = (float4 *)(s_mid + row * FUSED_TW + g * PC_N);
+            o[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+            o[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
         }
         __syncthreads();
         for (int item = threadIdx.x; item < FUSED_TW * (FUSED_TH / PC_N); item += PC_THREADS) {
             const int col = item % FUSED_TW, g = item / FUSED_TW;
-            const float *p = s_in + g * PC_N * PIN + col;
+            const float *p = s_mid + g * PC_N * FUSED_TW + col;
             float v[PC_N + 2 * R];
 #pragma unroll
-            for (int i = 0; i < PC_N + 2 * R; i++) v[i] = p[i * PIN];
+            for (int i = 0; i < PC_N + 2 * R; i++) v[i] = p[i * FUSED_TW];
             const int x = x0 + col;
             if (x < dst.w) {
                 char *o = (char *)pc_addr(dst, x, y0 + g * PC_N, z, c);
@@ -172,7 +164,7 @@ static parac_status launch_fixed(const pc_img &src, const pc_img &dst, const par
         tp.y[k] = (iy >= 0 && iy <= 2 * ky->radius) ? (ky->taps ? ky->taps[iy] : 1.0f) : 0.0f;
     }
     constexpr int NV = (PC_N + 2 * R + 3) & ~3, PIN = FUSED_TW + NV - PC_N, ROWS = FUSED_TH + 2 * R;
-    const size_t shmem = sizeof(float) * (size_t)ROWS * PIN;
+    const size_t shmem = sizeof(float) * ((size_t)ROWS * PIN + (size_t)ROWS * FUSED_TW);
     PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_fixed_kernel<R, T>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     dim3 grid((src.w + FUSED_TW - 1) / FUSED_TW, (src.h + FUSED_TH - 1) / FUSED_TH, src.d);
