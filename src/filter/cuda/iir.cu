@@ -289,6 +289,18 @@ __global__ void __launch_bounds__(32 * IIR_WARPS)
     }
 }
 
+// One step of the 3rd-order recursion, rounded exactly as the CPU reference
+// evaluates it (products rounded, sums left to right, no fused multiply-add):
+// in float32 this direct-form filter is sensitive enough at large sigma that
+// contraction alone moves results by more than 1e-4.
+__device__ __forceinline__ float yvv_step(float B, float x, float b0, float w1, float b1, float w2,
+                                          float b2, float w3)
+{
+    float acc = __fadd_rn(__fmul_rn(B, x), __fmul_rn(b0, w1));
+    acc = __fadd_rn(acc, __fmul_rn(b1, w2));
+    return __fadd_rn(acc, __fmul_rn(b2, w3));
+}
+
 // Cascade (yvv): one thread per line; the forward result of the extended
 // line is kept in `work` (sample i of line l at work[i * nlines + l]).
 __global__ void iir_cascade_kernel(pc_img src, pc_img dst, const __grid_constant__ iir_axis a,
@@ -306,21 +318,29 @@ __global__ void iir_cascade_kernel(pc_img src, pc_img dst, const __grid_constant
     const float vl = ext_sample(sb, st, src.dtype, a.n + a.pad, a);
     float w1 = v0, w2 = v0, w3 = v0;
     for (int i = 0; i < ne; i++) {
-        const float w = B * ext_sample(sb, st, src.dtype, i - a.pad, a) + b0 * w1 + b1 * w2 + b2 * w3;
+        const float w = yvv_step(B, ext_sample(sb, st, src.dtype, i - a.pad, a), b0, w1, b1, w2, b2, w3);
         work[i * nl + line] = w;
         w3 = w2;
         w2 = w1;
         w1 = w;
     }
     float y[3];
-    parac__iir_yvv_backward_init(&a.f, w1, w2, w3, vl, y);
+    {
+        // parac__iir_yvv_backward_init, rounded as on the CPU
+        const float d1 = __fsub_rn(w1, vl), d2 = __fsub_rn(w2, vl), d3 = __fsub_rn(w3, vl);
+        for (int r = 0; r < 3; r++) {
+            float m = __fadd_rn(__fmul_rn(a.f.M[3 * r], d1), __fmul_rn(a.f.M[3 * r + 1], d2));
+            m = __fadd_rn(m, __fmul_rn(a.f.M[3 * r + 2], d3));
+            y[r] = __fadd_rn(__fmul_rn(a.f.B, m), vl);
+        }
+    }
     w1 = y[0];
     w2 = y[1];
     w3 = y[2];
     if (ne - 1 - a.pad < a.n && ne - 1 - a.pad >= 0)
         pc_store(db + (int64_t)(ne - 1 - a.pad) * dt, dst.dtype, y[0]);
     for (int i = ne - 2; i >= 0; i--) {
-        const float yy = B * work[i * nl + line] + b0 * w1 + b1 * w2 + b2 * w3;
+        const float yy = yvv_step(B, work[i * nl + line], b0, w1, b1, w2, b2, w3);
         w3 = w2;
         w2 = w1;
         w1 = yy;
