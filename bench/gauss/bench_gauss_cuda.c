@@ -4,7 +4,7 @@
  * operation registry and, in the paper experiment, the CPU separable filter.
  *   bench_gauss_cuda --paper            1024..4096, radius 3 and 20, f32 (+ CPU separable)
  *   bench_gauss_cuda --grid             1024..8192, u8 and f32, sigma 1..100
- *   options: --sides 1024,2048 --sigmas 1,5 --dtypes u8,f32 --methods separable,fft
+ *   options: --sides 1024,2048 --sigmas 1,5 --dtypes u8,f32 --methods separable,fft,auto,op:separable
  *            --runs N --json FILE --table (rows for src/filter/gauss_crossover.c)
  * Effective bandwidth counts the image read once and written once; "%copy"
  * compares it with the measured device-to-device copy rate. */
@@ -197,10 +197,13 @@ int main(int argc, char **argv)
                     int rc;
                     /* direct is O(r^2) per pixel: beyond radius 25 it takes seconds per call */
                     if (!strcmp(meth, "direct") && r > 25) continue;
-                    if (!strcmp(meth, "auto")) {
+                    if (!strcmp(meth, "auto") || !strncmp(meth, "op:", 3)) {
+                        /* through the registry: "auto", or "op:METHOD" to see the
+                         * cost of the operation layer itself */
                         j.ctx = gctx;
                         parac_args_create(&j.args);
                         parac_args_set(j.args, "sigma", sig_txt);
+                        if (meth[0] == 'o') parac_args_set(j.args, "method", meth + 3);
                         if (paper) parac_args_set(j.args, "radius", r_txt);
                         rc = bench_time_cuda(run_op, &j, stream, 3, runs, &st);
                         parac_args_destroy(j.args);
