@@ -90,24 +90,24 @@ template <int R> struct fixed_taps {
     float x[2 * R + 1], y[2 * R + 1];
 };
 
-template <int R, typename T>
+template <int R, typename T, int TW, int TH>
 __global__ void __launch_bounds__(PC_THREADS)
     fused_fixed_kernel(pc_img src, pc_img dst, const __grid_constant__ fixed_taps<R> tp, int mode,
                        float cval)
 {
     constexpr int NV = (PC_N + 2 * R + 3) & ~3; // window, rounded to whole float4
-    constexpr int PIN = FUSED_TW + NV - PC_N;   // row pitch: every window load stays inside
-    constexpr int ROWS = FUSED_TH + 2 * R;
+    constexpr int PIN = TW + NV - PC_N;   // row pitch: every window load stays inside
+    constexpr int ROWS = TH + 2 * R;
     extern __shared__ float4 smem4[];
     float *s_in = (float *)smem4;
     float *s_mid = s_in + ROWS * PIN;
-    const int x0 = blockIdx.x * FUSED_TW, y0 = blockIdx.y * FUSED_TH, z = blockIdx.z;
+    const int x0 = blockIdx.x * TW, y0 = blockIdx.y * TH, z = blockIdx.z;
     for (int c = 0; c < src.ch; c++) {
-        pc_load_tile<PC_THREADS, 2, 5, T>(s_in, PIN, ROWS, FUSED_TW + 2 * R, ROWS, src, x0 - R, y0 - R, z, c,
+        pc_load_tile<PC_THREADS, 2, 5, T>(s_in, PIN, ROWS, TW + 2 * R, ROWS, src, x0 - R, y0 - R, z, c,
                                           mode, cval);
         __syncthreads();
-        for (int item = threadIdx.x; item < ROWS * (FUSED_TW / PC_N); item += PC_THREADS) {
-            const int row = item / (FUSED_TW / PC_N), g = item % (FUSED_TW / PC_N);
+        for (int item = threadIdx.x; item < ROWS * (TW / PC_N); item += PC_THREADS) {
+            const int row = item / (TW / PC_N), g = item % (TW / PC_N);
             const float4 *p = (const float4 *)(s_in + row * PIN + g * PC_N);
             float v[NV];
 #pragma unroll
@@ -126,17 +126,17 @@ __global__ void __launch_bounds__(PC_THREADS)
                 for (int k = 0; k <= 2 * R; k++) a = fmaf(tp.x[k], v[j + k], a);
                 acc[j] = a;
             }
-            float4 *o = (float4 *)(s_mid + row * FUSED_TW + g * PC_N);
+            float4 *o = (float4 *)(s_mid + row * TW + g * PC_N);
             o[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
             o[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
         }
         __syncthreads();
-        for (int item = threadIdx.x; item < FUSED_TW * (FUSED_TH / PC_N); item += PC_THREADS) {
-            const int col = item % FUSED_TW, g = item / FUSED_TW;
-            const float *p = s_mid + g * PC_N * FUSED_TW + col;
+        for (int item = threadIdx.x; item < TW * (TH / PC_N); item += PC_THREADS) {
+            const int col = item % TW, g = item / TW;
+            const float *p = s_mid + g * PC_N * TW + col;
             float v[PC_N + 2 * R];
 #pragma unroll
-            for (int i = 0; i < PC_N + 2 * R; i++) v[i] = p[i * FUSED_TW];
+            for (int i = 0; i < PC_N + 2 * R; i++) v[i] = p[i * TW];
             const int x = x0 + col;
             if (x < dst.w) {
                 char *o = (char *)pc_addr(dst, x, y0 + g * PC_N, z, c);
@@ -153,8 +153,8 @@ __global__ void __launch_bounds__(PC_THREADS)
     }
 }
 
-template <int R, typename T>
-static parac_status launch_fixed(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+template <int R, typename T, int TW, int TH>
+static parac_status launch_fixed_tile(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
                                  const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
 {
     fixed_taps<R> tp;
@@ -163,14 +163,24 @@ static parac_status launch_fixed(const pc_img &src, const pc_img &dst, const par
         tp.x[k] = (ix >= 0 && ix <= 2 * kx->radius) ? (kx->taps ? kx->taps[ix] : 1.0f) : 0.0f;
         tp.y[k] = (iy >= 0 && iy <= 2 * ky->radius) ? (ky->taps ? ky->taps[iy] : 1.0f) : 0.0f;
     }
-    constexpr int NV = (PC_N + 2 * R + 3) & ~3, PIN = FUSED_TW + NV - PC_N, ROWS = FUSED_TH + 2 * R;
-    const size_t shmem = sizeof(float) * ((size_t)ROWS * PIN + (size_t)ROWS * FUSED_TW);
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_fixed_kernel<R, T>,
+    constexpr int NV = (PC_N + 2 * R + 3) & ~3, PIN = TW + NV - PC_N, ROWS = TH + 2 * R;
+    const size_t shmem = sizeof(float) * ((size_t)ROWS * PIN + (size_t)ROWS * TW);
+    PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_fixed_kernel<R, T, TW, TH>,
                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    dim3 grid((src.w + FUSED_TW - 1) / FUSED_TW, (src.h + FUSED_TH - 1) / FUSED_TH, src.d);
-    fused_fixed_kernel<R, T><<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
+    dim3 grid((src.w + TW - 1) / TW, (src.h + TH - 1) / TH, src.d);
+    fused_fixed_kernel<R, T, TW, TH><<<grid, PC_THREADS, shmem, stream>>>(src, dst, tp, (int)border.mode,
                                                                   border.value);
     return PARAC_CUDA_LAUNCH_CHECK();
+}
+
+// Long kernels use tall, narrow tiles: the x pass recomputes 2R apron rows per
+// tile, so taller tiles spend fewer FMAs per output (2R/TH of the x pass).
+template <int R, typename T>
+static parac_status launch_fixed(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                 const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
+{
+    if (R >= 12) return launch_fixed_tile<R, T, 32, 128>(src, dst, kx, ky, border, stream);
+    return launch_fixed_tile<R, T, 64, 64>(src, dst, kx, ky, border, stream);
 }
 
 // Instances: radii up to 24 (sigma <= 6 with the default truncate).
@@ -194,7 +204,7 @@ parac_status pc_pass_xy_fused(const pc_img &src, const pc_img &dst, const parac_
     *done = 0;
     const int rmax = kx->radius > ky->radius ? kx->radius : ky->radius;
     if (rmax <= FIXED_MAX_R && src.dtype == dst.dtype && src.d <= 65535 &&
-        (src.h + FUSED_TH - 1) / FUSED_TH <= 65535) {
+        (src.h + 63) / 64 <= 65535) {
         parac_status st;
         if (src.dtype == PARAC_F32) st = dispatch_fixed<float>(rmax, src, dst, kx, ky, border, stream);
         else if (src.dtype == PARAC_U8) st = dispatch_fixed<unsigned char>(rmax, src, dst, kx, ky, border, stream);
