@@ -1,6 +1,6 @@
-/* Contract between the filter operations (src/filter/*.c: parameters,
+/* Contract between the filter operations (the C files of src/filter: parameters,
  * kernel construction, method choice, CPU methods) and the CUDA methods
- * (src/filter/cuda/*.cu). All CUDA launchers:
+ * (the .cu files of src/filter/cuda). All CUDA launchers:
  *   - take `in` and `out` on the same CUDA device, same width/height/depth and
  *     channels (1-4, interleaved); in->dtype and out->dtype each u8, u16 or f32
  *     (they may differ);
@@ -16,6 +16,7 @@
 #include "parac/filter.h"
 #include "parac/image.h"
 #include "parac/status.h"
+#include "iir_coefs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,7 +35,7 @@ typedef struct parac__fir1d {
 
 /* Map an out-of-range index into 0..n-1 for the non-constant modes
  * (returns -1 for PARAC_BORDER_CONSTANT outside). Shared by CPU and GPU code
- * through filter_border.h. */
+ * through filter_border.h (parac__border_index, parac__border_index32). */
 
 /* direct: the full 2D kernel (2*rx+1 columns x 2*ry+1 rows, row-major);
  * 3D images are filtered slice by slice with it unless kz->radius > 0, in
@@ -55,6 +56,15 @@ parac_status parac__cuda_separable_texture(const parac_image *in, parac_image *o
 parac_status parac__cuda_fft2d(const parac_image *in, parac_image *out, const float *k2d, int rx,
                                int ry, const parac__fir1d *kz, parac__border_rule border,
                                void *stream);
+
+/* recursive / deriche2 / yvv: IIR filtering along x, then y, then z (when
+ * depth > 1) with f[axis] (form PARAC__IIR_NONE: axis not filtered). The
+ * forms, the border rule (extension by f[axis].pad samples for reflect101,
+ * reflect and wrap; exact steady-state / Triggs-Sdika starts) and float32
+ * intermediates are specified in iir_coefs.h; the CPU reference is
+ * iir_cpu.c. */
+parac_status parac__cuda_iir(const parac_image *in, parac_image *out, const parac__iir1d f[3],
+                             parac__border_rule border, void *stream);
 
 #ifdef __cplusplus
 }

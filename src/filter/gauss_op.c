@@ -1,0 +1,251 @@
+/* The "gauss" operation: Gaussian filtering by any of the methods of
+ * docs/gaussian.md, on the CPU and on CUDA. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error_internal.h"
+#include "filter_cpu.h"
+#include "gauss_plan.h"
+
+void parac__gauss_plan_free(parac__gauss_plan *p)
+{
+    for (int a = 0; a < 3; a++) {
+        free(p->taps[a]);
+        p->taps[a] = NULL;
+    }
+}
+
+parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan *p)
+{
+    const parac_image *in = call->inputs[0];
+    memset(p, 0, sizeof *p);
+    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
+        return parac__fail(PARAC_ERR_UNSUPPORTED,
+                           "gauss: input dtype %s is not supported (u8, u16 or f32; see 'parac convert')",
+                           parac_dtype_name(in->dtype));
+    if (!parac_call_has(call, "sigma"))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: --sigma is required");
+    p->sigma[0] = parac_call_double(call, "sigma");
+    p->sigma[1] = parac_call_has(call, "sigma-y") ? parac_call_double(call, "sigma-y") : p->sigma[0];
+    p->sigma[2] = in->depth > 1 ? (parac_call_has(call, "sigma-z") ? parac_call_double(call, "sigma-z")
+                                                                   : p->sigma[0])
+                                : 0.0;
+    double truncate = parac_call_double(call, "truncate");
+    p->tolerance = parac_call_double(call, "tolerance");
+    p->out_dtype = in->dtype;
+    if (parac_call_has(call, "dtype")) PARAC_TRY(parac_dtype_from_name(parac_call_string(call, "dtype"), &p->out_dtype));
+    parac_border mode;
+    double value = 0.0;
+    PARAC_TRY(parac__wrap(parac_border_parse(parac_call_string(call, "border"), &mode, &value), "gauss"));
+    p->border.mode = mode;
+    p->border.value = (float)value;
+    for (int a = 0; a < 3; a++) {
+        if (!(p->sigma[a] >= 0.0) || !isfinite(p->sigma[a]))
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: sigma must be >= 0, got %g", p->sigma[a]);
+        if (p->sigma[a] == 0.0) continue;
+        if (parac_call_has(call, "radius")) {
+            int64_t r = parac_call_int(call, "radius");
+            if (r < 0 || r > PARAC__MAX_RADIUS)
+                return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: radius %lld is outside 0..%d",
+                                   (long long)r, PARAC__MAX_RADIUS);
+            p->radius[a] = (int)r;
+        } else {
+            PARAC_TRY(parac__wrap(parac__gauss_radius(p->sigma[a], truncate, &p->radius[a]), "gauss"));
+        }
+    }
+    for (int a = 0; a < 3; a++) {
+        p->fir[a].radius = p->radius[a];
+        if (p->radius[a] == 0) continue;
+        p->taps[a] = malloc(sizeof(float) * (size_t)(2 * p->radius[a] + 1));
+        if (!p->taps[a]) {
+            parac__gauss_plan_free(p);
+            return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a kernel of radius %d",
+                               p->radius[a]);
+        }
+        parac__gauss_taps(p->sigma[a], p->radius[a], p->taps[a]);
+        p->fir[a].taps = p->taps[a];
+    }
+    return PARAC_OK;
+}
+
+/* The full 2D kernel ky (x) kx for direct and fft. */
+static parac_status kernel_2d(const parac__gauss_plan *p, float **k2d)
+{
+    const int ntx = 2 * p->radius[0] + 1, nty = 2 * p->radius[1] + 1;
+    if ((double)ntx * nty > (double)(1 << 28))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                           "gauss: a %dx%d 2D kernel is too large for direct and fft; use separable "
+                           "or recursive", ntx, nty);
+    *k2d = malloc(sizeof(float) * (size_t)ntx * (size_t)nty);
+    if (!*k2d) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a %dx%d kernel", ntx, nty);
+    for (int j = 0; j < nty; j++)
+        for (int i = 0; i < ntx; i++)
+            (*k2d)[(size_t)j * ntx + i] = (p->radius[1] ? p->taps[1][j] : 1.0f) * (p->radius[0] ? p->taps[0][i] : 1.0f);
+    return PARAC_OK;
+}
+
+static parac_status iir_coefs(const char *method, const parac__gauss_plan *p, parac__iir1d f[3])
+{
+    for (int a = 0; a < 3; a++) {
+        if (strcmp(method, "recursive") == 0) PARAC_TRY(parac__iir_deriche4(p->sigma[a], &f[a]));
+        else if (strcmp(method, "deriche2") == 0) PARAC_TRY(parac__iir_deriche2(p->sigma[a], &f[a]));
+        else PARAC_TRY(parac__iir_yvv(p->sigma[a], &f[a]));
+    }
+    return PARAC_OK;
+}
+
+/* Input in the form the methods take (packed) and the output image. */
+static parac_status prepare(parac_op_call *call, const parac__gauss_plan *p, parac_image **packed)
+{
+    parac_image *in = call->inputs[0];
+    int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
+    *packed = NULL;
+    if (!cuda && !parac_image_is_packed(in))
+        PARAC_TRY(parac_image_clone(packed, in, PARAC_MEMORY_HOST, -1, NULL));
+    return parac_image_create(&call->outputs[0], in->width, in->height, in->depth, in->channels,
+                              p->out_dtype, cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                              cuda ? parac_context_cuda_device(call->ctx) : -1);
+}
+
+static parac_status run_method(parac_op_call *call)
+{
+    const char *m = call->method->name;
+    const int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
+    const int threads = parac_context_threads(call->ctx);
+    void *stream = parac_context_stream(call->ctx);
+    parac__gauss_plan p;
+    PARAC_TRY(parac__gauss_plan_make(call, &p));
+    parac_image *packed = NULL;
+    parac_status st = prepare(call, &p, &packed);
+    const parac_image *in = packed ? packed : call->inputs[0];
+    parac_image *out = call->outputs[0];
+    float *k2d = NULL;
+    parac__iir1d f[3];
+    (void)stream;
+    if (st != PARAC_OK) goto done;
+#ifndef PARAC_HAVE_CUDA
+    if (cuda) {
+        st = parac__fail(PARAC_ERR_UNSUPPORTED, "gauss: this build has no CUDA support");
+        goto done;
+    }
+#endif
+    if (strcmp(m, "direct") == 0 || strcmp(m, "fft") == 0) {
+        st = kernel_2d(&p, &k2d);
+        if (st != PARAC_OK) goto done;
+        int fft = m[0] == 'f';
+#ifdef PARAC_HAVE_CUDA
+        if (cuda)
+            st = fft ? parac__cuda_fft2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, stream)
+                     : parac__cuda_direct2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, stream);
+        else
+#endif
+            st = fft ? parac__cpu_fft2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, threads)
+                     : parac__cpu_direct2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, threads);
+    } else if (strcmp(m, "separable") == 0 || strcmp(m, "texture") == 0) {
+#ifdef PARAC_HAVE_CUDA
+        if (cuda)
+            st = m[0] == 't' ? parac__cuda_separable_texture(in, out, p.fir, p.border, stream)
+                             : parac__cuda_separable(in, out, p.fir, p.border, stream);
+        else
+#endif
+            st = parac__cpu_separable(in, out, p.fir, p.border, threads);
+    } else {
+        st = iir_coefs(m, &p, f);
+        if (st != PARAC_OK) goto done;
+#ifdef PARAC_HAVE_CUDA
+        if (cuda)
+            st = parac__cuda_iir(in, out, f, p.border, stream);
+        else
+#endif
+            st = parac__cpu_iir(in, out, f, p.border, threads);
+    }
+done:
+    (void)cuda;
+    free(k2d);
+    parac_image_destroy(packed);
+    parac__gauss_plan_free(&p);
+    return st;
+}
+
+static parac_status gauss_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    (void)ctx;
+    PARAC_TRY(parac_image_create(&inputs[0], 640, 480, 1, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    parac_image *img = inputs[0];
+    for (int64_t y = 0; y < img->height; y++)
+        for (int64_t x = 0; x < img->width; x++) {
+            uint8_t *px = parac_image_at(img, x, y, 0);
+            int on = ((x / 32) + (y / 32)) % 2;
+            px[0] = (uint8_t)(on ? 230 : 20);
+            px[1] = (uint8_t)(x * 255 / img->width);
+            px[2] = (uint8_t)((x - 320) * (x - 320) + (y - 240) * (y - 240) < 100 * 100 ? 255 : 0);
+        }
+    return parac_args_set(args, "sigma", "3");
+}
+
+static const parac_param_spec gauss_params[] = {
+    {"sigma", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6,
+     "standard deviation in pixels along x (and y, z unless given); 0 = no filtering along it; required"},
+    {"sigma-y", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6, "sigma along y (default: sigma)"},
+    {"sigma-z", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6,
+     "sigma along z for 3D volumes (default: sigma; 0 filters each slice alone)"},
+    {"truncate", PARAC_PARAM_DOUBLE, "4.0", NULL, 0.01, 1000,
+     "kernel radius = int(truncate * sigma + 0.5) per axis (scipy's rule)"},
+    {"radius", PARAC_PARAM_INT, NULL, NULL, 0, PARAC__MAX_RADIUS,
+     "explicit kernel radius for every filtered axis (overrides truncate; FIR methods only)"},
+    {"border", PARAC_PARAM_STRING, "reflect101", NULL, 0, 0,
+     "pixels outside the image: reflect101 (dcb|abcd|cba, OpenCV default, scipy 'mirror'), "
+     "reflect (cba|abcd|dcb, scipy default), replicate, constant[:VALUE] (default 0), wrap"},
+    {"dtype", PARAC_PARAM_CHOICE, NULL, "u8|u16|f32", 0, 0,
+     "output dtype (default: the input's); integers are rounded to nearest and saturated"},
+    {"tolerance", PARAC_PARAM_DOUBLE, "1e-4", NULL, 0, 1,
+     "auto method: largest error allowed against the sampled FIR Gaussian, as a fraction of the "
+     "data range (IIR methods are chosen only where they meet it)"},
+};
+
+static const parac_method gauss_methods[] = {
+    {"separable", PARAC_BACKEND_CPU, run_method, "row + column passes, cache-blocked, OpenMP"},
+    {"direct", PARAC_BACKEND_CPU, run_method, "full (2r+1)^2 2D kernel"},
+    {"fft", PARAC_BACKEND_CPU, run_method, "FFTW convolution with border padding"},
+    {"recursive", PARAC_BACKEND_CPU, run_method,
+     "Deriche 4th-order IIR in 2nd-order sections, cost independent of sigma"},
+    {"deriche2", PARAC_BACKEND_CPU, run_method,
+     "the 2nd-order IIR of NVIDIA's recursiveGaussian sample (about 12% L1 error; reproduction)"},
+    {"yvv", PARAC_BACKEND_CPU, run_method,
+     "Young-van Vliet 3rd-order IIR, Triggs-Sdika boundaries"},
+    /* Listed in every build, so that naming a CUDA-only method on the CPU is
+     * reported as "not available on the cpu backend"; without CUDA support no
+     * CUDA context can exist, so these entries never run there. */
+    {"separable", PARAC_BACKEND_CUDA, run_method, "shared-memory row/column passes"},
+    {"texture", PARAC_BACKEND_CUDA, run_method, "separable passes reading through texture objects"},
+    {"direct", PARAC_BACKEND_CUDA, run_method, "tiled shared-memory 2D kernel"},
+    {"fft", PARAC_BACKEND_CUDA, run_method, "cuFFT convolution with border padding"},
+    {"recursive", PARAC_BACKEND_CUDA, run_method, "Deriche 4th-order IIR"},
+    {"deriche2", PARAC_BACKEND_CUDA, run_method, "NVIDIA sample's 2nd-order IIR"},
+    {"yvv", PARAC_BACKEND_CUDA, run_method, "Young-van Vliet 3rd-order IIR"},
+};
+
+const parac_op parac__op_gauss = {
+    .name = "gauss",
+    .summary = "Gaussian blur (FIR, FFT or recursive), 2D and 3D",
+    .description =
+        "Filters with a sampled Gaussian of standard deviation sigma (per axis), radius "
+        "int(truncate*sigma+0.5), normalised to sum 1, like scipy.ndimage.gaussian_filter. "
+        "Methods: separable, direct and fft compute that FIR filter exactly (up to float32 "
+        "rounding); recursive, yvv and deriche2 approximate the Gaussian with IIR filters whose "
+        "cost does not depend on sigma; texture (CUDA only) is the separable filter through "
+        "texture reads. 'auto' picks the fastest method whose error stays within --tolerance "
+        "(default 1e-4 of the data range), from measured timings; --explain says which and why. "
+        "u8, u16 and f32 images with 1-4 channels; a 3D volume is filtered along z too. "
+        "See docs/gaussian.md.",
+    .usage_args = "IN OUT",
+    .n_inputs = 1,
+    .n_outputs = 1,
+    .params = gauss_params,
+    .n_params = sizeof gauss_params / sizeof gauss_params[0],
+    .methods = gauss_methods,
+    .n_methods = sizeof gauss_methods / sizeof gauss_methods[0],
+    .choose = parac__gauss_choose,
+    .demo = gauss_demo,
+};
