@@ -13,10 +13,13 @@ echo "== devices"; "$build/bin/parac" devices | tee "$out/devices.txt"
 echo "== core"
 "$build/bin/bench_core" --json "$json"
 $PY bench/core/peers.py --json "$json"
-for area in bench/*/run.sh; do
+# Each operation family has bench/<area>/run_all.sh BUILD OUT_DIR (its own
+# peers and tables); QUICK=1 asks them for a reduced set.
+for area in bench/*/run_all.sh; do
   [ -x "$area" ] || continue
-  echo "== $(basename "$(dirname "$area")")"
-  "$area" "$build" "$out" "$json"
+  name=$(basename "$(dirname "$area")")
+  echo "== $name"
+  "$area" "$build" "$out/$name" ${QUICK:+quick}
 done
 echo "== parac / peer"
 $PY bench/compare.py "$json" | tee "$out/ratios.txt"
