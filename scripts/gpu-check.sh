@@ -29,13 +29,39 @@ if [ -z "${SANITIZE_ONLY:-}" ]; then
   echo "pytest -m gpu rc=$?"; tail -15 "$OUT/pytest-gpu.log"
 fi
 # compute-sanitizer on the GPU unit tests (without the >2^32-pixel case).
-for t in $build/tests/test_gpu*; do
+for t in $build/tests/test_*gpu*; do
   [ -x "$t" ] || continue
   for tool in memcheck racecheck initcheck synccheck; do
     PARAC_TEST_NO_LARGE=1 compute-sanitizer --tool $tool --error-exitcode 99 "$t" > "$OUT/sanitize-$(basename $t)-$tool.log" 2>&1
     echo "compute-sanitizer $tool $(basename $t): rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$OUT/sanitize-$(basename $t)-$tool.log" | tail -1)"
   done
 done
+# compute-sanitizer on every CUDA method of the filters, small images, odd sizes.
+python3 -c "
+import numpy as np
+r = np.random.default_rng(1)
+np.save('/tmp/gc_f32.npy', r.random((41, 67), dtype=np.float32))
+np.save('/tmp/gc_u8c3.npy', r.integers(0, 256, (29, 53, 3)).astype(np.uint8))
+np.save('/tmp/gc_vol.npy', r.random((5, 19, 23), dtype=np.float32))
+"
+fails=0; runs=0
+for m in separable texture direct fft recursive deriche2 yvv; do
+  for c in "gc_f32 reflect101 12" "gc_u8c3 constant:3 1.5" "gc_vol wrap 1.5"; do
+    set -- $c
+    compute-sanitizer --tool memcheck --error-exitcode 9 $build/bin/parac gauss /tmp/$1.npy /tmp/gc_o.npy \
+      --sigma $3 --method $m --border $2 --device cuda > "$OUT/cs-gauss.log" 2>&1 || { fails=$((fails+1)); echo "memcheck FAIL $m $c"; tail -5 "$OUT/cs-gauss.log"; }
+    runs=$((runs+1))
+  done
+done
+compute-sanitizer --tool memcheck --error-exitcode 9 $build/bin/parac convolve /tmp/gc_u8c3.npy /tmp/gc_o.npy \
+  --kernel "1,2,1;2,4,2;1,2,1" --method fft --device cuda > "$OUT/cs-conv.log" 2>&1 || { fails=$((fails+1)); echo "memcheck FAIL convolve"; }
+echo "compute-sanitizer memcheck on CLI filter runs: $((runs+1)) runs, $fails failures"
+if [ -n "${OPENCL_CHECK:-}" ]; then
+  # Generated OpenCL on NVIDIA's OpenCL platform.
+  nv=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
+  (cd $build && OCL_ICD_FILENAMES=$nv PARAC_OPENCL_DEVICE=NVIDIA ctest -L opencl --output-on-failure -j4) > "$OUT/opencl-nvidia.log" 2>&1
+  echo "opencl on NVIDIA rc=$?"; grep -E 'tests passed|Failed' "$OUT/opencl-nvidia.log" | tail -10
+fi
 if [ -z "${SKIP_BENCH:-}" ] && [ -z "${SANITIZE_ONLY:-}" ]; then
   bench/run_all.sh $build "$OUT/bench" > "$OUT/bench.log" 2>&1
   echo "bench rc=$?"; tail -40 "$OUT/bench.log"
