@@ -172,12 +172,20 @@ static void decl_matrix(PrintCtx *p, Node *d)
         out(p, "static const %s %s", T, o->name);
         bool ok;
         for (int i = 0; i < m->ndim; i++) out(p, "[%ld]", const_eval(m->dims[i], &ok));
+        long rows = m->ndim == 2 ? const_eval(m->dims[0], &ok) : 1, cols = const_eval(m->dims[m->ndim - 1], &ok);
         out(p, " = {");
-        for (Node *v = o->init->args; v; v = v->next) {
-            if (v != o->init->args) out(p, ", ");
-            out(p, "(%s)(", T);
-            print_expr(p, v);
-            out(p, ")");
+        Node *v = o->init->args;
+        for (long r = 0; r < rows; r++) {
+            if (m->ndim == 2) out(p, "%s{", r ? ", " : "");
+            for (long c = 0; c < cols; c++) {
+                if (c || (m->ndim == 1 && r)) out(p, ", ");
+                out(p, "(%s)(", T);
+                if (v) print_expr(p, v);
+                else out(p, "0");
+                out(p, ")");
+                if (v) v = v->next;
+            }
+            if (m->ndim == 2) out(p, "}");
         }
         out(p, "};\n");
         line(p, "(void)%s;", o->name);

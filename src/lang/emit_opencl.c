@@ -69,12 +69,21 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
         bool ok;
         out(p, "const %s %s", ty_c_name(c->ty->base, true), c->name);
         for (int d = 0; d < c->ty->ndim; d++) out(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
+        long rows = c->ty->ndim == 2 ? const_eval(c->ty->dims[0], &ok) : 1;
+        long cols = const_eval(c->ty->dims[c->ty->ndim - 1], &ok);
         out(p, " = {");
-        for (Node *v = c->init->args; v; v = v->next) {
-            if (v != c->init->args) out(p, ", ");
-            out(p, "(%s)(", ty_c_name(c->ty->base, true));
-            print_expr(p, v);
-            out(p, ")");
+        Node *v = c->init->args;
+        for (long row = 0; row < rows; row++) {
+            if (c->ty->ndim == 2) out(p, "%s{", row ? ", " : "");
+            for (long q = 0; q < cols; q++) {
+                if (q || (c->ty->ndim == 1 && row)) out(p, ", ");
+                out(p, "(%s)(", ty_c_name(c->ty->base, true));
+                if (v) print_expr(p, v);
+                else out(p, "0");
+                out(p, ")");
+                if (v) v = v->next;
+            }
+            if (c->ty->ndim == 2) out(p, "}");
         }
         out(p, "};\n");
     }

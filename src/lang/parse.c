@@ -216,6 +216,24 @@ static Type *pointer_to(Type *base)
 
 static Node *param_list(Parser *P, bool *variadic);
 
+/* { a, b, { c, d } }: nested braces flatten in row-major order. */
+static void init_items(Parser *P, Node **cur, int depth)
+{
+    expect(P, "{");
+    if (depth > 8) {
+        error_here(P, "%s", "initialiser nested too deeply");
+        return;
+    }
+    while (!P->failed && !equal(P, "}") && P->tok->kind != TK_EOF) {
+        if (equal(P, "{"))
+            init_items(P, cur, depth + 1);
+        else
+            *cur = (*cur)->next = assign(P);
+        if (!consume(P, ",")) break;
+    }
+    expect(P, "}");
+}
+
 /* One declarator. Fills a ND_DECL node: var name in n->name, type in n->ty,
  * reference flag, init. */
 static Node *declarator(Parser *P, DeclSpec *ds)
@@ -297,21 +315,8 @@ static Node *declarator(Parser *P, DeclSpec *ds)
     if (consume(P, "=")) {
         if (equal(P, "{")) {
             Node *list = new_node(ND_INIT_LIST, P->tok);
-            P->tok = P->tok->next;
             Node head = {0}, *cur = &head;
-            while (!equal(P, "}") && P->tok->kind != TK_EOF && !P->failed) {
-                if (equal(P, "{")) { /* nested braces flatten (row-major) */
-                    P->tok = P->tok->next;
-                    continue;
-                }
-                cur = cur->next = assign(P);
-                while (consume(P, "}"))
-                    if (equal(P, "}")) break;
-                if (!consume(P, ",")) break;
-                while (consume(P, "}")) ;
-                if (equal(P, ";")) break;
-            }
-            expect(P, "}");
+            init_items(P, &cur, 0);
             list->args = head.next;
             d->init = list;
         } else {
