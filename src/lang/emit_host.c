@@ -37,6 +37,10 @@ static const char *prelude =
     "/* ---- helpers of the generated code ---- */\n"
     "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n"
     "#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+    "static inline long long parac__min_i(long long a, long long b) { return a < b ? a : b; }\n"
+    "static inline long long parac__max_i(long long a, long long b) { return a > b ? a : b; }\n"
+    "static inline double parac__min_f(double a, double b) { return a < b ? a : b; }\n"
+    "static inline double parac__max_f(double a, double b) { return a > b ? a : b; }\n"
     "\n"
     "/* A box of iteration counters k (index = first + k * step). */\n"
     "typedef struct parac__box { long lo[3], hi[3]; } parac__box;\n"
@@ -580,7 +584,8 @@ static void iterator(PrintCtx *p, Node *n)
             p->indent++;
             cl_launch(p, r, true);
             p->indent--;
-        }
+        } else
+            line(p, "(void)parac_nbox;");
         for (Access *a = r->accesses; a; a = a->next) {
             if (!a->is_write) continue;
             bool dup = false;

@@ -405,15 +405,26 @@ static void print_operator(PrintCtx *p, Node *n)
         if (n->pop == OP_MEAN) fprintf(p->out, " / %d)", R * C);
         return;
     }
-    /* min / max: a balanced chain of PARAC_MIN / PARAC_MAX */
-    const char *f = n->pop == OP_MIN ? "PARAC_MIN" : "PARAC_MAX";
+    /* min / max: a chain of calls (functions, not macros: a macro would copy
+     * its arguments and the chain would grow exponentially) */
+    const char *T = ty_c_name(n->ty, p->opencl);
+    const char *f;
+    if (p->opencl)
+        f = n->pop == OP_MIN ? "min" : "max";
+    else if (ty_is_float(n->ty))
+        f = n->pop == OP_MIN ? "parac__min_f" : "parac__max_f";
+    else
+        f = n->pop == OP_MIN ? "parac__min_i" : "parac__max_i";
     int cnt = R * C;
+    fprintf(p->out, "((%s)", T);
     for (int k = 0; k < cnt - 1; k++) fprintf(p->out, "%s(", f);
     for (int k = 0; k < cnt; k++) {
+        if (p->opencl) fprintf(p->out, "(%s)", T);
         print_elem(p, a, k / C, k % C);
         if (k > 0) out(p, ")");
         if (k < cnt - 1) out(p, ", ");
     }
+    out(p, ")");
 }
 
 /* C library float functions under their OpenCL names. */
