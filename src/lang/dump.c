@@ -146,7 +146,7 @@ void dump_analysis(Program *prog, FILE *o)
         if (r->iter) {
             fputs("  global work size:", o);
             for (int d = 0; d < r->iter->ndim; d++) {
-                fprintf(o, " %s(", d ? "x" : "");
+                fprintf(o, "%s(", d ? " x " : " ");
                 PrintCtx p = {0};
                 p.out = o;
                 print_expr(&p, r->iter->r[d].ub);

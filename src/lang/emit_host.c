@@ -607,7 +607,7 @@ static void print_signature(PrintCtx *p, Node *f)
     if (!f->ty->params) out(p, f->ty->variadic ? "" : "void");
     for (Node *q = f->ty->params; q; q = q->next) {
         if (q != f->ty->params) out(p, ", ");
-        print_type_decl(p->out, q->ty, q->name ? q->name : "", false);
+        print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", false);
     }
     if (f->ty->variadic) out(p, ", ...");
     out(p, ")");
@@ -701,6 +701,37 @@ static const HostHooks hooks_tracked = {
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
                        const char *kernel_source);
 
+/* Whether the host code (outside iterators) calls `name`. */
+static bool host_calls(Node *n, const char *name, int depth)
+{
+    if (!n || depth > 400 || n->kind == ND_ITERATOR) return false;
+    if (n->kind == ND_CALL && n->name && !strcmp(n->name, name)) return true;
+    if (n->kind == ND_VAR && n->name && !strcmp(n->name, name)) return true; /* address taken */
+    if (host_calls(n->lhs, name, depth + 1) || host_calls(n->rhs, name, depth + 1) ||
+        host_calls(n->cond, name, depth + 1) || host_calls(n->then, name, depth + 1) ||
+        host_calls(n->els, name, depth + 1) || host_calls(n->init, name, depth + 1) ||
+        host_calls(n->inc, name, depth + 1) || host_calls(n->body, name, depth + 1))
+        return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (host_calls(a, name, depth + 1)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (host_calls(d->init, name, depth + 1)) return true;
+    return false;
+}
+
+static bool device_only(Program *prog, Node *f)
+{
+    bool used = false;
+    for (Region *r = prog->regions; r; r = r->next)
+        for (int i = 0; i < r->nfuncs; i++) used |= r->funcs[i] == f;
+    if (!used) return false;
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind == ND_FUNC && n != f && host_calls(n->body, f->name, 0)) return false;
+        if (n->kind == ND_DECL && host_calls(n, f->name, 0)) return false;
+    }
+    return true;
+}
+
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
                        const char *kernel_source)
 {
@@ -762,6 +793,11 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             print_stmt(p, n);
             break;
         case ND_FUNC:
+            if (target == TARGET_OPENCL && n->is_static && device_only(prog, n)) {
+                out(p, "/* %s:%d: static function %s is called only inside parallel regions: see %s */\n\n",
+                    H.file, n->tok->line, n->name, cl_name);
+                break;
+            }
             assign_blocks(n->body, n->body);
             emit_function(p, n);
             break;

@@ -35,6 +35,7 @@ static void push_func(Region *r, Node *f)
 }
 
 static void collect(Region *r, Node *n, bool write, int depth);
+static int in_callee; /* walking a called function: only its calls matter */
 
 static void add_access(Region *r, Node *n, bool write)
 {
@@ -62,6 +63,7 @@ static void collect(Region *r, Node *n, bool write, int depth)
     switch (n->kind) {
     case ND_MAT_ELEM:
     case ND_WINDOW:
+        if (in_callee) return;
         add_access(r, n, write);
         for (int i = 0; i < n->nidx; i++) {
             Node *ix = n->idx[i];
@@ -71,6 +73,7 @@ static void collect(Region *r, Node *n, bool write, int depth)
         return;
     case ND_VAR:
         if (!n->var) return;
+        if (in_callee && !n->var->is_func) return;
         if (n->var->is_small_const) {
             /* values are inlined; element access with a runtime index needs the array */
             return;
@@ -113,7 +116,9 @@ static void collect(Region *r, Node *n, bool write, int depth)
             for (int i = 0; i < r->nfuncs; i++) known |= r->funcs[i] == f;
             if (!known) {
                 push_func(r, f);
-                collect(r, f->body, false, depth + 1); /* callees and their globals */
+                in_callee++;
+                collect(r, f->body, false, depth + 1); /* the functions it calls */
+                in_callee--;
             }
         }
         collect_list(r, n->args, depth + 1);

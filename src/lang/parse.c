@@ -16,6 +16,7 @@ typedef struct Parser {
     Iterator *in_iter;  /* enclosing iterator: they do not nest */
     bool in_rule;       /* inside a border rule: '*' is an index */
     bool failed;        /* an error in the current statement: skip it */
+    Token *last;        /* the last token consumed by consume()/expect() */
 } Parser;
 
 enum { MAX_DEPTH = 200 };
@@ -45,6 +46,7 @@ static bool equal(Parser *P, const char *s) { return tok_is(P->tok, s); }
 static bool consume(Parser *P, const char *s)
 {
     if (equal(P, s)) {
+        P->last = P->tok;
         P->tok = P->tok->next;
         return true;
     }
@@ -478,7 +480,7 @@ static Node *postfix(Parser *P)
             expect(P, "]");
             n = ix;
         } else if (consume(P, "(")) {
-            Node *c = new_node(ND_CALL, t);
+            Node *c = new_node(ND_CALL, n->tok);
             c->lhs = n;
             c->name = n->kind == ND_VAR ? n->name : NULL;
             Node head = {0}, *cur = &head;
@@ -934,8 +936,9 @@ static Node *stmt(Parser *P)
     Token *before = P->tok;
     Node *n = stmt_inner(P);
     if (P->failed) {
+        bool ended = P->last && tok_is(P->last, ";") && P->last->next == P->tok && P->tok != before;
         if (P->tok == before && P->tok->kind != TK_EOF) P->tok = P->tok->next;
-        recover(P);
+        if (!ended) recover(P); /* the statement's own ';' was already read */
         P->failed = false;
         n = new_node(ND_NULL_STMT, before);
     }

@@ -453,7 +453,7 @@ void print_expr(PrintCtx *p, Node *n)
         else fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);
         return;
     case ND_VAR:
-        out(p, n->name);
+        out(p, n->var ? n->var->name : n->name);
         return;
     case ND_ITER_INDEX:
         out(p, n->name);
@@ -649,7 +649,7 @@ static void print_decl(PrintCtx *p, Node *n)
             if (!o->ty->params) out(p, o->ty->variadic ? "" : "void");
             for (Node *q = o->ty->params; q; q = q->next) {
                 if (q != o->ty->params) out(p, ", ");
-                print_type_decl(p->out, q->ty, q->name ? q->name : "", p->opencl);
+                print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", p->opencl);
             }
             if (o->ty->variadic) out(p, ", ...");
             out(p, ");\n");
@@ -846,7 +846,7 @@ void print_func(PrintCtx *p, Node *f)
     if (!ft->params) out(p, "void");
     for (Node *q = ft->params; q; q = q->next) {
         if (q != ft->params) out(p, ", ");
-        print_type_decl(p->out, q->ty, q->name ? q->name : "", p->opencl);
+        print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", p->opencl);
     }
     out(p, ")\n");
     bool k = p->in_kernel;

@@ -309,7 +309,7 @@ static Node *matrix_access(Sema *S, Node *n)
         r->ty = m->base;
         return r;
     }
-    Node *r = new_node(ND_MAT_ELEM, n->tok);
+    Node *r = new_node(ND_MAT_ELEM, base->tok);
     r->var = o;
     r->nidx = k;
     int lens[3] = {1, 1, 1};
@@ -467,6 +467,7 @@ static Node *sema_expr(Sema *S, Node *n)
         n->ty = ty_basic(TY_INT, false);
         break;
     case ND_VAR: {
+        if (n->ty) break; /* resolved already (the base of an index chain) */
         Node *ix = iter_index(S, n);
         if (ix) return ix;
         Obj *o = find_obj(S, n->name);
