@@ -227,7 +227,9 @@ parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *con
         if (explain)
             snprintf(explain, explain_size, "%s: method '%s' on %s (%s)", op->name,
                      call.method->name, ctx->device, why);
-        st = call.method->run(&call);
+        st = parac_progress(ctx, 0.0);
+        if (st == PARAC_OK) st = call.method->run(&call);
+        if (st == PARAC_OK) st = parac_progress(ctx, 1.0);
         if (st != PARAC_OK) {
             parac__wrap(st, "%s (method %s on %s)", op->name, call.method->name, ctx->device);
             for (int i = 0; i < n_outputs; i++) {

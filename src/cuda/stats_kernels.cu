@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/pixel_math.h"
+#include "core/device_internal.h"
 #include "core/stats_internal.h"
 #include "cuda_check.h"
 
@@ -12,25 +13,29 @@ struct partial {
     long long nans;
 };
 
-__global__ void stats_kernel(const char *data, int dtype, int64_t width, int64_t height,
-                             int64_t count, int64_t pixel_stride, int64_t row_pitch,
-                             int64_t slice_pitch, int channel, int elem_size, partial *out)
+template <typename T>
+__global__ void stats_kernel(const char *data, int64_t width, int64_t height, int64_t rows,
+                             int64_t pixel_stride, int64_t row_pitch, int64_t slice_pitch,
+                             int channel, partial *out)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0;
     long long nans = 0;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        int64_t x = i % width, r = i / width;
-        const char *p = data + (r / height) * slice_pitch + (r % height) * row_pitch +
-                        x * pixel_stride + channel * elem_size;
-        double v = parac__load_elem(p, dtype);
-        if (v != v) {
-            nans++;
-            continue;
+    // Rows across blockIdx.y, pixels across blockIdx.x: no 64-bit division per element.
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const char *row = data + (r / height) * slice_pitch + (r % height) * row_pitch;
+        double row_sum = 0;
+        for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < width;
+             x += (int64_t)gridDim.x * blockDim.x) {
+            double v = (double)((const T *)(row + x * pixel_stride))[channel];
+            if (v != v) {
+                nans++;
+                continue;
+            }
+            lo = fmin(lo, v);
+            hi = fmax(hi, v);
+            row_sum += v;
         }
-        lo = fmin(lo, v);
-        hi = fmax(hi, v);
-        sum += v;
+        sum += row_sum;
     }
     __shared__ partial sh[256];
     sh[threadIdx.x] = partial{lo, hi, sum, nans};
@@ -43,26 +48,41 @@ __global__ void stats_kernel(const char *data, int dtype, int64_t width, int64_t
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) out[blockIdx.x] = sh[0];
+    if (threadIdx.x == 0) out[blockIdx.y * gridDim.x + blockIdx.x] = sh[0];
 }
 
 extern "C" parac_status parac__stats_cuda(const parac_image *img, parac_image_stats *s,
                                           void *stream)
 {
     PARAC_CUDA_TRY(cudaSetDevice(img->device));
-    const int threads = 256, blocks = 1024;
+    const int threads = 256;
     const int64_t count = parac_image_pixel_count(img);
+    const int64_t rows = img->height * img->depth;
+    const unsigned gx = img->width > 4 * threads ? 8 : 1;
+    const unsigned gy = (unsigned)(rows < 1024 / gx ? rows : 1024 / gx);
+    const int blocks = (int)(gx * gy);
     partial *dev = NULL;
-    PARAC_CUDA_TRY(cudaMalloc(&dev, sizeof(partial) * blocks * img->channels));
+    const size_t dev_bytes = sizeof(partial) * blocks * img->channels;
+    PARAC_TRY(parac__cuda_alloc(img->device, dev_bytes, (void **)&dev)); /* pooled */
     partial *host = (partial *)malloc(sizeof(partial) * blocks * img->channels);
     parac_status st = host ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     cudaStream_t cs = (cudaStream_t)stream;
     for (int c = 0; st == PARAC_OK && c < img->channels; c++) {
-        stats_kernel<<<blocks, threads, 0, cs>>>((const char *)img->data, img->dtype, img->width,
-                                                 img->height, count, img->pixel_stride,
-                                                 img->row_pitch, img->slice_pitch, c,
-                                                 (int)parac_dtype_size(img->dtype),
-                                                 dev + (size_t)c * blocks);
+        partial *part = dev + (size_t)c * blocks;
+        const char *base = (const char *)img->data;
+        dim3 grid(gx, gy);
+#define PARAC_STATS(T)                                                                        \
+    stats_kernel<T><<<grid, threads, 0, cs>>>(base, img->width, img->height, rows,           \
+                                              img->pixel_stride, img->row_pitch,              \
+                                              img->slice_pitch, c, part)
+        switch (img->dtype) {
+        case PARAC_U8: PARAC_STATS(uint8_t); break;
+        case PARAC_U16: PARAC_STATS(uint16_t); break;
+        case PARAC_I32: PARAC_STATS(int32_t); break;
+        case PARAC_F32: PARAC_STATS(float); break;
+        default: PARAC_STATS(double); break;
+        }
+#undef PARAC_STATS
         st = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (st == PARAC_OK)
@@ -86,6 +106,6 @@ extern "C" parac_status parac__stats_cuda(const parac_image *img, parac_image_st
         s->nan_count[c] = nans;
     }
     free(host);
-    cudaFree(dev);
+    parac__cuda_release(img->device, dev, dev_bytes);
     return st;
 }

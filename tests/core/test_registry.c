@@ -1,0 +1,201 @@
+/* The registry: parameters, method resolution, and the convert and stats
+ * operations on the CPU against values computed here. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static parac_context *cpu;
+
+static int setup(void **state)
+{
+    return parac_context_create(&cpu, "cpu") == PARAC_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    parac_context_destroy(cpu);
+    return 0;
+}
+
+static void test_args(void **state)
+{
+    parac_args *a = NULL;
+    assert_ok(parac_args_create(&a));
+    assert_ok(parac_args_parse(a, "  dtype=u16   scale=full "));
+    assert_ok(parac_args_set(a, "dtype", "f32"));
+    assert_int_equal(parac_args_count(a), 2);
+    assert_string_equal(parac_args_get(a, "dtype"), "f32");
+    assert_null(parac_args_get(a, "nope"));
+    assert_int_equal(parac_args_parse(a, "novalue"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(parac_args_parse(a, "=x"), PARAC_ERR_INVALID_ARGUMENT);
+    parac_args_destroy(a);
+    parac_args_destroy(NULL);
+}
+
+static void test_lookup(void **state)
+{
+    assert_true(parac_op_count() >= 1);
+    const parac_op *op = parac_op_find("convert");
+    assert_non_null(op);
+    assert_string_equal(op->name, "convert");
+    assert_null(parac_op_find("no-such-op"));
+    for (int i = 0; i < parac_op_count(); i++) {
+        const parac_op *o = parac_op_at(i);
+        assert_non_null(o->summary);
+        assert_true(o->n_methods > 0);
+        /* Every op has a CPU method: everything works without a GPU. */
+        int cpu_methods = 0;
+        for (int m = 0; m < o->n_methods; m++) cpu_methods += o->methods[m].backend == PARAC_BACKEND_CPU;
+        assert_true(cpu_methods > 0);
+    }
+    assert_null(parac_op_at(-1));
+    assert_null(parac_op_at(parac_op_count()));
+}
+
+static parac_status run_convert(parac_image *in, parac_image **out, const char *params)
+{
+    parac_args *a = NULL;
+    parac_status st = parac_args_create(&a);
+    if (st == PARAC_OK) st = parac_args_parse(a, params);
+    if (st == PARAC_OK) st = parac_op_run(cpu, "convert", &in, 1, out, 1, a, NULL, 0);
+    parac_args_destroy(a);
+    return st;
+}
+
+static void test_parameter_errors(void **state)
+{
+    parac_image *in = NULL, *out = NULL;
+    assert_ok(parac_image_create_zeroed(&in, 5, 3, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_int_equal(run_convert(in, &out, "dtype=u9"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "dtype"));
+    assert_int_equal(run_convert(in, &out, "channels=7"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "channels"));
+    assert_int_equal(run_convert(in, &out, "channels=two"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(run_convert(in, &out, "colour=red"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "colour"));
+    assert_int_equal(run_convert(in, &out, "method=magic"), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "magic"));
+    assert_null(out);
+    /* Wrong number of images. */
+    assert_int_equal(parac_op_run(cpu, "convert", &in, 1, &out, 0, NULL, NULL, 0), PARAC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(parac_op_run(cpu, "nothing", &in, 1, &out, 1, NULL, NULL, 0), PARAC_ERR_INVALID_ARGUMENT);
+    char why[256];
+    assert_ok(parac_op_run(cpu, "convert", &in, 1, &out, 1, NULL, why, sizeof why));
+    assert_non_null(strstr(why, "cpu"));
+    parac_image_destroy(out);
+    parac_image_destroy(in);
+}
+
+static void test_convert_values(void **state)
+{
+    parac_image *in = NULL, *out = NULL;
+    /* u8 -> u16 full scale is x * 257 exactly. */
+    assert_ok(parac_image_create(&in, 17, 5, 2, 2, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    test_fill_random(in, 7);
+    assert_ok(run_convert(in, &out, "dtype=u16"));
+    assert_int_equal(out->dtype, PARAC_U16);
+    for (int64_t z = 0; z < 2; z++)
+        for (int64_t y = 0; y < 5; y++)
+            for (int64_t x = 0; x < 17; x++)
+                for (int c = 0; c < 2; c++)
+                    assert_int_equal(((uint16_t *)parac_image_at(out, x, y, z))[c],
+                                     ((uint8_t *)parac_image_at(in, x, y, z))[c] * 257);
+    parac_image_destroy(out);
+    parac_image_destroy(in);
+
+    /* f32 -> u8 (scale none): ties to even, saturation, NaN -> 0. */
+    const float src[] = {0.5f, 1.5f, 2.5f, -3.0f, 254.5f, 255.5f, 1000.0f, NAN, 7.49f};
+    const uint8_t want[] = {0, 2, 2, 0, 254, 255, 255, 0, 7};
+    assert_ok(parac_image_create(&in, 9, 1, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    memcpy(in->data, src, sizeof src);
+    assert_ok(run_convert(in, &out, "dtype=u8"));
+    assert_memory_equal(out->data, want, sizeof want);
+    parac_image_destroy(out);
+    parac_image_destroy(in);
+
+    /* RGB -> gray luma, RGB -> RGBA opaque alpha. */
+    assert_ok(parac_image_create(&in, 2, 1, 1, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    uint8_t rgb[] = {255, 0, 0, 10, 200, 30};
+    memcpy(in->data, rgb, sizeof rgb);
+    assert_ok(run_convert(in, &out, "channels=1"));
+    assert_int_equal(((uint8_t *)out->data)[0], 76);  /* rint(0.299*255) */
+    assert_int_equal(((uint8_t *)out->data)[1], (int)rint(0.299 * 10 + 0.587 * 200 + 0.114 * 30));
+    parac_image_destroy(out);
+    assert_ok(run_convert(in, &out, "channels=4"));
+    assert_int_equal(((uint8_t *)out->data)[3], 255);
+    assert_int_equal(((uint8_t *)out->data)[5], 200);
+    parac_image_destroy(out);
+    /* minmax stretches to the output range. */
+    assert_ok(run_convert(in, &out, "dtype=f32 scale=minmax"));
+    assert_true(fabsf(((float *)out->data)[0] - 1.0f) < 1e-7f);
+    assert_true(fabsf(((float *)out->data)[1]) < 1e-7f);
+    parac_image_destroy(out);
+    parac_image_destroy(in);
+}
+
+static void test_stats(void **state)
+{
+    parac_image *img = NULL;
+    assert_ok(parac_image_create(&img, 31, 17, 3, 2, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    test_fill_random(img, 3);
+    ((float *)parac_image_at(img, 4, 4, 1))[1] = NAN;
+    parac_image_stats s;
+    assert_ok(parac_image_compute_stats(cpu, img, &s));
+    for (int c = 0; c < 2; c++) {
+        double lo = INFINITY, hi = -INFINITY, sum = 0;
+        int64_t n = 0;
+        for (int64_t z = 0; z < 3; z++)
+            for (int64_t y = 0; y < 17; y++)
+                for (int64_t x = 0; x < 31; x++) {
+                    float v = ((float *)parac_image_at(img, x, y, z))[c];
+                    if (isnan(v)) continue;
+                    lo = fmin(lo, v);
+                    hi = fmax(hi, v);
+                    sum += v;
+                    n++;
+                }
+        assert_true(s.min[c] == lo);
+        assert_true(s.max[c] == hi);
+        assert_true(fabs(s.mean[c] - sum / n) < 1e-9);
+        assert_int_equal(s.nan_count[c], c == 1 ? 1 : 0);
+    }
+    parac_image_destroy(img);
+}
+
+static int cancel_at_start(void *user, double fraction)
+{
+    int *calls = user;
+    (*calls)++;
+    return fraction == 0.0; /* refuse to start */
+}
+
+static void test_progress_cancels(void **state)
+{
+    parac_context *ctx = NULL;
+    parac_image *in = NULL, *out = NULL;
+    int calls = 0;
+    assert_ok(parac_context_create(&ctx, "cpu"));
+    parac_context_set_progress(ctx, cancel_at_start, &calls);
+    assert_ok(parac_image_create_zeroed(&in, 8, 8, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_int_equal(parac_op_run(ctx, "convert", &in, 1, &out, 1, NULL, NULL, 0), PARAC_ERR_CANCELLED);
+    assert_null(out);
+    assert_int_equal(calls, 1);
+    parac_image_destroy(in);
+    parac_context_destroy(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_args),          cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
+        cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
