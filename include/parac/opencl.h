@@ -3,6 +3,7 @@
 #ifndef PARAC_OPENCL_H
 #define PARAC_OPENCL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parac/export.h"
