@@ -67,13 +67,21 @@ void print_type_decl(FILE *o, Type *ty, const char *name, bool opencl)
 }
 
 /* ---- matrix accesses ------------------------------------------------------ */
+static int expr_prec(Node *n);
+
 static void print_term(PrintCtx *p, Node *e, long add)
 {
-    out(p, "(");
-    print_expr(p, e);
+    bool simple = e && (e->kind == ND_VAR || e->kind == ND_NUM || e->kind == ND_ITER_INDEX) && add == 0;
+    if (!simple) out(p, "(");
+    if (add != 0 && e && expr_prec(e) < 12) {
+        out(p, "(");
+        print_expr(p, e);
+        out(p, ")");
+    } else
+        print_expr(p, e);
     if (add > 0) fprintf(p->out, " + %ld", add);
     if (add < 0) fprintf(p->out, " - %ld", -add);
-    out(p, ")");
+    if (!simple) out(p, ")");
 }
 
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
@@ -278,7 +286,11 @@ static bool g_is_write; /* the access being printed is an assignment target */
 void print_elem(PrintCtx *p, Node *n, int i, int j)
 {
     if (!is_small_node(n)) {
+        /* a scalar inside an expanded element: keep it one operand */
+        bool par = expr_prec(n) < 14;
+        if (par) out(p, "(");
         print_expr(p, n);
+        if (par) out(p, ")");
         return;
     }
     switch (n->kind) {
@@ -441,6 +453,52 @@ static const char *opencl_func_name(const char *name)
     return name;
 }
 
+/* ---- parentheses only where C needs them (and where gcc -Wparentheses
+ * would ask for them) ---------------------------------------------------- */
+static int binary_prec(const char *op)
+{
+    static const struct { const char *op; int prec; } t[] = {
+        {"||", 4}, {"&&", 5}, {"|", 6}, {"^", 7}, {"&", 8}, {"==", 9}, {"!=", 9}, {"<", 10},
+        {"<=", 10}, {">", 10}, {">=", 10}, {"<<", 11}, {">>", 11}, {"+", 12}, {"-", 12},
+        {"*", 13}, {"/", 13}, {"%", 13}, {".*", 13},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(op, t[i].op)) return t[i].prec;
+    return 0;
+}
+
+/* Precedence of an expression as printed: 16 for primaries and postfix forms. */
+static int expr_prec(Node *n)
+{
+    switch (n->kind) {
+    case ND_COMMA: return 1;
+    case ND_ASSIGN: return 2;
+    case ND_COND: return 3;
+    case ND_BINARY: return n->ty && n->ty->kind == TY_SMALL ? 16 : binary_prec(n->op);
+    case ND_UNARY: case ND_CAST: case ND_SIZEOF_EXPR: case ND_SIZEOF_TYPE: return 14;
+    default: return 16;
+    }
+}
+
+/* Child `c` of binary operator `op` (on the right when `right`). */
+static bool needs_parens(Node *c, const char *op, bool right)
+{
+    int cp = expr_prec(c), pp = binary_prec(op);
+    if (cp >= 14) return false;
+    if (cp < 4) return true;
+    if (pp >= 12) return cp < pp || (cp == pp && right);   /* arithmetic */
+    if (pp == 9 || pp == 10) return cp < 11 || cp == 11;    /* comparisons: arithmetic children only */
+    if (pp == 4 || pp == 5) return cp < 9;                  /* && ||: comparisons and arithmetic */
+    return true;                                            /* bitwise and shifts: always */
+}
+
+static void print_sub(PrintCtx *p, Node *c, bool parens)
+{
+    if (parens) fputc('(', p->out);
+    print_expr(p, c);
+    if (parens) fputc(')', p->out);
+}
+
 void print_expr(PrintCtx *p, Node *n)
 {
     if (!n) return;
@@ -479,11 +537,9 @@ void print_expr(PrintCtx *p, Node *n)
             print_elem(p, n, p->elem_i, p->elem_j);
             return;
         }
-        out(p, "(");
-        print_expr(p, n->lhs);
+        print_sub(p, n->lhs, needs_parens(n->lhs, n->op, false));
         fprintf(p->out, " %s ", n->op);
-        print_expr(p, n->rhs);
-        out(p, ")");
+        print_sub(p, n->rhs, needs_parens(n->rhs, n->op, true));
         return;
     case ND_ASSIGN: {
         if (is_small_node(n) || (n->lhs && n->lhs->kind == ND_WINDOW)) {
@@ -498,34 +554,30 @@ void print_expr(PrintCtx *p, Node *n)
         print_expr(p, n->rhs);
         return;
     }
-    case ND_UNARY:
-        fprintf(p->out, "(%s", n->op);
-        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) {
-            bool w = g_is_write;
-            g_is_write = true;
-            print_expr(p, n->lhs);
-            g_is_write = w;
-        } else
-            print_expr(p, n->lhs);
-        out(p, ")");
+    case ND_UNARY: {
+        out(p, n->op);
+        bool par = expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
+                   (n->lhs->kind == ND_NUM && n->lhs->tok->loc[0] == '-');
+        bool w = g_is_write;
+        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) g_is_write = true;
+        print_sub(p, n->lhs, par);
+        g_is_write = w;
         return;
+    }
     case ND_POSTFIX: {
-        out(p, "(");
         bool w = g_is_write;
         g_is_write = true;
-        print_expr(p, n->lhs);
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
         g_is_write = w;
-        fprintf(p->out, "%s)", n->op);
+        out(p, n->op);
         return;
     }
     case ND_COND:
-        out(p, "(");
-        print_expr(p, n->cond);
+        print_sub(p, n->cond, expr_prec(n->cond) <= 3);
         out(p, " ? ");
-        print_expr(p, n->then);
+        print_sub(p, n->then, expr_prec(n->then) <= 2);
         out(p, " : ");
-        print_expr(p, n->els);
-        out(p, ")");
+        print_sub(p, n->els, expr_prec(n->els) < 3);
         return;
     case ND_COMMA:
         out(p, "(");
@@ -570,14 +622,14 @@ void print_expr(PrintCtx *p, Node *n)
             print_mat_index(p, base->var, e, add, k);
             return;
         }
-        print_expr(p, n->lhs);
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
         out(p, "[");
         print_expr(p, n->rhs);
         out(p, "]");
         return;
     }
     case ND_MEMBER:
-        print_expr(p, n->lhs);
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
         fprintf(p->out, "%s%s", n->op, n->name);
         return;
     case ND_CAST:
@@ -585,9 +637,8 @@ void print_expr(PrintCtx *p, Node *n)
             print_elem(p, n, p->elem_i, p->elem_j);
             return;
         }
-        fprintf(p->out, "((%s)", ty_c_name(n->cast_ty, p->opencl));
-        print_expr(p, n->lhs);
-        out(p, ")");
+        fprintf(p->out, "(%s)", ty_c_name(n->cast_ty, p->opencl));
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 14);
         return;
     case ND_SIZEOF_TYPE:
         fprintf(p->out, "sizeof(%s)", ty_c_name(n->cast_ty, p->opencl));
@@ -735,6 +786,14 @@ void print_stmt(PrintCtx *p, Node *n)
         print_expr(p, n->cond);
         out(p, ")\n");
         print_body(p, n->then);
+        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(n->els))) {
+            n = n->els;
+            print_indent(p);
+            out(p, "else if (");
+            print_expr(p, n->cond);
+            out(p, ")\n");
+            print_body(p, n->then);
+        }
         if (n->els) {
             print_indent(p);
             out(p, "else\n");
