@@ -775,10 +775,17 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
         }
         out(p, ";\n\n");
         out(p, "/* One OpenCL session per program, opened on first use (device from PARAC_OPENCL_DEVICE). */\n"
+               "static parac_cl_session *parac__session_handle;\n\n"
                "static parac_cl_session *parac__session(void)\n{\n"
-               "    static parac_cl_session *session;\n"
-               "    if (!session) PARAC__CHECK(parac_cl_session_open(&session, \"%s\", parac__kernel_source, NULL));\n"
-               "    return session;\n}\n\n",
+               "    if (!parac__session_handle)\n"
+               "        PARAC__CHECK(parac_cl_session_open(&parac__session_handle, \"%s\", parac__kernel_source, NULL));\n"
+               "    return parac__session_handle;\n}\n\n"
+               "/* Closed when the program, or a shared object holding this code, unloads. */\n"
+               "#if defined(__GNUC__)\n"
+               "__attribute__((destructor)) static void parac__session_release(void)\n{\n"
+               "    parac_cl_session_close(parac__session_handle);\n"
+               "    parac__session_handle = NULL;\n}\n"
+               "#endif\n\n",
             prog->base);
     }
     for (Node *n = prog->top; n; n = n->next) {
