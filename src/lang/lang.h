@@ -170,6 +170,7 @@ struct Node {
     Token *rule_tok;
     const char *text; /* DIRECTIVE, VERBATIM */
     int reduction_id; /* independent operator: its host temporary */
+    long cost;        /* small-matrix value: terms per unrolled element */
     bool is_static, is_extern, is_inline, is_typedef;
 };
 

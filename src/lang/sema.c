@@ -133,6 +133,23 @@ static Type *small_type(Type *elem, int rows, int cols)
 }
 
 static bool is_small(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
+
+/* Unrolling a small-matrix expression prints every term of every element:
+ * keep that bounded (a chain of products grows geometrically). */
+enum { MAX_UNROLL_TERMS = 4096 };
+static long cost_of(Node *n) { return n && n->cost > 0 ? n->cost : 1; }
+/* Record the terms per element of n, reporting once when too many. */
+static void set_cost3(Node *n, long c, Node *a, Node *b)
+{
+    if (c > MAX_UNROLL_TERMS) {
+        bool reported = (a && a->cost > MAX_UNROLL_TERMS) || (b && b->cost > MAX_UNROLL_TERMS);
+        if (!reported)
+            diag_error_tok(n->tok, "this small-matrix expression unrolls to more than %d terms per element",
+                           MAX_UNROLL_TERMS);
+        c = MAX_UNROLL_TERMS + 1;
+    }
+    n->cost = c;
+}
 static bool is_matrix(Node *n) { return n && n->ty && n->ty->kind == TY_MATRIX; }
 
 /* ---- declarations --------------------------------------------------------- */
@@ -385,6 +402,7 @@ static Node *parac_call(Sema *S, Node *n, const char *name)
             r->ty = a->ty;
         } else
             r->ty = small_type(a->ty->base, a->ty->cols, a->ty->rows);
+        r->cost = a->cost;
         return r;
     }
     Node *r = new_node(ND_PARAC_OP, n->tok);
@@ -402,6 +420,7 @@ static Node *parac_call(Sema *S, Node *n, const char *name)
     Node *b = r->pop == OP_CONV ? sema_expr(S, n->args->next) : NULL;
     a->next = b;
     r->args = a;
+    if (is_small(a)) set_cost3(r, (long)a->ty->rows * a->ty->cols * (cost_of(a) + (b && is_small(b) ? cost_of(b) : 0)), a, b);
     if (r->pop != OP_CONV) {
         Type *et = a->ty && (a->ty->kind == TY_SMALL || a->ty->kind == TY_MATRIX) ? a->ty->base : a->ty;
         if (is_matrix(a)) {
@@ -585,6 +604,7 @@ static Node *sema_expr(Sema *S, Node *n)
         n->lhs = sema_expr(S, n->lhs);
         n->ty = n->cast_ty;
         if (is_small(n->lhs)) n->ty = small_type(n->cast_ty, n->lhs->ty->rows, n->lhs->ty->cols);
+        n->cost = n->lhs->cost;
         break;
     case ND_SIZEOF_TYPE:
         n->cast_ty = resolve_type(S, n->cast_ty);
@@ -611,8 +631,10 @@ static Node *sema_expr(Sema *S, Node *n)
             n->ty = t && (t->kind == TY_PTR || t->kind == TY_ARRAY) ? t->base : ty_basic(TY_INT, false);
         } else if (!strcmp(n->op, "!"))
             n->ty = ty_basic(TY_INT, false);
-        else if (is_small(n->lhs))
+        else if (is_small(n->lhs)) {
             n->ty = n->lhs->ty;
+            n->cost = n->lhs->cost;
+        }
         else
             n->ty = ty_common(n->lhs->ty, ty_basic(TY_INT, false));
         if (is_small(n->lhs) && strcmp(n->op, "-") && strcmp(n->op, "+"))
@@ -649,6 +671,7 @@ static Node *sema_expr(Sema *S, Node *n)
                                        a->ty->rows, a->ty->cols, b->ty->rows, b->ty->cols);
                     n->ty = small_type(et, a->ty->rows, b->ty->cols);
                     if (n->ty->rows * n->ty->cols > 256) diag_error_tok(n->tok, "matrix product too large");
+                    set_cost3(n, (long)a->ty->cols * (cost_of(a) + cost_of(b)), a, b);
                 } else {
                     n->ty = small_type(et, is_small(a) ? a->ty->rows : b->ty->rows,
                                        is_small(a) ? a->ty->cols : b->ty->cols);
@@ -659,9 +682,11 @@ static Node *sema_expr(Sema *S, Node *n)
                 diag_error_tok(n->tok, "operator '%s' does not apply to small matrices", op);
                 n->ty = et;
             }
+            if (n->cost == 0) set_cost3(n, cost_of(a) + cost_of(b), a, b);
             break;
         }
         if (n->kind == ND_EWMUL) {
+            if (is_small(a) || is_small(b)) set_cost3(n, cost_of(a) + cost_of(b), a, b);
             diag_error_tok(n->tok, "'.*' needs matrices or windows");
             n->kind = ND_BINARY;
             n->op = "*";
