@@ -378,6 +378,22 @@ static void after_stmt(PrintCtx *p, Node *n)
     }
 }
 
+/* A condition reading matrices that kernels use: (host copy, ..., condition). */
+static void cond_expr(PrintCtx *p, Node *e)
+{
+    int n = 0;
+    if (ocl())
+        for (int i = 0; i < H.sp; i++) {
+            Obj *o = H.stack[i];
+            if (o && o->used_in_kernel && mentions_storage(e, o)) {
+                out(p, "%sparac__host_copy(&%s_cl, __LINE__), ", n ? "" : "(", o->name);
+                n++;
+            }
+        }
+    print_expr(p, e);
+    if (n) out(p, ")");
+}
+
 static void before_return(PrintCtx *p, Node *ret)
 {
     Node *list[32];
@@ -696,6 +712,7 @@ static const HostHooks hooks_tracked = {
     .block_end = block_end_hook,
     .before_return = before_return,
     .needs_wrap = needs_wrap,
+    .cond_expr = cond_expr,
 };
 
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
@@ -761,6 +778,11 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
         out(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
                "        if (parac__st != PARAC_OK) parac__fatal(parac__st, \"%s\", __LINE__); \\\n    } while (0)\n\n",
             c_name);
+        out(p, "/* The host copy of a matrix, inside an expression (loop conditions). */\n"
+               "static inline int parac__host_copy(parac_cl_matrix *m, int line)\n{\n"
+               "    parac_status st = parac_cl_to_host(m);\n"
+               "    if (st != PARAC_OK) parac__fatal(st, \"%s\", line);\n"
+               "    return 0;\n}\n\n", c_name);
         out(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
         const char *s = kernel_source;
         out(p, "    \"");

@@ -346,6 +346,7 @@ typedef struct HostHooks {
     void (*block_end)(PrintCtx *p, Node *block);
     void (*before_return)(PrintCtx *p, Node *ret);
     bool (*needs_wrap)(Node *n);                /* before/after code needs braces */
+    void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
 } HostHooks;
 extern const HostHooks *print_hooks;
 

@@ -715,6 +715,18 @@ static void print_decl(PrintCtx *p, Node *n)
     }
 }
 
+/* A condition or loop step of host code: the back end may need the host
+ * copies of matrices it reads (a loop condition is evaluated again after
+ * every iteration, so the transfer goes inside the expression). */
+static void print_cond(PrintCtx *p, Node *e)
+{
+    if (!p->in_kernel && print_hooks && print_hooks->cond_expr) {
+        print_hooks->cond_expr(p, e);
+        return;
+    }
+    print_expr(p, e);
+}
+
 static void print_body(PrintCtx *p, Node *n)
 {
     if (n && n->kind == ND_BLOCK) {
@@ -783,14 +795,14 @@ void print_stmt(PrintCtx *p, Node *n)
     case ND_IF:
         print_indent(p);
         out(p, "if (");
-        print_expr(p, n->cond);
+        print_cond(p, n->cond);
         out(p, ")\n");
         print_body(p, n->then);
         while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(n->els))) {
             n = n->els;
             print_indent(p);
             out(p, "else if (");
-            print_expr(p, n->cond);
+            print_cond(p, n->cond);
             out(p, ")\n");
             print_body(p, n->then);
         }
@@ -803,7 +815,7 @@ void print_stmt(PrintCtx *p, Node *n)
     case ND_WHILE:
         print_indent(p);
         out(p, "while (");
-        print_expr(p, n->cond);
+        print_cond(p, n->cond);
         out(p, ")\n");
         print_body(p, n->body);
         break;
@@ -813,7 +825,7 @@ void print_stmt(PrintCtx *p, Node *n)
         print_body(p, n->body);
         print_indent(p);
         out(p, "while (");
-        print_expr(p, n->cond);
+        print_cond(p, n->cond);
         out(p, ");\n");
         break;
     case ND_FOR:
@@ -823,9 +835,9 @@ void print_stmt(PrintCtx *p, Node *n)
         if (n->init) print_stmt(p, n->init);
         print_indent(p);
         out(p, "for (; ");
-        print_expr(p, n->cond);
+        print_cond(p, n->cond);
         out(p, "; ");
-        print_expr(p, n->inc);
+        print_cond(p, n->inc);
         out(p, ")\n");
         print_body(p, n->body);
         p->indent--;
@@ -835,7 +847,7 @@ void print_stmt(PrintCtx *p, Node *n)
     case ND_SWITCH:
         print_indent(p);
         out(p, "switch (");
-        print_expr(p, n->cond);
+        print_cond(p, n->cond);
         out(p, ")\n");
         print_body(p, n->body);
         break;
