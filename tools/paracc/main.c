@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lang/lang.h"
@@ -26,6 +27,12 @@ static void usage(FILE *o)
 
 static char *read_file(const char *path, size_t *len)
 {
+    struct stat sb;
+    if (stat(path, &sb) != 0) return NULL;
+    if (!S_ISREG(sb.st_mode)) {
+        errno = EISDIR;
+        return NULL;
+    }
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
     size_t cap = 4096, n = 0;
@@ -43,6 +50,11 @@ static char *read_file(const char *path, size_t *len)
         size_t r = fread(buf + n, 1, cap - n - 1, f);
         n += r;
         if (r == 0) break;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        free(buf);
+        return NULL;
     }
     fclose(f);
     buf[n] = 0;
