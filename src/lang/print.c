@@ -527,6 +527,10 @@ void print_expr(PrintCtx *p, Node *n)
         return;
     }
     case ND_WINDOW: case ND_TRANSE: case ND_EWMUL:
+        if (!is_small_node(n)) { /* only after an error: never recurse */
+            out(p, "0");
+            return;
+        }
         print_elem(p, n, p->elem_i, p->elem_j);
         return;
     case ND_PARAC_OP:

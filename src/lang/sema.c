@@ -829,6 +829,11 @@ static Node *rule_value(Sema *S, BorderRule *r, BorderEntry *e, Node *n)
     }
     switch (n->kind) {
     case ND_BINARY: case ND_EWMUL: case ND_ASSIGN: case ND_COMMA:
+        if (n->kind == ND_EWMUL) {
+            diag_error_tok(n->tok, "'.*' needs matrices or windows; a border value is a scalar");
+            n->kind = ND_BINARY;
+            n->op = "*";
+        }
         n->lhs = rule_value(S, r, e, n->lhs);
         n->rhs = rule_value(S, r, e, n->rhs);
         if (n->kind == ND_ASSIGN) diag_error_tok(n->tok, "a border value cannot assign");
