@@ -52,6 +52,13 @@ static void add_access(Region *r, Node *n, bool write)
     n->var->used_in_kernel = true;
 }
 
+/* x += ..., x++: the target is read as well (without walking it again:
+ * nested updates would make that exponential). */
+static void also_read(Region *r, Node *lhs)
+{
+    if (!in_callee && lhs && (lhs->kind == ND_MAT_ELEM || lhs->kind == ND_WINDOW)) add_access(r, lhs, false);
+}
+
 static void collect_list(Region *r, Node *n, int depth)
 {
     for (; n; n = n->next) collect(r, n, false, depth);
@@ -99,15 +106,12 @@ static void collect(Region *r, Node *n, bool write, int depth)
     }
     case ND_ASSIGN:
         collect(r, n->lhs, true, depth + 1);
-        if (strcmp(n->op, "=")) collect(r, n->lhs, false, depth + 1);
+        if (strcmp(n->op, "=")) also_read(r, n->lhs);
         collect(r, n->rhs, false, depth + 1);
         return;
     case ND_UNARY: case ND_POSTFIX:
-        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) {
-            collect(r, n->lhs, true, depth + 1);
-            collect(r, n->lhs, false, depth + 1);
-        } else
-            collect(r, n->lhs, false, depth + 1);
+        collect(r, n->lhs, !strcmp(n->op, "++") || !strcmp(n->op, "--"), depth + 1);
+        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) also_read(r, n->lhs);
         return;
     case ND_CALL:
         if (n->lhs && n->lhs->var && n->lhs->var->func_def) {
