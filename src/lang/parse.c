@@ -243,10 +243,17 @@ static Node *declarator(Parser *P, DeclSpec *ds)
     Node *d = new_node(ND_DECL, P->tok);
     Type *ty = ds->ty;
     bool is_ref = false;
+    int stars = 0;
     while (equal(P, "*") || equal(P, "const") || equal(P, "restrict") || equal(P, "__restrict") ||
            equal(P, "volatile")) {
-        if (consume(P, "*")) ty = pointer_to(ty);
-        else P->tok = P->tok->next;
+        if (consume(P, "*")) {
+            ty = pointer_to(ty);
+            if (++stars > 32) {
+                error_here(P, "%s", "too many levels of pointers");
+                return d;
+            }
+        } else
+            P->tok = P->tok->next;
     }
     if (equal(P, "&")) {
         if (!ds->matrix) error_here(P, "%s", "'&' references are only for parac_matrix and parac_vector");
@@ -286,7 +293,11 @@ static Node *declarator(Parser *P, DeclSpec *ds)
         d->is_typedef = is_ref; /* reused as "is reference" flag on declarators */
         d->cast_ty = m;
     } else {
-        for (;;) {
+        for (int suffixes = 0;; suffixes++) {
+            if (suffixes == 32) {
+                error_here(P, "%s", "too many array or function suffixes");
+                return d;
+            }
             if (consume(P, "[")) {
                 Node *len = equal(P, "]") ? NULL : assign(P);
                 expect(P, "]");
@@ -455,8 +466,12 @@ static Node *primary(Parser *P)
 static Node *postfix(Parser *P)
 {
     Node *n = primary(P);
-    for (;;) {
+    for (int count = 0;; count++) {
         if (P->failed) return n;
+        if (count == 256) {
+            error_here(P, "%s", "too many postfix operators in a row");
+            return n;
+        }
         Token *t = P->tok;
         if (consume(P, "[")) {
             Node *ix = new_node(ND_INDEX, t);
@@ -521,7 +536,13 @@ static Type *type_name(Parser *P)
 {
     DeclSpec ds = declspec(P);
     Type *ty = ds.ty;
-    while (consume(P, "*")) ty = pointer_to(ty);
+    for (int stars = 0; consume(P, "*"); stars++) {
+        ty = pointer_to(ty);
+        if (stars == 32) {
+            error_here(P, "%s", "too many levels of pointers");
+            break;
+        }
+    }
     if (ds.matrix) error_here(P, "%s", "a parac_matrix type cannot be used in a cast");
     return ty;
 }
@@ -586,8 +607,12 @@ static Node *binary_level(Parser *P, int level)
     if (level == NLEVELS) return cast_expr(P);
     if (!enter(P)) return new_node(ND_NUM, P->tok);
     Node *n = binary_level(P, level + 1);
-    for (;;) {
+    for (int count = 0;; count++) {
         if (P->failed) break;
+        if (count == 500) { /* the tree gets as deep as the chain is long */
+            error_here(P, "%s", "expression too long (more than 500 operators in a row)");
+            break;
+        }
         const char *op = NULL;
         for (int i = 0; i < 6 && levels[level][i]; i++)
             if (equal(P, levels[level][i])) op = levels[level][i];
@@ -641,7 +666,11 @@ static Node *assign(Parser *P)
 static Node *expr(Parser *P)
 {
     Node *n = assign(P);
-    while (equal(P, ",") && !P->failed) {
+    for (int count = 0; equal(P, ",") && !P->failed; count++) {
+        if (count == 500) {
+            error_here(P, "%s", "expression too long (more than 500 commas in a row)");
+            break;
+        }
         Token *t = P->tok;
         P->tok = t->next;
         Node *c = new_node(ND_COMMA, t);
