@@ -6,3 +6,39 @@ parac_status parac_opencl_devices(parac_opencl_device_info *list, int capacity, 
     *count = 0;
     return parac__fail(PARAC_ERR_UNSUPPORTED, "this build of parac has no OpenCL runtime");
 }
+
+/* The runtime for generated OpenCL code: unavailable in this build. */
+static parac_status no_cl(void)
+{
+    return parac__fail(PARAC_ERR_UNSUPPORTED, "this build of parac has no OpenCL runtime");
+}
+
+parac_status parac_cl_session_open(parac_cl_session **s, const char *name, const char *source,
+                                   const char *selector)
+{
+    if (s) *s = 0;
+    return no_cl();
+}
+void parac_cl_session_close(parac_cl_session *s) {}
+const char *parac_cl_session_device(const parac_cl_session *s) { return ""; }
+int parac_cl_session_from_cache(const parac_cl_session *s) { return 0; }
+parac_status parac_cl_matrix_bind(parac_cl_session *s, parac_cl_matrix *m, void *host, size_t elem_size,
+                                  int ndim, long d0, long d1, long d2, size_t host_pitch)
+{
+    return no_cl();
+}
+parac_status parac_cl_to_device(parac_cl_matrix *m) { return no_cl(); }
+parac_status parac_cl_to_host(parac_cl_matrix *m) { return no_cl(); }
+void parac_cl_host_modified(parac_cl_matrix *m) {}
+void parac_cl_device_modified(parac_cl_matrix *m) {}
+void parac_cl_matrix_release(parac_cl_matrix *m) {}
+parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                             const int *wg, int nargs, const parac_cl_arg *args)
+{
+    return no_cl();
+}
+parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
+                             void *result)
+{
+    return no_cl();
+}

@@ -1,0 +1,846 @@
+/* Host code generation, both targets.
+ *
+ * The program's own C is printed back (with matrices as flat arrays plus
+ * NAME_pitch and NAME_d0..d2). Each parallel region becomes:
+ *   --target c       an OpenMP loop nest over the interior box, then loop nests
+ *                    over the border boxes with the border-rule variant;
+ *   --target opencl  launches of the region's interior kernel and border
+ *                    kernel (emit_opencl.c) through the libparac runtime, with
+ *                    transfers decided by each matrix's host/device state.
+ * Independent operators are computed into parac_red_N before their statement. */
+#include <string.h>
+
+#include "lang/lang.h"
+
+typedef struct HostState {
+    Program *prog;
+    Target target;
+    Node *func;
+    /* matrices in scope, with block markers (NULL) */
+    Obj *stack[512];
+    Node *stack_block[512];
+    int sp;
+    const char *file;
+} HostState;
+
+static HostState H;
+
+static const char *prelude =
+    "#include <limits.h>\n"
+    "#include <float.h>\n"
+    "#include <math.h>\n"
+    "#include <stddef.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "\n"
+    "/* ---- helpers of the generated code (not every program uses every one) ---- */\n"
+    "#if defined(__GNUC__)\n"
+    "#define PARAC__HELPER static inline __attribute__((unused))\n"
+    "#else\n"
+    "#define PARAC__HELPER static inline\n"
+    "#endif\n"
+    "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n"
+    "#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+    "PARAC__HELPER long long parac__min_i(long long a, long long b) { return a < b ? a : b; }\n"
+    "PARAC__HELPER long long parac__max_i(long long a, long long b) { return a > b ? a : b; }\n"
+    "PARAC__HELPER double parac__min_f(double a, double b) { return a < b ? a : b; }\n"
+    "PARAC__HELPER double parac__max_f(double a, double b) { return a > b ? a : b; }\n"
+    "\n"
+    "/* A box of iteration counters k (index = first + k * step). */\n"
+    "typedef struct parac__box { long lo[3], hi[3]; } parac__box;\n"
+    "\n"
+    "PARAC__HELPER long parac__floordiv(long a, long b) { return a / b - (a % b != 0 && ((a < 0) != (b < 0))); }\n"
+    "PARAC__HELPER long parac__ceildiv(long a, long b) { return -parac__floordiv(-a, b); }\n"
+    "\n"
+    "/* Number of iterations of lb:ub:step (ub excluded). */\n"
+    "PARAC__HELPER long parac__count(long lb, long ub, long step) { return ub > lb ? (ub - lb + step - 1) / step : 0; }\n"
+    "\n"
+    "/* Narrow [*lo, *hi) to the counters whose index first + k*step lies in [ilo, ihi]. */\n"
+    "PARAC__HELPER void parac__interior(long first, long step, long n, long ilo, long ihi, long *lo, long *hi)\n"
+    "{\n"
+    "    long a = parac__ceildiv(ilo - first, step), b = parac__floordiv(ihi - first, step) + 1;\n"
+    "    if (a > *lo) *lo = a;\n"
+    "    if (b < *hi) *hi = b;\n"
+    "    if (*lo > n) *lo = n;\n"
+    "    if (*hi < *lo) *hi = *lo;\n"
+    "}\n"
+    "\n"
+    "/* Split n[0..nd) into the interior box [lo, hi) (first) and up to 2*nd border boxes. */\n"
+    "PARAC__HELPER int parac__regions(int nd, const long *n, const long *lo, const long *hi, parac__box *box)\n"
+    "{\n"
+    "    int count = 1;\n"
+    "    for (int d = 0; d < 3; d++) {\n"
+    "        box[0].lo[d] = d < nd ? lo[d] : 0;\n"
+    "        box[0].hi[d] = d < nd ? hi[d] : 1;\n"
+    "    }\n"
+    "    for (int d = 0; d < nd; d++)\n"
+    "        for (int side = 0; side < 2; side++) {\n"
+    "            parac__box b;\n"
+    "            for (int e = 0; e < 3; e++) {\n"
+    "                b.lo[e] = e >= nd ? 0 : e < d ? lo[e] : 0;\n"
+    "                b.hi[e] = e >= nd ? 1 : e < d ? hi[e] : n[e];\n"
+    "            }\n"
+    "            b.lo[d] = side ? hi[d] : 0;\n"
+    "            b.hi[d] = side ? n[d] : lo[d];\n"
+    "            int empty = 0;\n"
+    "            for (int e = 0; e < 3; e++) empty |= b.hi[e] <= b.lo[e];\n"
+    "            if (!empty) box[count++] = b;\n"
+    "        }\n"
+    "    return count;\n"
+    "}\n"
+    "\n"
+    "/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes, zeroed. */\n"
+    "PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)\n"
+    "{\n"
+    "    size_t row = (size_t)(cols > 0 ? cols : 1) * elem;\n"
+    "    row = (row + 63) / 64 * 64;\n"
+    "    *pitch = (long)(row / elem);\n"
+    "    void *p = calloc((size_t)(rows > 0 ? rows : 1), row);\n"
+    "    if (!p) {\n"
+    "        fprintf(stderr, \"parac program: out of memory for a %ldx%ld matrix\\n\", rows, cols);\n"
+    "        exit(1);\n"
+    "    }\n"
+    "    return p;\n"
+    "}\n"
+    "\n";
+
+static void out(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(PrintCtx *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->out, fmt, ap);
+    va_end(ap);
+}
+
+static void line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void line(PrintCtx *p, const char *fmt, ...)
+{
+    print_indent(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', p->out);
+}
+
+static bool ocl(void) { return H.target == TARGET_OPENCL; }
+
+/* ---- matrices ---------------------------------------------------------------- */
+static void push_matrix(Obj *o, Node *block)
+{
+    if (H.sp < 512) {
+        H.stack[H.sp] = o;
+        H.stack_block[H.sp] = block;
+        H.sp++;
+    }
+}
+
+static Node *cur_block;
+
+static void matrix_dims(PrintCtx *p, Obj *o)
+{
+    Type *m = o->ty;
+    print_indent(p);
+    for (int i = 0; i < 3; i++) {
+        out(p, "%sconst long %s_d%d = ", i ? " " : "", o->name, i);
+        if (i < m->ndim) {
+            out(p, "(");
+            print_expr(p, m->dims[i]);
+            out(p, ");");
+        } else
+            out(p, "1;");
+    }
+    out(p, "\n");
+}
+
+static void matrix_cl_bind(PrintCtx *p, Obj *o)
+{
+    if (!ocl() || !o->used_in_kernel) return;
+    const char *T = ty_c_name(o->ty->base, false);
+    line(p, "parac_cl_matrix %s_cl;", o->name);
+    line(p, "PARAC__CHECK(parac_cl_matrix_bind(parac__session(), &%s_cl, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
+            "(size_t)%s_pitch * sizeof(%s)));",
+         o->name, o->name, T, o->ty->ndim, o->name, o->name, o->name, o->name, T);
+}
+
+static void unused(PrintCtx *p, Obj *o)
+{
+    line(p, "(void)%s_d0; (void)%s_d1; (void)%s_d2; (void)%s_pitch;", o->name, o->name, o->name, o->name);
+}
+
+static void decl_matrix(PrintCtx *p, Node *d)
+{
+    Obj *o = d->var;
+    Type *m = o->ty;
+    const char *T = ty_c_name(m->base, false);
+    line(p, "/* %s:%d: %s parac_matrix %s%s */", H.file, d->tok->line, T, o->is_ref ? "&" : "", o->name);
+    if (o->is_small_const) {
+        print_indent(p);
+        out(p, "static const %s %s", T, o->name);
+        bool ok;
+        for (int i = 0; i < m->ndim; i++) out(p, "[%ld]", const_eval(m->dims[i], &ok));
+        long rows = m->ndim == 2 ? const_eval(m->dims[0], &ok) : 1, cols = const_eval(m->dims[m->ndim - 1], &ok);
+        out(p, " = {");
+        Node *v = o->init->args;
+        for (long r = 0; r < rows; r++) {
+            if (m->ndim == 2) out(p, "%s{", r ? ", " : "");
+            for (long c = 0; c < cols; c++) {
+                if (c || (m->ndim == 1 && r)) out(p, ", ");
+                out(p, "(%s)(", T);
+                if (v) print_expr(p, v);
+                else out(p, "0");
+                out(p, ")");
+                if (v) v = v->next;
+            }
+            if (m->ndim == 2) out(p, "}");
+        }
+        out(p, "};\n");
+        line(p, "(void)%s;", o->name);
+        return;
+    }
+    matrix_dims(p, o);
+    if (o->is_ref) {
+        print_indent(p);
+        out(p, "%s *%s = (%s *)(", T, o->name, T);
+        print_expr(p, o->bound);
+        out(p, ");\n");
+        line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, m->ndim - 1);
+    } else {
+        line(p, "long %s_pitch;", o->name);
+        if (m->ndim == 1)
+            line(p, "%s *%s = (%s *)parac__alloc_matrix(1, %s_d0, sizeof(%s), &%s_pitch);", T, o->name, T,
+                 o->name, T, o->name);
+        else
+            line(p, "%s *%s = (%s *)parac__alloc_matrix(%s_d0 * %s_d1 * %s_d2 / %s_d%d, %s_d%d, sizeof(%s), &%s_pitch);",
+                 T, o->name, T, o->name, o->name, o->name, o->name, m->ndim - 1, o->name, m->ndim - 1, T, o->name);
+        push_matrix(o, cur_block);
+    }
+    unused(p, o);
+    matrix_cl_bind(p, o);
+    if (o->is_ref && ocl() && o->used_in_kernel) push_matrix(o, cur_block);
+}
+
+/* Release (and for references, bring back) the matrices of one scope. */
+static void release(PrintCtx *p, Obj *o)
+{
+    if (ocl() && o->used_in_kernel) {
+        if (o->is_ref) line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl));", o->name);
+        line(p, "parac_cl_matrix_release(&%s_cl);", o->name);
+    }
+    if (!o->is_ref) line(p, "free(%s);", o->name);
+}
+
+static void block_end(PrintCtx *p, Node *block)
+{
+    while (H.sp > 0 && H.stack_block[H.sp - 1] == block) {
+        H.sp--;
+        release(p, H.stack[H.sp]);
+    }
+}
+
+/* ---- independent operators (global reductions) ------------------------------ */
+static void find_reductions(Node *e, Node **list, int *n)
+{
+    if (!e || *n >= 32) return;
+    if (e->kind == ND_PARAC_OP && e->reduction_id >= 0 && e->args && e->args->ty &&
+        e->args->ty->kind == TY_MATRIX) {
+        list[(*n)++] = e;
+        return;
+    }
+    find_reductions(e->lhs, list, n);
+    find_reductions(e->rhs, list, n);
+    find_reductions(e->cond, list, n);
+    find_reductions(e->then, list, n);
+    find_reductions(e->els, list, n);
+    for (Node *a = e->args; a; a = a->next) find_reductions(a, list, n);
+}
+
+static int stmt_reductions(Node *n, Node **list)
+{
+    int k = 0;
+    switch (n->kind) {
+    case ND_EXPR_STMT: case ND_RETURN: find_reductions(n->lhs, list, &k); break;
+    case ND_IF: case ND_SWITCH: find_reductions(n->cond, list, &k); break;
+    case ND_DECL:
+        for (Node *d = n->decls; d; d = d->next)
+            if (d->init && d->init->kind != ND_INIT_LIST) find_reductions(d->init, list, &k);
+        break;
+    default: break;
+    }
+    return k;
+}
+
+static const char *type_limit(Type *t, bool max)
+{
+    switch (t->kind) {
+    case TY_CHAR: return t->is_unsigned ? (max ? "UCHAR_MAX" : "0") : (max ? "SCHAR_MAX" : "SCHAR_MIN");
+    case TY_SHORT: return t->is_unsigned ? (max ? "USHRT_MAX" : "0") : (max ? "SHRT_MAX" : "SHRT_MIN");
+    case TY_INT: return t->is_unsigned ? (max ? "UINT_MAX" : "0") : (max ? "INT_MAX" : "INT_MIN");
+    case TY_LONG: case TY_LLONG: return t->is_unsigned ? (max ? "ULONG_MAX" : "0") : (max ? "LONG_MAX" : "LONG_MIN");
+    case TY_FLOAT: case TY_DOUBLE: return max ? "INFINITY" : "-INFINITY";
+    default: return max ? "INT_MAX" : "INT_MIN";
+    }
+}
+
+/* Accumulator type of a global reduction. */
+static Type *red_acc_type(Node *op)
+{
+    Type *et = op->args->ty->base;
+    if (op->pop == OP_MIN || op->pop == OP_MAX) return et;
+    if (ty_is_float(et)) return et;
+    return ty_basic(TY_LLONG, et->is_unsigned && ty_rank(et) >= 5);
+}
+
+static void emit_reduction(PrintCtx *p, Node *op)
+{
+    Obj *m = op->args->var;
+    Region *r = NULL;
+    for (Region *x = H.prog->regions; x; x = x->next)
+        if (x->id == op->reduction_id) r = x;
+    Type *acc = red_acc_type(op);
+    const char *A = ty_c_name(acc, false);
+    int id = op->reduction_id;
+    line(p, "/* %s:%d: independent %s(%s): a global reduction over the whole matrix */", H.file,
+         op->tok->line, parac_op_name(op->pop), m->name);
+    const char *init = op->pop == OP_MIN ? type_limit(acc, true) : op->pop == OP_MAX ? type_limit(acc, false) : "0";
+    line(p, "%s parac_acc_%d = %s;", A, id, init);
+    if (ocl()) {
+        line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", m->name);
+        line(p, "PARAC__CHECK(parac_cl_reduce(parac__session(), \"%s\", &%s_cl, sizeof parac_acc_%d, &parac_acc_%d));",
+             r ? r->kernel : "?", m->name, id, id);
+    } else {
+        const char *clause = op->pop == OP_MIN ? "min" : op->pop == OP_MAX ? "max" : "+";
+        line(p, "#pragma omp parallel for reduction(%s:parac_acc_%d)", clause, id);
+        line(p, "for (long parac_r = 0; parac_r < %s_d0 * %s_d1 * %s_d2 / %s_d%d; parac_r++)", m->name, m->name,
+             m->name, m->name, m->ty->ndim - 1);
+        p->indent++;
+        line(p, "for (long parac_c = 0; parac_c < %s_d%d; parac_c++) {", m->name, m->ty->ndim - 1);
+        p->indent++;
+        if (op->pop == OP_MIN || op->pop == OP_MAX)
+            line(p, "parac_acc_%d = %s(parac_acc_%d, %s[parac_r * %s_pitch + parac_c]);", id,
+                 op->pop == OP_MIN ? "PARAC_MIN" : "PARAC_MAX", id, m->name, m->name);
+        else
+            line(p, "parac_acc_%d += %s[parac_r * %s_pitch + parac_c];", id, m->name, m->name);
+        p->indent--;
+        line(p, "}");
+        p->indent--;
+    }
+    if (op->pop == OP_MEAN) {
+        const char *T = ty_c_name(op->ty, false);
+        line(p, "const %s parac_red_%d = (%s)parac_acc_%d / (%s)(%s_d0 * %s_d1 * %s_d2);", T, id, T, id, T,
+             m->name, m->name, m->name);
+    } else
+        line(p, "const %s parac_red_%d = parac_acc_%d;", A, id, id);
+}
+
+/* ---- transfers around host statements (OpenCL) ------------------------------ */
+static bool mentions_storage(Node *n, Obj *o)
+{
+    if (node_mentions(n, o)) return true;
+    if (o->bound_obj && node_mentions(n, o->bound_obj)) return true;
+    return false;
+}
+
+static bool host_touches(Node *n)
+{
+    if (!ocl() || stmt_has_iterator(n)) return false;
+    for (int i = 0; i < H.sp; i++) {
+        Obj *o = H.stack[i];
+        if (o && o->used_in_kernel && mentions_storage(n, o)) return true;
+    }
+    return false;
+}
+
+static bool needs_wrap(Node *n)
+{
+    Node *list[32];
+    if (n->kind == ND_ITERATOR || n->kind == ND_RETURN) return false;
+    return stmt_reductions(n, list) > 0 || host_touches(n);
+}
+
+static void before_stmt(PrintCtx *p, Node *n)
+{
+    if (n->kind == ND_ITERATOR) return;
+    Node *list[32];
+    int k = stmt_reductions(n, list);
+    for (int i = 0; i < k; i++) emit_reduction(p, list[i]);
+    if (host_touches(n) && n->kind != ND_RETURN)
+        for (int i = 0; i < H.sp; i++) {
+            Obj *o = H.stack[i];
+            if (o && o->used_in_kernel && mentions_storage(n, o))
+                line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl)); /* the host reads or writes %s */", o->name, o->name);
+        }
+}
+
+static void after_stmt(PrintCtx *p, Node *n)
+{
+    if (!host_touches(n) || n->kind == ND_RETURN) return;
+    for (int i = 0; i < H.sp; i++) {
+        Obj *o = H.stack[i];
+        if (o && o->used_in_kernel && mentions_storage(n, o)) line(p, "parac_cl_host_modified(&%s_cl);", o->name);
+    }
+}
+
+/* A condition reading matrices that kernels use: (host copy, ..., condition). */
+static void cond_expr(PrintCtx *p, Node *e)
+{
+    int n = 0;
+    if (ocl())
+        for (int i = 0; i < H.sp; i++) {
+            Obj *o = H.stack[i];
+            if (o && o->used_in_kernel && mentions_storage(e, o)) {
+                out(p, "%sparac__host_copy(&%s_cl, __LINE__), ", n ? "" : "(", o->name);
+                n++;
+            }
+        }
+    print_expr(p, e);
+    if (n) out(p, ")");
+}
+
+static void before_return(PrintCtx *p, Node *ret)
+{
+    Node *list[32];
+    int k = stmt_reductions(ret, list);
+    bool any = k > 0 || H.sp > 0;
+    if (!any) {
+        print_indent(p);
+        out(p, "return");
+        if (ret->lhs) {
+            out(p, " ");
+            print_expr(p, ret->lhs);
+        }
+        out(p, ";\n");
+        return;
+    }
+    line(p, "{");
+    p->indent++;
+    for (int i = 0; i < k; i++) emit_reduction(p, list[i]);
+    Type *rt = H.func ? H.func->ty->base : NULL;
+    bool has_value = ret->lhs && rt && rt->kind != TY_VOID;
+    if (has_value) {
+        print_indent(p);
+        print_type_decl(p->out, rt, "parac_result", false);
+        out(p, " = ");
+        print_expr(p, ret->lhs);
+        out(p, ";\n");
+    }
+    for (int i = H.sp - 1; i >= 0; i--) release(p, H.stack[i]);
+    line(p, has_value ? "return parac_result;" : "return;");
+    p->indent--;
+    line(p, "}");
+}
+
+/* ---- regions ------------------------------------------------------------------ */
+static void range_header(PrintCtx *p, Iterator *it)
+{
+    for (int d = 0; d < it->ndim; d++) {
+        if (d) out(p, "; ");
+        print_expr(p, it->r[d].lb);
+        out(p, ":");
+        print_expr(p, it->r[d].ub);
+        out(p, ":%ld", it->r[d].stride);
+    }
+}
+
+static const char *class_name(OpClass c)
+{
+    return c == CLASS_POINT ? "point operation" : c == CLASS_LOCAL_BLOCK ? "local block operation" : "global operation";
+}
+
+/* Iteration counts, first indices and the interior box. */
+static void region_setup(PrintCtx *p, Region *r)
+{
+    Iterator *it = r->iter;
+    int nd = it->ndim;
+    print_indent(p);
+    out(p, "const long parac_n[%d] = {", nd);
+    for (int d = 0; d < nd; d++) {
+        out(p, "%sparac__count(", d ? ", " : "");
+        print_expr(p, it->r[d].lb);
+        out(p, ", ");
+        print_expr(p, it->r[d].ub);
+        out(p, ", %ld)", it->r[d].stride);
+    }
+    out(p, "};\n");
+    print_indent(p);
+    out(p, "const long parac_first[%d] = {", nd);
+    for (int d = 0; d < nd; d++) {
+        out(p, "%s(long)(", d ? ", " : "");
+        print_expr(p, it->r[d].lb);
+        out(p, ")");
+        if (it->iter_element && it->elem[d] > 1) out(p, " * %ld", it->elem[d]);
+    }
+    out(p, "};\n");
+    print_indent(p);
+    out(p, "long parac_lo[%d] = {", nd);
+    for (int d = 0; d < nd; d++) out(p, "%s0", d ? ", " : "");
+    out(p, "}, parac_hi[%d] = {", nd);
+    for (int d = 0; d < nd; d++) out(p, "%sparac_n[%d]", d ? ", " : "", d);
+    out(p, "};\n");
+    if (r->has_border) {
+        BorderRule *rule = it->rule;
+        Obj *v = rule->var;
+        for (int d = 0; d < v->ty->ndim; d++) {
+            Affine a = r->border_aff[d];
+            if (a.axis < 0 || (!r->need_lo[d] && !r->need_hi[d])) continue;
+            long step = it->r[a.axis].stride * (it->iter_element && it->elem[a.axis] > 1 ? it->elem[a.axis] : 1);
+            line(p, "/* interior along %s of %s: every access %ld..%+ld around %ld*%s stays inside */",
+                 d == v->ty->ndim - 1 ? "columns" : "rows", v->name, (long)-r->need_lo[d], (long)r->need_hi[d],
+                 a.coef, lang_format("%s%c", it->name, "xyz"[a.axis]));
+            line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%d, %ld), "
+                    "parac__floordiv(%s_d%d - 1 - %d, %ld), &parac_lo[%d], &parac_hi[%d]);",
+                 a.axis, step, a.axis, r->need_lo[d], a.coef, v->name, d, r->need_hi[d], a.coef, a.axis, a.axis);
+        }
+    }
+    line(p, "parac__box parac_box[7];");
+    line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
+}
+
+static void index_vars(PrintCtx *p, Iterator *it, const char *k)
+{
+    for (int d = 0; d < it->ndim; d++) {
+        long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
+        line(p, "const int %s%c = (int)(parac_first[%d] + %s%d * %ld);", it->name, "xyz"[d], d, k, d, step);
+        line(p, "(void)%s%c;", it->name, "xyz"[d]);
+    }
+}
+
+static void omp_loops(PrintCtx *p, Region *r, bool border)
+{
+    Iterator *it = r->iter;
+    int nd = it->ndim;
+    const char *b = border ? "parac_box[parac_b]" : "parac_box[0]";
+    line(p, "#pragma omp parallel for%s", nd > 1 ? lang_format(" collapse(%d)", nd) : "");
+    for (int d = 0; d < nd; d++) {
+        line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
+        p->indent++;
+    }
+    p->indent--;
+    line(p, "{");
+    p->indent++;
+    index_vars(p, it, "parac_k");
+    bool k = p->in_kernel, bo = p->border;
+    Region *rr = p->region;
+    p->in_kernel = true;
+    p->border = border;
+    p->region = r;
+    print_stmt(p, it->body);
+    p->in_kernel = k;
+    p->border = bo;
+    p->region = rr;
+    p->indent--;
+    line(p, "}");
+    p->indent -= nd - 1;
+}
+
+static void cl_launch(PrintCtx *p, Region *r, bool border)
+{
+    Iterator *it = r->iter;
+    int nd = it->ndim;
+    const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
+    line(p, "PARAC__CHECK(parac_cl_launch(parac__session(), \"%s\", %d, %s.lo, %s.hi, parac_wg, "
+            "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));",
+         kn, nd, border ? "parac_box[parac_b]" : "parac_box[0]", border ? "parac_box[parac_b]" : "parac_box[0]");
+}
+
+static void iterator(PrintCtx *p, Node *n)
+{
+    Iterator *it = n->iter;
+    Region *r = it->region;
+    if (!r) return;
+    print_indent(p);
+    if (it->synthetic)
+        out(p, "/* %s:%d: whole-image statement as an iterator over (", H.file, n->tok->line);
+    else
+        out(p, "/* %s:%d: parac_iterator %s(%s", H.file, n->tok->line, it->name, it->iter_element ? "iter_element; " : "");
+    range_header(p, it);
+    out(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
+        class_name(r->cls));
+    line(p, "{");
+    p->indent++;
+    region_setup(p, r);
+    if (!ocl()) {
+        line(p, "/* interior: no border tests */");
+        omp_loops(p, r, false);
+        if (r->has_border) {
+            line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
+                 it->rule->var->name, it->rule->name);
+            line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
+            line(p, "{");
+            p->indent++;
+            omp_loops(p, r, true);
+            p->indent--;
+            line(p, "}");
+        } else
+            line(p, "(void)parac_nbox;");
+    } else {
+        int nd = it->ndim;
+        for (int i = 0; i < r->nmats; i++)
+            line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", r->mats[i]->name);
+        print_indent(p);
+        out(p, "const int parac_first_i[%d] = {", nd);
+        for (int d = 0; d < nd; d++) out(p, "%s(int)parac_first[%d]", d ? ", " : "", d);
+        out(p, "};\n");
+        for (int i = 0; i < r->nscalars; i++) {
+            Obj *o = r->scalars[i];
+            Type *t = o->ty;
+            const char *kt = t->kind == TY_BOOL ? "int" : t->kind == TY_LDOUBLE ? "double" : ty_c_name(t, false);
+            line(p, "const %s parac_arg_%s = (%s)%s;", kt, o->name, kt, o->name);
+        }
+        print_indent(p);
+        out(p, "const parac_cl_arg parac_args[] = {");
+        for (int d = 0; d < nd; d++) out(p, "%sPARAC_CL_VALUE(parac_first_i[%d])", d ? ", " : "", d);
+        for (int i = 0; i < r->nmats; i++) out(p, ", PARAC_CL_MATRIX(&%s_cl)", r->mats[i]->name);
+        for (int i = 0; i < r->nscalars; i++) out(p, ", PARAC_CL_VALUE(parac_arg_%s)", r->scalars[i]->name);
+        out(p, "};\n");
+        line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
+        line(p, "/* interior: no border tests */");
+        cl_launch(p, r, false);
+        if (r->has_border) {
+            line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
+                 it->rule->var->name, it->rule->name);
+            line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
+            p->indent++;
+            cl_launch(p, r, true);
+            p->indent--;
+        } else
+            line(p, "(void)parac_nbox;");
+        for (Access *a = r->accesses; a; a = a->next) {
+            if (!a->is_write) continue;
+            bool dup = false;
+            for (Access *b = r->accesses; b != a; b = b->next) dup |= b->is_write && b->var == a->var;
+            if (!dup) line(p, "parac_cl_device_modified(&%s_cl);", a->var->name);
+        }
+    }
+    p->indent--;
+    line(p, "}");
+}
+
+/* ---- functions ---------------------------------------------------------------- */
+static void print_signature(PrintCtx *p, Node *f)
+{
+    if (f->is_static) out(p, "static ");
+    if (f->is_inline) out(p, "inline ");
+    print_type_decl(p->out, f->ty->base, f->name, false);
+    out(p, "(");
+    if (!f->ty->params) out(p, f->ty->variadic ? "" : "void");
+    for (Node *q = f->ty->params; q; q = q->next) {
+        if (q != f->ty->params) out(p, ", ");
+        print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", false);
+    }
+    if (f->ty->variadic) out(p, ", ...");
+    out(p, ")");
+}
+
+static void emit_function(PrintCtx *p, Node *f)
+{
+    H.func = f;
+    H.sp = 0;
+    out(p, "/* %s:%d */\n", H.file, f->tok->line);
+    print_signature(p, f);
+    out(p, "\n{\n");
+    p->indent = 1;
+    cur_block = f->body;
+    for (Node *q = f->ty->params; q; q = q->next) {
+        if (!q->var || q->var->ty->kind != TY_MATRIX) continue;
+        Obj *o = q->var;
+        line(p, "/* %s:%d: parameter %s parac_matrix &%s */", H.file, q->tok->line,
+             ty_c_name(o->ty->base, false), o->name);
+        matrix_dims(p, o);
+        line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
+        unused(p, o);
+        matrix_cl_bind(p, o);
+        if (ocl() && o->used_in_kernel) push_matrix(o, f->body);
+    }
+    /* the body's statements, inside the function's own braces */
+    for (Node *s = f->body->args; s; s = s->next) {
+        Node *saved = cur_block;
+        print_stmt(p, s);
+        cur_block = saved;
+    }
+    block_end(p, f->body);
+    p->indent = 0;
+    out(p, "}\n\n");
+    H.func = NULL;
+}
+
+/* Track the current block for matrix lifetimes. */
+static void block_end_hook(PrintCtx *p, Node *block)
+{
+    block_end(p, block);
+}
+
+static void decl_matrix_hook(PrintCtx *p, Node *d) { decl_matrix(p, d); }
+
+static const HostHooks hooks = {
+    .iterator = iterator,
+    .before_stmt = before_stmt,
+    .after_stmt = after_stmt,
+    .decl_matrix = decl_matrix_hook,
+    .block_end = block_end_hook,
+    .before_return = before_return,
+    .needs_wrap = needs_wrap,
+};
+
+/* Blocks set cur_block as they open: print.c calls block_end with the block;
+ * declarations inside it are registered against cur_block. We keep cur_block
+ * right by scanning: a matrix declared in block B is pushed with B. */
+static void assign_blocks(Node *n, Node *block)
+{
+    if (!n) return;
+    switch (n->kind) {
+    case ND_BLOCK:
+        for (Node *s = n->args; s; s = s->next) assign_blocks(s, n);
+        return;
+    case ND_DECL:
+        for (Node *d = n->decls; d; d = d->next) d->body = block;
+        return;
+    case ND_IF: assign_blocks(n->then, block); assign_blocks(n->els, block); return;
+    case ND_FOR: case ND_WHILE: case ND_DO: case ND_SWITCH: assign_blocks(n->body, block); return;
+    default: return;
+    }
+}
+
+static void decl_matrix_tracked(PrintCtx *p, Node *d)
+{
+    cur_block = d->body;
+    decl_matrix(p, d);
+}
+
+static const HostHooks hooks_tracked = {
+    .iterator = iterator,
+    .before_stmt = before_stmt,
+    .after_stmt = after_stmt,
+    .decl_matrix = decl_matrix_tracked,
+    .block_end = block_end_hook,
+    .before_return = before_return,
+    .needs_wrap = needs_wrap,
+    .cond_expr = cond_expr,
+};
+
+void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
+                       const char *kernel_source);
+
+/* Whether the host code (outside iterators) calls `name`. */
+static bool host_calls(Node *n, const char *name, int depth)
+{
+    if (!n || depth > 400 || n->kind == ND_ITERATOR) return false;
+    if (n->kind == ND_CALL && n->name && !strcmp(n->name, name)) return true;
+    if (n->kind == ND_VAR && n->name && !strcmp(n->name, name)) return true; /* address taken */
+    if (host_calls(n->lhs, name, depth + 1) || host_calls(n->rhs, name, depth + 1) ||
+        host_calls(n->cond, name, depth + 1) || host_calls(n->then, name, depth + 1) ||
+        host_calls(n->els, name, depth + 1) || host_calls(n->init, name, depth + 1) ||
+        host_calls(n->inc, name, depth + 1) || host_calls(n->body, name, depth + 1))
+        return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (host_calls(a, name, depth + 1)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (host_calls(d->init, name, depth + 1)) return true;
+    return false;
+}
+
+static bool device_only(Program *prog, Node *f)
+{
+    bool used = false;
+    for (Region *r = prog->regions; r; r = r->next)
+        for (int i = 0; i < r->nfuncs; i++) used |= r->funcs[i] == f;
+    if (!used) return false;
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind == ND_FUNC && n != f && host_calls(n->body, f->name, 0)) return false;
+        if (n->kind == ND_DECL && host_calls(n, f->name, 0)) return false;
+    }
+    return true;
+}
+
+void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
+                       const char *kernel_source)
+{
+    memset(&H, 0, sizeof H);
+    H.prog = prog;
+    H.target = target;
+    H.file = prog->file->name;
+    (void)hooks;
+    print_hooks = &hooks_tracked;
+    PrintCtx pc = {0}, *p = &pc;
+    p->out = o;
+    out(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, H.file,
+        target == TARGET_OPENCL ? "opencl" : "c");
+    if (target == TARGET_OPENCL)
+        out(p, " * Kernels: %s (embedded below). Host code calls the OpenCL runtime of libparac. */\n", cl_name);
+    else
+        out(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
+    out(p, "%s", prelude);
+    if (target == TARGET_OPENCL) {
+        out(p, "#include <parac/opencl.h>\n\n");
+        out(p, "/* A failed OpenCL step inside generated code cannot be returned through the\n"
+               " * program's own signature: report it and stop. */\n"
+               "PARAC__HELPER void parac__fatal(parac_status st, const char *file, int line)\n{\n"
+               "    fprintf(stderr, \"%%s:%%d: OpenCL: %%s: %%s\\n\", file, line, parac_status_string(st), parac_error_message());\n"
+               "    exit(1);\n}\n\n");
+        out(p, "/* An OpenCL failure inside generated code: report it and stop the program. */\n");
+        out(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
+               "        if (parac__st != PARAC_OK) parac__fatal(parac__st, \"%s\", __LINE__); \\\n    } while (0)\n\n",
+            c_name);
+        out(p, "/* The host copy of a matrix, inside an expression (loop conditions). */\n"
+               "PARAC__HELPER int parac__host_copy(parac_cl_matrix *m, int line)\n{\n"
+               "    parac_status st = parac_cl_to_host(m);\n"
+               "    if (st != PARAC_OK) parac__fatal(st, \"%s\", line);\n"
+               "    return 0;\n}\n\n", c_name);
+        out(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
+        const char *s = kernel_source;
+        out(p, "    \"");
+        for (; *s; s++) {
+            if (*s == '\n') {
+                out(p, "\\n\"");
+                if (s[1]) out(p, "\n    \"");
+                continue;
+            }
+            if (*s == '"' || *s == '\\') fputc('\\', o);
+            fputc(*s, o);
+        }
+        out(p, ";\n\n");
+        out(p, "/* One OpenCL session per program, opened on first use (device from PARAC_OPENCL_DEVICE). */\n"
+               "static parac_cl_session *parac__session_handle;\n\n"
+               "PARAC__HELPER parac_cl_session *parac__session(void)\n{\n"
+               "    if (!parac__session_handle)\n"
+               "        PARAC__CHECK(parac_cl_session_open(&parac__session_handle, \"%s\", parac__kernel_source, NULL));\n"
+               "    return parac__session_handle;\n}\n\n"
+               "/* Closed when the program, or a shared object holding this code, unloads. */\n"
+               "#if defined(__GNUC__)\n"
+               "__attribute__((destructor)) static void parac__session_release(void)\n{\n"
+               "    parac_cl_session_close(parac__session_handle);\n"
+               "    parac__session_handle = NULL;\n}\n"
+               "#endif\n\n",
+            prog->base);
+    }
+    for (Node *n = prog->top; n; n = n->next) {
+        switch (n->kind) {
+        case ND_DIRECTIVE:
+            out(p, "%s\n", n->text);
+            break;
+        case ND_VERBATIM:
+            out(p, "%s\n", n->text);
+            break;
+        case ND_DECL:
+            print_stmt(p, n);
+            break;
+        case ND_FUNC:
+            if (target == TARGET_OPENCL && n->is_static && device_only(prog, n)) {
+                out(p, "/* %s:%d: static function %s is called only inside parallel regions: see %s */\n\n",
+                    H.file, n->tok->line, n->name, cl_name);
+                break;
+            }
+            assign_blocks(n->body, n->body);
+            emit_function(p, n);
+            break;
+        case ND_BORDER_RULE:
+            out(p, "/* %s:%d: border rule %s */\n", H.file, n->tok->line, n->name ? n->name : "?");
+            break;
+        default:
+            break;
+        }
+    }
+    print_hooks = NULL;
+}

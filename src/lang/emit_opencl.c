@@ -1,0 +1,192 @@
+/* OpenCL C 1.2 kernels. One kernel per iterator region (the interior, with no
+ * border tests), one more for its border boxes when a border rule applies,
+ * and two per independent reduction (per-work-group tree reduction in local
+ * memory, then one work-group over the partial results).
+ *
+ * Kernel arguments: the counter box (k<d>lo, k<d>hi per axis), the first
+ * index per axis, then each matrix as (buffer, pitch, d0, d1, d2), then host
+ * scalars by value. Work-item dimension 0 runs along the last iterator axis
+ * so that neighbouring work-items touch neighbouring columns. */
+#include <string.h>
+
+#include "lang/lang.h"
+
+static void out(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(PrintCtx *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->out, fmt, ap);
+    va_end(ap);
+}
+
+static bool written(Region *r, Obj *o)
+{
+    for (Access *a = r->accesses; a; a = a->next)
+        if (a->var == o && a->is_write) return true;
+    return false;
+}
+
+static void kernel_params(PrintCtx *p, Region *r)
+{
+    Iterator *it = r->iter;
+    for (int d = 0; d < it->ndim; d++) out(p, "%sconst int k%dlo, const int k%dhi", d ? ", " : "", d, d);
+    for (int d = 0; d < it->ndim; d++) out(p, ", const int first%d", d);
+    for (int i = 0; i < r->nmats; i++) {
+        Obj *m = r->mats[i];
+        out(p, ",\n    __global %s%s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
+            written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), m->name, m->name, m->name, m->name, m->name);
+    }
+    for (int i = 0; i < r->nscalars; i++) {
+        Obj *o = r->scalars[i];
+        Type *t = o->ty;
+        const char *kt = t->kind == TY_BOOL ? "int" : ty_c_name(t, true);
+        out(p, ",\n    const %s %s", kt, o->name);
+    }
+}
+
+static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
+{
+    Iterator *it = r->iter;
+    int nd = it->ndim;
+    out(p, "/* %s:%d: parac_iterator %s, %s%s */\n", src, r->node->tok->line, it->name,
+        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "");
+    out(p, "__kernel void %s%s(", r->kernel, border ? "_border" : "");
+    kernel_params(p, r);
+    out(p, ")\n{\n");
+    p->indent = 1;
+    for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
+        print_indent(p);
+        out(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
+    }
+    print_indent(p);
+    out(p, "if (");
+    for (int d = 0; d < nd; d++) out(p, "%sk%d >= k%dhi", d ? " || " : "", d, d);
+    out(p, ") return;\n");
+    for (int i = 0; i < r->nconsts; i++) {
+        Obj *c = r->consts[i];
+        print_indent(p);
+        bool ok;
+        out(p, "const %s %s", ty_c_name(c->ty->base, true), c->name);
+        for (int d = 0; d < c->ty->ndim; d++) out(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
+        long rows = c->ty->ndim == 2 ? const_eval(c->ty->dims[0], &ok) : 1;
+        long cols = const_eval(c->ty->dims[c->ty->ndim - 1], &ok);
+        out(p, " = {");
+        Node *v = c->init->args;
+        for (long row = 0; row < rows; row++) {
+            if (c->ty->ndim == 2) out(p, "%s{", row ? ", " : "");
+            for (long q = 0; q < cols; q++) {
+                if (q || (c->ty->ndim == 1 && row)) out(p, ", ");
+                out(p, "(%s)(", ty_c_name(c->ty->base, true));
+                if (v) print_expr(p, v);
+                else out(p, "0");
+                out(p, ")");
+                if (v) v = v->next;
+            }
+            if (c->ty->ndim == 2) out(p, "}");
+        }
+        out(p, "};\n");
+    }
+    for (int d = 0; d < nd; d++) {
+        long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
+        print_indent(p);
+        out(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, step);
+    }
+    p->in_kernel = true;
+    p->border = border;
+    p->region = r;
+    print_stmt(p, it->body);
+    p->border = false;
+    p->region = NULL;
+    p->indent = 0;
+    out(p, "}\n\n");
+}
+
+static const char *limit(Type *t, bool max)
+{
+    switch (t->kind) {
+    case TY_CHAR: return t->is_unsigned ? (max ? "UCHAR_MAX" : "0") : (max ? "SCHAR_MAX" : "SCHAR_MIN");
+    case TY_SHORT: return t->is_unsigned ? (max ? "USHRT_MAX" : "0") : (max ? "SHRT_MAX" : "SHRT_MIN");
+    case TY_INT: return t->is_unsigned ? (max ? "UINT_MAX" : "0") : (max ? "INT_MAX" : "INT_MIN");
+    case TY_LONG: case TY_LLONG: return t->is_unsigned ? (max ? "ULONG_MAX" : "0") : (max ? "LONG_MAX" : "LONG_MIN");
+    default: return max ? "INFINITY" : "-INFINITY";
+    }
+}
+
+static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
+{
+    Obj *m = r->red_var;
+    Type *et = m->ty->base;
+    Type *acc = (r->red_op == OP_MIN || r->red_op == OP_MAX || ty_is_float(et)) ? et : ty_basic(TY_LLONG, false);
+    const char *A = ty_c_name(acc, true), *T = ty_c_name(et, true);
+    const char *init = r->red_op == OP_MIN ? limit(acc, true) : r->red_op == OP_MAX ? limit(acc, false) : "0";
+    const char *op = r->red_op == OP_MIN ? "PARAC_MIN(a, b)" : r->red_op == OP_MAX ? "PARAC_MAX(a, b)" : "(a) + (b)";
+    int last = m->ty->ndim - 1;
+    out(p, "/* %s:%d: independent %s(%s), level 1: each work-group reduces its share in local memory */\n",
+        src, r->node->tok->line, parac_op_name(r->red_op), m->name);
+    out(p, "#define PARAC_OP(a, b) %s\n", op);
+    out(p, "__kernel void %s(__global const %s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, "
+           "const int %s_d2,\n    __global %s *partial, __local %s *scratch)\n{\n",
+        r->kernel, T, m->name, m->name, m->name, m->name, m->name, A, A);
+    out(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
+    out(p, "    %s acc = %s;\n", A, init);
+    out(p, "    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {\n");
+    out(p, "        const long row = i / cols, col = i - row * cols;\n");
+    out(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
+    out(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+    out(p, "    const int lid = (int)get_local_id(0);\n    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
+    out(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
+    out(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
+    out(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
+    out(p, "    if (lid == 0) partial[get_group_id(0)] = scratch[0];\n}\n\n");
+    out(p, "/* level 2: one work-group reduces the partial results of all groups */\n");
+    out(p, "__kernel void %s_final(__global const %s *partial, const int n, __global %s *result, __local %s *scratch)\n{\n",
+        r->kernel, A, A, A);
+    out(p, "    const int lid = (int)get_local_id(0);\n    %s acc = %s;\n", A, init);
+    out(p, "    for (int i = lid; i < n; i += (int)get_local_size(0)) {\n        const %s v = partial[i];\n"
+           "        acc = PARAC_OP(acc, v);\n    }\n", A);
+    out(p, "    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
+    out(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
+    out(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
+    out(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
+    out(p, "    if (lid == 0) result[0] = scratch[0];\n}\n#undef PARAC_OP\n\n");
+}
+
+void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name);
+
+void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name)
+{
+    PrintCtx pc = {0}, *p = &pc;
+    p->out = o;
+    p->opencl = true;
+    const char *src = prog->file->name;
+    out(p, "/* %s: generated by paracc from %s. OpenCL C 1.2. */\n", cl_name, src);
+    out(p, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
+    out(p, "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n");
+    /* the program's macros */
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind == ND_DIRECTIVE) {
+            const char *t = n->text + 1;
+            while (*t == ' ' || *t == '\t') t++;
+            if (!strncmp(t, "define", 6) || !strncmp(t, "undef", 5)) out(p, "%s\n", n->text);
+        }
+    out(p, "\n");
+    /* file functions called from kernels, in file order */
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_FUNC) continue;
+        bool used = false;
+        for (Region *r = prog->regions; r; r = r->next)
+            for (int i = 0; i < r->nfuncs; i++) used |= r->funcs[i] == n;
+        if (!used) continue;
+        out(p, "/* %s:%d */\n", src, n->tok->line);
+        print_func(p, n);
+        out(p, "\n");
+    }
+    for (Region *r = prog->regions; r; r = r->next) {
+        if (r->iter) {
+            kernel(p, r, false, src);
+            if (r->has_border) kernel(p, r, true, src);
+        } else
+            reduction_kernels(p, r, src);
+    }
+}

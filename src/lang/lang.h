@@ -1,0 +1,372 @@
+/* The ParaC compiler: declarations shared by its passes.
+ *
+ * Passes, one file each:
+ *   preprocess.c  directive lines kept verbatim (passed to the outputs)
+ *   tokenize.c    source text -> token list
+ *   parse.c       tokens -> AST (C plus ParaC productions)
+ *   sema.c        scopes, types, ParaC rules, desugaring of whole-image forms
+ *   hast.c        AST -> HAST: parallel regions, operators, accesses, border rules
+ *   analysis.c    point / local block / global; ranges; reuse; work size
+ *   split.c       host / device split: kernel arguments, transfers
+ *   emit_*.c      code generation (C + OpenMP, OpenCL C + host C)
+ *   dump.c        --dump=ast|hast|analysis
+ * Memory comes from one arena freed by lang_reset(), so a compile leaks
+ * nothing (the fuzzer runs many compiles in one process). */
+#ifndef PARAC_LANG_H
+#define PARAC_LANG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* ---- arena, strings --------------------------------------------------- */
+void *lang_alloc(size_t size);           /* zeroed, never NULL (aborts on OOM) */
+char *lang_strndup(const char *s, size_t n);
+char *lang_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void lang_reset(void);                   /* frees everything allocated */
+
+/* ---- source files and diagnostics ------------------------------------- */
+typedef struct SourceFile {
+    const char *name;
+    const char *text;  /* NUL-terminated */
+    size_t len;
+} SourceFile;
+
+typedef struct Token Token;
+
+typedef struct Diagnostics {
+    FILE *out;     /* where messages go (stderr for paracc) */
+    int errors;
+    int max_errors;
+} Diagnostics;
+
+extern Diagnostics lang_diag;
+void diag_error_at(const SourceFile *f, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_error_tok(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void diag_note_tok(const Token *tok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool diag_too_many(void);
+
+/* ---- tokens ----------------------------------------------------------- */
+typedef enum {
+    TK_IDENT,
+    TK_KEYWORD,
+    TK_PUNCT,
+    TK_NUM,
+    TK_STR,
+    TK_CHAR,
+    TK_DIRECTIVE, /* a whole preprocessor line, kept verbatim */
+    TK_EOF
+} TokenKind;
+
+struct Token {
+    TokenKind kind;
+    Token *next;
+    const char *loc; /* points into the source text */
+    int len;
+    int line, col;
+    const SourceFile *file;
+    bool is_float;   /* TK_NUM */
+    long long ival;  /* TK_NUM, integer value when !is_float */
+    double fval;
+};
+
+Token *tokenize(const SourceFile *file);
+bool tok_is(const Token *tok, const char *s);
+char *tok_text(const Token *tok);
+
+/* ---- types ------------------------------------------------------------ */
+typedef enum {
+    TY_VOID, TY_BOOL, TY_CHAR, TY_SHORT, TY_INT, TY_LONG, TY_LLONG,
+    TY_FLOAT, TY_DOUBLE, TY_LDOUBLE,
+    TY_OPAQUE,  /* struct/union/enum or a typedef from a header: passed through */
+    TY_PTR, TY_ARRAY, TY_FUNC,
+    TY_MATRIX,  /* parac_matrix / parac_vector */
+    TY_SMALL    /* a small matrix value E[m][n]: a window, a constant matrix, a product */
+} TypeKind;
+
+typedef struct Node Node;
+typedef struct Type Type;
+
+struct Type {
+    TypeKind kind;
+    bool is_unsigned;
+    bool is_const;
+    const char *name;  /* TY_OPAQUE: spelling ("struct foo", "FILE") */
+    Type *base;        /* PTR, ARRAY, FUNC (return), MATRIX/SMALL element */
+    Node *array_len;   /* ARRAY: may be NULL */
+    /* MATRIX */
+    int ndim;          /* 1..3 */
+    Node *dims[3];
+    bool is_vector;
+    /* SMALL */
+    int rows, cols;
+    /* FUNC */
+    Node *params;      /* list of ND_PARAM */
+    bool variadic;
+};
+
+Type *ty_basic(TypeKind k, bool is_unsigned);
+bool ty_is_integer(const Type *t);
+bool ty_is_float(const Type *t);
+bool ty_is_arith(const Type *t);
+bool ty_is_scalar(const Type *t); /* arithmetic or pointer or opaque */
+int ty_rank(const Type *t);       /* for the usual arithmetic conversions */
+Type *ty_common(Type *a, Type *b);
+/* C spelling of a scalar type; opencl = OpenCL C spelling (long long -> long). */
+const char *ty_c_name(const Type *t, bool opencl);
+size_t ty_size(const Type *t);     /* basic types only, 0 if unknown */
+
+/* ---- AST -------------------------------------------------------------- */
+typedef enum {
+    /* expressions */
+    ND_NUM, ND_STR, ND_CHARLIT, ND_VAR, ND_BINARY, ND_ASSIGN, ND_UNARY, ND_POSTFIX,
+    ND_COND, ND_COMMA, ND_CALL, ND_INDEX, ND_MEMBER, ND_CAST, ND_SIZEOF_TYPE,
+    ND_SIZEOF_EXPR, ND_INIT_LIST,
+    /* ParaC expressions */
+    ND_SLICE,      /* start:len:stride inside [] */
+    ND_WILDCARD,   /* '*' index inside a border rule */
+    ND_MAT_ELEM,   /* M[i][j] on a matrix (after sema) */
+    ND_WINDOW,     /* M[i:l:s][j:l:s] (after sema) */
+    ND_PARAC_OP,   /* parac_matrix_sum/min/max/mean, parac_convolution */
+    ND_TRANSE,     /* transe(m) */
+    ND_EWMUL,      /* a .* b */
+    ND_ITER_INDEX, /* itx / ity / itz */
+    /* statements */
+    ND_BLOCK, ND_EXPR_STMT, ND_DECL, ND_IF, ND_FOR, ND_WHILE, ND_DO, ND_RETURN,
+    ND_BREAK, ND_CONTINUE, ND_SWITCH, ND_CASE, ND_DEFAULT, ND_GOTO, ND_LABEL, ND_NULL_STMT,
+    ND_ITERATOR, ND_BORDER_RULE,
+    /* top level */
+    ND_FUNC, ND_DIRECTIVE, ND_VERBATIM, ND_PARAM
+} NodeKind;
+
+typedef enum { OP_SUM, OP_MIN, OP_MAX, OP_MEAN, OP_CONV } ParacOpKind;
+
+typedef struct Obj Obj;
+typedef struct Iterator Iterator;
+typedef struct BorderRule BorderRule;
+
+struct Node {
+    NodeKind kind;
+    Node *next;       /* sibling in lists */
+    Token *tok;       /* for locations */
+    Type *ty;         /* after sema: type of an expression */
+    const char *op;   /* operator spelling (BINARY, ASSIGN, UNARY, POSTFIX, MEMBER) */
+    Node *lhs, *rhs;  /* binary operands; UNARY/POSTFIX/CAST/... operand in lhs */
+    Node *cond, *then, *els, *init, *inc, *body; /* statements, COND */
+    Node *args;       /* CALL arguments, INIT_LIST elements, BLOCK statements */
+    Node *idx[3];     /* INDEX chain flattened by sema into MAT_ELEM / WINDOW */
+    int nidx;
+    Type *cast_ty;    /* CAST, SIZEOF_TYPE, DECL base type */
+    const char *name; /* VAR/CALL/MEMBER/LABEL/FUNC/ITERATOR names */
+    Obj *var;         /* VAR, MAT_ELEM, WINDOW, DECL */
+    Node *decls;      /* DECL: list of ND_DECL declarators (each with var, init) */
+    ParacOpKind pop;  /* PARAC_OP */
+    int axis;         /* ITER_INDEX: 0,1,2 */
+    Iterator *iter;   /* ITERATOR, ITER_INDEX */
+    BorderRule *rule; /* BORDER_RULE */
+    Node *whole_rule_name; /* expression statement with parac_border_rule(name) */
+    Token *rule_tok;
+    const char *text; /* DIRECTIVE, VERBATIM */
+    int reduction_id; /* independent operator: its host temporary */
+    long cost;        /* small-matrix value: terms per unrolled element */
+    bool is_static, is_extern, is_inline, is_typedef;
+};
+
+struct Obj {
+    const char *name;
+    Type *ty;
+    Token *tok;
+    bool is_param, is_global, is_local_to_iter, is_func, is_typedef;
+    /* ParaC matrices */
+    bool is_ref;        /* bound to C storage */
+    Node *bound;        /* the C expression it is bound to (refs, not params) */
+    Obj *bound_obj;     /* the C variable named by `bound`, if it is one */
+    Node *init;         /* constant small matrix initialiser (ND_INIT_LIST) */
+    bool is_small_const;/* constant small matrix: values known, inlined */
+    Node *func_def;     /* functions defined in this file */
+    bool used_in_kernel;
+    int id;
+};
+
+/* ---- HAST: parallel regions ------------------------------------------- */
+typedef struct Range {
+    Node *lb, *ub;   /* runtime expressions */
+    long stride;     /* compile-time */
+} Range;
+
+struct Iterator {
+    const char *name;
+    Token *tok;
+    int ndim;
+    Range r[3];
+    bool iter_element;
+    long elem[3];          /* iter_element: element size per axis */
+    Node *rule_name;       /* parac_border_rule(name), or NULL */
+    BorderRule *rule;
+    Node *body;
+    bool synthetic;        /* from a whole-image statement */
+    struct Region *region; /* filled by hast.c */
+};
+
+/* One border-rule entry: M[a][b] = expr where each of a, b is '*', -k, +k. */
+typedef struct BorderEntry {
+    int side[2];     /* per axis: 0 = '*', -k or +k */
+    Node *value;
+    Token *tok;
+    struct BorderEntry *next;
+} BorderEntry;
+
+struct BorderRule {
+    const char *name;
+    Token *tok;
+    Obj *var;           /* the matrix the rule is about */
+    BorderEntry *entries;
+    int width_lo[2], width_hi[2]; /* declared widths per axis */
+};
+
+/* Affine view of one index expression: coef * it<axis> + offset. */
+typedef struct Affine {
+    bool ok;      /* the expression has this form with constant offset */
+    int axis;     /* iterator axis, -1 if constant */
+    long coef;
+    long offset;
+} Affine;
+
+/* One access of a matrix inside a region. */
+typedef struct Access {
+    Obj *var;
+    Node *node;         /* MAT_ELEM or WINDOW */
+    bool is_write;
+    bool is_window;
+    int ndim;
+    Affine aff[3];
+    long lo[3], hi[3];  /* offset range per dimension (window extent included) */
+    struct Access *next;
+} Access;
+
+typedef enum { CLASS_POINT, CLASS_LOCAL_BLOCK, CLASS_GLOBAL } OpClass;
+
+/* Per-variable summary inside a region. */
+typedef struct VarUse {
+    Obj *var;
+    bool read, written;
+    bool chunk;              /* some access is a window (or a non-zero offset) */
+    bool hreuse, vreuse;     /* neighbouring iterations share data along y / x */
+    long lo[3], hi[3];       /* access range relative to the iteration point */
+    bool range_known;
+    struct VarUse *next;
+} VarUse;
+
+typedef struct Region {
+    int id;
+    const char *kernel;      /* kernel / function name */
+    Node *node;              /* ND_ITERATOR, or ND_PARAC_OP for a reduction */
+    Iterator *iter;          /* NULL for an independent reduction */
+    OpClass cls;
+    Access *accesses;
+    VarUse *vars;
+    Obj **scalars;           /* host scalars used by value */
+    int nscalars;
+    Obj **mats;              /* matrices used */
+    int nmats;
+    Obj **consts;            /* constant small matrices used element-wise */
+    int nconsts;
+    Node **funcs;            /* file functions called from the body */
+    int nfuncs;
+    /* border: a rule applies, the interior has no tests */
+    bool has_border;
+    int need_lo[3], need_hi[3];   /* border width needed per axis */
+    Affine border_aff[3];         /* index form used to split the iteration space */
+    /* reduction */
+    Obj *red_var;
+    ParacOpKind red_op;
+    /* plan for later optimisation passes (defaults now) */
+    int wg[3];               /* work-group shape */
+    int vector_width;        /* 1 = scalar */
+    bool use_local_tiles;
+    struct Region *next;
+} Region;
+
+typedef struct Program {
+    SourceFile *file;
+    Node *top;             /* top-level items in order */
+    Region *regions;
+    int nregions;
+    const char *base;      /* output base name (kernel prefix) */
+    Node **reductions;     /* independent operators */
+    int nreductions;
+} Program;
+
+/* ---- passes ----------------------------------------------------------- */
+Program *parse_program(SourceFile *file, Token *tokens);
+void sema_program(Program *prog);
+void hast_build(Program *prog);
+void analyse_program(Program *prog);
+void split_program(Program *prog);
+
+typedef enum { TARGET_C, TARGET_OPENCL } Target;
+void emit_c_program(Program *prog, FILE *out, const char *c_name);
+void emit_opencl_program(Program *prog, FILE *host, FILE *kernels, const char *host_name,
+                         const char *cl_name);
+
+void dump_ast(Program *prog, FILE *out);
+void dump_hast(Program *prog, FILE *out);
+void dump_analysis(Program *prog, FILE *out);
+
+/* Expression printing shared by the back ends (print.c). */
+typedef struct PrintCtx {
+    FILE *out;
+    bool opencl;        /* OpenCL C spelling */
+    bool in_kernel;     /* inside a region body */
+    bool border;        /* border variant: ruled accesses go through the rule */
+    Region *region;
+    int elem_i, elem_j; /* element of a small-matrix expression being expanded */
+    int indent;
+    Node *wild_e[2];    /* border value: what '*' stands for on each axis */
+    long wild_add[2];
+    int rule_depth;     /* guards against a rule value printed inside a rule value */
+} PrintCtx;
+void print_expr(PrintCtx *p, Node *n);
+void print_elem(PrintCtx *p, Node *n, int i, int j); /* element (i,j) of a small matrix value */
+void print_stmt(PrintCtx *p, Node *n);
+void print_type_decl(FILE *out, Type *ty, const char *name, bool opencl);
+void print_indent(PrintCtx *p);
+void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
+void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
+bool stmt_has_iterator(Node *n);
+bool stmt_needs_wrap(Node *n);
+/* back-end hooks used by print_stmt for host-side constructs */
+typedef struct HostHooks {
+    void (*iterator)(PrintCtx *p, Node *n);
+    void (*before_stmt)(PrintCtx *p, Node *n);  /* transfers, reductions */
+    void (*after_stmt)(PrintCtx *p, Node *n);
+    void (*decl_matrix)(PrintCtx *p, Node *decl);
+    void (*block_end)(PrintCtx *p, Node *block);
+    void (*before_return)(PrintCtx *p, Node *ret);
+    bool (*needs_wrap)(Node *n);                /* before/after code needs braces */
+    void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
+} HostHooks;
+extern const HostHooks *print_hooks;
+
+/* helpers */
+long const_eval(Node *n, bool *ok);
+bool node_mentions(Node *n, Obj *var);
+const char *parac_op_name(ParacOpKind k);
+Node *new_node(NodeKind kind, Token *tok);
+int small_rows(const Type *t);
+int small_cols(const Type *t);
+
+/* Full pipeline: returns 0 on success. Outputs go to the given streams
+ * (kernels may be NULL for TARGET_C). */
+typedef struct CompileOptions {
+    Target target;
+    const char *dump;     /* NULL, "ast", "hast", "analysis" */
+    FILE *dump_out;
+    const char *base_name;/* identifier-safe base for kernel names */
+    const char *c_name, *cl_name; /* file names written into #line / comments */
+} CompileOptions;
+int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels);
+
+#endif

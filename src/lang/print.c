@@ -1,0 +1,955 @@
+/* Printing C / OpenCL C from the typed AST, shared by both back ends.
+ *
+ * Matrices are flat arrays with a row pitch in elements: M[x][y] prints as
+ * M[(x) * M_pitch + (y)]; a channel index c of M[c][x][y] adds
+ * c * M_d1 rows. Small-matrix values (windows, constant matrices, products,
+ * transe) are expanded element by element at compile time (print_elem), so
+ * no small matrix exists at run time. In a border variant, reads of the
+ * ruled matrix go through the rule's values. */
+#include <string.h>
+
+#include "lang/lang.h"
+
+const HostHooks *print_hooks;
+
+void print_indent(PrintCtx *p)
+{
+    for (int i = 0; i < p->indent; i++) fputs("    ", p->out);
+}
+
+static void out(PrintCtx *p, const char *s) { fputs(s, p->out); }
+
+/* ---- types ------------------------------------------------------------------ */
+void print_type_decl(FILE *o, Type *ty, const char *name, bool opencl)
+{
+    if (!ty) {
+        fprintf(o, "int %s", name);
+        return;
+    }
+    if (ty->kind == TY_ARRAY) {
+        /* element type, then the brackets */
+        Type *t = ty;
+        while (t->kind == TY_ARRAY) t = t->base;
+        print_type_decl(o, t, name, opencl);
+        for (t = ty; t->kind == TY_ARRAY; t = t->base) {
+            fputc('[', o);
+            if (t->array_len) {
+                PrintCtx p = {0};
+                p.out = o;
+                p.opencl = opencl;
+                print_expr(&p, t->array_len);
+            }
+            fputc(']', o);
+        }
+        return;
+    }
+    if (ty->kind == TY_PTR) {
+        int stars = 0;
+        Type *t = ty;
+        while (t->kind == TY_PTR) {
+            stars++;
+            t = t->base;
+        }
+        if (t->kind == TY_ARRAY || t->kind == TY_FUNC) {
+            fprintf(o, "void *%s", name); /* pointer to array/function: opaque */
+            return;
+        }
+        fprintf(o, "%s%s ", t->is_const ? "const " : "", ty_c_name(t, opencl));
+        for (int i = 0; i < stars; i++) fputc('*', o);
+        fputs(name, o);
+        return;
+    }
+    if (ty->kind == TY_MATRIX) {
+        fprintf(o, "%s *%s", ty_c_name(ty->base, opencl), name);
+        return;
+    }
+    fprintf(o, "%s%s %s", ty->is_const ? "const " : "", ty_c_name(ty, opencl), name);
+}
+
+/* ---- matrix accesses ------------------------------------------------------ */
+static int expr_prec(Node *n);
+
+static void print_term(PrintCtx *p, Node *e, long add)
+{
+    bool simple = e && (e->kind == ND_VAR || e->kind == ND_NUM || e->kind == ND_ITER_INDEX) && add == 0;
+    if (!simple) out(p, "(");
+    if (add != 0 && e && expr_prec(e) < 12) {
+        out(p, "(");
+        print_expr(p, e);
+        out(p, ")");
+    } else
+        print_expr(p, e);
+    if (add > 0) fprintf(p->out, " + %ld", add);
+    if (add < 0) fprintf(p->out, " - %ld", -add);
+    if (!simple) out(p, ")");
+}
+
+void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
+{
+    const char *name = m->name;
+    const char *L = p->opencl ? "" : "(long)";
+    fprintf(p->out, "%s[", name);
+    if (n == 1) {
+        print_term(p, e[0], add[0]);
+    } else if (n == 2) {
+        fprintf(p->out, "%s", L);
+        print_term(p, e[0], add[0]);
+        fprintf(p->out, " * %s_pitch + ", name);
+        print_term(p, e[1], add[1]);
+    } else {
+        fprintf(p->out, "(%s", L);
+        print_term(p, e[0], add[0]);
+        fprintf(p->out, " * %s_d1 + ", name);
+        print_term(p, e[1], add[1]);
+        fprintf(p->out, ") * %s_pitch + ", name);
+        print_term(p, e[2], add[2]);
+    }
+    out(p, "]");
+}
+
+static BorderRule *active_rule(PrintCtx *p)
+{
+    if (!p->border || !p->region || !p->region->iter) return NULL;
+    return p->region->iter->rule;
+}
+
+static BorderEntry *find_entry(BorderRule *r, int sx, int sy)
+{
+    for (BorderEntry *e = r->entries; e; e = e->next)
+        if (e->side[0] == sx && e->side[1] == sy) return e;
+    return NULL;
+}
+
+static void print_rule_value(PrintCtx *p, BorderEntry *be, Node **e, const long *add, int nd)
+{
+    Node *sw[2] = {p->wild_e[0], p->wild_e[1]};
+    long sa[2] = {p->wild_add[0], p->wild_add[1]};
+    for (int i = 0; i < nd; i++) {
+        p->wild_e[i] = e[i];
+        p->wild_add[i] = add[i];
+    }
+    p->rule_depth++;
+    out(p, "(");
+    print_expr(p, be->value);
+    out(p, ")");
+    p->rule_depth--;
+    p->wild_e[0] = sw[0];
+    p->wild_e[1] = sw[1];
+    p->wild_add[0] = sa[0];
+    p->wild_add[1] = sa[1];
+}
+
+/* The value of the side border on axis `a` at distance index `e` (outside). */
+static void print_side_chain(PrintCtx *p, BorderRule *r, int a, int dir, Node **e, const long *add, int nd)
+{
+    int w = dir < 0 ? r->width_lo[a] : r->width_hi[a];
+    const char *D = lang_format("%s_d%d", r->var->name, a);
+    if (w == 0) {
+        /* no rule on this side: clamp (never reached when the static check passed) */
+        out(p, "0");
+        return;
+    }
+    out(p, "(");
+    for (int k = 1; k <= w; k++) {
+        int sx = nd == 1 ? dir * k : (a == 0 ? dir * k : 0);
+        int sy = nd == 1 ? 0 : (a == 1 ? dir * k : 0);
+        BorderEntry *be = find_entry(r, sx, sy);
+        if (k < w) {
+            print_term(p, e[a], add[a]);
+            if (dir < 0) fprintf(p->out, " == %d ? ", -k);
+            else fprintf(p->out, " == %s + %d ? ", D, k - 1);
+        }
+        if (be) print_rule_value(p, be, e, add, nd);
+        else out(p, "0");
+        if (k < w) out(p, " : ");
+    }
+    out(p, ")");
+}
+
+static void print_corner_chain(PrintCtx *p, BorderRule *r, int dx, int dy, Node **e, const long *add)
+{
+    /* the corners of this quadrant, nearest first */
+    int n = 0;
+    out(p, "(");
+    for (BorderEntry *be = r->entries; be; be = be->next) {
+        if (be->side[0] * dx <= 0 || be->side[1] * dy <= 0) continue;
+        out(p, "(");
+        print_term(p, e[0], add[0]);
+        if (dx < 0) fprintf(p->out, " == %d", be->side[0]);
+        else fprintf(p->out, " == %s_d0 + %d", r->var->name, be->side[0] - 1);
+        out(p, " && ");
+        print_term(p, e[1], add[1]);
+        if (dy < 0) fprintf(p->out, " == %d", be->side[1]);
+        else fprintf(p->out, " == %s_d1 + %d", r->var->name, be->side[1] - 1);
+        out(p, ") ? ");
+        print_rule_value(p, be, e, add, 2);
+        out(p, " : ");
+        n++;
+    }
+    out(p, "0)");
+    (void)n;
+}
+
+/* A read of the ruled matrix in a border variant. */
+static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *add, int nd)
+{
+    const char *nm = r->var->name;
+    if (nd == 1) {
+        out(p, "(");
+        print_term(p, e[0], add[0]);
+        out(p, " < 0 ? ");
+        print_side_chain(p, r, 0, -1, e, add, 1);
+        out(p, " : ");
+        print_term(p, e[0], add[0]);
+        fprintf(p->out, " >= %s_d0 ? ", nm);
+        print_side_chain(p, r, 0, 1, e, add, 1);
+        out(p, " : ");
+        print_mat_index(p, r->var, e, add, 1);
+        out(p, ")");
+        return;
+    }
+    bool need_x = p->region->need_lo[0] || p->region->need_hi[0];
+    bool need_y = p->region->need_lo[1] || p->region->need_hi[1];
+    out(p, "(");
+    if (need_x) {
+        for (int dir = -1; dir <= 1; dir += 2) {
+            print_term(p, e[0], add[0]);
+            if (dir < 0) out(p, " < 0 ? ");
+            else fprintf(p->out, " >= %s_d0 ? ", nm);
+            if (need_y) {
+                out(p, "(");
+                print_term(p, e[1], add[1]);
+                out(p, " < 0 ? ");
+                print_corner_chain(p, r, dir, -1, e, add);
+                out(p, " : ");
+                print_term(p, e[1], add[1]);
+                fprintf(p->out, " >= %s_d1 ? ", nm);
+                print_corner_chain(p, r, dir, 1, e, add);
+                out(p, " : ");
+                print_side_chain(p, r, 0, dir, e, add, 2);
+                out(p, ")");
+            } else
+                print_side_chain(p, r, 0, dir, e, add, 2);
+            out(p, " : ");
+        }
+    }
+    if (need_y) {
+        print_term(p, e[1], add[1]);
+        out(p, " < 0 ? ");
+        print_side_chain(p, r, 1, -1, e, add, 2);
+        out(p, " : ");
+        print_term(p, e[1], add[1]);
+        fprintf(p->out, " >= %s_d1 ? ", nm);
+        print_side_chain(p, r, 1, 1, e, add, 2);
+        out(p, " : ");
+    }
+    print_mat_index(p, r->var, e, add, 2);
+    out(p, ")");
+}
+
+/* An element of matrix m at index e[i] + add[i]. */
+static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, bool is_read)
+{
+    BorderRule *r = active_rule(p);
+    if (r && r->var == m && is_read && n <= 2 && p->rule_depth == 0) {
+        print_ruled_read(p, r, e, add, n);
+        return;
+    }
+    print_mat_index(p, m, e, add, n);
+}
+
+/* The indices of a MAT_ELEM, or of element (i,j) of a WINDOW. */
+static int access_indices(Node *n, int i, int j, Node **e, long *add)
+{
+    int nd = n->nidx;
+    for (int d = 0; d < nd; d++) {
+        Node *ix = n->idx[d];
+        add[d] = 0;
+        if (ix->kind == ND_SLICE) {
+            /* which element coordinate drives this axis: rows are the
+             * second-to-last matrix axis, columns the last */
+            long k = (d == nd - 1) ? j : i;
+            if (nd == 1) k = j;
+            e[d] = ix->lhs;
+            add[d] = k * ix->reduction_id;
+        } else
+            e[d] = ix;
+    }
+    return nd;
+}
+
+static bool is_small_node(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
+
+static bool g_is_write; /* the access being printed is an assignment target */
+
+/* ---- small matrices, element by element --------------------------------- */
+void print_elem(PrintCtx *p, Node *n, int i, int j)
+{
+    if (!is_small_node(n)) {
+        /* a scalar inside an expanded element: keep it one operand */
+        bool par = expr_prec(n) < 14;
+        if (par) out(p, "(");
+        print_expr(p, n);
+        if (par) out(p, ")");
+        return;
+    }
+    switch (n->kind) {
+    case ND_WINDOW: {
+        Node *e[3];
+        long add[3];
+        int nd = access_indices(n, i, j, e, add);
+        print_access(p, n->var, e, add, nd, !g_is_write);
+        return;
+    }
+    case ND_VAR: {
+        Obj *o = n->var;
+        int k = i * n->ty->cols + j, c = 0;
+        Node *v = o && o->init ? o->init->args : NULL;
+        for (; v && c < k; v = v->next) c++;
+        fprintf(p->out, "((%s)", ty_c_name(n->ty->base, p->opencl));
+        if (v) {
+            out(p, "(");
+            print_expr(p, v);
+            out(p, ")");
+        } else
+            out(p, "0");
+        out(p, ")");
+        return;
+    }
+    case ND_TRANSE:
+        print_elem(p, n->lhs, j, i);
+        return;
+    case ND_CAST:
+        fprintf(p->out, "((%s)", ty_c_name(n->cast_ty, p->opencl));
+        print_elem(p, n->lhs, i, j);
+        out(p, ")");
+        return;
+    case ND_UNARY:
+        fprintf(p->out, "(%s", n->op);
+        print_elem(p, n->lhs, i, j);
+        out(p, ")");
+        return;
+    case ND_EWMUL:
+        out(p, "(");
+        print_elem(p, n->lhs, i, j);
+        out(p, " * ");
+        print_elem(p, n->rhs, i, j);
+        out(p, ")");
+        return;
+    case ND_BINARY:
+        if (!strcmp(n->op, "*") && is_small_node(n->lhs) && is_small_node(n->rhs)) {
+            int K = n->lhs->ty->cols;
+            out(p, "(");
+            for (int k = 0; k < K; k++) {
+                if (k) out(p, " + ");
+                print_elem(p, n->lhs, i, k);
+                out(p, " * ");
+                print_elem(p, n->rhs, k, j);
+            }
+            out(p, ")");
+            return;
+        }
+        out(p, "(");
+        print_elem(p, n->lhs, i, j);
+        fprintf(p->out, " %s ", n->op);
+        print_elem(p, n->rhs, i, j);
+        out(p, ")");
+        return;
+    case ND_ASSIGN: {
+        out(p, "(");
+        bool w = g_is_write;
+        g_is_write = true;
+        print_elem(p, n->lhs, i, j);
+        g_is_write = w;
+        fprintf(p->out, " %s ", n->op);
+        print_elem(p, n->rhs, i, j);
+        out(p, ")");
+        return;
+    }
+    default:
+        out(p, "0 /* unsupported small-matrix form */");
+        return;
+    }
+}
+
+/* ---- operators ------------------------------------------------------------ */
+static void print_operator(PrintCtx *p, Node *n)
+{
+    if (n->reduction_id >= 0 && !p->in_kernel && n->pop != OP_CONV) {
+        fprintf(p->out, "parac_red_%d", n->reduction_id);
+        return;
+    }
+    Node *a = n->args;
+    if (n->pop == OP_CONV) {
+        Node *f = a, *w = a ? a->next : NULL;
+        if (!is_small_node(f) || !is_small_node(w)) {
+            out(p, "0");
+            return;
+        }
+        int fc = f->ty->cols, wc = w->ty->cols, cnt = f->ty->rows * f->ty->cols;
+        out(p, "(");
+        for (int k = 0; k < cnt; k++) {
+            if (k) out(p, " + ");
+            print_elem(p, f, k / fc, k % fc);
+            out(p, " * ");
+            print_elem(p, w, k / wc, k % wc);
+        }
+        out(p, ")");
+        return;
+    }
+    if (!is_small_node(a)) {
+        out(p, "0");
+        return;
+    }
+    int R = a->ty->rows, C = a->ty->cols;
+    const char *acc = ty_c_name(n->pop == OP_MEAN ? (ty_is_float(a->ty->base) && a->ty->base->kind == TY_DOUBLE ? a->ty->base : n->ty) : n->ty, p->opencl);
+    if (n->pop == OP_SUM || n->pop == OP_MEAN) {
+        if (n->pop == OP_MEAN) fprintf(p->out, "((%s)", acc);
+        const char *sum_ty = ty_c_name(n->pop == OP_SUM ? n->ty : (ty_is_float(a->ty->base) ? a->ty->base : ty_basic(TY_INT, false)), p->opencl);
+        if (n->pop == OP_MEAN && ty_rank(a->ty->base) >= 4 && !ty_is_float(a->ty->base)) sum_ty = p->opencl ? "long" : "long long";
+        fprintf(p->out, "((%s)", sum_ty);
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                if (i || j) out(p, " + ");
+                print_elem(p, a, i, j);
+            }
+        out(p, ")");
+        if (n->pop == OP_MEAN) fprintf(p->out, " / %d)", R * C);
+        return;
+    }
+    /* min / max: a chain of calls (functions, not macros: a macro would copy
+     * its arguments and the chain would grow exponentially) */
+    const char *T = ty_c_name(n->ty, p->opencl);
+    const char *f;
+    if (p->opencl)
+        f = n->pop == OP_MIN ? "min" : "max";
+    else if (ty_is_float(n->ty))
+        f = n->pop == OP_MIN ? "parac__min_f" : "parac__max_f";
+    else
+        f = n->pop == OP_MIN ? "parac__min_i" : "parac__max_i";
+    int cnt = R * C;
+    fprintf(p->out, "((%s)", T);
+    for (int k = 0; k < cnt - 1; k++) fprintf(p->out, "%s(", f);
+    for (int k = 0; k < cnt; k++) {
+        if (p->opencl) fprintf(p->out, "(%s)", T);
+        print_elem(p, a, k / C, k % C);
+        if (k > 0) out(p, ")");
+        if (k < cnt - 1) out(p, ", ");
+    }
+    out(p, ")");
+}
+
+/* C library float functions under their OpenCL names. */
+static const char *opencl_func_name(const char *name)
+{
+    static const char *map[][2] = {
+        {"sqrtf", "sqrt"}, {"fabsf", "fabs"}, {"expf", "exp"}, {"logf", "log"}, {"powf", "pow"},
+        {"floorf", "floor"}, {"ceilf", "ceil"}, {"roundf", "round"}, {"fminf", "fmin"},
+        {"fmaxf", "fmax"}, {"sinf", "sin"}, {"cosf", "cos"}, {"tanf", "tan"}, {"atan2f", "atan2"},
+        {"hypotf", "hypot"}, {"truncf", "trunc"}, {"labs", "abs"}, {"llabs", "abs"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (!strcmp(name, map[i][0])) return map[i][1];
+    return name;
+}
+
+/* ---- parentheses only where C needs them (and where gcc -Wparentheses
+ * would ask for them) ---------------------------------------------------- */
+static int binary_prec(const char *op)
+{
+    static const struct { const char *op; int prec; } t[] = {
+        {"||", 4}, {"&&", 5}, {"|", 6}, {"^", 7}, {"&", 8}, {"==", 9}, {"!=", 9}, {"<", 10},
+        {"<=", 10}, {">", 10}, {">=", 10}, {"<<", 11}, {">>", 11}, {"+", 12}, {"-", 12},
+        {"*", 13}, {"/", 13}, {"%", 13}, {".*", 13},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (!strcmp(op, t[i].op)) return t[i].prec;
+    return 0;
+}
+
+/* Precedence of an expression as printed: 16 for primaries and postfix forms. */
+static int expr_prec(Node *n)
+{
+    switch (n->kind) {
+    case ND_COMMA: return 1;
+    case ND_ASSIGN: return 2;
+    case ND_COND: return 3;
+    case ND_BINARY: return n->ty && n->ty->kind == TY_SMALL ? 16 : binary_prec(n->op);
+    case ND_UNARY: case ND_CAST: case ND_SIZEOF_EXPR: case ND_SIZEOF_TYPE: return 14;
+    default: return 16;
+    }
+}
+
+/* Child `c` of binary operator `op` (on the right when `right`). */
+static bool needs_parens(Node *c, const char *op, bool right)
+{
+    int cp = expr_prec(c), pp = binary_prec(op);
+    if (cp >= 14) return false;
+    if (cp < 4) return true;
+    if (pp >= 12) return cp < pp || (cp == pp && right);   /* arithmetic */
+    if (pp == 9 || pp == 10) return cp < 11 || cp == 11;    /* comparisons: arithmetic children only */
+    if (pp == 4 || pp == 5) return cp < 9;                  /* && ||: comparisons and arithmetic */
+    return true;                                            /* bitwise and shifts: always */
+}
+
+static void print_sub(PrintCtx *p, Node *c, bool parens)
+{
+    if (parens) fputc('(', p->out);
+    print_expr(p, c);
+    if (parens) fputc(')', p->out);
+}
+
+void print_expr(PrintCtx *p, Node *n)
+{
+    if (!n) return;
+    switch (n->kind) {
+    case ND_NUM: case ND_CHARLIT:
+        fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);
+        return;
+    case ND_STR:
+        if (n->text) out(p, n->text);
+        else fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);
+        return;
+    case ND_VAR:
+        out(p, n->var ? n->var->name : n->name);
+        return;
+    case ND_ITER_INDEX:
+        out(p, n->name);
+        return;
+    case ND_WILDCARD:
+        out(p, "0");
+        return;
+    case ND_MAT_ELEM: {
+        Node *e[3];
+        long add[3];
+        int nd = access_indices(n, 0, 0, e, add);
+        print_access(p, n->var, e, add, nd, !g_is_write);
+        return;
+    }
+    case ND_WINDOW: case ND_TRANSE: case ND_EWMUL:
+        if (!is_small_node(n)) { /* only after an error: never recurse */
+            out(p, "0");
+            return;
+        }
+        print_elem(p, n, p->elem_i, p->elem_j);
+        return;
+    case ND_PARAC_OP:
+        print_operator(p, n);
+        return;
+    case ND_BINARY:
+        if (is_small_node(n)) {
+            print_elem(p, n, p->elem_i, p->elem_j);
+            return;
+        }
+        print_sub(p, n->lhs, needs_parens(n->lhs, n->op, false));
+        fprintf(p->out, " %s ", n->op);
+        print_sub(p, n->rhs, needs_parens(n->rhs, n->op, true));
+        return;
+    case ND_ASSIGN: {
+        if (is_small_node(n) || (n->lhs && n->lhs->kind == ND_WINDOW)) {
+            print_elem(p, n, p->elem_i, p->elem_j);
+            return;
+        }
+        bool w = g_is_write;
+        g_is_write = true;
+        print_expr(p, n->lhs);
+        g_is_write = w;
+        fprintf(p->out, " %s ", n->op);
+        print_expr(p, n->rhs);
+        return;
+    }
+    case ND_UNARY: {
+        out(p, n->op);
+        bool par = expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
+                   (n->lhs->kind == ND_NUM && n->lhs->tok->loc[0] == '-');
+        bool w = g_is_write;
+        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) g_is_write = true;
+        print_sub(p, n->lhs, par);
+        g_is_write = w;
+        return;
+    }
+    case ND_POSTFIX: {
+        bool w = g_is_write;
+        g_is_write = true;
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        g_is_write = w;
+        out(p, n->op);
+        return;
+    }
+    case ND_COND:
+        print_sub(p, n->cond, expr_prec(n->cond) <= 3);
+        out(p, " ? ");
+        print_sub(p, n->then, expr_prec(n->then) <= 2);
+        out(p, " : ");
+        print_sub(p, n->els, expr_prec(n->els) < 3);
+        return;
+    case ND_COMMA:
+        out(p, "(");
+        print_expr(p, n->lhs);
+        out(p, ", ");
+        print_expr(p, n->rhs);
+        out(p, ")");
+        return;
+    case ND_CALL:
+        if (n->lhs && n->lhs->kind != ND_VAR) {
+            print_expr(p, n->lhs);
+        } else
+            out(p, p->opencl ? opencl_func_name(n->name) : n->name);
+        out(p, "(");
+        for (Node *a = n->args; a; a = a->next) {
+            if (a != n->args) out(p, ", ");
+            print_expr(p, a);
+        }
+        out(p, ")");
+        return;
+    case ND_INDEX: {
+        /* C arrays, constant matrices, and matrix reads inside border values */
+        Node *base = n;
+        Node *ix[3];
+        int k = 0;
+        while (base->kind == ND_INDEX && k < 3) {
+            ix[k++] = base->rhs;
+            base = base->lhs;
+        }
+        if (base->kind == ND_VAR && base->var && base->var->ty->kind == TY_MATRIX &&
+            !base->var->is_small_const && base->kind != ND_INDEX && k == base->var->ty->ndim) {
+            Node *e[3];
+            long add[3] = {0, 0, 0};
+            for (int d = 0; d < k; d++) {
+                Node *x = ix[k - 1 - d];
+                if (x->kind == ND_WILDCARD) {
+                    e[d] = p->wild_e[d] ? p->wild_e[d] : x;
+                    add[d] = p->wild_add[d];
+                } else
+                    e[d] = x;
+            }
+            print_mat_index(p, base->var, e, add, k);
+            return;
+        }
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        out(p, "[");
+        print_expr(p, n->rhs);
+        out(p, "]");
+        return;
+    }
+    case ND_MEMBER:
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        fprintf(p->out, "%s%s", n->op, n->name);
+        return;
+    case ND_CAST:
+        if (is_small_node(n)) {
+            print_elem(p, n, p->elem_i, p->elem_j);
+            return;
+        }
+        fprintf(p->out, "(%s)", ty_c_name(n->cast_ty, p->opencl));
+        print_sub(p, n->lhs, expr_prec(n->lhs) < 14);
+        return;
+    case ND_SIZEOF_TYPE:
+        fprintf(p->out, "sizeof(%s)", ty_c_name(n->cast_ty, p->opencl));
+        return;
+    case ND_SIZEOF_EXPR:
+        out(p, "sizeof(");
+        print_expr(p, n->lhs);
+        out(p, ")");
+        return;
+    case ND_SLICE:
+        print_expr(p, n->lhs);
+        return;
+    case ND_INIT_LIST:
+        out(p, "{");
+        for (Node *a = n->args; a; a = a->next) {
+            if (a != n->args) out(p, ", ");
+            print_expr(p, a);
+        }
+        out(p, "}");
+        return;
+    default:
+        out(p, "0");
+        return;
+    }
+}
+
+/* ---- statements ------------------------------------------------------------ */
+bool stmt_has_iterator(Node *n)
+{
+    if (!n) return false;
+    switch (n->kind) {
+    case ND_ITERATOR: return true;
+    case ND_BLOCK:
+        for (Node *s = n->args; s; s = s->next)
+            if (stmt_has_iterator(s)) return true;
+        return false;
+    case ND_IF: return stmt_has_iterator(n->then) || stmt_has_iterator(n->els);
+    case ND_FOR: case ND_WHILE: case ND_DO: case ND_SWITCH: return stmt_has_iterator(n->body);
+    default: return false;
+    }
+}
+
+static void print_decl(PrintCtx *p, Node *n)
+{
+    for (Node *d = n->decls; d; d = d->next) {
+        if (!d->name || !d->var) continue;
+        Obj *o = d->var;
+        if (o->ty->kind == TY_MATRIX) {
+            if (print_hooks && print_hooks->decl_matrix) print_hooks->decl_matrix(p, d);
+            continue;
+        }
+        print_indent(p);
+        if (n->is_typedef) out(p, "typedef ");
+        if (n->is_static) out(p, "static ");
+        if (n->is_extern) out(p, "extern ");
+        if (o->ty->kind == TY_FUNC) {
+            print_type_decl(p->out, o->ty->base, o->name, p->opencl);
+            out(p, "(");
+            if (!o->ty->params) out(p, o->ty->variadic ? "" : "void");
+            for (Node *q = o->ty->params; q; q = q->next) {
+                if (q != o->ty->params) out(p, ", ");
+                print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", p->opencl);
+            }
+            if (o->ty->variadic) out(p, ", ...");
+            out(p, ");\n");
+            continue;
+        }
+        print_type_decl(p->out, o->ty, o->name, p->opencl);
+        if (d->init) {
+            out(p, " = ");
+            print_expr(p, d->init);
+        }
+        out(p, ";\n");
+    }
+}
+
+/* A condition or loop step of host code: the back end may need the host
+ * copies of matrices it reads (a loop condition is evaluated again after
+ * every iteration, so the transfer goes inside the expression). */
+static void print_cond(PrintCtx *p, Node *e)
+{
+    if (!p->in_kernel && print_hooks && print_hooks->cond_expr) {
+        print_hooks->cond_expr(p, e);
+        return;
+    }
+    print_expr(p, e);
+}
+
+static void print_body(PrintCtx *p, Node *n)
+{
+    if (n && n->kind == ND_BLOCK) {
+        print_stmt(p, n);
+    } else {
+        print_indent(p);
+        out(p, "{\n");
+        p->indent++;
+        print_stmt(p, n);
+        p->indent--;
+        print_indent(p);
+        out(p, "}\n");
+    }
+}
+
+/* An expression statement whose value is a small matrix: one statement per element. */
+static void print_expr_stmt(PrintCtx *p, Node *e)
+{
+    if (e && (is_small_node(e) || (e->kind == ND_ASSIGN && e->lhs && e->lhs->kind == ND_WINDOW))) {
+        Node *t = e;
+        while (t->kind == ND_ASSIGN) t = t->lhs;
+        int R = small_rows(t->ty), C = small_cols(t->ty);
+        for (int i = 0; i < R; i++)
+            for (int j = 0; j < C; j++) {
+                print_indent(p);
+                print_elem(p, e, i, j);
+                out(p, ";\n");
+            }
+        return;
+    }
+    print_indent(p);
+    print_expr(p, e);
+    out(p, ";\n");
+}
+
+void print_stmt(PrintCtx *p, Node *n)
+{
+    if (!n) return;
+    bool host = !p->in_kernel && print_hooks;
+    bool wrap = host && stmt_needs_wrap(n);
+    if (wrap) {
+        print_indent(p);
+        out(p, "{\n");
+        p->indent++;
+    }
+    if (host && print_hooks->before_stmt && n->kind != ND_BLOCK) print_hooks->before_stmt(p, n);
+    switch (n->kind) {
+    case ND_BLOCK:
+        print_indent(p);
+        out(p, "{\n");
+        p->indent++;
+        for (Node *s = n->args; s; s = s->next) print_stmt(p, s);
+        if (host && print_hooks->block_end) print_hooks->block_end(p, n);
+        p->indent--;
+        print_indent(p);
+        out(p, "}\n");
+        break;
+    case ND_DECL:
+        print_decl(p, n);
+        break;
+    case ND_EXPR_STMT:
+        print_expr_stmt(p, n->lhs);
+        break;
+    case ND_NULL_STMT:
+        break;
+    case ND_IF:
+        print_indent(p);
+        out(p, "if (");
+        print_cond(p, n->cond);
+        out(p, ")\n");
+        print_body(p, n->then);
+        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(n->els))) {
+            n = n->els;
+            print_indent(p);
+            out(p, "else if (");
+            print_cond(p, n->cond);
+            out(p, ")\n");
+            print_body(p, n->then);
+        }
+        if (n->els) {
+            print_indent(p);
+            out(p, "else\n");
+            print_body(p, n->els);
+        }
+        break;
+    case ND_WHILE:
+        print_indent(p);
+        out(p, "while (");
+        print_cond(p, n->cond);
+        out(p, ")\n");
+        print_body(p, n->body);
+        break;
+    case ND_DO:
+        print_indent(p);
+        out(p, "do\n");
+        print_body(p, n->body);
+        print_indent(p);
+        out(p, "while (");
+        print_cond(p, n->cond);
+        out(p, ");\n");
+        break;
+    case ND_FOR:
+        print_indent(p);
+        out(p, "{\n");
+        p->indent++;
+        if (n->init) print_stmt(p, n->init);
+        print_indent(p);
+        out(p, "for (; ");
+        print_cond(p, n->cond);
+        out(p, "; ");
+        print_cond(p, n->inc);
+        out(p, ")\n");
+        print_body(p, n->body);
+        p->indent--;
+        print_indent(p);
+        out(p, "}\n");
+        break;
+    case ND_SWITCH:
+        print_indent(p);
+        out(p, "switch (");
+        print_cond(p, n->cond);
+        out(p, ")\n");
+        print_body(p, n->body);
+        break;
+    case ND_CASE:
+        print_indent(p);
+        out(p, "case ");
+        print_expr(p, n->lhs);
+        out(p, ":;\n");
+        break;
+    case ND_DEFAULT:
+        print_indent(p);
+        out(p, "default:;\n");
+        break;
+    case ND_RETURN:
+        if (host && print_hooks->before_return) {
+            print_hooks->before_return(p, n);
+            break;
+        }
+        print_indent(p);
+        out(p, "return");
+        if (n->lhs) {
+            out(p, " ");
+            print_expr(p, n->lhs);
+        }
+        out(p, ";\n");
+        break;
+    case ND_BREAK:
+        print_indent(p);
+        out(p, "break;\n");
+        break;
+    case ND_CONTINUE:
+        print_indent(p);
+        out(p, "continue;\n");
+        break;
+    case ND_GOTO:
+        print_indent(p);
+        fprintf(p->out, "goto %s;\n", n->name);
+        break;
+    case ND_LABEL:
+        fprintf(p->out, "%s:;\n", n->name);
+        break;
+    case ND_ITERATOR:
+        if (host && print_hooks->iterator) print_hooks->iterator(p, n);
+        break;
+    case ND_BORDER_RULE:
+        print_indent(p);
+        fprintf(p->out, "/* %s:%d: border rule %s: compiled into the border code of the regions that use it */\n",
+                n->tok->file->name, n->tok->line, n->name ? n->name : "?");
+        break;
+    default:
+        break;
+    }
+    if (host && print_hooks->after_stmt && n->kind != ND_BLOCK) print_hooks->after_stmt(p, n);
+    if (wrap) {
+        p->indent--;
+        print_indent(p);
+        out(p, "}\n");
+    }
+}
+
+/* A file function for the device: same body, OpenCL types. */
+void print_func(PrintCtx *p, Node *f)
+{
+    Type *ft = f->ty;
+    print_type_decl(p->out, ft->base, f->name, p->opencl);
+    out(p, "(");
+    if (!ft->params) out(p, "void");
+    for (Node *q = ft->params; q; q = q->next) {
+        if (q != ft->params) out(p, ", ");
+        print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", p->opencl);
+    }
+    out(p, ")\n");
+    bool k = p->in_kernel;
+    p->in_kernel = true;
+    print_stmt(p, f->body);
+    p->in_kernel = k;
+}
+
+bool stmt_needs_wrap(Node *n)
+{
+    return print_hooks && print_hooks->needs_wrap && n->kind != ND_DECL && n->kind != ND_BLOCK &&
+           print_hooks->needs_wrap(n);
+}
+
+bool node_mentions(Node *n, Obj *var)
+{
+    if (!n) return false;
+    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == var) return true;
+    if (n->kind == ND_ITERATOR) return false;
+    if (node_mentions(n->lhs, var) || node_mentions(n->rhs, var) || node_mentions(n->cond, var) ||
+        node_mentions(n->then, var) || node_mentions(n->els, var) || node_mentions(n->init, var) ||
+        node_mentions(n->inc, var) || node_mentions(n->body, var))
+        return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (node_mentions(n->idx[i], var)) return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (node_mentions(a, var)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (node_mentions(d->init, var)) return true;
+    return false;
+}

@@ -1,0 +1,136 @@
+/* Kernel launches and two-level reductions for generated code. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "opencl/runtime_internal.h"
+
+static parac_status set_arg(cl_kernel k, cl_uint *i, size_t size, const void *v, const char *kn)
+{
+    cl_int err = clSetKernelArg(k, *i, size, v);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "clSetKernelArg(%s, %u) failed (error %d)", kn, *i, (int)err);
+    (*i)++;
+    return PARAC_OK;
+}
+
+static parac_status set_matrix(cl_kernel k, cl_uint *i, parac_cl_matrix *m, const char *kn)
+{
+    if (!m->buffer) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: matrix has no buffer", kn);
+    cl_mem b = (cl_mem)m->buffer;
+    int pitch = (int)(m->device_pitch / m->elem_size);
+    int d[3] = {(int)m->dims[0], (int)m->dims[1], (int)m->dims[2]};
+    PARAC_TRY(set_arg(k, i, sizeof b, &b, kn));
+    PARAC_TRY(set_arg(k, i, sizeof pitch, &pitch, kn));
+    for (int j = 0; j < 3; j++) PARAC_TRY(set_arg(k, i, sizeof d[j], &d[j], kn));
+    return PARAC_OK;
+}
+
+parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                             const int *wg, int nargs, const parac_cl_arg *args)
+{
+    if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
+    size_t count[3] = {1, 1, 1};
+    for (int d = 0; d < ndim; d++) {
+        if (hi[d] <= lo[d]) return PARAC_OK; /* an empty box */
+        if (hi[d] - lo[d] > 2147483647L) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: box too large", kernel);
+        count[ndim - 1 - d] = (size_t)(hi[d] - lo[d]);
+    }
+    cl_kernel k;
+    PARAC_TRY(parac__cl_kernel(s, kernel, &k));
+    cl_uint ai = 0;
+    for (int d = 0; d < ndim; d++) {
+        int l = (int)lo[d], h = (int)hi[d];
+        PARAC_TRY(set_arg(k, &ai, sizeof l, &l, kernel));
+        PARAC_TRY(set_arg(k, &ai, sizeof h, &h, kernel));
+    }
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == PARAC_CL_ARG_MATRIX)
+            PARAC_TRY(set_matrix(k, &ai, args[i].matrix, kernel));
+        else
+            PARAC_TRY(set_arg(k, &ai, args[i].size, args[i].value, kernel));
+    }
+    /* the work-group shape, shrunk until it fits the kernel's limit */
+    size_t kmax = s->max_wg;
+    size_t kwg = 0;
+    if (clGetKernelWorkGroupInfo(k, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
+        kwg > 0 && kwg < kmax)
+        kmax = kwg;
+    size_t local[3] = {1, 1, 1}, global[3];
+    for (int d = 0; d < ndim; d++) local[d] = wg && wg[d] > 0 ? (size_t)wg[d] : 1;
+    for (;;) {
+        size_t total = local[0] * local[1] * local[2];
+        if (total <= kmax) break;
+        int big = local[0] >= local[1] ? (local[0] >= local[2] ? 0 : 2) : (local[1] >= local[2] ? 1 : 2);
+        local[big] /= 2;
+    }
+    /* no wider than the work itself */
+    for (int d = 0; d < ndim; d++)
+        while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
+    for (int d = 0; d < ndim; d++) global[d] = (count[d] + local[d] - 1) / local[d] * local[d];
+    cl_int err = clEnqueueNDRangeKernel(s->queue, k, (cl_uint)ndim, NULL, global, local, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zux%zux%zu in groups of %zux%zux%zu) failed (error %d)",
+                           kernel, global[0], global[1], global[2], local[0], local[1], local[2], (int)err);
+    return PARAC_OK;
+}
+
+parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
+                             void *result)
+{
+    cl_kernel k1, k2;
+    char final_name[512];
+    snprintf(final_name, sizeof final_name, "%s_final", kernel);
+    PARAC_TRY(parac__cl_kernel(s, kernel, &k1));
+    PARAC_TRY(parac__cl_kernel(s, final_name, &k2));
+    size_t wg = 256;
+    size_t kw = 0;
+    if (clGetKernelWorkGroupInfo(k1, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw, &kw, NULL) == CL_SUCCESS &&
+        kw > 0 && kw < wg)
+        wg = kw;
+    if (clGetKernelWorkGroupInfo(k2, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kw, &kw, NULL) == CL_SUCCESS &&
+        kw > 0 && kw < wg)
+        wg = kw;
+    while (wg & (wg - 1)) wg &= wg - 1; /* a power of two for the tree */
+    double total = (double)m->dims[0] * (double)m->dims[1] * (double)m->dims[2];
+    size_t groups = (size_t)((total + (double)wg - 1) / (double)wg);
+    if (groups > 1024) groups = 1024;
+    if (groups < 1) groups = 1;
+    cl_int err;
+    cl_mem partial = clCreateBuffer(s->context, CL_MEM_READ_WRITE, groups * acc_size, NULL, &err);
+    PARAC_CL_TRY(err, "clCreateBuffer (reduction partials)");
+    cl_mem res = clCreateBuffer(s->context, CL_MEM_READ_WRITE, acc_size, NULL, &err);
+    if (err != CL_SUCCESS) {
+        clReleaseMemObject(partial);
+        return parac__fail(PARAC_ERR_OPENCL, "clCreateBuffer (reduction result) failed (error %d)", (int)err);
+    }
+    parac_status st = PARAC_OK;
+    cl_uint ai = 0;
+    int n = (int)groups;
+    size_t g1 = groups * wg;
+    if ((st = set_matrix(k1, &ai, m, kernel)) != PARAC_OK) goto done;
+    if ((st = set_arg(k1, &ai, sizeof partial, &partial, kernel)) != PARAC_OK) goto done;
+    if ((st = set_arg(k1, &ai, wg * acc_size, NULL, kernel)) != PARAC_OK) goto done;
+    err = clEnqueueNDRangeKernel(s->queue, k1, 1, NULL, &g1, &wg, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = parac__fail(PARAC_ERR_OPENCL, "launching %s failed (error %d)", kernel, (int)err);
+        goto done;
+    }
+    ai = 0;
+    if ((st = set_arg(k2, &ai, sizeof partial, &partial, final_name)) != PARAC_OK) goto done;
+    if ((st = set_arg(k2, &ai, sizeof n, &n, final_name)) != PARAC_OK) goto done;
+    if ((st = set_arg(k2, &ai, sizeof res, &res, final_name)) != PARAC_OK) goto done;
+    if ((st = set_arg(k2, &ai, wg * acc_size, NULL, final_name)) != PARAC_OK) goto done;
+    err = clEnqueueNDRangeKernel(s->queue, k2, 1, NULL, &wg, &wg, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        st = parac__fail(PARAC_ERR_OPENCL, "launching %s failed (error %d)", final_name, (int)err);
+        goto done;
+    }
+    err = clEnqueueReadBuffer(s->queue, res, CL_TRUE, 0, acc_size, result, 0, NULL, NULL);
+    if (err != CL_SUCCESS) st = parac__fail(PARAC_ERR_OPENCL, "reading the reduction result failed (error %d)", (int)err);
+done:
+    clReleaseMemObject(partial);
+    clReleaseMemObject(res);
+    return st;
+}

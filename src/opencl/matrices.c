@@ -1,0 +1,104 @@
+/* Matrices of generated programs on an OpenCL device: padded buffers and
+ * transfers only when the other side holds the newer copy. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "opencl/runtime_internal.h"
+
+static size_t rows_of(const parac_cl_matrix *m)
+{
+    /* every dimension but the last counts as rows (channels are planes of rows) */
+    if (m->ndim <= 1) return 1;
+    size_t r = 1;
+    for (int i = 0; i < m->ndim - 1; i++) r *= (size_t)m->dims[i];
+    return r;
+}
+
+static size_t cols_of(const parac_cl_matrix *m) { return (size_t)m->dims[m->ndim > 0 ? m->ndim - 1 : 0]; }
+
+parac_status parac_cl_matrix_bind(parac_cl_session *s, parac_cl_matrix *m, void *host, size_t elem_size,
+                                  int ndim, long d0, long d1, long d2, size_t host_pitch)
+{
+    if (!m || !s) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cl_matrix_bind: NULL argument");
+    memset(m, 0, sizeof *m);
+    if (ndim < 1 || ndim > 3 || elem_size == 0 || d0 < 0 || d1 < 0 || d2 < 0)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix of %d dims %ldx%ldx%ld", ndim, d0, d1, d2);
+    m->session = s;
+    m->host = host;
+    m->elem_size = elem_size;
+    m->ndim = ndim;
+    m->dims[0] = d0;
+    m->dims[1] = d1;
+    m->dims[2] = d2;
+    m->host_pitch = host_pitch;
+    size_t row = cols_of(m) * elem_size;
+    m->device_pitch = (row + 63) / 64 * 64;
+    if (m->device_pitch == 0) m->device_pitch = 64;
+    if ((double)m->device_pitch * (double)rows_of(m) > 2147483647.0 * (double)elem_size)
+        return parac__fail(PARAC_ERR_OVERFLOW, "matrix %ldx%ldx%ld is larger than 2^31 elements", d0, d1, d2);
+    if (host_pitch < row) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "host pitch %zu < row %zu", host_pitch, row);
+    m->state = PARAC_CL_HOST_NEWER;
+    return PARAC_OK;
+}
+
+static parac_status ensure_buffer(parac_cl_matrix *m)
+{
+    if (m->buffer) return PARAC_OK;
+    cl_int err;
+    size_t bytes = m->device_pitch * (rows_of(m) ? rows_of(m) : 1);
+    cl_mem b = clCreateBuffer(m->session->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "clCreateBuffer of %zu bytes failed (error %d)", bytes, (int)err);
+    m->buffer = b;
+    return PARAC_OK;
+}
+
+/* One rectangular copy: rows of `cols_of*elem` bytes between two pitches. */
+static parac_status copy_rect(parac_cl_matrix *m, int to_device)
+{
+    size_t rows = rows_of(m), width = cols_of(m) * m->elem_size;
+    if (rows == 0 || width == 0) return PARAC_OK;
+    if (!m->host) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix without host storage");
+    size_t origin[3] = {0, 0, 0}, region[3] = {width, rows, 1};
+    cl_int err;
+    if (to_device)
+        err = clEnqueueWriteBufferRect(m->session->queue, (cl_mem)m->buffer, CL_TRUE, origin, origin, region,
+                                       m->device_pitch, 0, m->host_pitch, 0, m->host, 0, NULL, NULL);
+    else
+        err = clEnqueueReadBufferRect(m->session->queue, (cl_mem)m->buffer, CL_TRUE, origin, origin, region,
+                                      m->device_pitch, 0, m->host_pitch, 0, m->host, 0, NULL, NULL);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "%s of a %zux%zu-byte matrix failed (error %d)",
+                           to_device ? "upload" : "download", rows, width, (int)err);
+    return PARAC_OK;
+}
+
+parac_status parac_cl_to_device(parac_cl_matrix *m)
+{
+    PARAC_TRY(ensure_buffer(m));
+    if (m->state != PARAC_CL_HOST_NEWER) return PARAC_OK;
+    PARAC_TRY(copy_rect(m, 1));
+    m->state = PARAC_CL_SAME;
+    return PARAC_OK;
+}
+
+parac_status parac_cl_to_host(parac_cl_matrix *m)
+{
+    if (m->state != PARAC_CL_DEVICE_NEWER) return PARAC_OK;
+    PARAC_TRY(copy_rect(m, 0));
+    m->state = PARAC_CL_SAME;
+    return PARAC_OK;
+}
+
+void parac_cl_host_modified(parac_cl_matrix *m) { m->state = PARAC_CL_HOST_NEWER; }
+void parac_cl_device_modified(parac_cl_matrix *m) { m->state = PARAC_CL_DEVICE_NEWER; }
+
+void parac_cl_matrix_release(parac_cl_matrix *m)
+{
+    if (m && m->buffer) clReleaseMemObject((cl_mem)m->buffer);
+    if (m) {
+        m->buffer = NULL;
+        m->state = PARAC_CL_HOST_NEWER;
+    }
+}

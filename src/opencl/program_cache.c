@@ -1,0 +1,160 @@
+/* Program build with an on-disk cache of device binaries.
+ *
+ * Key: FNV-1a 64 of the source, the build options, the platform and device
+ * names and the driver version. Files are written to a temporary name and
+ * renamed, so concurrent processes never read a half-written binary. A
+ * missing, unreadable or rejected cache entry means a build from source. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/error_internal.h"
+#include "opencl/runtime_internal.h"
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 0x100000001b3ULL;
+    }
+    return h ^ 0xff; /* separator */
+}
+
+static int cache_dir(char *dir, size_t size)
+{
+    const char *env = getenv("PARAC_CACHE_DIR");
+    if (env && !strcmp(env, "off")) return 0;
+    if (env && *env)
+        snprintf(dir, size, "%s", env);
+    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
+        snprintf(dir, size, "%s/parac", env);
+    else if ((env = getenv("HOME")) && *env)
+        snprintf(dir, size, "%s/.cache/parac", env);
+    else
+        return 0;
+    /* create the directory and its parents */
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", dir);
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            mkdir(tmp, 0755);
+            *p = '/';
+        }
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return 0;
+    return 1;
+}
+
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    if (fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    long n = ftell(f);
+    rewind(f);
+    if (n <= 0 || n > (1L << 30)) {
+        fclose(f);
+        return NULL;
+    }
+    unsigned char *b = malloc((size_t)n);
+    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
+        free(b);
+        b = NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return b;
+}
+
+static void write_atomic(const char *path, const unsigned char *data, size_t len)
+{
+    char tmp[1200];
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    int ok = fwrite(data, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+static parac_status build_log(parac_cl_session *s, cl_program prog, const char *name, cl_int err)
+{
+    size_t n = 0;
+    clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
+    char *log = malloc(n + 1);
+    if (log) {
+        log[0] = 0;
+        clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
+        log[n] = 0;
+    }
+    parac_status st = parac__fail(PARAC_ERR_OPENCL, "building the kernels of '%s' for %s failed (error %d):\n%s",
+                                  name, s->label, (int)err, log ? log : "");
+    free(log);
+    return st;
+}
+
+parac_status parac__cl_build_program(parac_cl_session *s, const char *name, const char *source,
+                                     const char *options)
+{
+    char pname[256] = "", dname[256] = "", driver[128] = "";
+    clGetPlatformInfo(s->platform, CL_PLATFORM_NAME, sizeof pname - 1, pname, NULL);
+    clGetDeviceInfo(s->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
+    clGetDeviceInfo(s->device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    h = fnv(h, source);
+    h = fnv(h, options);
+    h = fnv(h, pname);
+    h = fnv(h, dname);
+    h = fnv(h, driver);
+    char dir[1024], path[1100];
+    int have_dir = cache_dir(dir, sizeof dir);
+    if (have_dir) snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, name, (unsigned long long)h);
+    cl_int err;
+    if (have_dir) {
+        size_t len = 0;
+        unsigned char *bin = read_all(path, &len);
+        if (bin) {
+            const unsigned char *bins[1] = {bin};
+            cl_int bstatus = 0;
+            cl_program p = clCreateProgramWithBinary(s->context, 1, &s->device, &len, bins, &bstatus, &err);
+            free(bin);
+            if (err == CL_SUCCESS && bstatus == CL_SUCCESS &&
+                clBuildProgram(p, 1, &s->device, options, NULL, NULL) == CL_SUCCESS) {
+                s->program = p;
+                s->from_cache = 1;
+                return PARAC_OK;
+            }
+            if (err == CL_SUCCESS) clReleaseProgram(p);
+            /* a stale or foreign entry: rebuild below and overwrite it */
+        }
+    }
+    cl_program p = clCreateProgramWithSource(s->context, 1, &source, NULL, &err);
+    PARAC_CL_TRY(err, "clCreateProgramWithSource");
+    err = clBuildProgram(p, 1, &s->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        parac_status st = build_log(s, p, name, err);
+        clReleaseProgram(p);
+        return st;
+    }
+    s->program = p;
+    s->from_cache = 0;
+    if (have_dir) {
+        size_t len = 0;
+        if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) == CL_SUCCESS && len > 0) {
+            unsigned char *bin = malloc(len);
+            unsigned char *bins[1] = {bin};
+            if (bin && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
+                write_atomic(path, bin, len);
+            free(bin);
+        }
+    }
+    return PARAC_OK;
+}

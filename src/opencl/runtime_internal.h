@@ -1,0 +1,39 @@
+/* Internals of the OpenCL runtime for generated code. */
+#ifndef PARAC_OPENCL_RUNTIME_INTERNAL_H
+#define PARAC_OPENCL_RUNTIME_INTERNAL_H
+
+#include <CL/cl.h>
+
+#include "parac/opencl.h"
+
+typedef struct parac__cl_named_kernel {
+    char *name;
+    cl_kernel kernel;
+} parac__cl_named_kernel;
+
+struct parac_cl_session {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue;
+    cl_program program;
+    char label[600];      /* "platform / device" */
+    size_t max_wg;
+    int from_cache;
+    parac__cl_named_kernel *kernels;
+    int nkernels;
+};
+
+#define PARAC_CL_TRY(call, what)                                                          \
+    do {                                                                                  \
+        cl_int parac__e = (call);                                                         \
+        if (parac__e != CL_SUCCESS)                                                       \
+            return parac__fail(PARAC_ERR_OPENCL, "%s failed (OpenCL error %d)", what, (int)parac__e); \
+    } while (0)
+
+/* Build (or load from the cache) the session's program. */
+parac_status parac__cl_build_program(parac_cl_session *s, const char *name, const char *source,
+                                     const char *options);
+parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *out);
+
+#endif

@@ -1,0 +1,41 @@
+/* libFuzzer entry for the ParaC front end and both back ends: any input must
+ * end in diagnostics or generated code, never a crash, hang or leak. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/lang.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 20000) return 0;
+    char *text = malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    SourceFile file = {"fuzz.pc", text, strlen(text)};
+    FILE *sink = fopen("/dev/null", "w");
+    lang_diag.out = sink;
+    lang_diag.max_errors = 20;
+    for (int t = 0; t < 2; t++) {
+        CompileOptions opt = {0};
+        opt.target = t ? TARGET_OPENCL : TARGET_C;
+        opt.base_name = "fuzz";
+        lang_compile(&file, &opt, sink, sink);
+        lang_reset();
+    }
+    static const char *dumps[] = {"ast", "hast", "analysis"};
+    CompileOptions opt = {0};
+    opt.dump = dumps[size % 3];
+    opt.dump_out = sink;
+    opt.base_name = "fuzz";
+    lang_compile(&file, &opt, sink, sink);
+    lang_reset();
+    if (sink) fclose(sink);
+    free(text);
+    return 0;
+}

@@ -1,0 +1,208 @@
+/* paracc: the ParaC compiler.
+ *
+ *   paracc FILE.pc --target opencl|c -o BASE [--dump=ast|hast|analysis]
+ *
+ * writes BASE.c (and BASE.cl for OpenCL); with --dump, prints that stage to
+ * stdout instead. Errors are reported as file:line:col with the source line;
+ * on any error nothing is written and the exit status is 1. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lang/lang.h"
+
+static void usage(FILE *o)
+{
+    fputs("usage: paracc FILE.pc [--target opencl|c] -o BASE [--dump=ast|hast|analysis]\n"
+          "  --target c       plain C with OpenMP (BASE.c)\n"
+          "  --target opencl  OpenCL C 1.2 kernels (BASE.cl) and host C (BASE.c) using libparac\n"
+          "  --dump=STAGE     print the AST, the HAST (parallel regions) or the analysis\n"
+          "  --max-errors N   stop after N errors (default 20)\n",
+          o);
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return NULL;
+    if (!S_ISREG(sb.st_mode)) {
+        errno = EISDIR;
+        return NULL;
+    }
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = b;
+        }
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0) break;
+    }
+    if (ferror(f)) {
+        fclose(f);
+        free(buf);
+        return NULL;
+    }
+    fclose(f);
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* Write atomically: a temporary next to the target, then rename. */
+static int write_file(const char *path, const char *data, size_t len)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return -1;
+    if (fwrite(data, 1, len, f) != len) {
+        fclose(f);
+        remove(tmp);
+        return -1;
+    }
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* An identifier for kernel names from BASE's file name. */
+static char *base_ident(const char *base)
+{
+    const char *slash = strrchr(base, '/');
+    const char *b = slash ? slash + 1 : base;
+    size_t n = strlen(b);
+    char *id = malloc(n + 2);
+    size_t k = 0;
+    if (!isalpha((unsigned char)b[0]) && b[0] != '_') id[k++] = 'p';
+    for (size_t i = 0; i < n; i++) id[k++] = isalnum((unsigned char)b[i]) ? b[i] : '_';
+    id[k] = 0;
+    return id;
+}
+
+static const char *file_part(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+int main(int argc, char **argv)
+{
+    const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
+    int max_errors = 20;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-o") && i + 1 < argc)
+            base = argv[++i];
+        else if (!strcmp(a, "--target") && i + 1 < argc)
+            target = argv[++i];
+        else if (!strncmp(a, "--target=", 9))
+            target = a + 9;
+        else if (!strncmp(a, "--dump=", 7))
+            dump = a + 7;
+        else if (!strcmp(a, "--max-errors") && i + 1 < argc)
+            max_errors = atoi(argv[++i]);
+        else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "paracc: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!input)
+            input = a;
+        else {
+            fprintf(stderr, "paracc: more than one input file ('%s' and '%s')\n", input, a);
+            return 2;
+        }
+    }
+    if (!input) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(target, "c") && strcmp(target, "opencl")) {
+        fprintf(stderr, "paracc: unknown target '%s' (use opencl or c)\n", target);
+        return 2;
+    }
+    if (dump && strcmp(dump, "ast") && strcmp(dump, "hast") && strcmp(dump, "analysis")) {
+        fprintf(stderr, "paracc: unknown dump stage '%s' (use ast, hast or analysis)\n", dump);
+        return 2;
+    }
+    if (!dump && !base) {
+        fprintf(stderr, "paracc: missing -o BASE (the output names BASE.c%s)\n",
+                strcmp(target, "opencl") ? "" : " and BASE.cl");
+        return 2;
+    }
+    size_t len = 0;
+    char *text = read_file(input, &len);
+    if (!text) {
+        fprintf(stderr, "paracc: cannot read '%s': %s\n", input, strerror(errno));
+        return 1;
+    }
+    if (strlen(text) != len) {
+        fprintf(stderr, "%s: error: the file contains a NUL byte\n", input);
+        free(text);
+        return 1;
+    }
+    SourceFile file = {input, text, len};
+    lang_diag.out = stderr;
+    lang_diag.max_errors = max_errors > 0 ? max_errors : 20;
+    char *ident = base_ident(base ? base : input);
+    char *c_name = NULL, *cl_name = NULL;
+    if (base) {
+        size_t n = strlen(base) + 4;
+        c_name = malloc(n);
+        cl_name = malloc(n);
+        snprintf(c_name, n, "%s.c", base);
+        snprintf(cl_name, n, "%s.cl", base);
+    }
+    CompileOptions opt = {0};
+    opt.target = strcmp(target, "c") ? TARGET_OPENCL : TARGET_C;
+    opt.dump = dump;
+    opt.dump_out = stdout;
+    opt.base_name = ident;
+    opt.c_name = c_name ? file_part(c_name) : NULL;
+    opt.cl_name = cl_name ? file_part(cl_name) : NULL;
+    char *hbuf = NULL, *kbuf = NULL;
+    size_t hlen = 0, klen = 0;
+    FILE *h = open_memstream(&hbuf, &hlen);
+    FILE *k = open_memstream(&kbuf, &klen);
+    int rc = (h && k) ? lang_compile(&file, &opt, h, k) : 1;
+    if (h) fclose(h);
+    if (k) fclose(k);
+    if (rc == 0 && !dump) {
+        if (write_file(c_name, hbuf, hlen) != 0) {
+            fprintf(stderr, "paracc: cannot write '%s': %s\n", c_name, strerror(errno));
+            rc = 1;
+        } else if (opt.target == TARGET_OPENCL && write_file(cl_name, kbuf, klen) != 0) {
+            fprintf(stderr, "paracc: cannot write '%s': %s\n", cl_name, strerror(errno));
+            remove(c_name);
+            rc = 1;
+        }
+    }
+    if (rc != 0 && lang_diag.errors)
+        fprintf(stderr, "%d error%s generated.\n", lang_diag.errors, lang_diag.errors == 1 ? "" : "s");
+    free(hbuf);
+    free(kbuf);
+    free(text);
+    free(ident);
+    free(c_name);
+    free(cl_name);
+    lang_reset();
+    return rc;
+}
