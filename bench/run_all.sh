@@ -15,7 +15,7 @@ echo "== core"
 $PY bench/core/peers.py --json "$json"
 # Each operation family has bench/<area>/run_all.sh BUILD OUT_DIR (its own
 # peers and tables); QUICK=1 asks them for a reduced set.
-for area in bench/*/run_all.sh; do
+for area in ${BENCH_AREAS-bench/*/run_all.sh}; do
   [ -x "$area" ] || continue
   name=$(basename "$(dirname "$area")")
   echo "== $name"
