@@ -234,9 +234,14 @@ static void release(PrintCtx *p, Obj *o)
 
 static void block_end(PrintCtx *p, Node *block)
 {
+    /* A block that ends in a return released its matrices on that path
+     * already; releasing them again after it would be dead code. */
+    Node *last = NULL;
+    for (Node *s = block ? block->args : NULL; s; s = s->next) last = s;
+    const bool ends_in_return = last && last->kind == ND_RETURN;
     while (H.sp > 0 && H.stack_block[H.sp - 1] == block) {
         H.sp--;
-        release(p, H.stack[H.sp]);
+        if (!ends_in_return) release(p, H.stack[H.sp]);
     }
 }
 

@@ -94,8 +94,9 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)s->platform, 0};
     s->context = clCreateContext(props, 1, &s->device, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
+        st = parac__fail(PARAC_ERR_OPENCL, "clCreateContext on %s failed (error %d)", s->label, (int)err);
         free(s);
-        return parac__fail(PARAC_ERR_OPENCL, "clCreateContext on %s failed (error %d)", s->label, (int)err);
+        return st;
     }
     s->queue = clCreateCommandQueue(s->context, s->device, 0, &err);
     if (err != CL_SUCCESS) {
