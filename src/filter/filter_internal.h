@@ -56,6 +56,13 @@ parac_status parac__cuda_separable_texture(const parac_image *in, parac_image *o
 parac_status parac__cuda_fft2d(const parac_image *in, parac_image *out, const float *k2d, int rx,
                                int ry, const parac__fir1d *kz, parac__border_rule border,
                                void *stream);
+/* fft with a separable kernel k(x, y) = kx[x] * ky[y] (a Gaussian): the same
+ * result as parac__cuda_fft2d with the outer product, but the spectrum cache
+ * is keyed by the 1D kernels, so repeated calls do no O(kw*kh) host work. */
+parac_status parac__cuda_fft2d_separable(const parac_image *in, parac_image *out,
+                                         const parac__fir1d *kx, const parac__fir1d *ky,
+                                         const parac__fir1d *kz, parac__border_rule border,
+                                         void *stream);
 
 /* recursive / deriche2 / yvv: IIR filtering along x, then y, then z (when
  * depth > 1) with f[axis] (form PARAC__IIR_NONE: axis not filtered). The

@@ -130,6 +130,12 @@ static parac_status run_method(parac_op_call *call)
         goto done;
     }
 #endif
+#ifdef PARAC_HAVE_CUDA
+    if (cuda && strcmp(m, "fft") == 0) { /* keyed by the 1D kernels: no 2D kernel on the host */
+        st = parac__cuda_fft2d_separable(in, out, &p.fir[0], &p.fir[1], &p.fir[2], p.border, stream);
+        goto done;
+    }
+#endif
     if (strcmp(m, "direct") == 0 || strcmp(m, "fft") == 0) {
         st = kernel_2d(&p, &k2d);
         if (st != PARAC_OK) goto done;

@@ -44,8 +44,10 @@ struct plan_entry {
 };
 struct spec_entry {
     int pw, ph, rx, ry, device;
+    int separable;   // keyed by the two 1D kernels instead of the 2D one
     unsigned long long hash;
-    float *k2d_copy; // host copy for an exact match
+    float *key_copy; // host copy of the key for an exact match
+    size_t key_n;
     cufftComplex *spec;
     unsigned long long used;
 };
@@ -120,29 +122,52 @@ __global__ void place_kernel(float *plane, const float *k, int kw, int kh, int p
     plane[(size_t)y * pw + x] = (x < kw && y < kh) ? k[y * kw + x] : 0.0f;
 }
 
-static parac_status get_spectrum(const float *k2d, int rx, int ry, int pw, int ph, int device,
-                                 cudaStream_t stream, cufftComplex **out)
+// The 2D kernel of a separable key (kx taps then ky taps): their outer product.
+static float *outer_product(const float *key, int rx, int ry)
+{
+    const int kw = 2 * rx + 1, kh = 2 * ry + 1;
+    float *k2d = (float *)malloc((size_t)kw * kh * sizeof(float));
+    if (!k2d) return NULL;
+    for (int y = 0; y < kh; y++)
+        for (int x = 0; x < kw; x++) k2d[(size_t)y * kw + x] = key[kw + y] * key[x];
+    return k2d;
+}
+
+// The kernel spectrum for a padded plane, from the cache when the same key
+// was seen. key = the 2D kernel (separable = 0) or the 1D kernels along x
+// then y (separable = 1, so repeated calls cost O(kw + kh) host work).
+static parac_status get_spectrum(const float *key, int separable, int rx, int ry, int pw, int ph,
+                                 int device, cudaStream_t stream, cufftComplex **out)
 {
     const int kw = 2 * rx + 1, kh = 2 * ry + 1;
     const size_t kn = (size_t)kw * kh;
-    const unsigned long long h = hash_floats(k2d, kn);
+    const size_t key_n = separable ? (size_t)kw + kh : kn;
+    const unsigned long long h = hash_floats(key, key_n);
     for (int i = 0; i < g_nspecs; i++) {
         spec_entry *e = &g_specs[i];
         if (e->pw == pw && e->ph == ph && e->rx == rx && e->ry == ry && e->device == device &&
-            e->hash == h && !memcmp(e->k2d_copy, k2d, kn * sizeof(float))) {
+            e->separable == separable && e->hash == h && e->key_n == key_n &&
+            !memcmp(e->key_copy, key, key_n * sizeof(float))) {
             e->used = ++g_clock;
             *out = e->spec;
             return PARAC_OK;
         }
     }
+    float *built = separable ? outer_product(key, rx, ry) : NULL;
+    if (separable && !built) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel of %dx%d", kw, kh);
+    const float *k2d = separable ? built : key;
     int slot = g_nspecs;
     if (g_nspecs == SPEC_CACHE) {
         slot = 0;
         for (int i = 1; i < SPEC_CACHE; i++)
             if (g_specs[i].used < g_specs[slot].used) slot = i;
-        PARAC_CUDA_TRY(cudaDeviceSynchronize()); // the spectrum may still be read
-        PARAC_CUDA_TRY(cudaFree(g_specs[slot].spec));
-        free(g_specs[slot].k2d_copy);
+        parac_status sync = PARAC_CUDA_CHECK(cudaDeviceSynchronize()); // the spectrum may still be read
+        if (!sync) sync = PARAC_CUDA_CHECK(cudaFree(g_specs[slot].spec));
+        if (sync) {
+            free(built);
+            return sync;
+        }
+        free(g_specs[slot].key_copy);
         memset(&g_specs[slot], 0, sizeof g_specs[slot]);
     } else {
         g_nspecs++;
@@ -169,10 +194,11 @@ static parac_status get_spectrum(const float *k2d, int rx, int ry, int pw, int p
     cudaFree(kdev);
     cudaFree(plane);
     if (!st) {
-        e->k2d_copy = (float *)malloc(kn * sizeof(float));
-        if (!e->k2d_copy) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel copy");
-        else memcpy(e->k2d_copy, k2d, kn * sizeof(float));
+        e->key_copy = (float *)malloc(key_n * sizeof(float));
+        if (!e->key_copy) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel copy");
+        else memcpy(e->key_copy, key, key_n * sizeof(float));
     }
+    free(built);
     if (st) {
         cudaFree(e->spec);
         memset(e, 0, sizeof *e);
@@ -185,6 +211,8 @@ static parac_status get_spectrum(const float *k2d, int rx, int ry, int pw, int p
     e->rx = rx;
     e->ry = ry;
     e->device = device;
+    e->separable = separable;
+    e->key_n = key_n;
     e->hash = h;
     e->used = ++g_clock;
     *out = e->spec;
@@ -227,9 +255,9 @@ __global__ void crop_kernel(pc_img dst, const float *planes, int z, int pw, int 
         pc_store((char *)pc_addr(dst, x, y, z, c), dst.dtype, planes[((size_t)c * ph + y) * pw + x]);
 }
 
-extern "C" parac_status parac__cuda_fft2d(const parac_image *in, parac_image *out, const float *k2d,
-                                          int rx, int ry, const parac__fir1d *kz,
-                                          parac__border_rule border, void *stream_)
+static parac_status fft2d_run(const parac_image *in, parac_image *out, const float *key,
+                              int separable, int rx, int ry, const parac__fir1d *kz,
+                              parac__border_rule border, void *stream_)
 {
     cudaStream_t stream = (cudaStream_t)stream_;
     PARAC_CUDA_TRY(cudaSetDevice(in->device));
@@ -254,7 +282,7 @@ extern "C" parac_status parac__cuda_fft2d(const parac_image *in, parac_image *ou
     }
     pthread_mutex_lock(&g_fft_lock);
     if (!st) st = get_plan(pw, ph, s.ch, in->device, stream, &plan);
-    if (!st) st = get_spectrum(k2d, rx, ry, pw, ph, in->device, stream, &spec);
+    if (!st) st = get_spectrum(key, separable, rx, ry, pw, ph, in->device, stream, &spec);
     if (!st) st = cufft_status(cufftSetStream(plan->fwd, stream), "cufftSetStream", __LINE__);
     if (!st) st = cufft_status(cufftSetStream(plan->inv, stream), "cufftSetStream", __LINE__);
     for (int z = 0; z < s.d && !st; z++) {
@@ -280,5 +308,27 @@ extern "C" parac_status parac__cuda_fft2d(const parac_image *in, parac_image *ou
     pc_free(planes, stream);
     pc_free(freq, stream);
     pc_free(ztmp, stream);
+    return st;
+}
+
+extern "C" parac_status parac__cuda_fft2d(const parac_image *in, parac_image *out, const float *k2d,
+                                          int rx, int ry, const parac__fir1d *kz,
+                                          parac__border_rule border, void *stream)
+{
+    return fft2d_run(in, out, k2d, 0, rx, ry, kz, border, stream);
+}
+
+extern "C" parac_status parac__cuda_fft2d_separable(const parac_image *in, parac_image *out,
+                                                    const parac__fir1d *kx, const parac__fir1d *ky,
+                                                    const parac__fir1d *kz,
+                                                    parac__border_rule border, void *stream)
+{
+    const int kw = 2 * kx->radius + 1, kh = 2 * ky->radius + 1;
+    float *key = (float *)malloc((size_t)(kw + kh) * sizeof(float));
+    if (!key) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel key");
+    for (int i = 0; i < kw; i++) key[i] = kx->radius ? kx->taps[i] : 1.0f; // radius 0: identity
+    for (int i = 0; i < kh; i++) key[kw + i] = ky->radius ? ky->taps[i] : 1.0f;
+    parac_status st = fft2d_run(in, out, key, 1, kx->radius, ky->radius, kz, border, stream);
+    free(key);
     return st;
 }
