@@ -104,23 +104,15 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
     }
 }
 
-// summary[((seg * S + s) * 4 + q) * nlines + line]: q 0,1 causal tail
-// (p[L-1], p[L-2]); q 2,3 anticausal head (m[0], m[1]).
-template <int S>
-__global__ void __launch_bounds__(32 * IIR_WARPS)
-    iir_summary_kernel(pc_img src, const __grid_constant__ iir_axis a, float *summary)
+// One segment of IIR_L samples through every section: the causal run (j
+// upwards) and the anticausal run (k downwards) are independent chains, run
+// together in one unrolled loop. p1/p2 and m1/m2 carry the states in and out;
+// with ACCUMULATE the outputs are added into y.
+template <int S, bool ACCUMULATE>
+__device__ __forceinline__ void run_segment(const iir_axis &a, const float (&v)[IIR_L], float xb,
+                                            float xa1, float xa2, float (&p1)[S], float (&p2)[S],
+                                            float (&m1)[S], float (&m2)[S], float (&y)[IIR_L])
 {
-    __shared__ float stage[IIR_WARPS][32][IIR_L + 1];
-    const int warp = threadIdx.x >> 5;
-    const int line = blockIdx.x * 32 + (threadIdx.x & 31), seg = blockIdx.y * IIR_WARPS + warp;
-    float v[IIR_L], xb, xa1, xa2;
-    load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
-    if (line >= a.nlines || seg >= a.nseg) return;
-    // the causal run (j upwards) and the anticausal run (j downwards) of every
-    // section are independent chains: one unrolled loop runs them together
-    float p1[S], p2[S], m1[S], m2[S];
-#pragma unroll
-    for (int s = 0; s < S; s++) p1[s] = p2[s] = m1[s] = m2[s] = 0.0f;
 #pragma unroll
     for (int j = 0; j < IIR_L; j++) {
         const int k = IIR_L - 1 - j;
@@ -136,8 +128,31 @@ __global__ void __launch_bounds__(32 * IIR_WARPS)
             const float m = q.c1 * xm1 + q.c2 * xm2 - q.a1 * m1[s] - q.a2 * m2[s];
             m2[s] = m1[s];
             m1[s] = m;
+            if (ACCUMULATE) {
+                y[j] += p;
+                y[k] += m;
+            }
         }
     }
+}
+
+// summary[((seg * S + s) * 4 + q) * nlines + line]: q 0,1 causal tail
+// (p[L-1], p[L-2]); q 2,3 anticausal head (m[0], m[1]).
+template <int S>
+__global__ void __launch_bounds__(32 * IIR_WARPS)
+    iir_summary_kernel(pc_img src, const __grid_constant__ iir_axis a, float *summary)
+{
+    __shared__ float stage[IIR_WARPS][32][IIR_L + 1];
+    const int warp = threadIdx.x >> 5;
+    const int line = blockIdx.x * 32 + (threadIdx.x & 31), seg = blockIdx.y * IIR_WARPS + warp;
+    float v[IIR_L], xb, xa1, xa2;
+    load_segment(src, a, line, seg, stage[warp], v, &xb, &xa1, &xa2);
+    if (line >= a.nlines || seg >= a.nseg) return;
+    // zero-state run: the segment's own contribution to the carries
+    float p1[S], p2[S], m1[S], m2[S], unused[IIR_L];
+#pragma unroll
+    for (int s = 0; s < S; s++) p1[s] = p2[s] = m1[s] = m2[s] = 0.0f;
+    run_segment<S, false>(a, v, xb, xa1, xa2, p1, p2, m1, m2, unused);
 #pragma unroll
     for (int s = 0; s < S; s++) {
         float *o = summary + ((size_t)(seg * S + s) * 4) * a.nlines + line;
@@ -242,27 +257,7 @@ __global__ void __launch_bounds__(32 * IIR_WARPS)
             m1[s] = o[2 * (size_t)a.nlines];
             m2[s] = o[3 * (size_t)a.nlines];
         }
-        // causal (j upwards) and anticausal (k downwards) chains of every
-        // section interleaved in one unrolled loop
-#pragma unroll
-        for (int j = 0; j < IIR_L; j++) {
-            const int k = IIR_L - 1 - j;
-            const float xp = j == 0 ? xb : v[j - 1];
-            const float xm1 = k == IIR_L - 1 ? xa1 : v[k + 1];
-            const float xm2 = k == IIR_L - 1 ? xa2 : (k == IIR_L - 2 ? xa1 : v[k + 2]);
-#pragma unroll
-            for (int s = 0; s < S; s++) {
-                const parac__iir_section &q = a.f.sec[s];
-                const float p = q.b0 * v[j] + q.b1 * xp - q.a1 * p1[s] - q.a2 * p2[s];
-                p2[s] = p1[s];
-                p1[s] = p;
-                y[j] += p;
-                const float m = q.c1 * xm1 + q.c2 * xm2 - q.a1 * m1[s] - q.a2 * m2[s];
-                m2[s] = m1[s];
-                m1[s] = m;
-                y[k] += m;
-            }
-        }
+        run_segment<S, true>(a, v, xb, xa1, xa2, p1, p2, m1, m2, y);
     }
     const int start = -a.pad + seg * IIR_L;
     if (a.axis == 0) {
