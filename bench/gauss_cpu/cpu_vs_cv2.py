@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """CPU separable Gaussian of parac against cv2.GaussianBlur, same process,
-same cores, same inputs, interleaved runs (so load from other processes hits
-both alike). parac is called through libparac (ctypes) on numpy memory, so
-neither side pays file I/O; both allocate their output per call.
+same cores, same inputs. parac is called through libparac (ctypes) on numpy
+memory, so neither side pays file I/O; both allocate their output per call.
 
-Usage: cpu_vs_cv2.py [--lib build/lib/libparac.so] [--side 2048] [--runs 15] [--cpu-time]
+--order blocked (default): two warm-up calls, then all runs of cv2, then all
+runs of parac: each library has the cores to itself, as in a program that
+uses one of them. --order interleaved alternates the calls, so load from
+other processes hits both alike, but each library's worker threads are still
+spinning or waking when the other one starts.
+
+Usage: cpu_vs_cv2.py [--lib build/lib/libparac.so] [--side 2048] [--runs 15] [--order blocked|interleaved] [--cpu-time]
 Prints a markdown table of median and minimum wall times in ms. With
 --cpu-time both run on one thread (run it with OMP_NUM_THREADS=1) and the
 table gives CPU time per call (time.process_time), which other processes on a
@@ -68,6 +73,7 @@ def main():
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--sigmas", default="1,2,3,5,10")
     ap.add_argument("--method", default="separable")
+    ap.add_argument("--order", choices=("blocked", "interleaved"), default="blocked")
     ap.add_argument("--cpu-time", action="store_true")
     a = ap.parse_args()
     if a.cpu_time:
@@ -76,7 +82,8 @@ def main():
         cv2.setNumThreads(1)
     p = Parac(a.lib)
     rng = np.random.default_rng(0)
-    print(f"{a.side}x{a.side}, 1 channel, {os.cpu_count()} cores, cv2 {cv2.__version__} threads {cv2.getNumThreads()}")
+    print(f"{a.side}x{a.side}, 1 channel, {os.cpu_count()} cores, cv2 {cv2.__version__} threads "
+          f"{cv2.getNumThreads()}, {a.order} runs")
     if a.cpu_time:
         print("| dtype | sigma | cv2.GaussianBlur CPU ms/call | parac %s CPU ms/call | ratio |" % a.method)
     else:
@@ -97,12 +104,26 @@ def main():
                 mc, mp = (c1 - c0) / a.runs * 1e3, (c2 - c1) / a.runs * 1e3
                 print(f"| {np.dtype(dt).name} | {s:g} | {mc:.2f} | {mp:.2f} | {mc/mp:.2f} |")
                 continue
-            tc, tp = [], []
-            for _ in range(a.runs):
+            def run_cv2():
                 t0 = time.perf_counter()
                 cv2.GaussianBlur(img, (2 * r + 1, 2 * r + 1), s, borderType=cv2.BORDER_REFLECT_101)
-                tc.append(time.perf_counter() - t0)
-                tp.append(p.gauss(img, {"sigma": s, "method": a.method}))
+                return time.perf_counter() - t0
+
+            def run_parac():
+                return p.gauss(img, {"sigma": s, "method": a.method})
+
+            if a.order == "interleaved":
+                tc, tp = [], []
+                for _ in range(a.runs):
+                    tc.append(run_cv2())
+                    tp.append(run_parac())
+            else:
+                for _ in range(2):
+                    run_cv2()
+                tc = [run_cv2() for _ in range(a.runs)]
+                for _ in range(2):
+                    run_parac()
+                tp = [run_parac() for _ in range(a.runs)]
             mc, mp = np.median(tc) * 1e3, np.median(tp) * 1e3
             print(f"| {np.dtype(dt).name} | {s:g} | {mc:.2f} ({min(tc)*1e3:.2f}) | {mp:.2f} ({min(tp)*1e3:.2f}) | {mc/mp:.2f} |")
 
