@@ -43,10 +43,12 @@ r = np.random.default_rng(1)
 np.save('/tmp/gc_f32.npy', r.random((41, 67), dtype=np.float32))
 np.save('/tmp/gc_u8c3.npy', r.integers(0, 256, (29, 53, 3)).astype(np.uint8))
 np.save('/tmp/gc_vol.npy', r.random((5, 19, 23), dtype=np.float32))
+np.save('/tmp/gc_big.npy', r.random((300, 517), dtype=np.float32))
+np.save('/tmp/gc_bigu8.npy', r.integers(0, 256, (257, 389)).astype(np.uint8))
 "
 fails=0; runs=0
 for m in separable texture direct fft recursive deriche2 yvv; do
-  for c in "gc_f32 reflect101 12" "gc_u8c3 constant:3 1.5" "gc_vol wrap 1.5"; do
+  for c in "gc_f32 reflect101 12" "gc_u8c3 constant:3 1.5" "gc_vol wrap 1.5" "gc_big reflect 5" "gc_bigu8 replicate 3"; do
     set -- $c
     compute-sanitizer --tool memcheck --error-exitcode 9 $build/bin/parac gauss /tmp/$1.npy /tmp/gc_o.npy \
       --sigma $3 --method $m --border $2 --device cuda > "$OUT/cs-gauss.log" 2>&1 || { fails=$((fails+1)); echo "memcheck FAIL $m $c"; tail -5 "$OUT/cs-gauss.log"; }
