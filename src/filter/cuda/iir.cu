@@ -145,11 +145,14 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
     const bool inside = segment_inside(start, a); // uniform over the warp
     int64_t step = 0;
     const char *base = live ? line_at(src, a, line, &step) : NULL;
+    const int warp = threadIdx.x >> 5;
+    // the samples around an inside segment: columns read them from their own
+    // line (coalesced); rows take them from the neighbouring warps' staged
+    // segments below, and only the block's edge warps read them here
     if (inside) {
-        // the samples around the segment, from the thread's own line
-        *before = live ? pc_ld<TI>(base + (int64_t)(start - 1) * step) : 0.0f;
-        *after1 = live ? pc_ld<TI>(base + (int64_t)(start + IIR_L) * step) : 0.0f;
-        *after2 = live ? pc_ld<TI>(base + (int64_t)(start + IIR_L + 1) * step) : 0.0f;
+        *before = live && (!ROWS || warp == 0) ? pc_ld<TI>(base + (int64_t)(start - 1) * step) : 0.0f;
+        *after1 = live && (!ROWS || warp == IIR_WARPS - 1) ? pc_ld<TI>(base + (int64_t)(start + IIR_L) * step) : 0.0f;
+        *after2 = live && (!ROWS || warp == IIR_WARPS - 1) ? pc_ld<TI>(base + (int64_t)(start + IIR_L + 1) * step) : 0.0f;
     }
     if (ROWS) {
         const int line0 = line - lane;
@@ -193,7 +196,8 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
 #pragma unroll 1
         for (int j = 0; j < IIR_L + 3; j++) sb[lane][j] = live ? ext_sample<TI>(base, step, stage_pos(start, j), a) : 0.0f;
     }
-    __syncwarp();
+    if (ROWS) __syncthreads(); // neighbours read each other's segments
+    else __syncwarp();
 #pragma unroll
     for (int k = 0; k < IIR_L / 4; k++) {
         const float4 q = *(const float4 *)&sb[lane][4 * k];
@@ -206,6 +210,14 @@ __device__ __forceinline__ void load_segment(const pc_img &src, const iir_axis &
         *before = sb[lane][IIR_L];
         *after1 = sb[lane][IIR_L + 1];
         *after2 = sb[lane][IIR_L + 2];
+    } else if (ROWS) {
+        // sb is this warp's block of the stage: the neighbours' are 32 rows
+        // before and after it
+        if (warp > 0) *before = (sb - 32)[lane][IIR_L - 1];
+        if (warp < IIR_WARPS - 1) {
+            *after1 = (sb + 32)[lane][0];
+            *after2 = (sb + 32)[lane][1];
+        }
     }
     __syncwarp();
 }
@@ -307,23 +319,42 @@ __global__ void __launch_bounds__(32 * IIR_WARPS, ROWS ? 3 : 5)
         zs[warp][s][3][lane] = h2;
     }
     __syncthreads();
-    // fold the group: one warp per (section, direction), lane = line
-    if (warp >= 2 * S || line >= a.nlines) return;
-    const int s = warp % S, dir = warp / S;
+    // fold the group: every warp sums what the segments before it (causal)
+    // and after it (anticausal) hand on, T^k z each: independent terms, no
+    // serial chain and no idle warps; the edge warps also write the group's
+    if (seg >= a.nseg || line >= a.nlines) return;
     const int nvalid = min((int)IIR_WARPS, a.nseg - g * IIR_WARPS);
     const size_t nl = (size_t)a.nlines;
-    const float *T1 = a.T[s][1];
-    float c1 = 0.0f, c2 = 0.0f;
-    for (int i = 0; i < nvalid; i++) {
-        const int w = dir == 0 ? i : nvalid - 1 - i;
-        float *o = seg_state + ((size_t)((g * IIR_WARPS + w) * S + s) * 4 + 2 * dir) * nl + line;
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        float c1 = 0.0f, c2 = 0.0f, m1 = 0.0f, m2 = 0.0f;
+        for (int i = 0; i < warp; i++) {
+            const float *M = a.T[s][warp - 1 - i];
+            c1 += M[0] * zs[i][s][0][lane] + M[1] * zs[i][s][1][lane];
+            c2 += M[2] * zs[i][s][0][lane] + M[3] * zs[i][s][1][lane];
+        }
+        for (int i = warp + 1; i < nvalid; i++) {
+            const float *M = a.T[s][i - warp - 1];
+            m1 += M[0] * zs[i][s][2][lane] + M[1] * zs[i][s][3][lane];
+            m2 += M[2] * zs[i][s][2][lane] + M[3] * zs[i][s][3][lane];
+        }
+        float *o = seg_state + ((size_t)(seg * S + s) * 4) * nl + line;
         o[0] = c1;
         o[nl] = c2;
-        carry_step(T1, zs[w][s][2 * dir][lane], zs[w][s][2 * dir + 1][lane], &c1, &c2);
+        o[2 * nl] = m1;
+        o[3 * nl] = m2;
+        float *e = grp_state + ((size_t)(g * S + s) * 4) * nl + line;
+        if (warp == nvalid - 1) {
+            carry_step(a.T[s][1], zs[warp][s][0][lane], zs[warp][s][1][lane], &c1, &c2);
+            e[0] = c1;
+            e[nl] = c2;
+        }
+        if (warp == 0) {
+            carry_step(a.T[s][1], zs[0][s][2][lane], zs[0][s][3][lane], &m1, &m2);
+            e[2 * nl] = m1;
+            e[3 * nl] = m2;
+        }
     }
-    float *o = grp_state + ((size_t)(g * S + s) * 4 + 2 * dir) * nl + line;
-    o[0] = c1;
-    o[nl] = c2;
 }
 
 // Turns the group summaries into the states entering each group.
@@ -410,6 +441,7 @@ __global__ void __launch_bounds__(32 * IIR_WARPS, 3)
     }
     const int start = -a.gpad + seg * IIR_L;
     if (ROWS) {
+        __syncthreads(); // the neighbours are done reading this warp's stage
 #pragma unroll
         for (int k = 0; k < IIR_L / 4; k++)
             *(float4 *)&stage[warp][lane][4 * k] = make_float4(y[4 * k], y[4 * k + 1], y[4 * k + 2], y[4 * k + 3]);
