@@ -4,6 +4,9 @@
 //     memory (every thread loads), the x pass writes its result to a second
 //     shared buffer, the y pass reads it and writes the output: the image is
 //     read once and written once through device memory;
+//   - fused x+y rolling strip kernel (radius <= 24): a block walks down a
+//     column strip, the x pass once per row into a ring of rows that the y
+//     pass reads; picked over the tile kernel by measurement (launch_fused);
 //   - x pass and y/z pass kernels for radii too long for the fused tile.
 // Each thread computes 8 outputs with a register window fed by 16-byte
 // shared loads (x) or conflict-free column loads (y, z).
@@ -434,12 +437,9 @@ __global__ void __launch_bounds__(ROLL_NT, ROLL_MINB)
 
 // One wave: the chunk height is chosen so that strips x chunks fill the
 // device's resident blocks once (longer chunks: fewer warm-up rows).
-template <int R, typename T>
-static parac_status launch_roll(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
-                                const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
+template <int R, typename T> static parac_status roll_chunk(const pc_img &src, int *chunk)
 {
     using G = roll_geom<R>;
-    const fixed_taps<R> tp = fill_fixed_taps<R>(kx, ky);
     PARAC_CUDA_TRY(cudaFuncSetAttribute(roll_kernel<R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                         (int)G::SHMEM));
     int dev = 0, sms = 0, per_sm = 0;
@@ -449,20 +449,41 @@ static parac_status launch_roll(const pc_img &src, const pc_img &dst, const para
     const int64_t strips = (int64_t)((src.w + ROLL_TW - 1) / ROLL_TW) * src.d;
     const int64_t slots = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
     const int64_t chunks = slots / strips > 1 ? slots / strips : 1;
-    int64_t chunk = (src.h + chunks - 1) / chunks;
-    chunk = (chunk + ROLL_S - 1) / ROLL_S * ROLL_S;
+    const int64_t rows = (src.h + chunks - 1) / chunks;
+    *chunk = (int)((rows + ROLL_S - 1) / ROLL_S * ROLL_S);
+    return PARAC_OK;
+}
+
+template <int R, typename T>
+static parac_status launch_roll(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                const parac__fir1d *ky, parac__border_rule border, int chunk,
+                                cudaStream_t stream)
+{
+    using G = roll_geom<R>;
+    const fixed_taps<R> tp = fill_fixed_taps<R>(kx, ky);
     dim3 grid((src.w + ROLL_TW - 1) / ROLL_TW, (unsigned)((src.h + chunk - 1) / chunk), src.d);
-    roll_kernel<R, T><<<grid, ROLL_NT, G::SHMEM, stream>>>(src, dst, tp, (int)border.mode, border.value,
-                                                           (int)chunk);
+    roll_kernel<R, T><<<grid, ROLL_NT, G::SHMEM, stream>>>(src, dst, tp, (int)border.mode, border.value, chunk);
     return PARAC_CUDA_LAUNCH_CHECK();
 }
 
-// Which fused kernel serves radius r (instance radius) on this image.
-static bool pc_roll_pick(int r, const pc_img &src)
+// Rolling strip or 64x64 tile, by measurement on an H200 (median ms, tile vs
+// strip). The tile kernel wins where a chunk is shorter than the radius, so
+// that the 2R warm-up rows more than double the x pass (1024^2 f32 sigma 5:
+// 0.0198 vs 0.0210), and on integer images of many pixels at R <= 4, where
+// the element conversions rather than the taps bound the strip kernel
+// (sigma 1 u8: 4096^2 0.0604 vs 0.0681, 8192^2 0.200 vs 0.259; at 1024^2,
+// with short chunks, the strip wins: 0.0152 vs 0.0113).
+template <int R, typename T>
+static parac_status launch_fused(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                 const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
 {
-    (void)r;
-    (void)src;
-    return true;
+    int chunk = 0;
+    const parac_status st = roll_chunk<R, T>(src, &chunk);
+    if (st != PARAC_OK) return st;
+    const bool integer = !std::is_same<T, float>::value;
+    if (chunk < R || (integer && R <= 4 && chunk >= 64))
+        return launch_fixed<R, T>(src, dst, kx, ky, border, stream);
+    return launch_roll<R, T>(src, dst, kx, ky, border, chunk, stream);
 }
 
 // Instances: radii up to 24 (sigma <= 6 with the default truncate).
@@ -471,8 +492,7 @@ static parac_status dispatch_fixed(int r, const pc_img &src, const pc_img &dst, 
                                    const parac__fir1d *ky, parac__border_rule b, cudaStream_t stream)
 {
 #define PC_FIXED(RR) \
-    if (r <= RR) return pc_roll_pick(RR, src) ? launch_roll<RR, T>(src, dst, kx, ky, b, stream) \
-                                              : launch_fixed<RR, T>(src, dst, kx, ky, b, stream);
+    if (r <= RR) return launch_fused<RR, T>(src, dst, kx, ky, b, stream);
     PC_FIXED(1) PC_FIXED(2) PC_FIXED(3) PC_FIXED(4) PC_FIXED(5) PC_FIXED(6) PC_FIXED(8) PC_FIXED(10)
     PC_FIXED(12) PC_FIXED(14) PC_FIXED(16) PC_FIXED(20) PC_FIXED(24)
 #undef PC_FIXED
