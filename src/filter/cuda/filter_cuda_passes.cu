@@ -4,6 +4,9 @@
 //     memory (every thread loads), the x pass writes its result to a second
 //     shared buffer, the y pass reads it and writes the output: the image is
 //     read once and written once through device memory;
+//   - fused x+y rolling strip kernel (radius <= 24): a block walks down a
+//     column strip, the x pass once per row into a ring of rows that the y
+//     pass reads; picked over the tile kernel by measurement (launch_fused);
 //   - x pass and y/z pass kernels for radii too long for the fused tile.
 // Each thread computes 8 outputs with a register window fed by 16-byte
 // shared loads (x) or conflict-free column loads (y, z).
@@ -153,9 +156,9 @@ __global__ void __launch_bounds__(PC_THREADS)
     }
 }
 
-template <int R, typename T, int TW, int TH>
-static parac_status launch_fixed_tile(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
-                                 const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
+// Taps of both axes centred in 2R+1 slots (a shorter kernel gets zero ends).
+template <int R>
+static fixed_taps<R> fill_fixed_taps(const parac__fir1d *kx, const parac__fir1d *ky)
 {
     fixed_taps<R> tp;
     for (int k = 0; k <= 2 * R; k++) {
@@ -163,6 +166,14 @@ static parac_status launch_fixed_tile(const pc_img &src, const pc_img &dst, cons
         tp.x[k] = (ix >= 0 && ix <= 2 * kx->radius) ? (kx->taps ? kx->taps[ix] : 1.0f) : 0.0f;
         tp.y[k] = (iy >= 0 && iy <= 2 * ky->radius) ? (ky->taps ? ky->taps[iy] : 1.0f) : 0.0f;
     }
+    return tp;
+}
+
+template <int R, typename T, int TW, int TH>
+static parac_status launch_fixed_tile(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                 const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
+{
+    const fixed_taps<R> tp = fill_fixed_taps<R>(kx, ky);
     constexpr int NV = (PC_N + 2 * R + 3) & ~3, PIN = TW + NV - PC_N, ROWS = TH + 2 * R;
     const size_t shmem = sizeof(float) * ((size_t)ROWS * PIN + (size_t)ROWS * TW);
     PARAC_CUDA_TRY(cudaFuncSetAttribute(fused_fixed_kernel<R, T, TW, TH>,
@@ -183,13 +194,305 @@ static parac_status launch_fixed(const pc_img &src, const pc_img &dst, const par
     return launch_fixed_tile<R, T, FUSED_TW, FUSED_TH>(src, dst, kx, ky, border, stream);
 }
 
+// ---- fused x+y, rolling down a column strip ------------------------------
+// A block owns a strip of ROLL_TW output columns and a chunk of rows, and
+// walks down it ROLL_S rows at a time: the next rows (+ horizontal apron) are
+// fetched into registers while the current ones are filtered along x into a
+// ring of the last 2R + ROLL_S x-pass rows, from which the y pass makes
+// ROLL_S output rows. The x pass runs once per row plus 2R warm-up rows per
+// chunk, instead of once per tile row plus apron. x pass: 8 outputs per item,
+// 16-byte window loads consumed as they arrive; y pass: 4 columns x ROLL_YN
+// rows per thread, each 16-byte ring load feeding up to 4 x ROLL_YN FMAs.
+// Small batches keep registers and shared memory low: 5 blocks per SM at
+// radius 20.
+enum { ROLL_NT = 128, ROLL_TW = 128, ROLL_S = 16, ROLL_YN = ROLL_S / 4, ROLL_MINB = 5 };
+
+template <int R> struct roll_geom {
+    static constexpr int RX = (R + 3) & ~3;                    // staged columns left of the strip (16-byte aligned)
+    static constexpr int D = RX - R;                           // window index of tap 0 of output 0
+    static constexpr int NV = (PC_N + D + 2 * R + 3) & ~3;     // x window, whole float4
+    static constexpr int PIN = ROLL_TW - PC_N + NV;            // staged columns per row
+    static constexpr int Q = PIN / 4;                          // float4 per staged row
+    static constexpr int SP = PIN % 8 ? PIN : PIN + 4;         // pitch = 4 mod 8: two rows per phase, no conflicts
+    static constexpr int M = (ROLL_S * Q + ROLL_NT - 1) / ROLL_NT; // staged float4 per thread and batch
+    static constexpr int RING = (2 * R + ROLL_S + 7) & ~7;     // x-pass rows kept, whole groups of 8
+    static constexpr int RB = RING / 8;
+    static constexpr int RP = ROLL_TW + 4;                     // ring pitch = 4 mod 8 (x-pass stores)
+    static constexpr int NW = (2 * R + ROLL_S - 1) / ROLL_S;   // warm-up batches
+    static constexpr size_t SHMEM = sizeof(float) * ((size_t)ROLL_S * SP + (size_t)RING * RP) + sizeof(int) * PIN;
+};
+
+// Fetch staged rows [0, n) of a batch (image rows iy0..) into registers.
+// Quads inside the image of a packed one-channel image: one 16-byte (f32),
+// 8-byte (u16) or 4-byte (u8) load; others element by element through
+// colmap (image column of each staged column, -1: constant border).
+template <int R, typename T>
+__device__ __forceinline__ void roll_fetch(float4 (&buf)[roll_geom<R>::M], const pc_img &im, const char *plane,
+                                           const int *colmap, int sx0, int iy0, int n, bool vec, int mode,
+                                           float cval)
+{
+    using G = roll_geom<R>;
+    const bool yin = iy0 >= 0 && iy0 + n <= im.h;
+#pragma unroll
+    for (int i = 0; i < G::M; i++) {
+        const int e = threadIdx.x + ROLL_NT * i, row = e / G::Q, cq = e - row * G::Q;
+        if (row < n) {
+            const int iy = iy0 + row;
+            const int my = yin ? iy : pc_map(iy, im.h, mode);
+            const char *rowp = plane + (int64_t)(my < 0 ? 0 : my) * im.rp;
+            const int ix = sx0 + 4 * cq;
+            if (vec && ix >= 0 && ix + 4 <= im.w) {
+                const char *a = rowp + (int64_t)ix * sizeof(T);
+                if (my < 0) {
+                    buf[i] = make_float4(cval, cval, cval, cval);
+                } else if constexpr (std::is_same<T, float>::value) {
+                    buf[i] = *(const float4 *)a;
+                } else if constexpr (std::is_same<T, unsigned char>::value) {
+                    const uchar4 b = *(const uchar4 *)a;
+                    buf[i] = make_float4(b.x, b.y, b.z, b.w);
+                } else {
+                    const ushort4 b = *(const ushort4 *)a;
+                    buf[i] = make_float4(b.x, b.y, b.z, b.w);
+                }
+            } else {
+                float v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    const int mx = colmap[4 * cq + u];
+                    v[u] = (mx < 0 || my < 0) ? cval : pc_ld<T>(rowp + (int64_t)mx * im.ps);
+                }
+                buf[i] = make_float4(v[0], v[1], v[2], v[3]);
+            }
+        }
+    }
+}
+
+template <int R>
+__device__ __forceinline__ void roll_put(float *stage, const float4 (&buf)[roll_geom<R>::M], int n)
+{
+    using G = roll_geom<R>;
+#pragma unroll
+    for (int i = 0; i < G::M; i++) {
+        const int e = threadIdx.x + ROLL_NT * i, row = e / G::Q, cq = e - row * G::Q;
+        if (row < n) *(float4 *)(stage + row * G::SP + 4 * cq) = buf[i];
+    }
+}
+
+// x pass of staged rows [0, n) into ring rows (a + r) mod RING.
+template <int R>
+__device__ __forceinline__ void roll_xpass(const float *stage, float *ring, const fixed_taps<R> &tp, int a, int n)
+{
+    using G = roll_geom<R>;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    // 4 groups of 8 columns x 2 rows per quarter warp
+    const int g = (lane & 3) | ((lane >> 3) << 2), xr = (lane >> 2) & 1;
+    const int pa = a % G::RING;
+#pragma unroll 1
+    for (int m = 0; m < ROLL_S / 8; m++) {
+        const int r = 2 * (warp + 4 * m) + xr;
+        if (r >= n) continue;
+        const float4 *p = (const float4 *)(stage + r * G::SP + g * PC_N);
+        float acc[PC_N];
+#pragma unroll
+        for (int j = 0; j < PC_N; j++) acc[j] = 0.0f;
+#pragma unroll
+        for (int i = 0; i < G::NV / 4; i++) {
+            const float4 q = p[i];
+            const float v[4] = {q.x, q.y, q.z, q.w};
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+                for (int j = 0; j < PC_N; j++) {
+                    const int k = 4 * i + u - G::D - j; // taps in ascending order per output
+                    if (k >= 0 && k <= 2 * R) acc[j] = fmaf(tp.x[k], v[u], acc[j]);
+                }
+        }
+        int pos = pa + r;
+        if (pos >= G::RING) pos -= G::RING;
+        float4 *o = (float4 *)(ring + pos * G::RP + g * PC_N);
+        o[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+        o[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+    }
+}
+
+// y pass: output rows o0 .. o0+YN-1 (o0 = PH mod 8) of columns 4*lane.. from
+// x-pass rows o0 .. o0+YN-1+2R, read from the ring in groups of 8 rows.
+template <int R, int PH>
+__device__ __forceinline__ void roll_ypass(const float *ring, const fixed_taps<R> &tp, int o0,
+                                           float (&acc)[ROLL_YN][4])
+{
+    using G = roll_geom<R>;
+    constexpr int NI = ROLL_YN + 2 * R;
+#pragma unroll
+    for (int j = 0; j < ROLL_YN; j++) acc[j][0] = acc[j][1] = acc[j][2] = acc[j][3] = 0.0f;
+    const int q0 = ((o0 - PH) / 8) % G::RB;
+    const float *col = ring + 4 * (threadIdx.x & 31);
+#pragma unroll
+    for (int b = 0; b < (PH + NI + 7) / 8; b++) {
+        int qb = q0 + b;
+        if (qb >= G::RB) qb -= G::RB;
+        const float *p = col + qb * 8 * G::RP;
+#pragma unroll
+        for (int jj = 0; jj < 8; jj++) {
+            const int i = 8 * b + jj - PH;
+            if (i >= 0 && i < NI) {
+                const float4 q = *(const float4 *)(p + jj * G::RP);
+#pragma unroll
+                for (int j = 0; j < ROLL_YN; j++) {
+                    const int k = i - j;
+                    if (k >= 0 && k <= 2 * R) {
+                        acc[j][0] = fmaf(tp.y[k], q.x, acc[j][0]);
+                        acc[j][1] = fmaf(tp.y[k], q.y, acc[j][1]);
+                        acc[j][2] = fmaf(tp.y[k], q.z, acc[j][2]);
+                        acc[j][3] = fmaf(tp.y[k], q.w, acc[j][3]);
+                    }
+                }
+            }
+        }
+    }
+}
+
+template <int R, typename T>
+__global__ void __launch_bounds__(ROLL_NT, ROLL_MINB)
+    roll_kernel(pc_img src, pc_img dst, const __grid_constant__ fixed_taps<R> tp, int mode, float cval,
+                int chunk)
+{
+    using G = roll_geom<R>;
+    static_assert(ROLL_S % 16 == 0 && ROLL_TW == 4 * 32 && ROLL_NT == 128, "thread layout");
+    static_assert(ROLL_YN == 4 || ROLL_YN % 8 == 0, "y pass ring groups");
+    extern __shared__ float4 smem4[];
+    float *stage = (float *)smem4;
+    float *ring = stage + ROLL_S * G::SP;
+    int *colmap = (int *)(ring + G::RING * G::RP);
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int x0 = blockIdx.x * ROLL_TW, y0 = blockIdx.y * chunk, z = blockIdx.z;
+    const int rows = min(chunk, src.h - y0);
+    const int sx0 = x0 - G::RX;
+    const bool xin = sx0 >= 0 && sx0 + G::PIN <= src.w;
+    for (int i = tid; i < G::PIN; i += ROLL_NT) colmap[i] = xin ? sx0 + i : pc_map(sx0 + i, src.w, mode);
+    // never-produced ring rows only meet outputs that are not stored: keep them finite
+    for (int i = tid; i < G::RING * G::RP / 4; i += ROLL_NT) smem4[ROLL_S * G::SP / 4 + i] = make_float4(0, 0, 0, 0);
+    constexpr int VB = 4 * (int)sizeof(T);
+    const char *splane = src.p + (int64_t)z * src.sp;
+    const bool vec = src.ch == 1 && src.ps == (int64_t)sizeof(T) && ((uintptr_t)splane % VB) == 0 &&
+                     (src.rp % VB) == 0;
+    char *dplane = dst.p + (int64_t)z * dst.sp;
+    const bool vst = dst.ch == 1 && dst.ps == (int64_t)sizeof(T) && ((uintptr_t)dplane % VB) == 0 &&
+                     (dst.rp % VB) == 0;
+    const int nb = G::NW + (rows + ROLL_S - 1) / ROLL_S;
+    // batch k: x-pass rows [a, a + n) (x-pass row i = image row y0 - R + i);
+    // warm-up batches cover [0, 2R), then batch NW + t feeds y step t
+    auto batch_a = [&](int k) { return k < G::NW ? k * ROLL_S : 2 * R + (k - G::NW) * ROLL_S; };
+    auto batch_n = [&](int k) { return min(ROLL_S, (k < G::NW ? 2 * R : rows + 2 * R) - batch_a(k)); };
+    __syncthreads();
+    for (int c = 0; c < src.ch; c++) {
+        const char *plane = splane + (int64_t)c * src.esize;
+        float4 buf[G::M];
+        roll_fetch<R, T>(buf, src, plane, colmap, sx0, y0 - R, batch_n(0), vec, mode, cval);
+        roll_put<R>(stage, buf, batch_n(0));
+        __syncthreads();
+        for (int k = 0; k < nb; k++) {
+            if (k + 1 < nb)
+                roll_fetch<R, T>(buf, src, plane, colmap, sx0, y0 - R + batch_a(k + 1), batch_n(k + 1), vec, mode,
+                                 cval);
+            roll_xpass<R>(stage, ring, tp, batch_a(k), batch_n(k));
+            __syncthreads();
+            if (k + 1 < nb) roll_put<R>(stage, buf, batch_n(k + 1));
+            const int o0 = (k - G::NW) * ROLL_S + warp * ROLL_YN; // first output row (chunk relative)
+            if (k >= G::NW && o0 < rows) {
+                float acc[ROLL_YN][4];
+                if (ROLL_YN % 8 == 0 || (warp & 1) == 0) roll_ypass<R, 0>(ring, tp, o0, acc);
+                else roll_ypass<R, ROLL_YN % 8>(ring, tp, o0, acc);
+                const int x = x0 + 4 * lane;
+                if (x < dst.w) {
+#pragma unroll
+                    for (int j = 0; j < ROLL_YN; j++) {
+                        if (o0 + j >= rows) break;
+                        char *o = dplane + (int64_t)(y0 + o0 + j) * dst.rp + (int64_t)c * dst.esize;
+                        if (vst && x + 3 < dst.w) {
+                            o += (int64_t)x * sizeof(T);
+                            if constexpr (std::is_same<T, float>::value) {
+                                *(float4 *)o = make_float4(acc[j][0], acc[j][1], acc[j][2], acc[j][3]);
+                            } else {
+                                T t[4];
+#pragma unroll
+                                for (int u = 0; u < 4; u++) pc_st<T>((char *)&t[u], acc[j][u]);
+                                if constexpr (std::is_same<T, unsigned char>::value)
+                                    *(uchar4 *)o = make_uchar4(t[0], t[1], t[2], t[3]);
+                                else
+                                    *(ushort4 *)o = make_ushort4(t[0], t[1], t[2], t[3]);
+                            }
+                        } else {
+#pragma unroll
+                            for (int u = 0; u < 4; u++)
+                                if (x + u < dst.w) pc_st<T>(o + (int64_t)(x + u) * dst.ps, acc[j][u]);
+                        }
+                    }
+                }
+            }
+            __syncthreads();
+        }
+    }
+}
+
+// One wave: the chunk height is chosen so that strips x chunks fill the
+// device's resident blocks once (longer chunks: fewer warm-up rows).
+template <int R, typename T> static parac_status roll_chunk(const pc_img &src, int *chunk)
+{
+    using G = roll_geom<R>;
+    PARAC_CUDA_TRY(cudaFuncSetAttribute(roll_kernel<R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)G::SHMEM));
+    int dev = 0, sms = 0, per_sm = 0;
+    PARAC_CUDA_TRY(cudaGetDevice(&dev));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, roll_kernel<R, T>, ROLL_NT, G::SHMEM));
+    const int64_t strips = (int64_t)((src.w + ROLL_TW - 1) / ROLL_TW) * src.d;
+    const int64_t slots = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
+    const int64_t chunks = slots / strips > 1 ? slots / strips : 1;
+    const int64_t rows = (src.h + chunks - 1) / chunks;
+    *chunk = (int)((rows + ROLL_S - 1) / ROLL_S * ROLL_S);
+    return PARAC_OK;
+}
+
+template <int R, typename T>
+static parac_status launch_roll(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                const parac__fir1d *ky, parac__border_rule border, int chunk,
+                                cudaStream_t stream)
+{
+    using G = roll_geom<R>;
+    const fixed_taps<R> tp = fill_fixed_taps<R>(kx, ky);
+    dim3 grid((src.w + ROLL_TW - 1) / ROLL_TW, (unsigned)((src.h + chunk - 1) / chunk), src.d);
+    roll_kernel<R, T><<<grid, ROLL_NT, G::SHMEM, stream>>>(src, dst, tp, (int)border.mode, border.value, chunk);
+    return PARAC_CUDA_LAUNCH_CHECK();
+}
+
+// Rolling strip or 64x64 tile, by measurement on an H200 (median ms, tile vs
+// strip). The tile kernel wins where a chunk is shorter than the radius, so
+// that the 2R warm-up rows more than double the x pass (1024^2 f32 sigma 5:
+// 0.0198 vs 0.0210), and on integer images of many pixels at R <= 4, where
+// the element conversions rather than the taps bound the strip kernel
+// (sigma 1 u8: 4096^2 0.0604 vs 0.0681, 8192^2 0.200 vs 0.259; at 1024^2,
+// with short chunks, the strip wins: 0.0152 vs 0.0113).
+template <int R, typename T>
+static parac_status launch_fused(const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
+                                 const parac__fir1d *ky, parac__border_rule border, cudaStream_t stream)
+{
+    int chunk = 0;
+    const parac_status st = roll_chunk<R, T>(src, &chunk);
+    if (st != PARAC_OK) return st;
+    const bool integer = !std::is_same<T, float>::value;
+    if (chunk < R || (integer && R <= 4 && chunk >= 64))
+        return launch_fixed<R, T>(src, dst, kx, ky, border, stream);
+    return launch_roll<R, T>(src, dst, kx, ky, border, chunk, stream);
+}
+
 // Instances: radii up to 24 (sigma <= 6 with the default truncate).
 template <typename T>
 static parac_status dispatch_fixed(int r, const pc_img &src, const pc_img &dst, const parac__fir1d *kx,
                                    const parac__fir1d *ky, parac__border_rule b, cudaStream_t stream)
 {
 #define PC_FIXED(RR) \
-    if (r <= RR) return launch_fixed<RR, T>(src, dst, kx, ky, b, stream);
+    if (r <= RR) return launch_fused<RR, T>(src, dst, kx, ky, b, stream);
     PC_FIXED(1) PC_FIXED(2) PC_FIXED(3) PC_FIXED(4) PC_FIXED(5) PC_FIXED(6) PC_FIXED(8) PC_FIXED(10)
     PC_FIXED(12) PC_FIXED(14) PC_FIXED(16) PC_FIXED(20) PC_FIXED(24)
 #undef PC_FIXED
