@@ -70,7 +70,8 @@ struct parac_op {
     const parac_method *methods;
     int n_methods;
     /* Picks a method for "auto" on the call's backend; writes the reason into
-     * `why`. NULL: the first method listed for the backend. */
+     * `why` (why_size 0: no reason wanted, skip formatting it). NULL: the
+     * first method listed for the backend. */
     parac_status (*choose)(parac_op_call *call, const char **method, char *why, size_t why_size);
     /* Synthetic inputs and parameters for `parac demo`; NULL: not in the demo. */
     parac_status (*demo)(parac_context *ctx, parac_image **inputs, parac_args *args);

@@ -222,7 +222,8 @@ parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *con
     parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
-    if (st == PARAC_OK) st = resolve_method(&call, method, why, sizeof why);
+    /* the reason is only formatted when asked for (auto runs on every call) */
+    if (st == PARAC_OK) st = resolve_method(&call, method, why, explain ? sizeof why : 0);
     if (st == PARAC_OK) {
         if (explain)
             snprintf(explain, explain_size, "%s: method '%s' on %s (%s)", op->name,

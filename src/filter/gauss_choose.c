@@ -10,6 +10,7 @@
  * 1), for the default truncate 4; with another radius rule only FIR methods
  * are considered. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,23 +53,64 @@ static const char *const cpu_methods[] = {"separable", "direct", "fft", "recursi
 static const char *const cuda_methods[] = {"separable", "texture", "direct", "fft",
                                            "recursive", "yvv", "deriche2"};
 
-/* Time of `method` predicted for one square-equivalent single-channel image
- * of `pixels` pixels at `sigma`; < 0 when it was never measured. */
-static double predict_ms(const parac__gauss_timing *t, int count, const char *method,
-                         parac_dtype dtype, double pixels, double sigma)
+/* The rows of each timing table grouped once by method and dtype, so that a
+ * prediction walks only its own rows: `auto` runs on every call, and on
+ * small images its host time shows next to the kernel's. */
+static const char *const indexed_methods[] = {"separable", "texture", "direct", "fft",
+                                              "recursive", "deriche2", "yvv"};
+enum { N_INDEXED = (int)(sizeof indexed_methods / sizeof *indexed_methods), INDEXED_ROWS = 8192 };
+static int row_order[2][INDEXED_ROWS];
+static int group_first[2][N_INDEXED][2], group_count[2][N_INDEXED][2];
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static int method_index(const char *method)
 {
-    /* nearest measured side (in log scale) for this method and dtype */
+    for (int j = 0; j < N_INDEXED; j++)
+        if (strcmp(method, indexed_methods[j]) == 0) return j;
+    return -1;
+}
+
+static void index_rows(void)
+{
+    const parac__gauss_timing *tables[2] = {parac__gauss_timings_cpu, parac__gauss_timings_cuda};
+    const int counts[2] = {parac__gauss_timings_cpu_count, parac__gauss_timings_cuda_count};
+    for (int k = 0; k < 2; k++) {
+        int n = 0;
+        for (int m = 0; m < N_INDEXED; m++)
+            for (int d = 0; d < 2; d++) {
+                group_first[k][m][d] = n;
+                for (int i = 0; i < counts[k] && n < INDEXED_ROWS; i++)
+                    if (tables[k][i].dtype == (d ? PARAC_F32 : PARAC_U8) &&
+                        strcmp(tables[k][i].method, indexed_methods[m]) == 0)
+                        row_order[k][n++] = i;
+                group_count[k][m][d] = n - group_first[k][m][d];
+            }
+    }
+}
+
+/* Time of `method` predicted for one square-equivalent single-channel image
+ * of `pixels` pixels at `sigma`; < 0 when it was never measured. k: 0 CPU
+ * table, 1 CUDA table; dtype PARAC_U8 or PARAC_F32. */
+static double predict_ms(int k, const char *method, parac_dtype dtype, double pixels, double sigma)
+{
+    pthread_once(&index_once, index_rows);
+    const parac__gauss_timing *t = k ? parac__gauss_timings_cuda : parac__gauss_timings_cpu;
+    const int m = method_index(method), d = dtype == PARAC_F32;
+    if (m < 0) return -1.0;
+    const int *rows = row_order[k] + group_first[k][m][d], n = group_count[k][m][d];
+    /* nearest measured side (in log scale: the smallest ratio either way) */
     double side = sqrt(pixels), best_side = -1.0, best_d = 1e300;
-    for (int i = 0; i < count; i++) {
-        if (strcmp(t[i].method, method) != 0 || t[i].dtype != dtype) continue;
-        double d = fabs(log(t[i].side / side));
-        if (d < best_d) best_d = d, best_side = t[i].side;
+    for (int j = 0; j < n; j++) {
+        const parac__gauss_timing *r = &t[rows[j]];
+        double q = r->side > side ? r->side / side : side / r->side;
+        if (q < best_d) best_d = q, best_side = r->side;
     }
     if (best_side < 0) return -1.0;
     /* rows at that side, bracketing sigma */
     int lo = -1, hi = -1;
-    for (int i = 0; i < count; i++) {
-        if (strcmp(t[i].method, method) != 0 || t[i].dtype != dtype || t[i].side != best_side) continue;
+    for (int j = 0; j < n; j++) {
+        const int i = rows[j];
+        if (t[i].side != best_side) continue;
         if (t[i].sigma <= sigma && (lo < 0 || t[i].sigma > t[lo].sigma)) lo = i;
         if (t[i].sigma >= sigma && (hi < 0 || t[i].sigma < t[hi].sigma)) hi = i;
     }
@@ -92,21 +134,18 @@ static double predict_ms(const parac__gauss_timing *t, int count, const char *me
 double parac__gauss_predict_ms(int cuda, const char *method, parac_dtype dtype, double pixels,
                                double sigma)
 {
-    return cuda ? predict_ms(parac__gauss_timings_cuda, parac__gauss_timings_cuda_count, method, dtype, pixels, sigma)
-                : predict_ms(parac__gauss_timings_cpu, parac__gauss_timings_cpu_count, method, dtype, pixels, sigma);
+    return predict_ms(cuda ? 1 : 0, method, dtype, pixels, sigma);
 }
 
 parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
 {
     parac__gauss_plan p;
-    PARAC_TRY(parac__gauss_plan_make(call, &p));
+    PARAC_TRY(parac__gauss_plan_params(call, &p));
     const parac_image *in = call->inputs[0];
     const int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
     const char *const *names = cuda ? cuda_methods : cpu_methods;
     const int n_names = cuda ? (int)(sizeof cuda_methods / sizeof *cuda_methods)
                              : (int)(sizeof cpu_methods / sizeof *cpu_methods);
-    const parac__gauss_timing *t = cuda ? parac__gauss_timings_cuda : parac__gauss_timings_cpu;
-    const int count = cuda ? parac__gauss_timings_cuda_count : parac__gauss_timings_cpu_count;
     const parac_dtype dt = in->dtype == PARAC_U8 ? PARAC_U8 : PARAC_F32;
     const int default_radius = !parac_call_has(call, "radius") && parac_call_double(call, "truncate") == 4.0;
 
@@ -138,7 +177,7 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
         if (cuda && rmax > CUDA_FIR_MAX_RADIUS &&
             (strcmp(names[i], "separable") == 0 || strcmp(names[i], "texture") == 0))
             continue;
-        double ms = predict_ms(t, count, names[i], dt, pixels, smax > 0 ? smax : 0.5);
+        double ms = predict_ms(cuda, names[i], dt, pixels, smax > 0 ? smax : 0.5);
         if (ms < 0) continue;
         ms *= axis_factor;
         if (ms < best_ms) best = names[i], best_ms = ms, best_err = err;
@@ -151,6 +190,7 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
         return PARAC_OK;
     }
     *method = best;
+    if (why_size == 0) return PARAC_OK;
     int n = snprintf(why, why_size, "auto: fastest by measured %s timings (predicted %.3g ms for "
                      "sigma %g on %.0f values)", cuda ? "cuda" : "cpu", best_ms, smax, pixels);
     if (n > 0 && (size_t)n < why_size) {

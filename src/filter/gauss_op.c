@@ -18,6 +18,24 @@ void parac__gauss_plan_free(parac__gauss_plan *p)
 
 parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan *p)
 {
+    PARAC_TRY(parac__gauss_plan_params(call, p));
+    for (int a = 0; a < 3; a++) {
+        p->fir[a].radius = p->radius[a];
+        if (p->radius[a] == 0) continue;
+        p->taps[a] = malloc(sizeof(float) * (size_t)(2 * p->radius[a] + 1));
+        if (!p->taps[a]) {
+            parac__gauss_plan_free(p);
+            return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a kernel of radius %d",
+                               p->radius[a]);
+        }
+        parac__gauss_taps(p->sigma[a], p->radius[a], p->taps[a]);
+        p->fir[a].taps = p->taps[a];
+    }
+    return PARAC_OK;
+}
+
+parac_status parac__gauss_plan_params(const parac_op_call *call, parac__gauss_plan *p)
+{
     const parac_image *in = call->inputs[0];
     memset(p, 0, sizeof *p);
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
@@ -53,18 +71,6 @@ parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan
         } else {
             PARAC_TRY(parac__wrap(parac__gauss_radius(p->sigma[a], truncate, &p->radius[a]), "gauss"));
         }
-    }
-    for (int a = 0; a < 3; a++) {
-        p->fir[a].radius = p->radius[a];
-        if (p->radius[a] == 0) continue;
-        p->taps[a] = malloc(sizeof(float) * (size_t)(2 * p->radius[a] + 1));
-        if (!p->taps[a]) {
-            parac__gauss_plan_free(p);
-            return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a kernel of radius %d",
-                               p->radius[a]);
-        }
-        parac__gauss_taps(p->sigma[a], p->radius[a], p->taps[a]);
-        p->fir[a].taps = p->taps[a];
     }
     return PARAC_OK;
 }

@@ -18,6 +18,8 @@ typedef struct parac__gauss_plan {
 
 /* Reads and checks the call's parameters and builds the kernels. */
 parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan *p);
+/* The same without the kernels (taps NULL): sigma, radius, border, dtypes. */
+parac_status parac__gauss_plan_params(const parac_op_call *call, parac__gauss_plan *p);
 void parac__gauss_plan_free(parac__gauss_plan *p);
 
 /* The "auto" method of gauss (gauss_choose.c). */
