@@ -1,9 +1,13 @@
 /* Image handles, reference-counted storage and views. */
+#define _DEFAULT_SOURCE /* madvise */
 #include "parac/image.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include "device_internal.h"
 #include "error_internal.h"
@@ -143,6 +147,25 @@ int parac__rows_contiguous(const parac_image *image)
     return image->depth == 1 || image->slice_pitch == image->row_pitch * image->height;
 }
 
+/* Host storage, rows aligned. Large images get 2 MiB alignment and ask the
+ * kernel for huge pages (as numpy does): a fresh 64 MiB output otherwise
+ * costs 16384 page faults, which on a filter call take longer than the
+ * arithmetic. */
+enum { HUGE_PAGE = 2 << 20, HUGE_MIN = 4 << 20 };
+static void *host_alloc(size_t bytes)
+{
+    if (bytes >= HUGE_MIN) {
+        /* aligned_alloc needs a size that is a multiple of the alignment */
+        void *p = aligned_alloc(HUGE_PAGE, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1));
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+        /* advice only: where huge pages are off, the memory works the same */
+        if (p) (void)madvise(p, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
+#endif
+        return p;
+    }
+    return aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
+}
+
 static parac_status buffer_create(struct parac_buffer **out, size_t bytes, parac_memory memory,
                                   int device)
 {
@@ -155,9 +178,7 @@ static parac_status buffer_create(struct parac_buffer **out, size_t bytes, parac
     parac_status st = PARAC_OK;
     switch (memory) {
     case PARAC_MEMORY_HOST:
-        /* aligned_alloc needs a size that is a multiple of the alignment */
-        buf->ptr = aligned_alloc(PARAC_ROW_ALIGNMENT,
-                                 (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
+        buf->ptr = host_alloc(bytes);
         if (!buf->ptr)
             st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory",
                              bytes);
