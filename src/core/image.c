@@ -147,14 +147,17 @@ int parac__rows_contiguous(const parac_image *image)
     return image->depth == 1 || image->slice_pitch == image->row_pitch * image->height;
 }
 
-/* Host storage, rows aligned. Large images get 2 MiB alignment and ask the
- * kernel for huge pages (as numpy does): a fresh 64 MiB output otherwise
- * costs 16384 page faults, which on a filter call take longer than the
- * arithmetic. */
-enum { HUGE_PAGE = 2 << 20, HUGE_MIN = 4 << 20 };
+/* Host storage, rows aligned. Images above 32 MiB get 2 MiB alignment and ask
+ * the kernel for huge pages (as numpy does): glibc maps blocks that large
+ * afresh on every allocation, and a new 64 MiB output costs 16384 page
+ * faults, more time than a filter's arithmetic. Smaller blocks come back
+ * from the heap already mapped, and huge pages would only slow their first
+ * touch. */
+enum { HUGE_PAGE = 2 << 20 };
+#define HUGE_MIN ((size_t)32 << 20)
 static void *host_alloc(size_t bytes)
 {
-    if (bytes >= HUGE_MIN) {
+    if (bytes > HUGE_MIN) {
         /* aligned_alloc needs a size that is a multiple of the alignment */
         void *p = aligned_alloc(HUGE_PAGE, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1));
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
