@@ -171,26 +171,27 @@ static vsum_fn vsum_for(parac_dtype dtype)
 #define PAIR_F32(L, p, q) _mm256_add_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(q))
 #define ONE_F32(L, p) _mm256_loadu_ps(p)
 
-#define DEFINE_VSUM_AVX2(NAME, T, LOAD, PAIR, ONE)                                            \
-    AVX2 static void NAME(const void *const *rows_, const float *k, int ntaps, float c,       \
-                          int64_t n, float *acc)                                             \
+/* One vertical-sum routine per (ISA, element type): 8 vector accumulators of
+ * W lanes, 8*W outputs per step; scalar loop for the rest. */
+#define DEFINE_VSUM_SIMD(NAME, TARGET, T, V, W, SET1, FMADD, STOREU, LOAD, PAIR, ONE)         \
+    TARGET static void NAME(const void *const *rows_, const float *k, int ntaps, float c,     \
+                            int64_t n, float *acc)                                           \
     {                                                                                        \
         const T *const *rows = (const T *const *)rows_;                                      \
         const int half = ntaps / 2;                                                          \
         int64_t e = 0;                                                                       \
-        for (; e + 64 <= n; e += 64) {                                                       \
-            __m256 a[8];                                                                     \
-            for (int u = 0; u < 8; u++) a[u] = _mm256_set1_ps(c);                            \
+        for (; e + 8 * (W) <= n; e += 8 * (W)) {                                             \
+            V a[8];                                                                          \
+            for (int u = 0; u < 8; u++) a[u] = SET1(c);                                      \
             for (int j = 0; j < half; j++) {                                                 \
                 const T *p = rows[j] + e, *q = rows[ntaps - 1 - j] + e;                      \
-                const __m256 kj = _mm256_set1_ps(k[j]);                                      \
+                const V kj = SET1(k[j]);                                                     \
                 for (int u = 0; u < 8; u++)                                                  \
-                    a[u] = _mm256_fmadd_ps(kj, PAIR(LOAD, p + 8 * u, q + 8 * u), a[u]);      \
+                    a[u] = FMADD(kj, PAIR(LOAD, p + (W) * u, q + (W) * u), a[u]);            \
             }                                                                                \
             const T *p = rows[half] + e;                                                     \
-            const __m256 kc = _mm256_set1_ps(k[half]);                                       \
-            for (int u = 0; u < 8; u++)                                                      \
-                _mm256_storeu_ps(acc + e + 8 * u, _mm256_fmadd_ps(kc, ONE(LOAD, p + 8 * u), a[u])); \
+            const V kc = SET1(k[half]);                                                      \
+            for (int u = 0; u < 8; u++) STOREU(acc + e + (W) * u, FMADD(kc, ONE(LOAD, p + (W) * u), a[u])); \
         }                                                                                    \
         for (; e < n; e++) {                                                                 \
             float a = c;                                                                     \
@@ -199,40 +200,50 @@ static vsum_fn vsum_for(parac_dtype dtype)
             acc[e] = a + k[half] * (float)rows[half][e];                                     \
         }                                                                                    \
     }
+#define DEFINE_VSUM_AVX2(NAME, T, LOAD, PAIR, ONE) \
+    DEFINE_VSUM_SIMD(NAME, AVX2, T, __m256, 8, _mm256_set1_ps, _mm256_fmadd_ps, _mm256_storeu_ps, LOAD, PAIR, ONE)
 
 DEFINE_VSUM_AVX2(vsum_sym_u8_avx2, uint8_t, LOAD_U8, PAIR_INT, ONE_INT)
 DEFINE_VSUM_AVX2(vsum_sym_u16_avx2, uint16_t, LOAD_U16, PAIR_INT, ONE_INT)
 DEFINE_VSUM_AVX2(vsum_sym_f32_avx2, float, LOAD_U8, PAIR_F32, ONE_F32)
 
-AVX2 static void hconv_sym_avx2(const float *v, int C, const float *k, int ntaps, int64_t n, float *out)
-{
-    const int half = ntaps / 2;
-    int64_t e = 0;
-    for (; e + 32 <= n; e += 32) {
-        const float *b = v + e, *m = b + half * C;
-        const __m256 kc = _mm256_set1_ps(k[half]);
-        __m256 a0 = _mm256_mul_ps(kc, _mm256_loadu_ps(m)), a1 = _mm256_mul_ps(kc, _mm256_loadu_ps(m + 8));
-        __m256 a2 = _mm256_mul_ps(kc, _mm256_loadu_ps(m + 16)), a3 = _mm256_mul_ps(kc, _mm256_loadu_ps(m + 24));
-        for (int i = 0; i < half; i++) {
-            const float *p = b + i * C, *q = b + (ntaps - 1 - i) * C;
-            const __m256 ki = _mm256_set1_ps(k[i]);
-            a0 = _mm256_fmadd_ps(ki, _mm256_add_ps(_mm256_loadu_ps(p), _mm256_loadu_ps(q)), a0);
-            a1 = _mm256_fmadd_ps(ki, _mm256_add_ps(_mm256_loadu_ps(p + 8), _mm256_loadu_ps(q + 8)), a1);
-            a2 = _mm256_fmadd_ps(ki, _mm256_add_ps(_mm256_loadu_ps(p + 16), _mm256_loadu_ps(q + 16)), a2);
-            a3 = _mm256_fmadd_ps(ki, _mm256_add_ps(_mm256_loadu_ps(p + 24), _mm256_loadu_ps(q + 24)), a3);
-        }
-        _mm256_storeu_ps(out + e, a0);
-        _mm256_storeu_ps(out + e + 8, a1);
-        _mm256_storeu_ps(out + e + 16, a2);
-        _mm256_storeu_ps(out + e + 24, a3);
+/* One horizontal-sum routine per ISA: 4 vector accumulators of W lanes, 4*W
+ * outputs per step; TAIL finishes the last e < n outputs. */
+#define DEFINE_HCONV_SIMD(NAME, TARGET, V, W, SET1, MUL, ADD, FMADD, LOADU, STOREU, TAIL)      \
+    TARGET static void NAME(const float *v, int C, const float *k, int ntaps, int64_t n, float *out) \
+    {                                                                                        \
+        const int half = ntaps / 2;                                                          \
+        int64_t e = 0;                                                                       \
+        for (; e + 4 * (W) <= n; e += 4 * (W)) {                                             \
+            const float *b = v + e, *m = b + half * C;                                       \
+            const V kc = SET1(k[half]);                                                      \
+            V a0 = MUL(kc, LOADU(m)), a1 = MUL(kc, LOADU(m + (W)));                          \
+            V a2 = MUL(kc, LOADU(m + 2 * (W))), a3 = MUL(kc, LOADU(m + 3 * (W)));            \
+            for (int i = 0; i < half; i++) {                                                 \
+                const float *p = b + i * C, *q = b + (ntaps - 1 - i) * C;                    \
+                const V ki = SET1(k[i]);                                                     \
+                a0 = FMADD(ki, ADD(LOADU(p), LOADU(q)), a0);                                 \
+                a1 = FMADD(ki, ADD(LOADU(p + (W)), LOADU(q + (W))), a1);                     \
+                a2 = FMADD(ki, ADD(LOADU(p + 2 * (W)), LOADU(q + 2 * (W))), a2);             \
+                a3 = FMADD(ki, ADD(LOADU(p + 3 * (W)), LOADU(q + 3 * (W))), a3);             \
+            }                                                                                \
+            STOREU(out + e, a0);                                                             \
+            STOREU(out + e + (W), a1);                                                       \
+            STOREU(out + e + 2 * (W), a2);                                                   \
+            STOREU(out + e + 3 * (W), a3);                                                   \
+        }                                                                                    \
+        TAIL                                                                                 \
     }
-    for (; e < n; e++) {
-        const float *b = v + e;
-        float a = k[half] * b[half * C];
-        for (int i = 0; i < half; i++) a += k[i] * (b[i * C] + b[(ntaps - 1 - i) * C]);
-        out[e] = a;
+
+#define HCONV_SCALAR_TAIL                                                                    \
+    for (; e < n; e++) {                                                                     \
+        const float *b = v + e;                                                              \
+        float a = k[half] * b[half * C];                                                     \
+        for (int i = 0; i < half; i++) a += k[i] * (b[i * C] + b[(ntaps - 1 - i) * C]);      \
+        out[e] = a;                                                                          \
     }
-}
+DEFINE_HCONV_SIMD(hconv_sym_avx2, AVX2, __m256, 8, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
+                  _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_storeu_ps, HCONV_SCALAR_TAIL)
 
 static int cpu_has_avx2_fma(void)
 {
@@ -251,64 +262,17 @@ static int cpu_has_avx2_fma(void)
 #define PAIR_F32_512(L, p, q) _mm512_add_ps(_mm512_loadu_ps(p), _mm512_loadu_ps(q))
 #define ONE_F32_512(L, p) _mm512_loadu_ps(p)
 
-#define DEFINE_VSUM_AVX512(NAME, T, LOAD, PAIR, ONE)                                          \
-    AVX512 static void NAME(const void *const *rows_, const float *k, int ntaps, float c,     \
-                            int64_t n, float *acc)                                           \
-    {                                                                                        \
-        const T *const *rows = (const T *const *)rows_;                                      \
-        const int half = ntaps / 2;                                                          \
-        int64_t e = 0;                                                                       \
-        for (; e + 128 <= n; e += 128) {                                                     \
-            __m512 a[8];                                                                     \
-            for (int u = 0; u < 8; u++) a[u] = _mm512_set1_ps(c);                            \
-            for (int j = 0; j < half; j++) {                                                 \
-                const T *p = rows[j] + e, *q = rows[ntaps - 1 - j] + e;                      \
-                const __m512 kj = _mm512_set1_ps(k[j]);                                      \
-                for (int u = 0; u < 8; u++)                                                  \
-                    a[u] = _mm512_fmadd_ps(kj, PAIR(LOAD, p + 16 * u, q + 16 * u), a[u]);    \
-            }                                                                                \
-            const T *p = rows[half] + e;                                                     \
-            const __m512 kc = _mm512_set1_ps(k[half]);                                       \
-            for (int u = 0; u < 8; u++)                                                      \
-                _mm512_storeu_ps(acc + e + 16 * u, _mm512_fmadd_ps(kc, ONE(LOAD, p + 16 * u), a[u])); \
-        }                                                                                    \
-        for (; e < n; e++) {                                                                 \
-            float a = c;                                                                     \
-            for (int j = 0; j < half; j++)                                                   \
-                a += k[j] * ((float)rows[j][e] + (float)rows[ntaps - 1 - j][e]);             \
-            acc[e] = a + k[half] * (float)rows[half][e];                                     \
-        }                                                                                    \
-    }
+#define DEFINE_VSUM_AVX512(NAME, T, LOAD, PAIR, ONE) \
+    DEFINE_VSUM_SIMD(NAME, AVX512, T, __m512, 16, _mm512_set1_ps, _mm512_fmadd_ps, _mm512_storeu_ps, LOAD, PAIR, ONE)
 
 DEFINE_VSUM_AVX512(vsum_sym_u8_avx512, uint8_t, LOAD_U8_512, PAIR_INT_512, ONE_INT_512)
 DEFINE_VSUM_AVX512(vsum_sym_u16_avx512, uint16_t, LOAD_U16_512, PAIR_INT_512, ONE_INT_512)
 DEFINE_VSUM_AVX512(vsum_sym_f32_avx512, float, LOAD_U8_512, PAIR_F32_512, ONE_F32_512)
 
-AVX512 static void hconv_sym_avx512(const float *v, int C, const float *k, int ntaps, int64_t n, float *out)
-{
-    const int half = ntaps / 2;
-    int64_t e = 0;
-    for (; e + 64 <= n; e += 64) {
-        const float *b = v + e, *m = b + half * C;
-        const __m512 kc = _mm512_set1_ps(k[half]);
-        __m512 a0 = _mm512_mul_ps(kc, _mm512_loadu_ps(m)), a1 = _mm512_mul_ps(kc, _mm512_loadu_ps(m + 16));
-        __m512 a2 = _mm512_mul_ps(kc, _mm512_loadu_ps(m + 32)), a3 = _mm512_mul_ps(kc, _mm512_loadu_ps(m + 48));
-        for (int i = 0; i < half; i++) {
-            const float *p = b + i * C, *q = b + (ntaps - 1 - i) * C;
-            const __m512 ki = _mm512_set1_ps(k[i]);
-            a0 = _mm512_fmadd_ps(ki, _mm512_add_ps(_mm512_loadu_ps(p), _mm512_loadu_ps(q)), a0);
-            a1 = _mm512_fmadd_ps(ki, _mm512_add_ps(_mm512_loadu_ps(p + 16), _mm512_loadu_ps(q + 16)), a1);
-            a2 = _mm512_fmadd_ps(ki, _mm512_add_ps(_mm512_loadu_ps(p + 32), _mm512_loadu_ps(q + 32)), a2);
-            a3 = _mm512_fmadd_ps(ki, _mm512_add_ps(_mm512_loadu_ps(p + 48), _mm512_loadu_ps(q + 48)), a3);
-        }
-        _mm512_storeu_ps(out + e, a0);
-        _mm512_storeu_ps(out + e + 16, a1);
-        _mm512_storeu_ps(out + e + 32, a2);
-        _mm512_storeu_ps(out + e + 48, a3);
-    }
-    /* the rest (fewer than 64) through the AVX2 routine: same operations */
-    if (e < n) hconv_sym_avx2(v + e, C, k, ntaps, n - e, out + e);
-}
+/* the rest (fewer than 64) through the AVX2 routine: the same operations */
+DEFINE_HCONV_SIMD(hconv_sym_avx512, AVX512, __m512, 16, _mm512_set1_ps, _mm512_mul_ps, _mm512_add_ps,
+                  _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_storeu_ps,
+                  if (e < n) hconv_sym_avx2(v + e, C, k, ntaps, n - e, out + e);)
 
 static int cpu_has_avx512(void)
 {
