@@ -105,15 +105,6 @@ static const char *prelude =
     "}\n"
     "\n";
 
-static void out(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(PrintCtx *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(p->out, fmt, ap);
-    va_end(ap);
-}
-
 static void line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void line(PrintCtx *p, const char *fmt, ...)
 {
@@ -144,15 +135,15 @@ static void matrix_dims(PrintCtx *p, Obj *o)
     Type *m = o->ty;
     print_indent(p);
     for (int i = 0; i < 3; i++) {
-        out(p, "%sconst long %s_d%d = ", i ? " " : "", o->name, i);
+        print_fmt(p, "%sconst long %s_d%d = ", i ? " " : "", o->name, i);
         if (i < m->ndim) {
-            out(p, "(");
+            print_fmt(p, "(");
             print_expr(p, m->dims[i]);
-            out(p, ");");
+            print_fmt(p, ");");
         } else
-            out(p, "1;");
+            print_fmt(p, "1;");
     }
-    out(p, "\n");
+    print_fmt(p, "\n");
 }
 
 static void matrix_cl_bind(PrintCtx *p, Obj *o)
@@ -178,34 +169,34 @@ static void decl_matrix(PrintCtx *p, Node *d)
     line(p, "/* %s:%d: %s parac_matrix %s%s */", H.file, d->tok->line, T, o->is_ref ? "&" : "", o->name);
     if (o->is_small_const) {
         print_indent(p);
-        out(p, "static const %s %s", T, o->name);
+        print_fmt(p, "static const %s %s", T, o->name);
         bool ok;
-        for (int i = 0; i < m->ndim; i++) out(p, "[%ld]", const_eval(m->dims[i], &ok));
+        for (int i = 0; i < m->ndim; i++) print_fmt(p, "[%ld]", const_eval(m->dims[i], &ok));
         long rows = m->ndim == 2 ? const_eval(m->dims[0], &ok) : 1, cols = const_eval(m->dims[m->ndim - 1], &ok);
-        out(p, " = {");
+        print_fmt(p, " = {");
         Node *v = o->init->args;
         for (long r = 0; r < rows; r++) {
-            if (m->ndim == 2) out(p, "%s{", r ? ", " : "");
+            if (m->ndim == 2) print_fmt(p, "%s{", r ? ", " : "");
             for (long c = 0; c < cols; c++) {
-                if (c || (m->ndim == 1 && r)) out(p, ", ");
-                out(p, "(%s)(", T);
+                if (c || (m->ndim == 1 && r)) print_fmt(p, ", ");
+                print_fmt(p, "(%s)(", T);
                 if (v) print_expr(p, v);
-                else out(p, "0");
-                out(p, ")");
+                else print_fmt(p, "0");
+                print_fmt(p, ")");
                 if (v) v = v->next;
             }
-            if (m->ndim == 2) out(p, "}");
+            if (m->ndim == 2) print_fmt(p, "}");
         }
-        out(p, "};\n");
+        print_fmt(p, "};\n");
         line(p, "(void)%s;", o->name);
         return;
     }
     matrix_dims(p, o);
     if (o->is_ref) {
         print_indent(p);
-        out(p, "%s *%s = (%s *)(", T, o->name, T);
+        print_fmt(p, "%s *%s = (%s *)(", T, o->name, T);
         print_expr(p, o->bound);
-        out(p, ");\n");
+        print_fmt(p, ");\n");
         line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, m->ndim - 1);
     } else {
         line(p, "long %s_pitch;", o->name);
@@ -396,12 +387,12 @@ static void cond_expr(PrintCtx *p, Node *e)
         for (int i = 0; i < H.sp; i++) {
             Obj *o = H.stack[i];
             if (o && o->used_in_kernel && mentions_storage(e, o)) {
-                out(p, "%sparac__host_copy(&%s_cl, __LINE__), ", n ? "" : "(", o->name);
+                print_fmt(p, "%sparac__host_copy(&%s_cl, __LINE__), ", n ? "" : "(", o->name);
                 n++;
             }
         }
     print_expr(p, e);
-    if (n) out(p, ")");
+    if (n) print_fmt(p, ")");
 }
 
 static void before_return(PrintCtx *p, Node *ret)
@@ -411,12 +402,12 @@ static void before_return(PrintCtx *p, Node *ret)
     bool any = k > 0 || H.sp > 0;
     if (!any) {
         print_indent(p);
-        out(p, "return");
+        print_fmt(p, "return");
         if (ret->lhs) {
-            out(p, " ");
+            print_fmt(p, " ");
             print_expr(p, ret->lhs);
         }
-        out(p, ";\n");
+        print_fmt(p, ";\n");
         return;
     }
     line(p, "{");
@@ -427,9 +418,9 @@ static void before_return(PrintCtx *p, Node *ret)
     if (has_value) {
         print_indent(p);
         print_type_decl(p->out, rt, "parac_result", false);
-        out(p, " = ");
+        print_fmt(p, " = ");
         print_expr(p, ret->lhs);
-        out(p, ";\n");
+        print_fmt(p, ";\n");
     }
     for (int i = H.sp - 1; i >= 0; i--) release(p, H.stack[i]);
     line(p, has_value ? "return parac_result;" : "return;");
@@ -441,11 +432,11 @@ static void before_return(PrintCtx *p, Node *ret)
 static void range_header(PrintCtx *p, Iterator *it)
 {
     for (int d = 0; d < it->ndim; d++) {
-        if (d) out(p, "; ");
+        if (d) print_fmt(p, "; ");
         print_expr(p, it->r[d].lb);
-        out(p, ":");
+        print_fmt(p, ":");
         print_expr(p, it->r[d].ub);
-        out(p, ":%ld", it->r[d].stride);
+        print_fmt(p, ":%ld", it->r[d].stride);
     }
 }
 
@@ -460,30 +451,30 @@ static void region_setup(PrintCtx *p, Region *r)
     Iterator *it = r->iter;
     int nd = it->ndim;
     print_indent(p);
-    out(p, "const long parac_n[%d] = {", nd);
+    print_fmt(p, "const long parac_n[%d] = {", nd);
     for (int d = 0; d < nd; d++) {
-        out(p, "%sparac__count(", d ? ", " : "");
+        print_fmt(p, "%sparac__count(", d ? ", " : "");
         print_expr(p, it->r[d].lb);
-        out(p, ", ");
+        print_fmt(p, ", ");
         print_expr(p, it->r[d].ub);
-        out(p, ", %ld)", it->r[d].stride);
+        print_fmt(p, ", %ld)", it->r[d].stride);
     }
-    out(p, "};\n");
+    print_fmt(p, "};\n");
     print_indent(p);
-    out(p, "const long parac_first[%d] = {", nd);
+    print_fmt(p, "const long parac_first[%d] = {", nd);
     for (int d = 0; d < nd; d++) {
-        out(p, "%s(long)(", d ? ", " : "");
+        print_fmt(p, "%s(long)(", d ? ", " : "");
         print_expr(p, it->r[d].lb);
-        out(p, ")");
-        if (it->iter_element && it->elem[d] > 1) out(p, " * %ld", it->elem[d]);
+        print_fmt(p, ")");
+        if (it->iter_element && it->elem[d] > 1) print_fmt(p, " * %ld", it->elem[d]);
     }
-    out(p, "};\n");
+    print_fmt(p, "};\n");
     print_indent(p);
-    out(p, "long parac_lo[%d] = {", nd);
-    for (int d = 0; d < nd; d++) out(p, "%s0", d ? ", " : "");
-    out(p, "}, parac_hi[%d] = {", nd);
-    for (int d = 0; d < nd; d++) out(p, "%sparac_n[%d]", d ? ", " : "", d);
-    out(p, "};\n");
+    print_fmt(p, "long parac_lo[%d] = {", nd);
+    for (int d = 0; d < nd; d++) print_fmt(p, "%s0", d ? ", " : "");
+    print_fmt(p, "}, parac_hi[%d] = {", nd);
+    for (int d = 0; d < nd; d++) print_fmt(p, "%sparac_n[%d]", d ? ", " : "", d);
+    print_fmt(p, "};\n");
     if (r->has_border) {
         BorderRule *rule = it->rule;
         Obj *v = rule->var;
@@ -557,11 +548,11 @@ static void iterator(PrintCtx *p, Node *n)
     if (!r) return;
     print_indent(p);
     if (it->synthetic)
-        out(p, "/* %s:%d: whole-image statement as an iterator over (", H.file, n->tok->line);
+        print_fmt(p, "/* %s:%d: whole-image statement as an iterator over (", H.file, n->tok->line);
     else
-        out(p, "/* %s:%d: parac_iterator %s(%s", H.file, n->tok->line, it->name, it->iter_element ? "iter_element; " : "");
+        print_fmt(p, "/* %s:%d: parac_iterator %s(%s", H.file, n->tok->line, it->name, it->iter_element ? "iter_element; " : "");
     range_header(p, it);
-    out(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
+    print_fmt(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
         class_name(r->cls));
     line(p, "{");
     p->indent++;
@@ -585,9 +576,9 @@ static void iterator(PrintCtx *p, Node *n)
         for (int i = 0; i < r->nmats; i++)
             line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", r->mats[i]->name);
         print_indent(p);
-        out(p, "const int parac_first_i[%d] = {", nd);
-        for (int d = 0; d < nd; d++) out(p, "%s(int)parac_first[%d]", d ? ", " : "", d);
-        out(p, "};\n");
+        print_fmt(p, "const int parac_first_i[%d] = {", nd);
+        for (int d = 0; d < nd; d++) print_fmt(p, "%s(int)parac_first[%d]", d ? ", " : "", d);
+        print_fmt(p, "};\n");
         for (int i = 0; i < r->nscalars; i++) {
             Obj *o = r->scalars[i];
             Type *t = o->ty;
@@ -595,11 +586,11 @@ static void iterator(PrintCtx *p, Node *n)
             line(p, "const %s parac_arg_%s = (%s)%s;", kt, o->name, kt, o->name);
         }
         print_indent(p);
-        out(p, "const parac_cl_arg parac_args[] = {");
-        for (int d = 0; d < nd; d++) out(p, "%sPARAC_CL_VALUE(parac_first_i[%d])", d ? ", " : "", d);
-        for (int i = 0; i < r->nmats; i++) out(p, ", PARAC_CL_MATRIX(&%s_cl)", r->mats[i]->name);
-        for (int i = 0; i < r->nscalars; i++) out(p, ", PARAC_CL_VALUE(parac_arg_%s)", r->scalars[i]->name);
-        out(p, "};\n");
+        print_fmt(p, "const parac_cl_arg parac_args[] = {");
+        for (int d = 0; d < nd; d++) print_fmt(p, "%sPARAC_CL_VALUE(parac_first_i[%d])", d ? ", " : "", d);
+        for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_CL_MATRIX(&%s_cl)", r->mats[i]->name);
+        for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_CL_VALUE(parac_arg_%s)", r->scalars[i]->name);
+        print_fmt(p, "};\n");
         line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
         line(p, "/* interior: no border tests */");
         cl_launch(p, r, false);
@@ -626,26 +617,26 @@ static void iterator(PrintCtx *p, Node *n)
 /* ---- functions ---------------------------------------------------------------- */
 static void print_signature(PrintCtx *p, Node *f)
 {
-    if (f->is_static) out(p, "static ");
-    if (f->is_inline) out(p, "inline ");
+    if (f->is_static) print_fmt(p, "static ");
+    if (f->is_inline) print_fmt(p, "inline ");
     print_type_decl(p->out, f->ty->base, f->name, false);
-    out(p, "(");
-    if (!f->ty->params) out(p, f->ty->variadic ? "" : "void");
+    print_fmt(p, "(");
+    if (!f->ty->params) print_fmt(p, f->ty->variadic ? "" : "void");
     for (Node *q = f->ty->params; q; q = q->next) {
-        if (q != f->ty->params) out(p, ", ");
+        if (q != f->ty->params) print_fmt(p, ", ");
         print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", false);
     }
-    if (f->ty->variadic) out(p, ", ...");
-    out(p, ")");
+    if (f->ty->variadic) print_fmt(p, ", ...");
+    print_fmt(p, ")");
 }
 
 static void emit_function(PrintCtx *p, Node *f)
 {
     H.func = f;
     H.sp = 0;
-    out(p, "/* %s:%d */\n", H.file, f->tok->line);
+    print_fmt(p, "/* %s:%d */\n", H.file, f->tok->line);
     print_signature(p, f);
-    out(p, "\n{\n");
+    print_fmt(p, "\n{\n");
     p->indent = 1;
     cur_block = f->body;
     for (Node *q = f->ty->params; q; q = q->next) {
@@ -667,7 +658,7 @@ static void emit_function(PrintCtx *p, Node *f)
     }
     block_end(p, f->body);
     p->indent = 0;
-    out(p, "}\n\n");
+    print_fmt(p, "}\n\n");
     H.func = NULL;
 }
 
@@ -770,43 +761,43 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     print_hooks = &hooks_tracked;
     PrintCtx pc = {0}, *p = &pc;
     p->out = o;
-    out(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, H.file,
+    print_fmt(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, H.file,
         target == TARGET_OPENCL ? "opencl" : "c");
     if (target == TARGET_OPENCL)
-        out(p, " * Kernels: %s (embedded below). Host code calls the OpenCL runtime of libparac. */\n", cl_name);
+        print_fmt(p, " * Kernels: %s (embedded below). Host code calls the OpenCL runtime of libparac. */\n", cl_name);
     else
-        out(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
-    out(p, "%s", prelude);
+        print_fmt(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
+    print_fmt(p, "%s", prelude);
     if (target == TARGET_OPENCL) {
-        out(p, "#include <parac/opencl.h>\n\n");
-        out(p, "/* A failed OpenCL step inside generated code cannot be returned through the\n"
+        print_fmt(p, "#include <parac/opencl.h>\n\n");
+        print_fmt(p, "/* A failed OpenCL step inside generated code cannot be returned through the\n"
                " * program's own signature: report it and stop. */\n"
                "PARAC__HELPER void parac__fatal(parac_status st, const char *file, int line)\n{\n"
                "    fprintf(stderr, \"%%s:%%d: OpenCL: %%s: %%s\\n\", file, line, parac_status_string(st), parac_error_message());\n"
                "    exit(1);\n}\n\n");
-        out(p, "/* An OpenCL failure inside generated code: report it and stop the program. */\n");
-        out(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
+        print_fmt(p, "/* An OpenCL failure inside generated code: report it and stop the program. */\n");
+        print_fmt(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
                "        if (parac__st != PARAC_OK) parac__fatal(parac__st, \"%s\", __LINE__); \\\n    } while (0)\n\n",
             c_name);
-        out(p, "/* The host copy of a matrix, inside an expression (loop conditions). */\n"
+        print_fmt(p, "/* The host copy of a matrix, inside an expression (loop conditions). */\n"
                "PARAC__HELPER int parac__host_copy(parac_cl_matrix *m, int line)\n{\n"
                "    parac_status st = parac_cl_to_host(m);\n"
                "    if (st != PARAC_OK) parac__fatal(st, \"%s\", line);\n"
                "    return 0;\n}\n\n", c_name);
-        out(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
+        print_fmt(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
         const char *s = kernel_source;
-        out(p, "    \"");
+        print_fmt(p, "    \"");
         for (; *s; s++) {
             if (*s == '\n') {
-                out(p, "\\n\"");
-                if (s[1]) out(p, "\n    \"");
+                print_fmt(p, "\\n\"");
+                if (s[1]) print_fmt(p, "\n    \"");
                 continue;
             }
             if (*s == '"' || *s == '\\') fputc('\\', o);
             fputc(*s, o);
         }
-        out(p, ";\n\n");
-        out(p, "/* One OpenCL session per program, opened on first use (device from PARAC_OPENCL_DEVICE). */\n"
+        print_fmt(p, ";\n\n");
+        print_fmt(p, "/* One OpenCL session per program, opened on first use (device from PARAC_OPENCL_DEVICE). */\n"
                "static parac_cl_session *parac__session_handle;\n\n"
                "PARAC__HELPER parac_cl_session *parac__session(void)\n{\n"
                "    if (!parac__session_handle)\n"
@@ -823,17 +814,17 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     for (Node *n = prog->top; n; n = n->next) {
         switch (n->kind) {
         case ND_DIRECTIVE:
-            out(p, "%s\n", n->text);
+            print_fmt(p, "%s\n", n->text);
             break;
         case ND_VERBATIM:
-            out(p, "%s\n", n->text);
+            print_fmt(p, "%s\n", n->text);
             break;
         case ND_DECL:
             print_stmt(p, n);
             break;
         case ND_FUNC:
             if (target == TARGET_OPENCL && n->is_static && device_only(prog, n)) {
-                out(p, "/* %s:%d: static function %s is called only inside parallel regions: see %s */\n\n",
+                print_fmt(p, "/* %s:%d: static function %s is called only inside parallel regions: see %s */\n\n",
                     H.file, n->tok->line, n->name, cl_name);
                 break;
             }
@@ -841,7 +832,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             emit_function(p, n);
             break;
         case ND_BORDER_RULE:
-            out(p, "/* %s:%d: border rule %s */\n", H.file, n->tok->line, n->name ? n->name : "?");
+            print_fmt(p, "/* %s:%d: border rule %s */\n", H.file, n->tok->line, n->name ? n->name : "?");
             break;
         default:
             break;

@@ -11,15 +11,6 @@
 
 #include "lang/lang.h"
 
-static void out(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(PrintCtx *p, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(p->out, fmt, ap);
-    va_end(ap);
-}
-
 static bool written(Region *r, Obj *o)
 {
     for (Access *a = r->accesses; a; a = a->next)
@@ -30,18 +21,18 @@ static bool written(Region *r, Obj *o)
 static void kernel_params(PrintCtx *p, Region *r)
 {
     Iterator *it = r->iter;
-    for (int d = 0; d < it->ndim; d++) out(p, "%sconst int k%dlo, const int k%dhi", d ? ", " : "", d, d);
-    for (int d = 0; d < it->ndim; d++) out(p, ", const int first%d", d);
+    for (int d = 0; d < it->ndim; d++) print_fmt(p, "%sconst int k%dlo, const int k%dhi", d ? ", " : "", d, d);
+    for (int d = 0; d < it->ndim; d++) print_fmt(p, ", const int first%d", d);
     for (int i = 0; i < r->nmats; i++) {
         Obj *m = r->mats[i];
-        out(p, ",\n    __global %s%s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
+        print_fmt(p, ",\n    __global %s%s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
             written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), m->name, m->name, m->name, m->name, m->name);
     }
     for (int i = 0; i < r->nscalars; i++) {
         Obj *o = r->scalars[i];
         Type *t = o->ty;
         const char *kt = t->kind == TY_BOOL ? "int" : ty_c_name(t, true);
-        out(p, ",\n    const %s %s", kt, o->name);
+        print_fmt(p, ",\n    const %s %s", kt, o->name);
     }
 }
 
@@ -49,48 +40,48 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
-    out(p, "/* %s:%d: parac_iterator %s, %s%s */\n", src, r->node->tok->line, it->name,
+    print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s */\n", src, r->node->tok->line, it->name,
         border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "");
-    out(p, "__kernel void %s%s(", r->kernel, border ? "_border" : "");
+    print_fmt(p, "__kernel void %s%s(", r->kernel, border ? "_border" : "");
     kernel_params(p, r);
-    out(p, ")\n{\n");
+    print_fmt(p, ")\n{\n");
     p->indent = 1;
     for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
         print_indent(p);
-        out(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
+        print_fmt(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
     }
     print_indent(p);
-    out(p, "if (");
-    for (int d = 0; d < nd; d++) out(p, "%sk%d >= k%dhi", d ? " || " : "", d, d);
-    out(p, ") return;\n");
+    print_fmt(p, "if (");
+    for (int d = 0; d < nd; d++) print_fmt(p, "%sk%d >= k%dhi", d ? " || " : "", d, d);
+    print_fmt(p, ") return;\n");
     for (int i = 0; i < r->nconsts; i++) {
         Obj *c = r->consts[i];
         print_indent(p);
         bool ok;
-        out(p, "const %s %s", ty_c_name(c->ty->base, true), c->name);
-        for (int d = 0; d < c->ty->ndim; d++) out(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
+        print_fmt(p, "const %s %s", ty_c_name(c->ty->base, true), c->name);
+        for (int d = 0; d < c->ty->ndim; d++) print_fmt(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
         long rows = c->ty->ndim == 2 ? const_eval(c->ty->dims[0], &ok) : 1;
         long cols = const_eval(c->ty->dims[c->ty->ndim - 1], &ok);
-        out(p, " = {");
+        print_fmt(p, " = {");
         Node *v = c->init->args;
         for (long row = 0; row < rows; row++) {
-            if (c->ty->ndim == 2) out(p, "%s{", row ? ", " : "");
+            if (c->ty->ndim == 2) print_fmt(p, "%s{", row ? ", " : "");
             for (long q = 0; q < cols; q++) {
-                if (q || (c->ty->ndim == 1 && row)) out(p, ", ");
-                out(p, "(%s)(", ty_c_name(c->ty->base, true));
+                if (q || (c->ty->ndim == 1 && row)) print_fmt(p, ", ");
+                print_fmt(p, "(%s)(", ty_c_name(c->ty->base, true));
                 if (v) print_expr(p, v);
-                else out(p, "0");
-                out(p, ")");
+                else print_fmt(p, "0");
+                print_fmt(p, ")");
                 if (v) v = v->next;
             }
-            if (c->ty->ndim == 2) out(p, "}");
+            if (c->ty->ndim == 2) print_fmt(p, "}");
         }
-        out(p, "};\n");
+        print_fmt(p, "};\n");
     }
     for (int d = 0; d < nd; d++) {
         long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
         print_indent(p);
-        out(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, step);
+        print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, step);
     }
     p->in_kernel = true;
     p->border = border;
@@ -99,7 +90,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
     p->border = false;
     p->region = NULL;
     p->indent = 0;
-    out(p, "}\n\n");
+    print_fmt(p, "}\n\n");
 }
 
 static const char *limit(Type *t, bool max)
@@ -122,34 +113,34 @@ static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
     const char *init = r->red_op == OP_MIN ? limit(acc, true) : r->red_op == OP_MAX ? limit(acc, false) : "0";
     const char *op = r->red_op == OP_MIN ? "PARAC_MIN(a, b)" : r->red_op == OP_MAX ? "PARAC_MAX(a, b)" : "(a) + (b)";
     int last = m->ty->ndim - 1;
-    out(p, "/* %s:%d: independent %s(%s), level 1: each work-group reduces its share in local memory */\n",
+    print_fmt(p, "/* %s:%d: independent %s(%s), level 1: each work-group reduces its share in local memory */\n",
         src, r->node->tok->line, parac_op_name(r->red_op), m->name);
-    out(p, "#define PARAC_OP(a, b) %s\n", op);
-    out(p, "__kernel void %s(__global const %s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, "
+    print_fmt(p, "#define PARAC_OP(a, b) %s\n", op);
+    print_fmt(p, "__kernel void %s(__global const %s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, "
            "const int %s_d2,\n    __global %s *partial, __local %s *scratch)\n{\n",
         r->kernel, T, m->name, m->name, m->name, m->name, m->name, A, A);
-    out(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
-    out(p, "    %s acc = %s;\n", A, init);
-    out(p, "    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {\n");
-    out(p, "        const long row = i / cols, col = i - row * cols;\n");
-    out(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
-    out(p, "        acc = PARAC_OP(acc, v);\n    }\n");
-    out(p, "    const int lid = (int)get_local_id(0);\n    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
-    out(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
-    out(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
-    out(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
-    out(p, "    if (lid == 0) partial[get_group_id(0)] = scratch[0];\n}\n\n");
-    out(p, "/* level 2: one work-group reduces the partial results of all groups */\n");
-    out(p, "__kernel void %s_final(__global const %s *partial, const int n, __global %s *result, __local %s *scratch)\n{\n",
+    print_fmt(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
+    print_fmt(p, "    %s acc = %s;\n", A, init);
+    print_fmt(p, "    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {\n");
+    print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
+    print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
+    print_fmt(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+    print_fmt(p, "    const int lid = (int)get_local_id(0);\n    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
+    print_fmt(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
+    print_fmt(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
+    print_fmt(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
+    print_fmt(p, "    if (lid == 0) partial[get_group_id(0)] = scratch[0];\n}\n\n");
+    print_fmt(p, "/* level 2: one work-group reduces the partial results of all groups */\n");
+    print_fmt(p, "__kernel void %s_final(__global const %s *partial, const int n, __global %s *result, __local %s *scratch)\n{\n",
         r->kernel, A, A, A);
-    out(p, "    const int lid = (int)get_local_id(0);\n    %s acc = %s;\n", A, init);
-    out(p, "    for (int i = lid; i < n; i += (int)get_local_size(0)) {\n        const %s v = partial[i];\n"
+    print_fmt(p, "    const int lid = (int)get_local_id(0);\n    %s acc = %s;\n", A, init);
+    print_fmt(p, "    for (int i = lid; i < n; i += (int)get_local_size(0)) {\n        const %s v = partial[i];\n"
            "        acc = PARAC_OP(acc, v);\n    }\n", A);
-    out(p, "    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
-    out(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
-    out(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
-    out(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
-    out(p, "    if (lid == 0) result[0] = scratch[0];\n}\n#undef PARAC_OP\n\n");
+    print_fmt(p, "    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
+    print_fmt(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
+    print_fmt(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
+    print_fmt(p, "        barrier(CLK_LOCAL_MEM_FENCE);\n    }\n");
+    print_fmt(p, "    if (lid == 0) result[0] = scratch[0];\n}\n#undef PARAC_OP\n\n");
 }
 
 void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name);
@@ -160,17 +151,17 @@ void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name)
     p->out = o;
     p->opencl = true;
     const char *src = prog->file->name;
-    out(p, "/* %s: generated by paracc from %s. OpenCL C 1.2. */\n", cl_name, src);
-    out(p, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
-    out(p, "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n");
+    print_fmt(p, "/* %s: generated by paracc from %s. OpenCL C 1.2. */\n", cl_name, src);
+    print_fmt(p, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
+    print_fmt(p, "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n\n");
     /* the program's macros */
     for (Node *n = prog->top; n; n = n->next)
         if (n->kind == ND_DIRECTIVE) {
             const char *t = n->text + 1;
             while (*t == ' ' || *t == '\t') t++;
-            if (!strncmp(t, "define", 6) || !strncmp(t, "undef", 5)) out(p, "%s\n", n->text);
+            if (!strncmp(t, "define", 6) || !strncmp(t, "undef", 5)) print_fmt(p, "%s\n", n->text);
         }
-    out(p, "\n");
+    print_fmt(p, "\n");
     /* file functions called from kernels, in file order */
     for (Node *n = prog->top; n; n = n->next) {
         if (n->kind != ND_FUNC) continue;
@@ -178,9 +169,9 @@ void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name)
         for (Region *r = prog->regions; r; r = r->next)
             for (int i = 0; i < r->nfuncs; i++) used |= r->funcs[i] == n;
         if (!used) continue;
-        out(p, "/* %s:%d */\n", src, n->tok->line);
+        print_fmt(p, "/* %s:%d */\n", src, n->tok->line);
         print_func(p, n);
-        out(p, "\n");
+        print_fmt(p, "\n");
     }
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter) {

@@ -333,6 +333,7 @@ void print_elem(PrintCtx *p, Node *n, int i, int j); /* element (i,j) of a small
 void print_stmt(PrintCtx *p, Node *n);
 void print_type_decl(FILE *out, Type *ty, const char *name, bool opencl);
 void print_indent(PrintCtx *p);
+void print_fmt(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* printf to p->out */
 void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
 bool stmt_has_iterator(Node *n);

@@ -6,6 +6,7 @@
  * transe) are expanded element by element at compile time (print_elem), so
  * no small matrix exists at run time. In a border variant, reads of the
  * ruled matrix go through the rule's values. */
+#include <stdarg.h>
 #include <string.h>
 
 #include "lang/lang.h"
@@ -18,6 +19,14 @@ void print_indent(PrintCtx *p)
 }
 
 static void out(PrintCtx *p, const char *s) { fputs(s, p->out); }
+
+void print_fmt(PrintCtx *p, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->out, fmt, ap);
+    va_end(ap);
+}
 
 /* ---- types ------------------------------------------------------------------ */
 void print_type_decl(FILE *o, Type *ty, const char *name, bool opencl)
