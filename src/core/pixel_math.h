@@ -7,12 +7,7 @@
 #include <stdint.h>
 
 #include "parac/image.h"
-
-#ifdef __CUDACC__
-#define PARAC_HD __host__ __device__ __forceinline__
-#else
-#define PARAC_HD static inline
-#endif
+#include "host_device.h"
 
 PARAC_HD double parac__load_elem(const void *p, int dtype)
 {

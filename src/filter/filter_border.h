@@ -10,13 +10,7 @@
 
 #include "parac/filter.h"
 
-#ifndef PARAC_HD
-#ifdef __CUDACC__
-#define PARAC_HD __host__ __device__ __forceinline__
-#else
-#define PARAC_HD static inline
-#endif
-#endif
+#include "../core/host_device.h"
 
 /* i mod m in 0..m-1 for any sign of i (m > 0). */
 PARAC_HD int64_t parac__pos_mod(int64_t i, int64_t m)

@@ -39,13 +39,7 @@
 
 #include "parac/status.h"
 
-#ifndef PARAC_HD
-#ifdef __CUDACC__
-#define PARAC_HD __host__ __device__ __forceinline__
-#else
-#define PARAC_HD static inline
-#endif
-#endif
+#include "../core/host_device.h"
 
 #ifdef __cplusplus
 extern "C" {
