@@ -8,6 +8,7 @@
 #include "parac/filter.h"
 #include "parac/image.h"
 #include "parac/io.h"
+#include "parac/morph.h"
 #include "parac/op.h"
 #include "parac/opencl.h"
 #include "parac/stats.h"

@@ -5,11 +5,29 @@
 extern const parac_op parac__op_convert;
 extern const parac_op parac__op_gauss;
 extern const parac_op parac__op_convolve;
+extern const parac_op parac__op_reconstruct;
+extern const parac_op parac__op_fill_holes;
+extern const parac_op parac__op_h_maxima;
+extern const parac_op parac__op_h_minima;
+extern const parac_op parac__op_regional_maxima;
+extern const parac_op parac__op_regional_minima;
+extern const parac_op parac__op_opening_by_reconstruction;
+extern const parac_op parac__op_closing_by_reconstruction;
+extern const parac_op parac__op_clear_border;
 
 const parac_op *const parac__ops[] = {
     &parac__op_convert,
     &parac__op_gauss,
     &parac__op_convolve,
+    &parac__op_reconstruct,
+    &parac__op_fill_holes,
+    &parac__op_h_maxima,
+    &parac__op_h_minima,
+    &parac__op_regional_maxima,
+    &parac__op_regional_minima,
+    &parac__op_opening_by_reconstruction,
+    &parac__op_closing_by_reconstruction,
+    &parac__op_clear_border,
 };
 
 const int parac__op_total = sizeof parac__ops / sizeof parac__ops[0];

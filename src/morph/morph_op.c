@@ -1,0 +1,360 @@
+/* The reconstruction operations of the registry: "reconstruct" and the
+ * operators built on it. One run function serves them all: it forms the
+ * marker, runs the chosen engine on the context's backend, and applies the
+ * operator's pixel-wise step (morph_post.h). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../core/error_internal.h"
+#include "morph_post.h"
+#include "parac/morph.h"
+#include "parac/op.h"
+#include "parac/stats.h"
+#include "recon.h"
+
+typedef enum morph_kind {
+    K_RECONSTRUCT,
+    K_FILL_HOLES,
+    K_H_MAXIMA,
+    K_H_MINIMA,
+    K_REGIONAL_MAXIMA,
+    K_REGIONAL_MINIMA,
+    K_OPENING,
+    K_CLOSING,
+    K_CLEAR_BORDER
+} morph_kind;
+
+static const struct {
+    const char *name;
+    morph_kind kind;
+} kinds[] = {
+    {"reconstruct", K_RECONSTRUCT},
+    {"fill-holes", K_FILL_HOLES},
+    {"h-maxima", K_H_MAXIMA},
+    {"h-minima", K_H_MINIMA},
+    {"regional-maxima", K_REGIONAL_MAXIMA},
+    {"regional-minima", K_REGIONAL_MINIMA},
+    {"opening-by-reconstruction", K_OPENING},
+    {"closing-by-reconstruction", K_CLOSING},
+    {"clear-border", K_CLEAR_BORDER},
+};
+
+/* Work that runs where the context computes. */
+typedef struct morph_exec {
+    parac_op_call *call;
+    int cuda;
+    int threads;
+    void *stream;
+} morph_exec;
+
+static parac_status new_image(const morph_exec *x, parac_image **out, const parac_image *like,
+                              parac_dtype dtype)
+{
+    return parac_image_create(out, like->width, like->height, like->depth, 1, dtype,
+                              x->cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                              x->cuda ? parac_context_cuda_device(x->call->ctx) : -1);
+}
+
+static parac_status recon(const morph_exec *x, const parac__recon_spec *s, const parac_image *marker,
+                          const parac_image *mask, parac_image *out)
+{
+    const char *m = x->call->method->name;
+#ifdef PARAC_HAVE_CUDA
+    if (x->cuda) return parac__recon_cuda(m, s, marker, mask, out, x->stream);
+#endif
+    if (x->cuda) return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
+    return parac__recon_cpu(m, s, marker, mask, out, x->threads);
+}
+
+static parac_status post(const morph_exec *x, parac__post_kind kind, int minima, double h,
+                         const parac_image *f, const parac_image *R, parac_image *out)
+{
+#ifdef PARAC_HAVE_CUDA
+    if (x->cuda) return parac__morph_post_cuda(kind, minima, h, f, R, out, x->stream);
+#endif
+    return parac__morph_post_cpu(kind, minima, h, f, R, out, x->threads);
+}
+
+static parac_status minmax(const morph_exec *x, const parac_image *in, parac_image *out,
+                           int64_t radius, int is_max)
+{
+#ifdef PARAC_HAVE_CUDA
+    if (x->cuda) return parac__morph_minmax_cuda(in, out, radius, is_max, x->stream);
+#endif
+    return parac__morph_minmax_cpu(in, out, radius, is_max, x->threads);
+}
+
+static int default_conn(morph_kind k, const parac_image *im)
+{
+    const int is_3d = im->depth > 1;
+    if (k == K_FILL_HOLES) return is_3d ? 6 : 4; /* holes in the background, as scipy and MATLAB */
+    return is_3d ? 26 : 8;
+}
+
+static parac_status morph_run(parac_op_call *call)
+{
+    morph_kind k = K_RECONSTRUCT;
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (strcmp(call->op->name, kinds[i].name) == 0) k = kinds[i].kind;
+    morph_exec x = {call, parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA,
+                    parac_context_threads(call->ctx), parac_context_stream(call->ctx)};
+    const parac_image *f = call->inputs[k == K_RECONSTRUCT ? 1 : 0]; /* the mask */
+    parac__recon_spec s = {0};
+    s.op = call->op->name;
+    s.conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
+                                                  : default_conn(k, f);
+    PARAC_TRY(parac__recon_check(&s, k == K_RECONSTRUCT ? call->inputs[0] : NULL, f));
+    parac_image *tmp = NULL, *tmp2 = NULL;
+    parac_status st = PARAC_OK;
+    parac_image **out = &call->outputs[0];
+    switch (k) {
+    case K_RECONSTRUCT:
+        s.erosion = strcmp(parac_call_string(call, "mode"), "erosion") == 0;
+        s.clip = parac_call_bool(call, "clip");
+        st = new_image(&x, out, f, f->dtype);
+        if (st == PARAC_OK) st = recon(&x, &s, call->inputs[0], f, *out);
+        break;
+    case K_FILL_HOLES:
+        s.erosion = 1;
+        s.rule = PARAC__MARKER_BORDER;
+        s.border = 1;
+        st = new_image(&x, out, f, f->dtype);
+        if (st == PARAC_OK) st = recon(&x, &s, NULL, f, *out);
+        break;
+    case K_H_MAXIMA:
+    case K_H_MINIMA: {
+        if (!parac_call_has(call, "h")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: --h is required", s.op);
+        double h = parac_call_double(call, "h");
+        if (!(h > 0))
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                               "%s: h must be > 0 (h = 0 gives every regional extremum: use "
+                               "regional-%s)", s.op, k == K_H_MAXIMA ? "maxima" : "minima");
+        if (f->dtype != PARAC_F32) h = ceil(h); /* integer images: whole steps, as scikit-image */
+        parac_image_stats stats;
+        PARAC_TRY(parac_image_compute_stats(call->ctx, f, &stats));
+        s.erosion = k == K_H_MINIMA;
+        s.rule = PARAC__MARKER_SUB_H;
+        s.h = h;
+        st = new_image(&x, out, f, PARAC_U8);
+        if (st != PARAC_OK) break;
+        if (h > stats.max[0] - stats.min[0]) { /* no extremum that deep: all false, as scikit-image */
+            st = parac_image_clear(*out, x.stream);
+            break;
+        }
+        st = new_image(&x, &tmp, f, f->dtype);
+        if (st == PARAC_OK) st = recon(&x, &s, NULL, f, tmp);
+        if (st == PARAC_OK) st = post(&x, PARAC__POST_HEXT, s.erosion, h, f, tmp, *out);
+        break;
+    }
+    case K_REGIONAL_MAXIMA:
+    case K_REGIONAL_MINIMA: {
+        parac_image_stats stats;
+        PARAC_TRY(parac_image_compute_stats(call->ctx, f, &stats));
+        s.erosion = k == K_REGIONAL_MINIMA;
+        s.rule = PARAC__MARKER_PRED;
+        st = new_image(&x, out, f, PARAC_U8);
+        if (st != PARAC_OK) break;
+        if (stats.min[0] == stats.max[0]) { /* a flat image has none, as scikit-image */
+            st = parac_image_clear(*out, x.stream);
+            break;
+        }
+        st = new_image(&x, &tmp, f, f->dtype);
+        if (st == PARAC_OK) st = recon(&x, &s, NULL, f, tmp);
+        if (st == PARAC_OK) st = post(&x, PARAC__POST_REGIONAL, s.erosion, 0, f, tmp, *out);
+        break;
+    }
+    case K_OPENING:
+    case K_CLOSING: {
+        int64_t r = parac_call_int(call, "radius");
+        s.erosion = k == K_CLOSING;
+        st = new_image(&x, &tmp, f, f->dtype);
+        if (st == PARAC_OK) st = minmax(&x, f, tmp, r, k == K_CLOSING);
+        if (st == PARAC_OK) st = new_image(&x, out, f, f->dtype);
+        if (st == PARAC_OK) st = recon(&x, &s, tmp, f, *out);
+        break;
+    }
+    case K_CLEAR_BORDER: {
+        s.rule = PARAC__MARKER_BORDER;
+        s.border = parac_call_int(call, "buffer") + 1;
+        st = new_image(&x, &tmp, f, PARAC_U8);
+        if (st == PARAC_OK) st = post(&x, PARAC__POST_NONZERO, 0, 0, f, f, tmp);
+        if (st == PARAC_OK) st = new_image(&x, &tmp2, f, PARAC_U8);
+        if (st == PARAC_OK) st = recon(&x, &s, NULL, tmp, tmp2);
+        if (st == PARAC_OK) st = new_image(&x, out, f, f->dtype);
+        if (st == PARAC_OK) st = post(&x, PARAC__POST_CLEAR, 0, 0, f, tmp2, *out);
+        break;
+    }
+    }
+    /* temporaries may still be in use by queued device work */
+    if ((tmp || tmp2) && x.cuda) parac_context_synchronize(call->ctx);
+    parac_image_destroy(tmp);
+    parac_image_destroy(tmp2);
+    return st;
+}
+
+/* ---- auto -------------------------------------------------------------------- */
+static parac_status morph_choose(parac_op_call *call, const char **method, char *why,
+                                 size_t why_size)
+{
+    const parac_image *f = call->inputs[call->n_inputs - 1];
+    const int64_t n = parac_image_pixel_count(f);
+    if (parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
+        *method = "wavefront";
+        if (why_size) snprintf(why, why_size, "the only CUDA method");
+        return PARAC_OK;
+    }
+    const int threads = parac_context_threads(call->ctx);
+    /* parallel pays for its strips and rounds from about 2^18 pixels on
+     * (bench/morph, docs/morphology.md) */
+    if (threads > 1 && n >= (1 << 18) && f->height >= 64) {
+        *method = "parallel";
+        if (why_size)
+            snprintf(why, why_size, "%lld pixels on %d threads: strips of rows, each by the fast hybrid method",
+                     (long long)n, threads);
+        return PARAC_OK;
+    }
+    *method = "hybrid";
+    if (why_size)
+        snprintf(why, why_size, "%s: one thread, the fast hybrid method (the fastest single-thread "
+                 "method on every measured input)", threads > 1 ? "small image" : "one thread");
+    return PARAC_OK;
+}
+
+/* ---- demo ---------------------------------------------------------------------- */
+/* A smooth bumpy surface for the h-maxima demo. */
+static parac_status bumps_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    (void)ctx;
+    PARAC_TRY(parac_image_create(&inputs[0], 512, 384, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    parac_image *im = inputs[0];
+    for (int64_t y = 0; y < im->height; y++)
+        for (int64_t x = 0; x < im->width; x++) {
+            double v = 100 + 50 * sin(x * 0.05) * cos(y * 0.07) + 40 * sin(x * 0.013 + y * 0.021);
+            *(uint8_t *)parac_image_at(im, x, y, 0) = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+        }
+    return parac_args_set(args, "h", "20");
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+#define CONN_PARAM(dflt)                                                                   \
+    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,                                   \
+     "neighbours: 4 or 8 (2D), 6, 18 or 26 (3D); default " dflt}
+
+static const parac_param_spec reconstruct_params[] = {
+    {"mode", PARAC_PARAM_CHOICE, "dilation", "dilation|erosion", 0, 0,
+     "dilation: the marker (<= mask) spreads upwards under the mask; erosion: the dual (marker >= mask)"},
+    CONN_PARAM("full (8 / 26), as scikit-image"),
+    {"clip", PARAC_PARAM_BOOL, "false", NULL, 0, 0,
+     "clip the marker to the mask first (as MATLAB) instead of failing where it crosses"},
+};
+static const parac_param_spec conn_params[] = {CONN_PARAM("full (8 / 26)")};
+static const parac_param_spec fill_params[] = {
+    CONN_PARAM("4 / 6 (the background's connectivity, as scipy and MATLAB)")};
+static const parac_param_spec h_params[] = {
+    {"h", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e300,
+     "minimum height (depth) of an extremum to keep; integer images round it up; required"},
+    CONN_PARAM("full (8 / 26)"),
+};
+static const parac_param_spec radius_params[] = {
+    {"radius", PARAC_PARAM_INT, "1", NULL, 0, 1 << 20,
+     "half side of the square (cube in 3D) structuring element: side 2r+1"},
+    CONN_PARAM("full (8 / 26)"),
+};
+static const parac_param_spec clear_params[] = {
+    {"buffer", PARAC_PARAM_INT, "0", NULL, 0, INT32_MAX,
+     "also remove objects within this many pixels of the border, as scikit-image's buffer_size"},
+    CONN_PARAM("full (8 / 26), as scikit-image's label"),
+};
+
+static const parac_method morph_methods[] = {
+    {"hybrid", PARAC_BACKEND_CPU, morph_run,
+     "Vincent's fast hybrid: raster and anti-raster scans, then a FIFO queue (one thread)"},
+    {"sequential", PARAC_BACKEND_CPU, morph_run,
+     "Vincent's sequential: raster and anti-raster scans until a pass changes nothing (one thread)"},
+    {"downhill", PARAC_BACKEND_CPU, morph_run,
+     "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, heap for f32 (one thread)"},
+    {"parallel", PARAC_BACKEND_CPU, morph_run,
+     "every core: strips of rows by the fast hybrid method, halo exchange until stable"},
+    {"wavefront", PARAC_BACKEND_CUDA, morph_run,
+     "tiles propagated to convergence in shared memory, only tiles whose halo changed run again"},
+};
+
+#define MORPH_OP(var, nm, summ, desc, use, nin, prm, dem)                                       \
+    const parac_op var = {                                                                   \
+        .name = nm, .summary = summ, .description = desc, .usage_args = use, .n_inputs = nin, \
+        .n_outputs = 1, .params = prm, .n_params = sizeof prm / sizeof prm[0],                \
+        .methods = morph_methods, .n_methods = sizeof morph_methods / sizeof morph_methods[0], \
+        .choose = morph_choose, .demo = dem}
+
+MORPH_OP(parac__op_reconstruct, "reconstruct",
+         "morphological reconstruction of a marker under a mask, by dilation or erosion",
+         "Reconstruction by dilation repeats 'dilate the marker, take the minimum with the mask' "
+         "until nothing changes (Vincent 1993); by erosion is the dual. MARKER and MASK: same size "
+         "and dtype (u8, u16, f32), one channel, 2D or 3D; the output has their dtype. Every method "
+         "gives the same bits, as scikit-image's reconstruction (which returns float). "
+         "See docs/morphology.md.",
+         "MARKER MASK OUT", 2, reconstruct_params, NULL);
+MORPH_OP(parac__op_fill_holes, "fill-holes", "fill holes: regional minima not connected to the border",
+         "Grayscale hole filling (Soille): reconstruction by erosion of the image from a marker "
+         "equal to the image on the border and to the maximum inside. On a binary image it fills "
+         "the background regions that do not touch the border, as scipy's binary_fill_holes.",
+         "IN OUT", 1, fill_params, NULL);
+MORPH_OP(parac__op_h_maxima, "h-maxima", "maxima of height at least h, as a mask",
+         "255 where f - R(f - h) >= h, R being reconstruction by dilation under f: the maxima "
+         "whose height above their surroundings is at least h, as scikit-image's h_maxima "
+         "(which returns 1). Output u8.",
+         "IN OUT", 1, h_params, bumps_demo);
+MORPH_OP(parac__op_h_minima, "h-minima", "minima of depth at least h, as a mask",
+         "255 where R(f + h) - f >= h, R being reconstruction by erosion above f, as scikit-image's "
+         "h_minima. Output u8.",
+         "IN OUT", 1, h_params, NULL);
+MORPH_OP(parac__op_regional_maxima, "regional-maxima",
+         "plateaus whose neighbours are all strictly lower, as a mask",
+         "255 on every connected plateau with no higher neighbour (pixels on the image border "
+         "count), as scikit-image's local_maxima: f > R(f'), f' the next lower value of f. Output u8.",
+         "IN OUT", 1, conn_params, NULL);
+MORPH_OP(parac__op_regional_minima, "regional-minima",
+         "plateaus whose neighbours are all strictly higher, as a mask",
+         "The dual of regional-maxima, as scikit-image's local_minima. Output u8.", "IN OUT", 1,
+         conn_params, NULL);
+MORPH_OP(parac__op_opening_by_reconstruction, "opening-by-reconstruction",
+         "erosion by a square, then reconstruction by dilation under the image",
+         "Removes bright details smaller than the structuring element (a flat square of side "
+         "2r+1, a cube in 3D) while keeping the exact shape of everything larger: "
+         "reconstruction(erosion(f), f), as scikit-image.",
+         "IN OUT", 1, radius_params, NULL);
+MORPH_OP(parac__op_closing_by_reconstruction, "closing-by-reconstruction",
+         "dilation by a square, then reconstruction by erosion above the image",
+         "The dual of opening-by-reconstruction: reconstruction(dilation(f), f, 'erosion').",
+         "IN OUT", 1, radius_params, NULL);
+MORPH_OP(parac__op_clear_border, "clear-border", "remove objects that touch the image border",
+         "Objects are connected components of nonzero pixels; those with a pixel within buffer+1 "
+         "pixels of the border become 0, the rest keep their values, as scikit-image's "
+         "clear_border. The output has the input's dtype.",
+         "IN OUT", 1, clear_params, NULL);
+
+/* ---- typed API ------------------------------------------------------------------ */
+parac_status parac_reconstruct(parac_context *ctx, const parac_image *marker,
+                               const parac_image *mask, parac_image **out,
+                               const parac_reconstruct_options *options)
+{
+    if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "reconstruct: out is NULL");
+    *out = NULL;
+    parac_reconstruct_options o = {PARAC_RECON_DILATION, 0, 0, NULL};
+    if (options) o = *options;
+    parac_args *args;
+    PARAC_TRY(parac_args_create(&args));
+    char conn[16];
+    parac_status st = parac_args_set(args, "mode", o.mode == PARAC_RECON_EROSION ? "erosion" : "dilation");
+    if (st == PARAC_OK && o.connectivity) {
+        snprintf(conn, sizeof conn, "%d", o.connectivity);
+        st = parac_args_set(args, "connectivity", conn);
+    }
+    if (st == PARAC_OK) st = parac_args_set(args, "clip", o.clip ? "true" : "false");
+    if (st == PARAC_OK && o.method) st = parac_args_set(args, "method", o.method);
+    parac_image *in[2] = {(parac_image *)marker, (parac_image *)mask};
+    if (st == PARAC_OK) st = parac_op_run(ctx, "reconstruct", in, 2, out, 1, args, NULL, 0);
+    parac_args_destroy(args);
+    return st;
+}
