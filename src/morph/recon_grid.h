@@ -15,6 +15,10 @@
 
 #include "recon.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct parac__grid {
     parac_dtype dtype;
     void *I, *J;
@@ -85,5 +89,9 @@ const parac__engine *parac__engine_for(parac_dtype dtype);
  * method, with halo exchange between them until nothing changes. */
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,213 @@
+/* Reconstruction timings: every method on the workloads of docs/morphology.md,
+ * through the operation registry with data resident where the method runs
+ * (CUDA events on the GPU, wall clock on the CPU; warm-up + median).
+ *   bench_morph --sides 1024,4096 --dtypes u8,f32 --cases hmax10,hmax40,fill,serpentine,spiral,seed
+ *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront --runs N --json FILE
+ * Workloads: hmaxH = reconstruction of (mask - H) under smoothed noise (the
+ * h-maxima class); fill = fill-holes of smoothed noise; serpentine = a
+ * 1-pixel corridor through the whole image seeded at one end; spiral = the
+ * same as a square spiral; seed = one seed pixel in a uniform mask. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "parac/parac.h"
+
+typedef struct job {
+    parac_context *ctx;
+    const char *op;
+    parac_image *in[2];
+    int nin;
+    parac_args *args;
+} job;
+
+static int run_job(void *user, int it)
+{
+    (void)it;
+    job *j = user;
+    parac_image *out = NULL;
+    parac_status st = parac_op_run(j->ctx, j->op, j->in, j->nin, &out, 1, j->args, NULL, 0);
+    parac_image_destroy(out);
+    if (st != PARAC_OK) fprintf(stderr, "bench_morph: %s\n", parac_error_message());
+    return st == PARAC_OK ? 0 : -1;
+}
+
+static void put(parac_image *im, int64_t x, int64_t y, double v)
+{
+    void *p = parac_image_at(im, x, y, 0);
+    switch (im->dtype) {
+    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
+    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
+    default: *(float *)p = (float)v; break;
+    }
+}
+
+/* Smoothed noise scaled to 0..255 (u8 levels in every dtype): three box
+ * blurs of radius 4 over white noise. */
+static void smooth_noise(parac_image *im, uint64_t seed)
+{
+    const int64_t W = im->width, H = im->height;
+    float *a = malloc(sizeof(float) * (size_t)(W * H)), *b = malloc(sizeof(float) * (size_t)(W * H));
+    for (int64_t i = 0; i < W * H; i++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        a[i] = (float)(seed % 1000) / 1000.0f;
+    }
+    const int r = 4;
+    for (int pass = 0; pass < 3; pass++) {
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++) {
+                float s = 0;
+                int n = 0;
+                for (int64_t k = x - r; k <= x + r; k++)
+                    if (k >= 0 && k < W) s += a[y * W + k], n++;
+                b[y * W + x] = s / n;
+            }
+        for (int64_t y = 0; y < H; y++)
+            for (int64_t x = 0; x < W; x++) {
+                float s = 0;
+                int n = 0;
+                for (int64_t k = y - r; k <= y + r; k++)
+                    if (k >= 0 && k < H) s += b[k * W + x], n++;
+                a[y * W + x] = s / n;
+            }
+    }
+    float lo = 1e30f, hi = -1e30f;
+    for (int64_t i = 0; i < W * H; i++) lo = fminf(lo, a[i]), hi = fmaxf(hi, a[i]);
+    for (int64_t y = 0; y < H; y++)
+        for (int64_t x = 0; x < W; x++) put(im, x, y, floor((a[y * W + x] - lo) / (hi - lo) * 255.0));
+    free(a);
+    free(b);
+}
+
+/* Builds the inputs of a case on the host; returns the op name. */
+static const char *make_case(const char *name, int64_t n, parac_dtype dt, parac_image **mk,
+                             parac_image **ms, int *nin, parac_args *args)
+{
+    parac_image_create_zeroed(ms, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
+    if (strncmp(name, "hmax", 4) == 0 || strcmp(name, "fill") == 0) {
+        smooth_noise(*ms, 12345);
+        if (strcmp(name, "fill") == 0) {
+            *nin = 1;
+            *mk = *ms;
+            *ms = NULL;
+            return "fill-holes";
+        }
+        double h = atof(name + 4);
+        parac_image_create(mk, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
+        for (int64_t y = 0; y < n; y++)
+            for (int64_t x = 0; x < n; x++) {
+                double v;
+                const void *p = parac_image_at(*ms, x, y, 0);
+                v = dt == PARAC_U8 ? *(const uint8_t *)p : dt == PARAC_U16 ? *(const uint16_t *)p : *(const float *)p;
+                put(*mk, x, y, v > h ? v - h : 0);
+            }
+        *nin = 2;
+        return "reconstruct";
+    }
+    parac_image_create_zeroed(mk, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
+    if (strcmp(name, "seed") == 0) {
+        for (int64_t y = 0; y < n; y++)
+            for (int64_t x = 0; x < n; x++) put(*ms, x, y, 200);
+        put(*mk, n / 3, n / 2, 200);
+    } else if (strcmp(name, "serpentine") == 0) {
+        for (int64_t y = 0; y < n; y += 2) {
+            for (int64_t x = 0; x < n; x++) put(*ms, x, y, 200);
+            if (y + 2 < n) put(*ms, (y / 2) % 2 ? 0 : n - 1, y + 1, 200);
+        }
+        put(*mk, 0, 0, 200);
+    } else { /* spiral */
+        int64_t t = 0, l = 0, b = n - 1, r = n - 1;
+        while (t <= b && l <= r) {
+            for (int64_t x = l; x <= r; x++) put(*ms, x, t, 200);
+            for (int64_t y = t; y <= b; y++) put(*ms, r, y, 200);
+            if (b - 2 > t)
+                for (int64_t x = l; x <= r; x++) put(*ms, x, b, 200);
+            if (r - 2 > l)
+                for (int64_t y = t + 2; y <= b; y++) put(*ms, l, y, 200);
+            t += 2, l += 2, b -= 2, r -= 2;
+        }
+        put(*mk, 0, 0, 200);
+    }
+    (void)args;
+    *nin = 2;
+    return "reconstruct";
+}
+
+static int split(char *s, char **out, int max)
+{
+    int n = 0;
+    for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ",")) out[n++] = t;
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    char sides_s[256] = "1024,4096", dtypes_s[64] = "u8", cases_s[256] = "hmax10,hmax40,fill,serpentine,spiral,seed",
+         methods_s[256] = "cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront";
+    int runs = 5;
+    FILE *json = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--sides")) snprintf(sides_s, sizeof sides_s, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--dtypes")) snprintf(dtypes_s, sizeof dtypes_s, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--cases")) snprintf(cases_s, sizeof cases_s, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--methods")) snprintf(methods_s, sizeof methods_s, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--json")) json = fopen(argv[i + 1], "a");
+    }
+    char *sides[16], *dtypes[4], *cases[16], *methods[16];
+    int ns = split(sides_s, sides, 16), nd = split(dtypes_s, dtypes, 4), nc = split(cases_s, cases, 16),
+        nm = split(methods_s, methods, 16);
+    printf("%-6s %-4s %-11s %-18s %10s %10s %9s\n", "side", "dt", "case", "method", "median_ms", "min_ms", "MPx/s");
+    for (int si = 0; si < ns; si++)
+        for (int di = 0; di < nd; di++)
+            for (int ci = 0; ci < nc; ci++) {
+                const int64_t n = atoll(sides[si]);
+                parac_dtype dt;
+                if (parac_dtype_from_name(dtypes[di], &dt) != PARAC_OK) continue;
+                parac_image *mk = NULL, *ms = NULL;
+                parac_args *args;
+                parac_args_create(&args);
+                int nin = 0;
+                const char *op = make_case(cases[ci], n, dt, &mk, &ms, &nin, args);
+                for (int mi = 0; mi < nm; mi++) {
+                    char dev[32], *colon = strchr(methods[mi], ':');
+                    if (!colon) continue;
+                    snprintf(dev, sizeof dev, "%.*s", (int)(colon - methods[mi]), methods[mi]);
+                    const char *method = colon + 1;
+                    job j = {0};
+                    if (parac_context_create(&j.ctx, dev) != PARAC_OK) continue;
+                    j.op = op;
+                    j.nin = nin;
+                    parac_args_create(&j.args);
+                    parac_args_set(j.args, "method", method);
+                    int cuda = parac_context_backend(j.ctx) == PARAC_BACKEND_CUDA;
+                    parac_image *src[2] = {mk, ms};
+                    for (int k = 0; k < nin; k++) {
+                        if (cuda) parac_image_upload(&j.in[k], src[k], parac_context_cuda_device(j.ctx), NULL);
+                        else j.in[k] = src[k];
+                    }
+                    bench_stats s;
+                    int rc = cuda ? bench_time_cuda(run_job, &j, parac_context_stream(j.ctx), 1, runs, &s)
+                                  : bench_time_cpu(run_job, &j, 1, runs, &s);
+                    if (rc == 0) {
+                        char cname[64];
+                        snprintf(cname, sizeof cname, "%s_%lld_%s", cases[ci], (long long)n, dtypes[di]);
+                        printf("%-6lld %-4s %-11s %-18s %10.3f %10.3f %9.1f\n", (long long)n, dtypes[di],
+                               cases[ci], methods[mi], s.median_ms, s.min_ms, (double)n * n / s.median_ms / 1e3);
+                        fflush(stdout);
+                        if (json) bench_emit(json, "morph", cname, methods[mi], dev, s.median_ms, 0, 0);
+                    }
+                    for (int k = 0; k < nin && cuda; k++) parac_image_destroy(j.in[k]);
+                    parac_args_destroy(j.args);
+                    parac_context_destroy(j.ctx);
+                }
+                parac_image_destroy(mk);
+                parac_image_destroy(ms);
+                parac_args_destroy(args);
+            }
+    if (json) fclose(json);
+    return 0;
+}

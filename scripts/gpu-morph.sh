@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# On a GPU machine: build, run the reconstruction tests (CPU and GPU), the
+# GPU paths under compute-sanitizer, and the reconstruction benchmark.
+# Results in $OUT. DEPS_DIR: .deb files to unpack for missing headers/libraries.
+# PHASES: any of "test sanitize bench" (default all).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/gpu-morph-out}
+mkdir -p "$OUT"
+PHASES=${PHASES:-test sanitize bench}
+if [ -n "${DEPS_DIR:-}" ]; then
+  mkdir -p /opt/devdeps
+  for f in "$DEPS_DIR"/*.deb; do dpkg -x "$f" /opt/devdeps; done
+  # the .pc files name /usr: point them at the unpacked tree
+  for pc in /opt/devdeps/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc /opt/devdeps/usr/share/pkgconfig/*.pc; do
+    [ -f "$pc" ] && sed -i 's|^prefix=/usr$|prefix=/opt/devdeps/usr|' "$pc"
+  done
+  export PATH=/opt/devdeps/usr/bin:$PATH CMAKE_PREFIX_PATH=/opt/devdeps/usr
+  export PKG_CONFIG_PATH=/opt/devdeps/usr/lib/x86_64-linux-gnu/pkgconfig:/opt/devdeps/usr/share/pkgconfig
+  export LD_LIBRARY_PATH=/opt/devdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+fi
+export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
+b=build-gpu
+cmake -S . -B $b -DPARAC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPARAC_OPENCL=OFF \
+      -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
+cmake --build $b -j"$(nproc)" --target parac test_recon test_recon_gpu bench_morph > "$OUT/build.log" 2>&1 \
+  || { grep -E 'error' "$OUT/build.log" | head -30; exit 1; }
+echo "build ok"
+if [[ $PHASES == *test* ]]; then
+  for t in test_recon test_recon_gpu; do
+    (cd $b && timeout 300 ./tests/$t) > "$OUT/$t.log" 2>&1; echo "$t rc=$? $(grep -E 'PASSED|FAILED' "$OUT/$t.log" | tail -2 | tr '\n' ' ')"
+  done
+  PARAC_BIN=$PWD/$b/bin/parac timeout 400 python3 -m pytest -q -p no:cacheprovider -n 8 tests/python/test_morph.py \
+    > "$OUT/pytest-morph.log" 2>&1; echo "pytest test_morph rc=$?"; tail -6 "$OUT/pytest-morph.log"
+fi
+if [[ $PHASES == *sanitize* ]]; then
+  python3 -c "
+import numpy as np, scipy.ndimage as ndi
+r = np.random.default_rng(3)
+m = (ndi.gaussian_filter(r.random((300, 517)), 2) * 255).astype(np.uint8)
+np.save('/tmp/ms.npy', m); np.save('/tmp/mk.npy', np.maximum(m.astype(int) - 30, 0).astype(np.uint8))
+v = (ndi.gaussian_filter(r.random((9, 40, 33)), 1) * 1000).astype(np.float32)
+np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
+"
+  fails=0; runs=0
+  for tool in memcheck racecheck synccheck initcheck; do
+    for c in "reconstruct /tmp/mk.npy /tmp/ms.npy --connectivity 8" "reconstruct /tmp/mk.npy /tmp/ms.npy --connectivity 4" \
+             "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 26" "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 6" \
+             "h-maxima /tmp/ms.npy --h 10" "opening-by-reconstruction /tmp/ms.npy --radius 2" "clear-border /tmp/ms.npy" "regional-minima /tmp/vs.npy --layout dhw"; do
+      set -- $c
+      op=$1; shift
+      if [ $op = reconstruct ]; then a="$1 $2"; shift 2; else a=$1; shift; fi
+      timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $b/bin/parac --device cuda $op $a /tmp/cs_o.npy "$@" \
+        > "$OUT/cs.log" 2>&1 || { fails=$((fails+1)); echo "$tool FAIL: $c"; tail -8 "$OUT/cs.log"; }
+      runs=$((runs+1))
+    done
+  done
+  echo "compute-sanitizer on CLI reconstruction runs: $runs runs, $fails failures"
+  PARAC_TEST_NO_LARGE=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/test_recon_gpu > "$OUT/cs-test.log" 2>&1
+  echo "memcheck test_recon_gpu rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/cs-test.log" | tail -1)"
+fi
+if [[ $PHASES == *bench* ]]; then
+  timeout 500 bench/morph/run_all.sh $b "$OUT/bench" ${QUICK:+quick} > "$OUT/bench.log" 2>&1
+  echo "bench rc=$?"; cat "$OUT/bench.log" | tail -80
+fi
