@@ -15,9 +15,14 @@ if [ -n "${DEPS_DIR:-}" ]; then
   for pc in /opt/devdeps/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc /opt/devdeps/usr/share/pkgconfig/*.pc; do
     [ -f "$pc" ] && sed -i 's|^prefix=/usr$|prefix=/opt/devdeps/usr|' "$pc"
   done
+  # absolute links into /lib or /usr/lib: follow them inside the unpacked tree
+  for l in $(find /opt/devdeps -xtype l); do
+    t=$(readlink "$l"); case "$t" in /*) [ -e "/opt/devdeps$t" ] && ln -sf "/opt/devdeps$t" "$l" ;; esac
+  done
+  rm -f /opt/devdeps/usr/lib/x86_64-linux-gnu/*.a
   export PATH=/opt/devdeps/usr/bin:$PATH CMAKE_PREFIX_PATH=/opt/devdeps/usr
   export PKG_CONFIG_PATH=/opt/devdeps/usr/lib/x86_64-linux-gnu/pkgconfig:/opt/devdeps/usr/share/pkgconfig
-  export LD_LIBRARY_PATH=/opt/devdeps/usr/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
+  export LD_LIBRARY_PATH=/opt/devdeps/usr/lib/x86_64-linux-gnu:/opt/devdeps/lib/x86_64-linux-gnu:${LD_LIBRARY_PATH:-}
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"

@@ -9,7 +9,7 @@ mkdir -p "$out"
 json="$out/morph.jsonl"
 : > "$json"
 PY=${PYTHON:-python3}
-if [ "${3:-}" = quick ]; then sides=1024; else sides=1024,4096,8192; fi
+if [ "${3:-}" = quick ]; then sides=1024; else sides=${SIDES:-1024,4096}; fi
 methods=cpu:hybrid,cpu:downhill,cpu:parallel
 "$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$' && methods=$methods,cuda:wavefront
 echo "-- parac (data resident where the method runs)"
@@ -17,4 +17,5 @@ echo "-- parac (data resident where the method runs)"
 "$build/bin/bench_morph" --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods $methods --json "$json" \
   | tee -a "$out/parac.txt"
 echo "-- peers"
-$PY bench/morph/peers.py --sides 1024,4096 --json "$json" | tee "$out/peers.txt"
+$PY bench/morph/peers.py --sides 1024 --max-seconds 10 --json "$json" | tee "$out/peers.txt"
+$PY bench/morph/peers.py --sides 4096 --peers cucim --max-seconds 10 --json "$json" | tee -a "$out/peers.txt"

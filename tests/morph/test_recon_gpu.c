@@ -47,7 +47,7 @@ static void fill_case(parac_image *mk, parac_image *ms, uint64_t *seed, int eros
                 void *pm = parac_image_at(ms, x, y, z), *pk = parac_image_at(mk, x, y, z);
                 switch (ms->dtype) {
                 case PARAC_U8: *(uint8_t *)pm = (uint8_t)m, *(uint8_t *)pk = (uint8_t)k; break;
-                case PARAC_U16: *(uint16_t *)pm = (uint16_t)(m * 300), *(uint16_t *)pk = (uint16_t)(k * 300); break;
+                case PARAC_U16: *(uint16_t *)pm = (uint16_t)(m * 260), *(uint16_t *)pk = (uint16_t)(k * 260); break;
                 default: *(float *)pm = m * 0.37f, *(float *)pk = k * 0.37f; break;
                 }
             }

@@ -47,7 +47,7 @@ def save(tmp_path, name, arr):
     return p
 
 
-def recon_cli(tmp_path, marker, mask, *opts, device=None):
+def recon_cli(tmp_path, marker, mask, *opts, device="cpu"):
     a = save(tmp_path, "marker.npy", marker)
     b = save(tmp_path, "mask.npy", mask)
     out = tmp_path / "out.npy"
@@ -58,7 +58,7 @@ def recon_cli(tmp_path, marker, mask, *opts, device=None):
     return np.load(out)
 
 
-def op_cli(tmp_path, op, image, *opts, device=None):
+def op_cli(tmp_path, op, image, *opts, device="cpu"):
     a = save(tmp_path, "in.npy", image)
     out = tmp_path / "out.npy"
     args = [op, a, out, "--layout", "dhw", *opts]
@@ -210,7 +210,7 @@ def test_reconstruct_clip(tmp_path, rng):
 # ---- errors -----------------------------------------------------------------------------------
 def expect_error(tmp_path, args, *needles):
     out = tmp_path / "err_out.npy"
-    r = run_parac(*args, out, check=False)
+    r = run_parac("--device", "cpu", *args, out, check=False)
     assert r.returncode == 1, r.stderr
     for n in needles:
         assert n in r.stderr, r.stderr
@@ -423,3 +423,20 @@ def test_gpu_operators_match_cpu(tmp_path, rng):
         cpu = op_cli(tmp_path, op, img, *opts, device="cpu")
         gpu = op_cli(tmp_path, op, img, *opts, device="cuda")
         assert np.array_equal(cpu, gpu), op
+
+
+@pytest.mark.gpu
+def test_gpu_errors(tmp_path, rng):
+    mask = smooth(rng, (20, 30), np.uint8)
+    marker = mask.copy()
+    marker[7, 11] = 255
+    mask[7, 11] = 3
+    a, b = save(tmp_path, "a.npy", marker), save(tmp_path, "b.npy", mask)
+    out = tmp_path / "o.npy"
+    r = run_parac("--device", "cuda", "reconstruct", a, b, out, check=False)
+    assert r.returncode == 1 and "x=11 y=7" in r.stderr and not out.exists(), r.stderr
+    nan = np.ones((20, 30), np.float32)
+    nan[4, 9] = np.nan
+    g = save(tmp_path, "g.npy", nan)
+    r = run_parac("--device", "cuda", "reconstruct", g, g, out, check=False)
+    assert r.returncode == 1 and "NaN at x=9 y=4" in r.stderr, r.stderr
