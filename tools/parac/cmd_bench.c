@@ -53,7 +53,7 @@ int cmd_bench(int argc, char **argv)
         return cli_fail(st, "bench");
     }
     printf("device %s: %s\n", parac_context_device(ctx), parac_context_reason(ctx));
-    printf("%-12s %12s %12s %12s  %s\n", "operation", "median ms", "min ms", "upload ms", "method");
+    printf("%-27s %12s %12s %12s  %s\n", "operation", "median ms", "min ms", "upload ms", "method");
     int rc = CLI_OK;
     for (int i = 0; i < parac_op_count(); i++) {
         const parac_op *op = parac_op_at(i);
@@ -65,7 +65,7 @@ int cmd_bench(int argc, char **argv)
         if (st == PARAC_OK) st = op->demo(ctx, inputs, args);
         if (st == PARAC_OK) st = cli_time_op(ctx, op, inputs, args, runs, outputs, &t);
         if (st == PARAC_OK) {
-            printf("%-12s %12.4f %12.4f %12.4f  %s\n", op->name, t.median_ms, t.min_ms,
+            printf("%-27s %12.4f %12.4f %12.4f  %s\n", op->name, t.median_ms, t.min_ms,
                    t.upload_ms, t.method);
             if (jf)
                 fprintf(jf,

@@ -152,7 +152,7 @@ int cmd_demo(int argc, char **argv)
             failures++;
             cli_error("demo: %s failed: %s", op->name, entries[n].error);
         } else {
-            cli_info("  %-12s %9.3f ms  %s", op->name, entries[n].median_ms, entries[n].method);
+            cli_info("  %-27s %9.3f ms  %s", op->name, entries[n].median_ms, entries[n].method);
         }
         n++;
     }

@@ -24,10 +24,10 @@ static void usage(FILE *out)
             "  --version      print the version and what this build contains\n\n"
             "Commands:\n");
     for (int i = 0; i < cli_command_count; i++)
-        fprintf(out, "  %-12s %s\n", cli_commands[i].name, cli_commands[i].summary);
+        fprintf(out, "  %-27s %s\n", cli_commands[i].name, cli_commands[i].summary);
     fprintf(out, "\nOperations (parac OPERATION --help for parameters and methods):\n");
     for (int i = 0; i < parac_op_count(); i++)
-        fprintf(out, "  %-12s %s\n", parac_op_at(i)->name, parac_op_at(i)->summary);
+        fprintf(out, "  %-27s %s\n", parac_op_at(i)->name, parac_op_at(i)->summary);
     fprintf(out, "\nExit status: 0 success, 1 user error (bad arguments or input), 2 internal error.\n");
 }
 
