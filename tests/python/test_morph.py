@@ -151,18 +151,23 @@ def staircase(n):
     return img
 
 
-@pytest.mark.parametrize("name", ["serpentine", "spiral", "staircase", "single_seed"])
-def test_reconstruct_long_paths(tmp_path, name):
-    n = 97
+def long_path_case(name, n):
+    """Marker and mask of a hard case: the path seeded at its first pixel, or one seed in a flat mask."""
     if name == "single_seed":
         mask = np.full((n, n), 100, np.uint8)
         marker = np.zeros_like(mask)
         marker[n // 2, n // 3] = 100
-    else:
-        mask = {"serpentine": serpentine, "spiral": spiral, "staircase": staircase}[name](n)
-        marker = np.zeros_like(mask)
-        ys, xs = np.nonzero(mask)
-        marker[ys[0], xs[0]] = mask[ys[0], xs[0]]
+        return marker, mask
+    mask = {"serpentine": serpentine, "spiral": spiral, "staircase": staircase}[name](n)
+    marker = np.zeros_like(mask)
+    ys, xs = np.nonzero(mask)
+    marker[ys[0], xs[0]] = mask[ys[0], xs[0]]
+    return marker, mask
+
+
+@pytest.mark.parametrize("name", ["serpentine", "spiral", "staircase", "single_seed"])
+def test_reconstruct_long_paths(tmp_path, name):
+    marker, mask = long_path_case(name, 97)
     for conn in [4, 8]:
         ref = skm.reconstruction(marker, mask, footprint=footprint(conn, 2))
         for m in CPU_METHODS:
@@ -396,16 +401,7 @@ def test_gpu_reconstruct_matches_cpu(tmp_path, rng, dtype, shape):
 @pytest.mark.gpu
 @pytest.mark.parametrize("name", ["serpentine", "spiral", "staircase", "single_seed"])
 def test_gpu_long_paths(tmp_path, name):
-    n = 301
-    if name == "single_seed":
-        mask = np.full((n, n), 100, np.uint8)
-        marker = np.zeros_like(mask)
-        marker[n // 2, n // 3] = 100
-    else:
-        mask = {"serpentine": serpentine, "spiral": spiral, "staircase": staircase}[name](n)
-        marker = np.zeros_like(mask)
-        ys, xs = np.nonzero(mask)
-        marker[ys[0], xs[0]] = mask[ys[0], xs[0]]
+    marker, mask = long_path_case(name, 301)
     for conn in [4, 8]:
         ref = skm.reconstruction(marker, mask, footprint=footprint(conn, 2))
         out = recon_cli(tmp_path, marker, mask, "--connectivity", conn, "--method", "wavefront",
