@@ -2,7 +2,8 @@
  * through the operation registry with data resident where the method runs
  * (CUDA events on the GPU, wall clock on the CPU; warm-up + median).
  *   bench_morph --sides 1024,4096 --dtypes u8,f32 --cases hmax10,hmax40,fill,serpentine,spiral,seed
- *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront --runs N --json FILE
+ *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront,cuda:heap:R:K
+ *               --runs N --json FILE     (cuda:heap:R:K: node size R, K heaps)
  * Workloads: hmaxH = reconstruction of (mask - H) under smoothed noise (the
  * h-maxima class); fill = fill-holes of smoothed noise; serpentine = a
  * 1-pixel corridor through the whole image seeded at one end; spiral = the
@@ -82,13 +83,34 @@ static void smooth_noise(parac_image *im, uint64_t seed)
     free(b);
 }
 
+/* Smoothed noise at any size: images above 8192² repeat a 4096² tile (the
+ * same statistics as the 4096² case, generated in seconds). */
+static void smooth_noise_any(parac_image *im, uint64_t seed)
+{
+    if (im->width <= 8192 && im->height <= 8192) {
+        smooth_noise(im, seed);
+        return;
+    }
+    parac_image *tile;
+    parac_image_create(&tile, 4096, 4096, 1, 1, im->dtype, PARAC_MEMORY_HOST, -1);
+    smooth_noise(tile, seed);
+    const size_t es = parac_dtype_size(im->dtype);
+#pragma omp parallel for schedule(static)
+    for (int64_t y = 0; y < im->height; y++)
+        for (int64_t x = 0; x < im->width; x += 4096) {
+            const int64_t n = im->width - x < 4096 ? im->width - x : 4096;
+            memcpy(parac_image_at(im, x, y, 0), parac_image_at(tile, 0, y % 4096, 0), es * (size_t)n);
+        }
+    parac_image_destroy(tile);
+}
+
 /* Builds the inputs of a case on the host; returns the op name. */
 static const char *make_case(const char *name, int64_t n, parac_dtype dt, parac_image **mk,
                              parac_image **ms, int *nin, parac_args *args)
 {
     parac_image_create_zeroed(ms, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
     if (strncmp(name, "hmax", 4) == 0 || strcmp(name, "fill") == 0) {
-        smooth_noise(*ms, 12345);
+        smooth_noise_any(*ms, 12345);
         if (strcmp(name, "fill") == 0) {
             *nin = 1;
             *mk = *ms;
@@ -97,6 +119,7 @@ static const char *make_case(const char *name, int64_t n, parac_dtype dt, parac_
         }
         double h = atof(name + 4);
         parac_image_create(mk, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
+#pragma omp parallel for schedule(static)
         for (int64_t y = 0; y < n; y++)
             for (int64_t x = 0; x < n; x++) {
                 double v;
@@ -160,7 +183,7 @@ int main(int argc, char **argv)
     char *sides[16], *dtypes[4], *cases[16], *methods[16];
     int ns = split(sides_s, sides, 16), nd = split(dtypes_s, dtypes, 4), nc = split(cases_s, cases, 16),
         nm = split(methods_s, methods, 16);
-    printf("%-6s %-4s %-11s %-18s %10s %10s %9s\n", "side", "dt", "case", "method", "median_ms", "min_ms", "MPx/s");
+    printf("%-6s %-4s %-11s %-22s %10s %10s %9s\n", "side", "dt", "case", "method", "median_ms", "min_ms", "MPx/s");
     for (int si = 0; si < ns; si++)
         for (int di = 0; di < nd; di++)
             for (int ci = 0; ci < nc; ci++) {
@@ -176,13 +199,26 @@ int main(int argc, char **argv)
                     char dev[32], *colon = strchr(methods[mi], ':');
                     if (!colon) continue;
                     snprintf(dev, sizeof dev, "%.*s", (int)(colon - methods[mi]), methods[mi]);
-                    const char *method = colon + 1;
+                    char method[64], *extra;
+                    snprintf(method, sizeof method, "%s", colon + 1);
+                    int node = 0, heaps = 0; /* cuda:heap:R:K */
+                    if ((extra = strchr(method, ':'))) {
+                        *extra = '\0';
+                        sscanf(extra + 1, "%d:%d", &node, &heaps);
+                    }
                     job j = {0};
                     if (parac_context_create(&j.ctx, dev) != PARAC_OK) continue;
                     j.op = op;
                     j.nin = nin;
                     parac_args_create(&j.args);
                     parac_args_set(j.args, "method", method);
+                    char num_s[32];
+                    if (node && strcmp(op, "reconstruct") == 0) {
+                        snprintf(num_s, sizeof num_s, "%d", node);
+                        parac_args_set(j.args, "node-size", num_s);
+                        snprintf(num_s, sizeof num_s, "%d", heaps);
+                        parac_args_set(j.args, "heaps", num_s);
+                    }
                     int cuda = parac_context_backend(j.ctx) == PARAC_BACKEND_CUDA;
                     parac_image *src[2] = {mk, ms};
                     for (int k = 0; k < nin; k++) {
@@ -195,7 +231,7 @@ int main(int argc, char **argv)
                     if (rc == 0) {
                         char cname[64];
                         snprintf(cname, sizeof cname, "%s_%lld_%s", cases[ci], (long long)n, dtypes[di]);
-                        printf("%-6lld %-4s %-11s %-18s %10.3f %10.3f %9.1f\n", (long long)n, dtypes[di],
+                        printf("%-6lld %-4s %-11s %-22s %10.3f %10.3f %9.1f\n", (long long)n, dtypes[di],
                                cases[ci], methods[mi], s.median_ms, s.min_ms, (double)n * n / s.median_ms / 1e3);
                         fflush(stdout);
                         if (json) bench_emit(json, "morph", cname, methods[mi], dev, s.median_ms, 0, 0);

@@ -130,6 +130,7 @@ def main():
                         import cupy as cp
                         import cupyx.scipy.ndimage as cndi
                         dm, dk = cp.asarray(marker), cp.asarray(mask)
+                        cucim_algorithm(cp, cndi, dm[:64, :64].copy(), dk[:64, :64].copy(), 60)  # compile first
                         res, its = cucim_algorithm(cp, cndi, dm, dk, a.max_seconds)
                         if res is None:
                             note = f"not converged after {its} iterations in {a.max_seconds:.0f} s"

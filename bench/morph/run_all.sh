@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reconstruction benchmarks: parac's methods (bench_morph) and the peers
 # (peers.py) in the same run. Usage: bench/morph/run_all.sh BUILD OUT_DIR [quick]
+# BIG=1 adds the 51200² and 102400² u8 runs of the GPU method (GPU only).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -9,13 +10,30 @@ mkdir -p "$out"
 json="$out/morph.jsonl"
 : > "$json"
 PY=${PYTHON:-python3}
+B="$build/bin/bench_morph"
 if [ "${3:-}" = quick ]; then sides=1024; else sides=${SIDES:-1024,4096}; fi
+gpu=0
+"$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$' && gpu=1
 methods=cpu:hybrid,cpu:downhill,cpu:parallel
-"$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$' && methods=$methods,cuda:wavefront
+[ $gpu = 1 ] && methods=$methods,cuda:wavefront
 echo "-- parac (data resident where the method runs)"
-"$build/bin/bench_morph" --sides $sides --dtypes u8 --methods $methods --json "$json" | tee "$out/parac.txt"
-"$build/bin/bench_morph" --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods $methods --json "$json" \
-  | tee -a "$out/parac.txt"
+$B --sides $sides --dtypes u8 --methods $methods --json "$json" | tee "$out/parac.txt"
+$B --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods $methods --json "$json" | tee -a "$out/parac.txt"
+if [ $gpu = 1 ]; then
+  echo "-- the paper's heap cluster (pathological paths: one pixel per iteration, left out at 4096²)"
+  $B --sides 1024 --cases hmax10,hmax40,fill,seed --methods cuda:heap --json "$json" | tee "$out/heap.txt"
+  $B --sides 4096 --cases hmax10,hmax40,fill --dtypes u8,f32 --methods cuda:heap --json "$json" | tee -a "$out/heap.txt"
+  echo "-- heap: node size r and heap count K (4096² u8, h = 10)"
+  hm=""
+  for r in 32 64 128 256; do for k in 132 1056 4224; do hm=$hm${hm:+,}cuda:heap:$r:$k; done; done
+  $B --sides 4096 --cases hmax10 --methods $hm --runs 3 --json "$json" | tee "$out/heap_sweep.txt"
+  if [ -n "${BIG:-}" ]; then
+    echo "-- gigapixel images, one GPU"
+    $B --sides 51200 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee "$out/big.txt"
+    $B --sides 102400 --cases hmax10 --methods cuda:wavefront --runs 1 --json "$json" | tee -a "$out/big.txt"
+  fi
+fi
 echo "-- peers"
 $PY bench/morph/peers.py --sides 1024 --max-seconds 10 --json "$json" | tee "$out/peers.txt"
-$PY bench/morph/peers.py --sides 4096 --peers cucim --max-seconds 10 --json "$json" | tee -a "$out/peers.txt"
+[ $gpu = 1 ] && $PY bench/morph/peers.py --sides 4096 --peers cucim --max-seconds 10 --json "$json" | tee -a "$out/peers.txt"
+exit 0

@@ -112,6 +112,8 @@ static parac_status morph_run(parac_op_call *call)
     case K_RECONSTRUCT:
         s.erosion = strcmp(parac_call_string(call, "mode"), "erosion") == 0;
         s.clip = parac_call_bool(call, "clip");
+        s.heaps = parac_call_has(call, "heaps") ? (int)parac_call_int(call, "heaps") : 0;
+        s.node_size = parac_call_has(call, "node-size") ? (int)parac_call_int(call, "node-size") : 0;
         st = new_image(&x, out, f, f->dtype);
         if (st == PARAC_OK) st = recon(&x, &s, call->inputs[0], f, *out);
         break;
@@ -201,7 +203,8 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
     const int64_t n = parac_image_pixel_count(f);
     if (parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
         *method = "wavefront";
-        if (why_size) snprintf(why, why_size, "the only CUDA method");
+        if (why_size)
+            snprintf(why, why_size, "faster than heap on every measured input (docs/morphology.md)");
         return PARAC_OK;
     }
     const int threads = parac_context_threads(call->ctx);
@@ -247,6 +250,10 @@ static const parac_param_spec reconstruct_params[] = {
     CONN_PARAM("full (8 / 26), as scikit-image"),
     {"clip", PARAC_PARAM_BOOL, "false", NULL, 0, 0,
      "clip the marker to the mask first (as MATLAB) instead of failing where it crosses"},
+    {"heaps", PARAC_PARAM_INT, NULL, NULL, 1, 1 << 20,
+     "heap method: heaps in the cluster (default 8 per SM)"},
+    {"node-size", PARAC_PARAM_INT, NULL, NULL, 32, 512,
+     "heap method: pixels per heap node r, a power of two (default 64)"},
 };
 static const parac_param_spec conn_params[] = {CONN_PARAM("full (8 / 26)")};
 static const parac_param_spec fill_params[] = {
@@ -278,6 +285,9 @@ static const parac_method morph_methods[] = {
      "every core: strips of rows by the fast hybrid method, halo exchange until stable"},
     {"wavefront", PARAC_BACKEND_CUDA, morph_run,
      "tiles propagated to convergence in shared memory, only tiles whose halo changed run again"},
+    {"heap", PARAC_BACKEND_CUDA, morph_run,
+     "the paper's MR_GPU: seeds sorted into a cluster of parallel max-heaps (nodes of r pixels), "
+     "one thread block per heap"},
 };
 
 #define MORPH_OP(var, nm, summ, desc, use, nin, prm, dem)                                       \

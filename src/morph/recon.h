@@ -44,6 +44,8 @@ typedef struct parac__recon_spec {
     double h;      /* SUB_H: for integer dtypes a whole number >= 0 */
     int64_t border; /* BORDER: width of the band, >= 1 */
     const char *op; /* operation name for messages */
+    int heaps;      /* CUDA heap method: heaps in the cluster, 0 = default */
+    int node_size;  /* CUDA heap method: elements per heap node r, 0 = default */
 } parac__recon_spec;
 
 /* Neighbour offsets of a connectivity, as (dx, dy, dz) triples in raster
@@ -78,7 +80,8 @@ parac_status parac__recon_violation_error(const parac__recon_spec *s,
                                           const parac__recon_violation *v);
 
 #ifdef PARAC_HAVE_CUDA
-/* The CUDA engine: marker/mask/out on the same device. `method`: "wavefront". */
+/* The CUDA engines: marker/mask/out on the same device. `method`: "wavefront"
+ * or "heap". */
 parac_status parac__recon_cuda(const char *method, const parac__recon_spec *s,
                                const parac_image *marker, const parac_image *mask,
                                parac_image *out, void *stream);

@@ -12,12 +12,15 @@
 
 #include "test_util.h"
 
+static const char *const gpu_methods[] = {"wavefront", "heap"};
+
 static void compare(parac_context *cpu, parac_context *gpu, parac_image *mk, parac_image *ms,
                     int conn, int erosion, const char *what)
 {
+    for (int mi = 0; mi < 2; mi++) {
     parac_reconstruct_options oc = {erosion ? PARAC_RECON_EROSION : PARAC_RECON_DILATION, conn, 0, "hybrid"};
     parac_reconstruct_options og = oc;
-    og.method = "wavefront";
+    og.method = gpu_methods[mi];
     parac_image *a, *b, *bh;
     assert_ok(parac_reconstruct(cpu, mk, ms, &a, &oc));
     assert_ok(parac_reconstruct(gpu, mk, ms, &b, &og));
@@ -26,11 +29,13 @@ static void compare(parac_context *cpu, parac_context *gpu, parac_image *mk, par
     for (int64_t z = 0; z < a->depth; z++)
         for (int64_t y = 0; y < a->height; y++)
             if (memcmp(parac_image_at(a, 0, y, z), parac_image_at(bh, 0, y, z), row) != 0)
-                fail_msg("%s: %s conn %d erosion %d differs in row %lld slice %lld", what,
-                         parac_dtype_name(a->dtype), conn, erosion, (long long)y, (long long)z);
+                fail_msg("%s %s: %s conn %d erosion %d differs in row %lld slice %lld", what,
+                         gpu_methods[mi], parac_dtype_name(a->dtype), conn, erosion, (long long)y,
+                         (long long)z);
     parac_image_destroy(a);
     parac_image_destroy(b);
     parac_image_destroy(bh);
+    }
 }
 
 static void fill_case(parac_image *mk, parac_image *ms, uint64_t *seed, int erosion)

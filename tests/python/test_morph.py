@@ -12,6 +12,7 @@ import skimage.segmentation as sks
 from conftest import GPU, run_parac
 
 CPU_METHODS = ["hybrid", "sequential", "downhill", "parallel"]
+GPU_METHODS = ["wavefront", "heap"]
 DTYPES = [np.uint8, np.uint16, np.float32]
 CONN_RANK = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
 
@@ -393,9 +394,10 @@ def test_gpu_reconstruct_matches_cpu(tmp_path, rng, dtype, shape):
         for conn in conns_for(len(shape)):
             cpu = recon_cli(tmp_path, mk, mask, "--mode", mode, "--connectivity", conn,
                             "--method", "hybrid", device="cpu")
-            gpu = recon_cli(tmp_path, mk, mask, "--mode", mode, "--connectivity", conn,
-                            "--method", "wavefront", device="cuda")
-            assert gpu.dtype == cpu.dtype and np.array_equal(gpu, cpu), f"{mode} conn {conn}"
+            for m in GPU_METHODS:
+                gpu = recon_cli(tmp_path, mk, mask, "--mode", mode, "--connectivity", conn,
+                                "--method", m, device="cuda")
+                assert gpu.dtype == cpu.dtype and np.array_equal(gpu, cpu), f"{m} {mode} conn {conn}"
 
 
 @pytest.mark.gpu
@@ -404,9 +406,10 @@ def test_gpu_long_paths(tmp_path, name):
     marker, mask = long_path_case(name, 301)
     for conn in [4, 8]:
         ref = skm.reconstruction(marker, mask, footprint=footprint(conn, 2))
-        out = recon_cli(tmp_path, marker, mask, "--connectivity", conn, "--method", "wavefront",
-                        device="cuda")
-        assert np.array_equal(out.astype(np.float64), ref), f"conn {conn}"
+        for m in GPU_METHODS:
+            out = recon_cli(tmp_path, marker, mask, "--connectivity", conn, "--method", m,
+                            device="cuda")
+            assert np.array_equal(out.astype(np.float64), ref), f"{m} conn {conn}"
 
 
 @pytest.mark.gpu
@@ -417,8 +420,9 @@ def test_gpu_operators_match_cpu(tmp_path, rng):
                      ("opening-by-reconstruction", ["--radius", 3]),
                      ("closing-by-reconstruction", ["--radius", 2]), ("clear-border", ["--buffer", 1])]:
         cpu = op_cli(tmp_path, op, img, *opts, device="cpu")
-        gpu = op_cli(tmp_path, op, img, *opts, device="cuda")
-        assert np.array_equal(cpu, gpu), op
+        for m in GPU_METHODS:
+            gpu = op_cli(tmp_path, op, img, *opts, "--method", m, device="cuda")
+            assert np.array_equal(cpu, gpu), f"{op} {m}"
 
 
 @pytest.mark.gpu
@@ -436,3 +440,15 @@ def test_gpu_errors(tmp_path, rng):
     g = save(tmp_path, "g.npy", nan)
     r = run_parac("--device", "cuda", "reconstruct", g, g, out, check=False)
     assert r.returncode == 1 and "NaN at x=9 y=4" in r.stderr, r.stderr
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("opts", [["--node-size", "32", "--heaps", "1"], ["--node-size", "128", "--heaps", "7"],
+                                  ["--node-size", "512", "--heaps", "1000"]])
+def test_gpu_heap_shapes(tmp_path, rng, opts):
+    """The heap cluster's node size and heap count change the order of work, never the result."""
+    mask = smooth(rng, (97, 131), np.uint16)
+    marker = np.maximum(mask.astype(np.int64) - 20, 0).astype(np.uint16)
+    ref = skm.reconstruction(marker, mask)
+    out = recon_cli(tmp_path, marker, mask, "--method", "heap", *opts, device="cuda")
+    assert np.array_equal(out.astype(np.float64), ref)

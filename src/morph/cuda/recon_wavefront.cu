@@ -1,14 +1,13 @@
-// The CUDA "wavefront" method of reconstruction by dilation (erosion by
-// inverted values, as on the CPU; recon.h).
+// The CUDA "wavefront" method of reconstruction by dilation on framed grids
+// (recon_cuda.cuh).
 //
-// Marker and mask are loaded into framed grids of the CPU engines' layout
-// (recon_grid.h). The image is cut into tiles (32x32 in 2D, 32x8x8 in 3D);
-// one warp owns a tile, loads it with a one-pixel halo into shared memory
-// and sweeps it along every axis in both directions, a plane at a time
-// (pixels of one plane read only the previous plane, so a sweep carries a
-// value along a straight path in one pass), until a round of sweeps changes
-// nothing. It writes back what changed and queues the neighbouring tiles
-// whose shared faces changed. Rounds run until no tile is queued.
+// The image is cut into tiles (32x32 in 2D, 32x8x8 in 3D); one warp owns a
+// tile, loads it with a one-pixel halo into shared memory and sweeps it
+// along every axis in both directions, a plane at a time (pixels of one
+// plane read only the previous plane, so a sweep carries a value along a
+// straight path in one pass), until a round of sweeps changes nothing. It
+// writes back what changed and queues the neighbouring tiles whose shared
+// faces changed. Rounds run until no tile is queued.
 //
 // A wavefront that has become a thin thread of tiles (a 1-pixel serpentine,
 // a spiral) would need one round per tile crossed. When only a few tiles stay
@@ -17,126 +16,16 @@
 // in the image size. Values only rise towards the fix point on either side,
 // so the result is the same bits.
 #include <cuda_runtime.h>
-#include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #include "core/device_internal.h"
 #include "cuda/cuda_check.h"
-#include "morph/recon.h"
 #include "morph/recon_grid.h"
+#include "recon_cuda.cuh"
+
+using namespace parac_morph;
 
 namespace {
-
-struct img_desc {
-    const char *data;
-    int64_t ps, rp, sp; // pixel stride, row pitch, slice pitch (bytes)
-};
-
-img_desc desc(const parac_image *im)
-{
-    return img_desc{(const char *)im->data, im->pixel_stride, im->row_pitch, im->slice_pitch};
-}
-
-template <typename T> struct num;
-template <> struct num<uint8_t> {
-    static constexpr bool is_float = false;
-    __device__ static uint8_t lo() { return 0; }
-    __device__ static uint8_t flip(uint8_t v, int e) { return e ? (uint8_t)(255 - v) : v; }
-};
-template <> struct num<uint16_t> {
-    static constexpr bool is_float = false;
-    __device__ static uint16_t lo() { return 0; }
-    __device__ static uint16_t flip(uint16_t v, int e) { return e ? (uint16_t)(65535 - v) : v; }
-};
-template <> struct num<float> {
-    static constexpr bool is_float = true;
-    __device__ static float lo() { return -INFINITY; }
-    __device__ static float flip(float v, int e) { return e ? -v : v; }
-};
-
-struct spec_d {
-    int erosion, clip, rule;
-    double h;
-    int64_t border;
-    int64_t W, H, D; // image size
-};
-
-struct grid_d {
-    int64_t w, h, d, sy, sz, z0;
-};
-
-template <typename T>
-__device__ T px(const img_desc &im, int64_t x, int64_t y, int64_t z)
-{
-    return *(const T *)(im.data + z * im.sp + y * im.rp + x * im.ps);
-}
-
-// Fill the framed grids; record the first problem pixel as index*4 + kind
-// (0 NaN in the mask, 1 NaN in the marker, 2 marker above the mask).
-template <typename T>
-__global__ void load_kernel(img_desc marker, img_desc mask, spec_d s, grid_d g, T *I, T *J,
-                            unsigned long long *bad)
-{
-    const int64_t W2 = g.w + 2, rows = g.sz / W2 * (g.d > 1 ? g.d + 2 : 1);
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const int64_t gz = r / (g.h + 2), gy = r % (g.h + 2);
-        const int64_t z = gz - g.z0, y = gy - 1;
-        for (int64_t gx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; gx < W2;
-             gx += (int64_t)gridDim.x * blockDim.x) {
-            const int64_t p = gz * g.sz + gy * g.sy + gx, x = gx - 1;
-            if (x < 0 || x >= g.w || y < 0 || y >= g.h || z < 0 || z >= g.d) {
-                I[p] = J[p] = num<T>::lo();
-                continue;
-            }
-            const T raw = px<T>(mask, x, y, z);
-            const T m = num<T>::flip(raw, s.erosion);
-            T mk;
-            switch (s.rule) {
-            case PARAC__MARKER_IMAGE: mk = num<T>::flip(px<T>(marker, x, y, z), s.erosion); break;
-            case PARAC__MARKER_SUB_H:
-                if (num<T>::is_float) mk = (T)((float)m - (float)s.h);
-                else mk = (double)m > s.h ? (T)(m - (T)s.h) : num<T>::lo();
-                break;
-            case PARAC__MARKER_PRED:
-                if (num<T>::is_float) mk = m == num<T>::lo() ? m : (T)nextafterf((float)m, -INFINITY);
-                else mk = m > num<T>::lo() ? (T)(m - 1) : m;
-                break;
-            default: {
-                const int64_t b = s.border;
-                const bool edge = x < b || y < b || x >= s.W - b || y >= s.H - b ||
-                                  (s.D > 1 && (z < b || z >= s.D - b));
-                mk = edge ? m : num<T>::lo();
-            }
-            }
-            int kind = -1;
-            if (raw != raw) kind = 0;
-            else if (mk != mk) kind = 1;
-            else if (mk > m && !s.clip) kind = 2;
-            if (kind >= 0) {
-                atomicMin(bad, (unsigned long long)(((z * s.H + y) * s.W + x) * 4 + kind));
-                mk = m;
-            }
-            if (mk > m) mk = m;
-            I[p] = mk;
-            J[p] = m;
-        }
-    }
-}
-
-template <typename T>
-__global__ void store_kernel(const T *I, grid_d g, int erosion, char *out, int64_t ps, int64_t rp,
-                             int64_t sp)
-{
-    const int64_t rows = g.h * g.d;
-    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
-        const int64_t z = r / g.h, y = r % g.h;
-        const T *row = I + (z + g.z0) * g.sz + (y + 1) * g.sy + 1;
-        for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < g.w;
-             x += (int64_t)gridDim.x * blockDim.x)
-            *(T *)(out + z * sp + y * rp + x * ps) = num<T>::flip(row[x], erosion);
-    }
-}
 
 // ---- tiles ------------------------------------------------------------------------------
 constexpr int TX = 32;
@@ -302,27 +191,28 @@ cudaError_t launch_tiles_conn(int conn, unsigned blocks, T *I, const T *J, grid_
 
 // Rounds before the stall rule may apply, and how long the active set must
 // stay under the limit.
+// Rounds before the stall rule may apply, and how long the active set must
+// stay under the limit.
 constexpr int STALL_WARMUP = 64, STALL_ROUNDS = 32;
 
-struct buffers {
+struct tile_buffers {
     int dev = -1;
-    void *I = nullptr, *J = nullptr, *flag = nullptr, *list[2] = {nullptr, nullptr}, *counts = nullptr;
-    size_t grid_bytes = 0, tile_bytes = 0;
-    ~buffers()
+    size_t bytes = 0;
+    void *flag = nullptr, *list[2] = {nullptr, nullptr}, *count = nullptr;
+    ~tile_buffers()
     {
-        if (I) parac__cuda_release(dev, I, grid_bytes);
-        if (J) parac__cuda_release(dev, J, grid_bytes);
-        if (flag) parac__cuda_release(dev, flag, tile_bytes);
+        if (flag) parac__cuda_release(dev, flag, bytes);
         for (void *l : list)
-            if (l) parac__cuda_release(dev, l, tile_bytes);
-        if (counts) parac__cuda_release(dev, counts, 64);
+            if (l) parac__cuda_release(dev, l, bytes);
+        if (count) parac__cuda_release(dev, count, 8);
     }
 };
 
 // Finish on the host by the fast hybrid method from the grid's current state.
 parac_status finish_on_host(parac_dtype dtype, int conn, const grid_d &g, void *dI, const void *dJ,
-                            size_t bytes, cudaStream_t st)
+                            cudaStream_t st)
 {
+    const size_t bytes = grid_bytes(dtype, g);
     parac__grid h;
     PARAC_TRY(parac__grid_alloc(&h, dtype, conn, g.w, g.h, g.d));
     parac_status s = PARAC_CUDA_CHECK(cudaMemcpyAsync(h.I, dI, bytes, cudaMemcpyDeviceToHost, st));
@@ -338,66 +228,28 @@ parac_status finish_on_host(parac_dtype dtype, int conn, const grid_d &g, void *
 }
 
 template <typename T>
-parac_status wavefront(const parac__recon_spec *s, const parac_image *marker,
-                       const parac_image *mask, parac_image *out, cudaStream_t st)
+parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J, int device,
+                    cudaStream_t st)
 {
-    const bool is3d = mask->depth > 1;
-    grid_d g{mask->width, mask->height, mask->depth, mask->width + 2,
-             (mask->width + 2) * (mask->height + 2), is3d ? 1 : 0};
-    const int64_t total = g.sz * (is3d ? g.d + 2 : 1);
+    const bool is3d = g.d > 1;
     const int TY = is3d ? 8 : 32, TZ = is3d ? 8 : 1;
     tile_work tw{(g.w + TX - 1) / TX, (g.h + TY - 1) / TY, (g.d + TZ - 1) / TZ, nullptr, nullptr,
                  nullptr, nullptr};
     const int64_t tiles = tw.ntx * tw.nty * tw.ntz;
     if (tiles >= (int64_t)UINT32_MAX)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld tiles exceed the tile index range",
-                           s->op, (long long)tiles);
-    buffers b;
-    b.dev = mask->device;
-    b.grid_bytes = sizeof(T) * (size_t)total;
-    b.tile_bytes = sizeof(unsigned) * (size_t)tiles;
-    PARAC_TRY(parac__cuda_alloc(b.dev, b.grid_bytes, &b.I));
-    PARAC_TRY(parac__cuda_alloc(b.dev, b.grid_bytes, &b.J));
-    PARAC_TRY(parac__cuda_alloc(b.dev, b.tile_bytes, &b.flag));
-    PARAC_TRY(parac__cuda_alloc(b.dev, b.tile_bytes, &b.list[0]));
-    PARAC_TRY(parac__cuda_alloc(b.dev, b.tile_bytes, &b.list[1]));
-    PARAC_TRY(parac__cuda_alloc(b.dev, 64, &b.counts));
-    unsigned long long *bad = (unsigned long long *)b.counts;
-    unsigned *count = (unsigned *)((char *)b.counts + 8);
-    PARAC_CUDA_TRY(cudaMemsetAsync(b.counts, 0xff, 8, st));
-    PARAC_CUDA_TRY(cudaMemsetAsync(count, 0, 8, st));
-    PARAC_CUDA_TRY(cudaMemsetAsync(b.flag, 0, b.tile_bytes, st));
-
-    spec_d sd{s->erosion, s->clip, (int)s->rule, s->h, s->border, mask->width, mask->height, mask->depth};
-    img_desc mk = marker ? desc(marker) : desc(mask);
-    const int64_t rows = g.sz / g.sy * (is3d ? g.d + 2 : 1);
-    dim3 lg((unsigned)((g.sy + 255) / 256), (unsigned)(rows < 65535 ? rows : 65535));
-    load_kernel<T><<<lg, 256, 0, st>>>(mk, desc(mask), sd, g, (T *)b.I, (T *)b.J, bad);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    unsigned long long first_bad = 0;
-    PARAC_CUDA_TRY(cudaMemcpyAsync(&first_bad, bad, 8, cudaMemcpyDeviceToHost, st));
-    PARAC_CUDA_TRY(cudaStreamSynchronize(st));
-    if (first_bad != ~0ull) {
-        parac__recon_violation v = {};
-        const unsigned long long idx = first_bad / 4;
-        const int kind = (int)(first_bad % 4);
-        v.found = 1;
-        v.x = (int64_t)(idx % (unsigned long long)mask->width);
-        v.y = (int64_t)(idx / (unsigned long long)mask->width % (unsigned long long)mask->height);
-        v.z = (int64_t)(idx / (unsigned long long)mask->width / (unsigned long long)mask->height);
-        v.nan_in = kind == 0 ? 2 : kind == 1 ? 1 : 0;
-        if (kind == 2) {
-            T a, c;
-            PARAC_CUDA_TRY(cudaMemcpy(&a, parac_image_at(marker, v.x, v.y, v.z), sizeof a, cudaMemcpyDeviceToHost));
-            PARAC_CUDA_TRY(cudaMemcpy(&c, parac_image_at(mask, v.x, v.y, v.z), sizeof c, cudaMemcpyDeviceToHost));
-            v.marker = (double)a;
-            v.mask = (double)c;
-        }
-        return parac__recon_violation_error(s, &v);
-    }
-
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "wavefront: %lld tiles exceed the tile index range",
+                           (long long)tiles);
+    tile_buffers b;
+    b.dev = device;
+    b.bytes = sizeof(unsigned) * (size_t)tiles;
+    PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.flag));
+    PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[0]));
+    PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[1]));
+    PARAC_TRY(parac__cuda_alloc(b.dev, 8, &b.count));
+    unsigned *count = (unsigned *)b.count;
+    PARAC_CUDA_TRY(cudaMemsetAsync(b.flag, 0, b.bytes, st));
     int sms = 0;
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, b.dev));
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     const unsigned stall_limit = (unsigned)(sms > 0 ? sms : 64);
     unsigned active = (unsigned)tiles;
     int cur = 0, quiet = 0;
@@ -407,7 +259,7 @@ parac_status wavefront(const parac__recon_spec *s, const parac_image *marker,
         tw.next = (unsigned *)b.list[cur ^ 1];
         tw.next_count = count;
         PARAC_CUDA_TRY(cudaMemsetAsync(count, 0, 4, st));
-        PARAC_CUDA_TRY(launch_tiles_conn<T>(s->conn, active, (T *)b.I, (const T *)b.J, g, tw, st));
+        PARAC_CUDA_TRY(launch_tiles_conn<T>(conn, active, I, J, g, tw, st));
         PARAC_CUDA_TRY(cudaMemcpyAsync(&active, count, 4, cudaMemcpyDeviceToHost, st));
         PARAC_CUDA_TRY(cudaStreamSynchronize(st));
         if (active == 0) break;
@@ -416,34 +268,24 @@ parac_status wavefront(const parac__recon_spec *s, const parac_image *marker,
         PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
         cur ^= 1;
         quiet = active <= stall_limit ? quiet + 1 : 0;
-        if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS) {
-            PARAC_TRY(finish_on_host(mask->dtype, s->conn, g, b.I, b.J, b.grid_bytes, st));
-            break;
-        }
+        if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS)
+            return finish_on_host(dt, conn, g, I, J, st);
     }
-    dim3 sg((unsigned)((g.w + 255) / 256), (unsigned)(g.h * g.d < 65535 ? g.h * g.d : 65535));
-    store_kernel<T><<<sg, 256, 0, st>>>((const T *)b.I, g, s->erosion, (char *)out->data,
-                                        out->pixel_stride, out->row_pitch, out->slice_pitch);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    // the buffers go back to the pool when this returns: let the kernels finish
-    PARAC_CUDA_TRY(cudaStreamSynchronize(st));
     return PARAC_OK;
 }
 
 } // namespace
 
-extern "C" parac_status parac__recon_cuda(const char *method, const parac__recon_spec *s,
-                                          const parac_image *marker, const parac_image *mask,
-                                          parac_image *out, void *stream)
+namespace parac_morph {
+
+parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
+                           int device, cudaStream_t st)
 {
-    PARAC_TRY(parac__recon_check(s, marker, mask));
-    if (strcmp(method, "wavefront") != 0)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: unknown CUDA method '%s'", s->op, method);
-    PARAC_CUDA_TRY(cudaSetDevice(mask->device));
-    cudaStream_t st = (cudaStream_t)stream;
-    switch (mask->dtype) {
-    case PARAC_U8: return wavefront<uint8_t>(s, marker, mask, out, st);
-    case PARAC_U16: return wavefront<uint16_t>(s, marker, mask, out, st);
-    default: return wavefront<float>(s, marker, mask, out, st);
+    switch (dt) {
+    case PARAC_U8: return rounds<uint8_t>(dt, conn, g, (uint8_t *)I, (const uint8_t *)J, device, st);
+    case PARAC_U16: return rounds<uint16_t>(dt, conn, g, (uint16_t *)I, (const uint16_t *)J, device, st);
+    default: return rounds<float>(dt, conn, g, (float *)I, (const float *)J, device, st);
     }
 }
+
+} // namespace parac_morph
