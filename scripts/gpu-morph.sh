@@ -52,7 +52,9 @@ np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
   for tool in memcheck racecheck synccheck initcheck; do
     for c in "reconstruct /tmp/mk.npy /tmp/ms.npy --connectivity 8" "reconstruct /tmp/mk.npy /tmp/ms.npy --connectivity 4" \
              "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 26" "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 6" \
-             "h-maxima /tmp/ms.npy --h 10" "opening-by-reconstruction /tmp/ms.npy --radius 2" "clear-border /tmp/ms.npy" "regional-minima /tmp/vs.npy --layout dhw"; do
+             "h-maxima /tmp/ms.npy --h 10" "opening-by-reconstruction /tmp/ms.npy --radius 2" "clear-border /tmp/ms.npy" "regional-minima /tmp/vs.npy --layout dhw" \
+             "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap" "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap --connectivity 4 --node-size 32 --heaps 5" \
+             "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --method heap --connectivity 26" "h-minima /tmp/vs.npy --layout dhw --h 30 --method heap"; do
       set -- $c
       op=$1; shift
       if [ $op = reconstruct ]; then a="$1 $2"; shift 2; else a=$1; shift; fi
@@ -66,6 +68,6 @@ np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
   echo "memcheck test_recon_gpu rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/cs-test.log" | tail -1)"
 fi
 if [[ $PHASES == *bench* ]]; then
-  timeout 500 bench/morph/run_all.sh $b "$OUT/bench" ${QUICK:+quick} > "$OUT/bench.log" 2>&1
+  timeout ${BENCH_TIMEOUT:-500} bench/morph/run_all.sh $b "$OUT/bench" ${QUICK:+quick} > "$OUT/bench.log" 2>&1
   echo "bench rc=$?"; cat "$OUT/bench.log" | tail -80
 fi

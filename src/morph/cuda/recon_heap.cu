@@ -186,7 +186,8 @@ __global__ void heap_kernel(heap_args a)
         while (n2 < total) n2 <<= 1;
         bk[t] = hk[t];
         bi[t] = hi[t];
-        for (int i = total + t; i < n2; i += r) bk[i] = 0u, bi[i] = 0ull;
+        const int padded = n2 > 2 * r ? n2 : 2 * r; // the next root is read from [r, 2r) too
+        for (int i = total + t; i < padded; i += r) bk[i] = 0u, bi[i] = 0ull;
         __syncthreads();
         for (int k = 2; k <= n2; k <<= 1) // bitonic sort, largest first
             for (int j = k >> 1; j > 0; j >>= 1) {
