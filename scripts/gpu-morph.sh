@@ -63,6 +63,14 @@ np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
       runs=$((runs+1))
     done
   done
+  # strips (a memory cap) and two workers on one GPU
+  for tool in memcheck racecheck; do
+    for dev in cuda cuda:0,cuda:0; do
+      PARAC_CUDA_MEMORY_CAP=20000 timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $b/bin/parac --device $dev \
+        reconstruct /tmp/mk.npy /tmp/ms.npy /tmp/cs_o.npy > "$OUT/cs.log" 2>&1 || { fails=$((fails+1)); echo "$tool FAIL: strips $dev"; tail -8 "$OUT/cs.log"; }
+      runs=$((runs+1))
+    done
+  done
   echo "compute-sanitizer on CLI reconstruction runs: $runs runs, $fails failures"
   PARAC_TEST_NO_LARGE=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/test_recon_gpu > "$OUT/cs-test.log" 2>&1
   echo "memcheck test_recon_gpu rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/cs-test.log" | tail -1)"

@@ -34,8 +34,14 @@ PARAC_API parac_backend parac_context_backend(const parac_context *ctx);
 PARAC_API const char *parac_backend_name(parac_backend backend); /* "cpu", "cuda" */
 /* CUDA device ordinal, or -1 on the CPU backend. */
 PARAC_API int parac_context_cuda_device(const parac_context *ctx);
-/* "cpu" or "cuda:N". */
+/* "cpu", "cuda:N" or a list "cuda:0,cuda:1". */
 PARAC_API const char *parac_context_device(const parac_context *ctx);
+/* The CUDA devices of a context made with "cuda:all" or a list such as
+ * "cuda:0,cuda:1" (a device may repeat: two workers on one GPU). Operations
+ * that can spread over several GPUs use them all (docs/morphology.md); the
+ * others use the first, which parac_context_cuda_device() returns. Writes up
+ * to `max` ordinals and returns the count: 0 on the CPU, 1 for one device. */
+PARAC_API int parac_context_cuda_workers(const parac_context *ctx, int *devices, int max);
 /* Why this device was chosen, e.g. "auto: no CUDA driver (...); using the CPU". */
 PARAC_API const char *parac_context_reason(const parac_context *ctx);
 

@@ -75,6 +75,10 @@ struct parac_op {
     parac_status (*choose)(parac_op_call *call, const char **method, char *why, size_t why_size);
     /* Synthetic inputs and parameters for `parac demo`; NULL: not in the demo. */
     parac_status (*demo)(parac_context *ctx, parac_image **inputs, parac_args *args);
+    /* 0: the dispatcher moves the inputs to the context's device first;
+     * 1: the operation gets them where they are and places them itself (an
+     * image larger than device memory can stay on the host). */
+    int keeps_inputs;
 };
 
 /* Parameter lists. */
@@ -93,8 +97,9 @@ PARAC_API int parac_op_count(void);
 PARAC_API const parac_op *parac_op_at(int index);
 PARAC_API const parac_op *parac_op_find(const char *name);
 
-/* Run an operation. Inputs may live anywhere: the dispatcher copies them to
- * the context's device when needed. Outputs are new images, created by the
+/* Run an operation. Inputs may live anywhere: the dispatcher (or, for
+ * operations with keeps_inputs, the operation) copies them to the context's
+ * device when needed. Outputs are new images, created by the
  * operation on the context's device; the caller destroys them. `args` may be
  * NULL. When `explain` is not NULL it receives which method ran and why. */
 PARAC_API parac_status parac_op_run(parac_context *ctx, const char *name,

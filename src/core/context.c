@@ -42,6 +42,8 @@ static parac_status use_cuda(parac_context *ctx, int ordinal, const char *how)
     ctx->stream = ctx->own_stream;
     ctx->backend = PARAC_BACKEND_CUDA;
     ctx->cuda_device = ordinal;
+    ctx->workers[0] = ordinal;
+    ctx->n_workers = 1;
     snprintf(ctx->device, sizeof ctx->device, "cuda:%d", ordinal);
     parac_cuda_device_info info;
     if (parac_cuda_device_query(ordinal, &info) == PARAC_OK)
@@ -50,6 +52,31 @@ static parac_status use_cuda(parac_context *ctx, int ordinal, const char *how)
     else
         snprintf(ctx->reason, sizeof ctx->reason, "%s: CUDA device %d", how, ordinal);
     return PARAC_OK;
+}
+
+/* Several devices: "cuda:all" or a list "cuda:0,cuda:1" (also "cuda:0,1");
+ * the same device may appear twice (two workers on one GPU). Returns the
+ * count, 0 when `spec` is not such a list, -1 when malformed. */
+static int parse_cuda_list(const char *spec, int n_devices, int out[16])
+{
+    if (strcmp(spec, "cuda:all") == 0) {
+        int n = n_devices < 16 ? n_devices : 16;
+        for (int i = 0; i < n; i++) out[i] = i;
+        return n;
+    }
+    if (!strchr(spec, ',') || strncmp(spec, "cuda:", 5) != 0) return 0;
+    int n = 0;
+    const char *p = spec + 5;
+    while (*p) {
+        if (strncmp(p, "cuda:", 5) == 0) p += 5;
+        if (!isdigit((unsigned char)*p) || n == 16) return -1;
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (v > 1000000 || (*end && *end != ',')) return -1;
+        out[n++] = (int)v;
+        p = *end ? end + 1 : end;
+    }
+    return n;
 }
 
 /* Parse "cuda", "cuda:N"; returns the ordinal or -1 when malformed. */
@@ -107,6 +134,35 @@ parac_status parac_context_create(parac_context **out, const char *device)
         char msg[96];
         snprintf(msg, sizeof msg, "cpu (%s)", origin);
         use_cpu(ctx, msg);
+    } else if (strcmp(device, "cuda:all") == 0 || strchr(device, ',')) {
+        int n = 0, list[16];
+        if ((st = parac__cuda_probe(&n, why, sizeof why)) != PARAC_OK) {
+            st = parac__fail(st, "device '%s' (%s) is not available: %s", device, origin, why);
+        } else {
+            int k = parse_cuda_list(device, n, list);
+            if (k <= 0)
+                st = parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                                 "unknown device list '%s' (%s; expected cuda:all or cuda:A,cuda:B,...)",
+                                 device, origin);
+            for (int i = 0; st == PARAC_OK && i < k; i++)
+                if (list[i] >= n)
+                    st = parac__fail(PARAC_ERR_NO_DEVICE, "device list '%s' (%s): CUDA device %d does not exist (%d found)",
+                                     device, origin, list[i], n);
+            if (st == PARAC_OK) {
+                snprintf(how, sizeof how, "%s (%s)", device, origin);
+                st = use_cuda(ctx, list[0], how);
+            }
+            if (st == PARAC_OK) {
+                ctx->n_workers = k;
+                size_t len = 0;
+                for (int i = 0; i < k; i++) {
+                    ctx->workers[i] = list[i];
+                    len += (size_t)snprintf(ctx->device + len, sizeof ctx->device - len, "%scuda:%d",
+                                            i ? "," : "", list[i]);
+                    if (len >= sizeof ctx->device) len = sizeof ctx->device - 1;
+                }
+            }
+        }
     } else {
         int ordinal = parse_cuda_ordinal(device);
         int n = 0;
@@ -130,6 +186,12 @@ parac_status parac_context_create(parac_context **out, const char *device)
     }
     *out = ctx;
     return PARAC_OK;
+}
+
+int parac_context_cuda_workers(const parac_context *ctx, int *devices, int max)
+{
+    for (int i = 0; i < ctx->n_workers && i < max; i++) devices[i] = ctx->workers[i];
+    return ctx->n_workers;
 }
 
 void parac_context_destroy(parac_context *ctx)

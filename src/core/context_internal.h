@@ -6,7 +6,9 @@
 struct parac_context {
     parac_backend backend;
     int cuda_device;        /* -1 on the CPU */
-    char device[32];        /* "cpu", "cuda:N" */
+    char device[128];       /* "cpu", "cuda:N", "cuda:0,cuda:1" */
+    int workers[16];        /* CUDA devices for operations that spread over several */
+    int n_workers;          /* 0 on the CPU, 1 for one device */
     char reason[512];
     void *stream;           /* the stream in use */
     void *own_stream;       /* created by the context, destroyed with it */

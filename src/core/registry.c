@@ -216,8 +216,10 @@ parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *con
     parac_image *resident[8] = {0};
     int temporary[8] = {0};
     if (st == PARAC_OK && n_inputs > 8) st = parac__fail(PARAC_ERR_INTERNAL, "too many inputs");
-    for (int i = 0; st == PARAC_OK && i < n_inputs; i++)
-        st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
+    for (int i = 0; st == PARAC_OK && i < n_inputs; i++) {
+        if (op->keeps_inputs) resident[i] = inputs[i];
+        else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
+    }
 
     parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;

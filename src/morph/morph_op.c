@@ -12,6 +12,7 @@
 #include "parac/op.h"
 #include "parac/stats.h"
 #include "recon.h"
+#include "recon_grid.h"
 
 typedef enum morph_kind {
     K_RECONSTRUCT,
@@ -43,9 +44,11 @@ static const struct {
 /* Work that runs where the context computes. */
 typedef struct morph_exec {
     parac_op_call *call;
-    int cuda;
+    int cuda;          /* images and pixel-wise steps on the device */
     int threads;
     void *stream;
+    int64_t strips;    /* > 0: CUDA reconstruction in strips from host memory */
+    int workers[16], n_workers;
 } morph_exec;
 
 static parac_status new_image(const morph_exec *x, parac_image **out, const parac_image *like,
@@ -61,6 +64,14 @@ static parac_status recon(const morph_exec *x, const parac__recon_spec *s, const
 {
     const char *m = x->call->method->name;
 #ifdef PARAC_HAVE_CUDA
+    if (x->strips > 0) {
+        if (strcmp(m, "wavefront") != 0)
+            return parac__fail(PARAC_ERR_UNSUPPORTED,
+                               "%s: method '%s' runs on one device with the whole image; in strips "
+                               "(%s, or larger than the device's memory) only 'wavefront' runs",
+                               s->op, m, x->n_workers > 1 ? "several devices" : "one device");
+        return parac__recon_tiled(s, marker, mask, out, x->workers, x->n_workers, x->strips);
+    }
     if (x->cuda) return parac__recon_cuda(m, s, marker, mask, out, x->stream);
 #endif
     if (x->cuda) return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
@@ -92,19 +103,66 @@ static int default_conn(morph_kind k, const parac_image *im)
     return is_3d ? 26 : 8;
 }
 
+static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp,
+                             const parac_image *const *in);
+
+/* Where a call runs: on the CPU, whole on the context's device, or (CUDA,
+ * an image beyond one device's memory budget or several devices) in strips
+ * from host memory. Copies the inputs there when they are elsewhere. */
+static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image *placed[2])
+{
+    parac_memory want = PARAC_MEMORY_HOST;
+    int device = -1;
+#ifdef PARAC_HAVE_CUDA
+    if (x->cuda) {
+        x->n_workers = parac_context_cuda_workers(call->ctx, x->workers, 16);
+        /* the inputs, the output and a temporary of the operators */
+        PARAC_TRY(parac__recon_cuda_plan(call->inputs[call->n_inputs - 1], call->n_inputs + 2, x->workers, x->n_workers, &x->strips));
+        if (x->strips == 0) {
+            want = PARAC_MEMORY_CUDA;
+            device = parac_context_cuda_device(call->ctx);
+        } else {
+            x->cuda = 0; /* the pixel-wise steps run on the host */
+        }
+    }
+#endif
+    for (int i = 0; i < call->n_inputs; i++) {
+        const parac_image *im = call->inputs[i];
+        const int there = want == PARAC_MEMORY_CUDA ? im->memory == PARAC_MEMORY_CUDA && im->device == device
+                                                    : im->memory != PARAC_MEMORY_CUDA;
+        if (!there) PARAC_TRY(parac_image_clone(&placed[i], im, want, device, x->stream));
+    }
+    return PARAC_OK;
+}
+
 static parac_status morph_run(parac_op_call *call)
 {
     morph_kind k = K_RECONSTRUCT;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(call->op->name, kinds[i].name) == 0) k = kinds[i].kind;
     morph_exec x = {call, parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA,
-                    parac_context_threads(call->ctx), parac_context_stream(call->ctx)};
-    const parac_image *f = call->inputs[k == K_RECONSTRUCT ? 1 : 0]; /* the mask */
+                    parac_context_threads(call->ctx), parac_context_stream(call->ctx), 0, {0}, 0};
+    /* the inputs come where they are (keeps_inputs): place them */
+    parac_image *placed[2] = {NULL, NULL};
+    PARAC_TRY(place_inputs(call, &x, placed));
+    const parac_image *in[2] = {placed[0] ? placed[0] : call->inputs[0],
+                                call->n_inputs > 1 ? (placed[1] ? placed[1] : call->inputs[1]) : NULL};
+    parac_status st = run_kind(call, k, &x, in);
+    if (placed[0] || placed[1]) parac_context_synchronize(call->ctx);
+    parac_image_destroy(placed[0]);
+    parac_image_destroy(placed[1]);
+    return st;
+}
+
+static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, const parac_image *const *in)
+{
+    morph_exec x = *xp;
+    const parac_image *f = in[k == K_RECONSTRUCT ? 1 : 0]; /* the mask */
     parac__recon_spec s = {0};
     s.op = call->op->name;
     s.conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
                                                   : default_conn(k, f);
-    PARAC_TRY(parac__recon_check(&s, k == K_RECONSTRUCT ? call->inputs[0] : NULL, f));
+    PARAC_TRY(parac__recon_check(&s, k == K_RECONSTRUCT ? in[0] : NULL, f));
     parac_image *tmp = NULL, *tmp2 = NULL;
     parac_status st = PARAC_OK;
     parac_image **out = &call->outputs[0];
@@ -115,7 +173,7 @@ static parac_status morph_run(parac_op_call *call)
         s.heaps = parac_call_has(call, "heaps") ? (int)parac_call_int(call, "heaps") : 0;
         s.node_size = parac_call_has(call, "node-size") ? (int)parac_call_int(call, "node-size") : 0;
         st = new_image(&x, out, f, f->dtype);
-        if (st == PARAC_OK) st = recon(&x, &s, call->inputs[0], f, *out);
+        if (st == PARAC_OK) st = recon(&x, &s, in[0], f, *out);
         break;
     case K_FILL_HOLES:
         s.erosion = 1;
@@ -203,8 +261,19 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
     const int64_t n = parac_image_pixel_count(f);
     if (parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
         *method = "wavefront";
-        if (why_size)
-            snprintf(why, why_size, "faster than heap on every measured input (docs/morphology.md)");
+        if (why_size) {
+            int workers[16], nw = parac_context_cuda_workers(call->ctx, workers, 16);
+            int64_t strips = 0;
+#ifdef PARAC_HAVE_CUDA
+            if (parac__recon_cuda_plan(f, call->n_inputs + 2, workers, nw, &strips) != PARAC_OK) strips = 0;
+#endif
+            if (strips > 0)
+                snprintf(why, why_size, "faster than heap on every measured input; in %lld strips of rows "
+                         "from host memory over %d worker%s (the image exceeds one device's memory "
+                         "budget, or several devices were given)", (long long)strips, nw, nw == 1 ? "" : "s");
+            else
+                snprintf(why, why_size, "faster than heap on every measured input (docs/morphology.md)");
+        }
         return PARAC_OK;
     }
     const int threads = parac_context_threads(call->ctx);
@@ -295,7 +364,7 @@ static const parac_method morph_methods[] = {
         .name = nm, .summary = summ, .description = desc, .usage_args = use, .n_inputs = nin, \
         .n_outputs = 1, .params = prm, .n_params = sizeof prm / sizeof prm[0],                \
         .methods = morph_methods, .n_methods = sizeof morph_methods / sizeof morph_methods[0], \
-        .choose = morph_choose, .demo = dem}
+        .choose = morph_choose, .demo = dem, .keeps_inputs = 1}
 
 MORPH_OP(parac__op_reconstruct, "reconstruct",
          "morphological reconstruction of a marker under a mask, by dilation or erosion",

@@ -85,6 +85,11 @@ parac_status parac__recon_violation_error(const parac__recon_spec *s,
 parac_status parac__recon_cuda(const char *method, const parac__recon_spec *s,
                                const parac_image *marker, const parac_image *mask,
                                parac_image *out, void *stream);
+/* How a CUDA reconstruction of `mask` runs: *strips = 0 when it fits whole on
+ * one device (n_images images of its size plus the engine's grids), else
+ * the number of strips for parac__recon_tiled (at least one per worker). */
+parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images, const int *workers,
+                                    int n_workers, int64_t *strips);
 #endif
 
 #ifdef __cplusplus

@@ -149,3 +149,27 @@ void parac__grid_free(parac__grid *g)
     free(g->J);
     g->I = g->J = NULL;
 }
+
+/* ---- strips ----------------------------------------------------------------- */
+int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy)
+{
+    const size_t es = parac_dtype_size(dst->dtype);
+    int changed = 0;
+    for (int64_t z = dst->z0; z < dst->z0 + dst->d; z++) {
+        const char *from = (const char *)src->I + es * (size_t)(z * src->sz + sy * src->sy + 1);
+        char *toI = (char *)dst->I + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
+        char *toJ = (char *)dst->J + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
+        if (!changed && memcmp(toI, from, es * (size_t)dst->w) != 0) changed = 1;
+        memcpy(toI, from, es * (size_t)dst->w);
+        memcpy(toJ, from, es * (size_t)dst->w);
+    }
+    return changed;
+}
+
+int parac__violation_earlier(const parac__recon_violation *a, const parac__recon_violation *b)
+{
+    if (!b->found) return 1;
+    if (a->z != b->z) return a->z < b->z;
+    if (a->y != b->y) return a->y < b->y;
+    return a->x < b->x;
+}

@@ -85,10 +85,27 @@ typedef struct parac__engine {
 
 const parac__engine *parac__engine_for(parac_dtype dtype);
 
+/* Copy grid `src`'s interior row `sy` into grid `dst`'s halo row `dy`, in
+ * both buffers (J = I marks a halo pixel as a fixed source). Returns
+ * whether the halo changed. */
+int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy);
+/* Whether violation a comes before b in raster order (z, then y, then x). */
+int parac__violation_earlier(const parac__recon_violation *a, const parac__recon_violation *b);
+
 /* The parallel method: strips of rows, each reconstructed by the hybrid
  * method, with halo exchange between them until nothing changes. */
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads);
+
+/* Strips of rows on CUDA devices: images larger than a device's memory
+ * budget, or spread over several devices (recon_tiled.c). The strips live in
+ * host memory; every round uploads each strip whose halo changed to a
+ * worker's device, runs the wavefront there and downloads it. */
+parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *marker,
+                                const parac_image *mask, parac_image *out, const int *workers,
+                                int n_workers, int64_t strips);
+/* Reconstruct one strip grid (host memory) in place on `device`. */
+parac_status parac__recon_cuda_strip(parac__grid *g, int conn, int device, void *stream);
 
 #ifdef __cplusplus
 }

@@ -20,29 +20,6 @@
 
 enum { MIN_STRIP_ROWS = 16 };
 
-/* Copy grid `src`'s interior row `sy` into grid `dst`'s halo row `dy`, in
- * both buffers (J = I marks a halo pixel as a fixed source). */
-static void copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy)
-{
-    const size_t es = parac_dtype_size(dst->dtype);
-    for (int64_t z = dst->z0; z < dst->z0 + dst->d; z++) {
-        const char *from = (const char *)src->I + es * (size_t)(z * src->sz + sy * src->sy + 1);
-        char *toI = (char *)dst->I + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
-        char *toJ = (char *)dst->J + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
-        memcpy(toI, from, es * (size_t)dst->w);
-        memcpy(toJ, from, es * (size_t)dst->w);
-    }
-}
-
-/* The violation that comes first in raster order (z, then y, then x). */
-static int earlier(const parac__recon_violation *a, const parac__recon_violation *b)
-{
-    if (!b->found) return 1;
-    if (a->z != b->z) return a->z < b->z;
-    if (a->y != b->y) return a->y < b->y;
-    return a->x < b->x;
-}
-
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads)
 {
@@ -78,7 +55,7 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
         if (st[i] != PARAC_OK && result == PARAC_OK)
             result = parac__fail(st[i], "%s: strip %" PRId64 " of the parallel method: %s", s->op, i,
                                  parac_status_string(st[i]));
-        if (v[i].found && earlier(&v[i], &first)) first = v[i];
+        if (v[i].found && parac__violation_earlier(&v[i], &first)) first = v[i];
     }
     if (result == PARAC_OK && first.found) result = parac__recon_violation_error(s, &first);
 
@@ -86,8 +63,8 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     while (result == PARAC_OK && n > 1) {
 #pragma omp parallel for schedule(static, 1) num_threads((int)n)
         for (int64_t i = 0; i < n; i++) {
-            if (i > 0) copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
-            if (i + 1 < n) copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+            if (i > 0) parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
+            if (i + 1 < n) parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
         }
         int64_t total = 0;
 #pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : total)

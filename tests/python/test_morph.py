@@ -452,3 +452,26 @@ def test_gpu_heap_shapes(tmp_path, rng, opts):
     ref = skm.reconstruction(marker, mask)
     out = recon_cli(tmp_path, marker, mask, "--method", "heap", *opts, device="cuda")
     assert np.array_equal(out.astype(np.float64), ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("setup", ["cap", "two_workers", "cap_two_workers"])
+def test_gpu_strips(tmp_path, rng, setup, monkeypatch):
+    """Images in strips of rows (a memory cap) and over two workers on one GPU: the same bits."""
+    device = "cuda:0,cuda:0" if "two" in setup else "cuda"
+    if "cap" in setup:
+        monkeypatch.setenv("PARAC_CUDA_MEMORY_CAP", "12000")
+    mask = smooth(rng, (203, 157), np.uint8)
+    marker = np.maximum(mask.astype(np.int64) - 30, 0).astype(np.uint8)
+    ref = skm.reconstruction(marker, mask)
+    out = recon_cli(tmp_path, marker, mask, "--method", "wavefront", device=device)
+    assert np.array_equal(out.astype(np.float64), ref)
+    snake = serpentine(151).T.copy()
+    seed = np.zeros_like(snake)
+    seed[0, 0] = 200
+    out = recon_cli(tmp_path, seed, snake, device=device)
+    assert np.array_equal(out.astype(np.float64), skm.reconstruction(seed, snake))
+    for op, opts in [("h-maxima", ["--h", 12]), ("fill-holes", []), ("clear-border", []),
+                     ("opening-by-reconstruction", ["--radius", 2])]:
+        assert np.array_equal(op_cli(tmp_path, op, mask, *opts, device=device),
+                              op_cli(tmp_path, op, mask, *opts, device="cpu")), op

@@ -17,6 +17,7 @@ static void usage(FILE *out)
             "       parac --version | --help | COMMAND --help\n\n"
             "GPU image processing. Global options:\n"
             "  --device D     auto (default: CUDA if a GPU is usable, else CPU), cpu, cuda, cuda:N;\n"
+            "                 cuda:all or cuda:A,cuda:B: several GPUs where an operation can use them;\n"
             "                 the environment variable PARAC_DEVICE sets the default\n"
             "  -v, --verbose  say which device was chosen and why, and what each step does\n"
             "  -q, --quiet    print only errors\n"

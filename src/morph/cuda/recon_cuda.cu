@@ -3,11 +3,13 @@
 // chosen engine, store the result in the original domain.
 #include <cuda_runtime.h>
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "core/device_internal.h"
 #include "cuda/cuda_check.h"
+#include "morph/recon_grid.h"
 #include "recon_cuda.cuh"
 
 namespace parac_morph {
@@ -201,4 +203,74 @@ extern "C" parac_status parac__recon_cuda(const char *method, const parac__recon
     case PARAC_U16: return run<uint16_t>(method, s, marker, mask, out, st);
     default: return run<float>(method, s, marker, mask, out, st);
     }
+}
+
+extern "C" parac_status parac__recon_cuda_strip(parac__grid *h, int conn, int device, void *stream)
+{
+    PARAC_CUDA_TRY(cudaSetDevice(device));
+    cudaStream_t st = (cudaStream_t)stream;
+    const grid_d g{h->w, h->h, h->d, h->sy, h->sz, h->z0};
+    grids b;
+    b.dev = device;
+    b.bytes = grid_bytes(h->dtype, g);
+    PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.I));
+    PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.J));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(b.I, h->I, b.bytes, cudaMemcpyHostToDevice, st));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(b.J, h->J, b.bytes, cudaMemcpyHostToDevice, st));
+    PARAC_TRY(wavefront_run(h->dtype, conn, g, b.I, b.J, device, st));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(h->I, b.I, b.bytes, cudaMemcpyDeviceToHost, st));
+    PARAC_CUDA_TRY(cudaStreamSynchronize(st));
+    return PARAC_OK;
+}
+
+/* The memory one device may use: its free memory, or less when
+ * PARAC_CUDA_MEMORY_CAP (bytes; K, M or G suffix) says so. */
+static parac_status budget(int device, double *bytes)
+{
+    size_t fr = 0, total = 0;
+    PARAC_CUDA_TRY(cudaSetDevice(device));
+    PARAC_CUDA_TRY(cudaMemGetInfo(&fr, &total));
+    *bytes = 0.9 * (double)fr;
+    const char *cap = getenv("PARAC_CUDA_MEMORY_CAP");
+    if (cap && *cap) {
+        char *end;
+        double v = strtod(cap, &end);
+        if (*end == 'K' || *end == 'k') v *= 1024.0;
+        else if (*end == 'M' || *end == 'm') v *= 1048576.0;
+        else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
+        if (v > 0 && v < *bytes) *bytes = v;
+    }
+    return PARAC_OK;
+}
+
+extern "C" parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images,
+                                               const int *workers, int n_workers, int64_t *strips)
+{
+    double cap = 0;
+    PARAC_TRY(budget(workers[0], &cap));
+    for (int w = 1; w < n_workers; w++) {
+        double c = 0;
+        PARAC_TRY(budget(workers[w], &c));
+        if (c < cap) cap = c;
+    }
+    const double es = (double)parac_dtype_size(mask->dtype);
+    const double image = es * (double)parac_image_pixel_count(mask);
+    const double row_grid = es * (double)(mask->width + 2) * (double)(mask->depth > 1 ? mask->depth + 2 : 1);
+    const double grid = row_grid * (double)(mask->height + 2);
+    /* whole on one device: the images, two grids and the tile lists (~1 %) */
+    if (n_workers == 1 && n_images * image + 2.02 * grid <= cap) {
+        *strips = 0;
+        return PARAC_OK;
+    }
+    /* a strip on a device: two grids of its rows plus halos */
+    const double rows = floor(cap / (2.02 * row_grid)) - 2;
+    if (rows < 1)
+        return parac__fail(PARAC_ERR_OUT_OF_MEMORY,
+                           "reconstruct: one row of %lld x %lld pixels needs more than the %.0f bytes "
+                           "a device may use", (long long)mask->width, (long long)mask->depth, cap);
+    int64_t n = (int64_t)ceil((double)mask->height / rows);
+    if (n < n_workers) n = n_workers;
+    if (n > mask->height) n = mask->height;
+    *strips = n;
+    return PARAC_OK;
 }
