@@ -17,6 +17,37 @@
 #include "bench_util.h"
 #include "parac/parac.h"
 
+#ifdef PARAC_BENCH_LEPTONICA
+/* The classic single-core C peer: Leptonica's pixSeedfillGray (Vincent's
+ * fast hybrid, 8-bit), method "peer:leptonica", 8-connected. */
+#include <allheaders.h>
+
+typedef struct lept_job {
+    PIX *marker, *mask;
+} lept_job;
+
+static int run_lept(void *user, int it)
+{
+    (void)it;
+    lept_job *j = user;
+    PIX *seed = pixCopy(NULL, j->marker); /* filled in place */
+    int rc = pixSeedfillGray(seed, j->mask, 8);
+    pixDestroy(&seed);
+    return rc;
+}
+
+static PIX *to_pix(const parac_image *im)
+{
+    PIX *p = pixCreate((l_int32)im->width, (l_int32)im->height, 8);
+    l_uint32 *data = pixGetData(p);
+    const l_int32 wpl = pixGetWpl(p);
+    for (int64_t y = 0; y < im->height; y++)
+        for (int64_t x = 0; x < im->width; x++)
+            SET_DATA_BYTE(data + y * wpl, (l_int32)x, *(const uint8_t *)parac_image_at(im, x, y, 0));
+    return p;
+}
+#endif
+
 typedef struct job {
     parac_context *ctx;
     const char *op;
@@ -198,6 +229,24 @@ int main(int argc, char **argv)
                 for (int mi = 0; mi < nm; mi++) {
                     char dev[32], *colon = strchr(methods[mi], ':');
                     if (!colon) continue;
+                    if (strcmp(methods[mi], "peer:leptonica") == 0) {
+#ifdef PARAC_BENCH_LEPTONICA
+                        if (dt != PARAC_U8 || nin != 2 || n > 16384) continue;
+                        lept_job lj = {to_pix(mk), to_pix(ms)};
+                        bench_stats ls;
+                        if (bench_time_cpu(run_lept, &lj, 1, runs, &ls) == 0) {
+                            char cname[64];
+                            snprintf(cname, sizeof cname, "%s_%lld_%s", cases[ci], (long long)n, dtypes[di]);
+                            printf("%-6lld %-4s %-11s %-22s %10.3f %10.3f %9.1f\n", (long long)n, dtypes[di],
+                                   cases[ci], methods[mi], ls.median_ms, ls.min_ms, (double)n * n / ls.median_ms / 1e3);
+                            fflush(stdout);
+                            if (json) bench_emit(json, "morph", cname, methods[mi], "cpu", ls.median_ms, 0, 0);
+                        }
+                        pixDestroy(&lj.marker);
+                        pixDestroy(&lj.mask);
+#endif
+                        continue;
+                    }
                     snprintf(dev, sizeof dev, "%.*s", (int)(colon - methods[mi]), methods[mi]);
                     char method[64], *extra;
                     snprintf(method, sizeof method, "%s", colon + 1);

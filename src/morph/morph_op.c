@@ -320,7 +320,7 @@ static const parac_param_spec reconstruct_params[] = {
     {"clip", PARAC_PARAM_BOOL, "false", NULL, 0, 0,
      "clip the marker to the mask first (as MATLAB) instead of failing where it crosses"},
     {"heaps", PARAC_PARAM_INT, NULL, NULL, 1, 1 << 20,
-     "heap method: heaps in the cluster (default 8 per SM)"},
+     "heap method: heaps in the cluster (default 32 per SM)"},
     {"node-size", PARAC_PARAM_INT, NULL, NULL, 32, 512,
      "heap method: pixels per heap node r, a power of two (default 64)"},
 };

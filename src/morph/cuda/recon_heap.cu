@@ -41,7 +41,7 @@ using namespace parac_morph;
 
 namespace {
 
-constexpr int DEFAULT_NODE = 64, DEFAULT_HEAPS_PER_SM = 8;
+constexpr int DEFAULT_NODE = 64, DEFAULT_HEAPS_PER_SM = 32; // measured: bench/morph heap_sweep
 
 struct offsets {
     int n;
