@@ -4,10 +4,12 @@
  *   bench_morph --sides 1024,4096 --dtypes u8,f32 --cases hmax10,hmax40,fill,serpentine,spiral,seed
  *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront,cuda:heap:R:K
  *               --runs N --json FILE     (cuda:heap:R:K: node size R, K heaps)
+ *               --cuda cuda:0,cuda:1    the devices of the cuda: methods (default cuda)
  * Workloads: hmaxH = reconstruction of (mask - H) under smoothed noise (the
  * h-maxima class); fill = fill-holes of smoothed noise; serpentine = a
  * 1-pixel corridor through the whole image seeded at one end; spiral = the
- * same as a square spiral; seed = one seed pixel in a uniform mask. */
+ * same as a square spiral; seed = one seed pixel in a uniform mask; volH = an
+ * n³ volume of the h-maxima class (26-connected). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,6 +141,29 @@ static void smooth_noise_any(parac_image *im, uint64_t seed)
 static const char *make_case(const char *name, int64_t n, parac_dtype dt, parac_image **mk,
                              parac_image **ms, int *nin, parac_args *args)
 {
+    if (strncmp(name, "vol", 3) == 0) { /* n³ volume: two shifted copies of 2D smoothed noise, marker = mask - H */
+        const double h = atof(name + 3);
+        parac_image *a;
+        parac_image_create(&a, n, n, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1);
+        smooth_noise(a, 777);
+        parac_image_create(ms, n, n, n, 1, dt, PARAC_MEMORY_HOST, -1);
+        parac_image_create(mk, n, n, n, 1, dt, PARAC_MEMORY_HOST, -1);
+#pragma omp parallel for schedule(static)
+        for (int64_t z = 0; z < n; z++)
+            for (int64_t y = 0; y < n; y++)
+                for (int64_t x = 0; x < n; x++) {
+                    double v = floor((*(float *)parac_image_at(a, (x + z) % n, y, 0) +
+                                      *(float *)parac_image_at(a, x, (y + z) % n, 0)) / 2);
+                    void *pm = parac_image_at(*ms, x, y, z), *pk = parac_image_at(*mk, x, y, z);
+                    double k = v > h ? v - h : 0;
+                    if (dt == PARAC_U8) *(uint8_t *)pm = (uint8_t)v, *(uint8_t *)pk = (uint8_t)k;
+                    else if (dt == PARAC_U16) *(uint16_t *)pm = (uint16_t)v, *(uint16_t *)pk = (uint16_t)k;
+                    else *(float *)pm = (float)v, *(float *)pk = (float)k;
+                }
+        parac_image_destroy(a);
+        *nin = 2;
+        return "reconstruct";
+    }
     parac_image_create_zeroed(ms, n, n, 1, 1, dt, PARAC_MEMORY_HOST, -1);
     if (strncmp(name, "hmax", 4) == 0 || strcmp(name, "fill") == 0) {
         smooth_noise_any(*ms, 12345);
@@ -202,6 +227,7 @@ int main(int argc, char **argv)
     char sides_s[256] = "1024,4096", dtypes_s[64] = "u8", cases_s[256] = "hmax10,hmax40,fill,serpentine,spiral,seed",
          methods_s[256] = "cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront";
     int runs = 5;
+    char cuda_dev[64] = "cuda"; /* --cuda cuda:0,cuda:1: what "cuda:" methods run on */
     FILE *json = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--sides")) snprintf(sides_s, sizeof sides_s, "%s", argv[i + 1]);
@@ -209,6 +235,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cases")) snprintf(cases_s, sizeof cases_s, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--methods")) snprintf(methods_s, sizeof methods_s, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--cuda")) snprintf(cuda_dev, sizeof cuda_dev, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--json")) json = fopen(argv[i + 1], "a");
     }
     char *sides[16], *dtypes[4], *cases[16], *methods[16];
@@ -256,7 +283,10 @@ int main(int argc, char **argv)
                         sscanf(extra + 1, "%d:%d", &node, &heaps);
                     }
                     job j = {0};
-                    if (parac_context_create(&j.ctx, dev) != PARAC_OK) continue;
+                    if (parac_context_create(&j.ctx, strcmp(dev, "cuda") == 0 ? cuda_dev : dev) != PARAC_OK) {
+                        fprintf(stderr, "bench_morph: %s\n", parac_error_message());
+                        continue;
+                    }
                     j.op = op;
                     j.nin = nin;
                     parac_args_create(&j.args);
@@ -280,8 +310,9 @@ int main(int argc, char **argv)
                     if (rc == 0) {
                         char cname[64];
                         snprintf(cname, sizeof cname, "%s_%lld_%s", cases[ci], (long long)n, dtypes[di]);
+                        const double px = (double)parac_image_pixel_count(src[nin - 1]);
                         printf("%-6lld %-4s %-11s %-22s %10.3f %10.3f %9.1f\n", (long long)n, dtypes[di],
-                               cases[ci], methods[mi], s.median_ms, s.min_ms, (double)n * n / s.median_ms / 1e3);
+                               cases[ci], methods[mi], s.median_ms, s.min_ms, px / s.median_ms / 1e3);
                         fflush(stdout);
                         if (json) bench_emit(json, "morph", cname, methods[mi], dev, s.median_ms, 0, 0);
                     }

@@ -14,11 +14,11 @@ B="$build/bin/bench_morph"
 if [ "${3:-}" = quick ]; then sides=1024; else sides=${SIDES:-1024,4096}; fi
 gpu=0
 "$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$' && gpu=1
-methods=cpu:hybrid,cpu:downhill,cpu:parallel
+methods=cpu:hybrid,cpu:downhill,cpu:parallel,peer:leptonica
 [ $gpu = 1 ] && methods=$methods,cuda:wavefront
 echo "-- parac (data resident where the method runs)"
 $B --sides $sides --dtypes u8 --methods $methods --json "$json" | tee "$out/parac.txt"
-$B --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods $methods --json "$json" | tee -a "$out/parac.txt"
+$B --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods ${methods/,peer:leptonica/} --json "$json" | tee -a "$out/parac.txt"
 if [ $gpu = 1 ]; then
   echo "-- the paper's heap cluster (pathological paths: one pixel per iteration, left out at 4096²)"
   $B --sides 1024 --cases hmax10,hmax40,fill,seed --methods cuda:heap --json "$json" | tee "$out/heap.txt"
@@ -27,10 +27,18 @@ if [ $gpu = 1 ]; then
   hm=""
   for r in 32 64 128 256; do for k in 132 1056 4224; do hm=$hm${hm:+,}cuda:heap:$r:$k; done; done
   $B --sides 4096 --cases hmax10 --methods $hm --runs 3 --json "$json" | tee "$out/heap_sweep.txt"
+  echo "-- volumes (26-connected)"
+  $B --sides 256,512 --cases vol10 --methods cpu:hybrid,cpu:parallel,cuda:wavefront,cuda:heap --runs 3 --json "$json" | tee "$out/vol.txt"
+  echo "-- strips: a memory cap forcing 8192² into strips, and two workers on one GPU"
+  PARAC_CUDA_MEMORY_CAP=40M $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee "$out/strips.txt"
+  $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --cuda cuda:0,cuda:0 --json "$json" | tee -a "$out/strips.txt"
+  $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee -a "$out/strips.txt"
   if [ -n "${BIG:-}" ]; then
     echo "-- gigapixel images, one GPU"
     $B --sides 51200 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee "$out/big.txt"
     $B --sides 102400 --cases hmax10 --methods cuda:wavefront --runs 1 --json "$json" | tee -a "$out/big.txt"
+    [ "${GPUS:-1}" -gt 1 ] && $B --sides 51200 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --cuda cuda:all \
+      --json "$json" | tee -a "$out/big.txt"
   fi
 fi
 echo "-- peers"
