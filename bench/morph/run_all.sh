@@ -15,10 +15,11 @@ if [ "${3:-}" = quick ]; then sides=1024; else sides=${SIDES:-1024,4096}; fi
 gpu=0
 "$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$' && gpu=1
 methods=cpu:hybrid,cpu:downhill,cpu:parallel,peer:leptonica
-[ $gpu = 1 ] && methods=$methods,cuda:wavefront
+wide=cpu:hybrid,cpu:parallel                # downhill: slow beyond u8, measured on u8
+[ $gpu = 1 ] && methods=$methods,cuda:wavefront && wide=$wide,cuda:wavefront
 echo "-- parac (data resident where the method runs)"
 $B --sides $sides --dtypes u8 --methods $methods --json "$json" | tee "$out/parac.txt"
-$B --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods ${methods/,peer:leptonica/} --json "$json" | tee -a "$out/parac.txt"
+$B --sides 4096 --dtypes u16,f32 --cases hmax10,hmax40 --methods $wide --json "$json" | tee -a "$out/parac.txt"
 if [ $gpu = 1 ]; then
   echo "-- the paper's heap cluster (pathological paths: one pixel per iteration, left out at 4096²)"
   $B --sides 1024 --cases hmax10,hmax40,fill,seed --methods cuda:heap --json "$json" | tee "$out/heap.txt"
