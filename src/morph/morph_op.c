@@ -116,8 +116,14 @@ static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image
 #ifdef PARAC_HAVE_CUDA
     if (x->cuda) {
         x->n_workers = parac_context_cuda_workers(call->ctx, x->workers, 16);
-        /* the inputs, the output and a temporary of the operators */
-        PARAC_TRY(parac__recon_cuda_plan(call->inputs[call->n_inputs - 1], call->n_inputs + 2, x->workers, x->n_workers, &x->strips));
+        /* device memory still to take: the inputs not there yet, the output
+         * and a temporary of the operators (free memory counts the rest) */
+        int images = 2;
+        for (int i = 0; i < call->n_inputs; i++)
+            images += !(call->inputs[i]->memory == PARAC_MEMORY_CUDA &&
+                        call->inputs[i]->device == parac_context_cuda_device(call->ctx));
+        PARAC_TRY(parac__recon_cuda_plan(call->inputs[call->n_inputs - 1], images, x->workers,
+                                         x->n_workers, &x->strips));
         if (x->strips == 0) {
             want = PARAC_MEMORY_CUDA;
             device = parac_context_cuda_device(call->ctx);
