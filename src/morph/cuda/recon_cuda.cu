@@ -243,25 +243,35 @@ static parac_status budget(int device, double *bytes)
     return PARAC_OK;
 }
 
+/* Whole on one device: the images, two grids and the tile lists (~1 %). */
+static bool fits_whole(const parac_image *mask, int n_images, int n_workers, double cap)
+{
+    const double es = (double)parac_dtype_size(mask->dtype);
+    const double image = es * (double)parac_image_pixel_count(mask);
+    const double grid = es * (double)(mask->width + 2) * (double)(mask->depth > 1 ? mask->depth + 2 : 1) *
+                        (double)(mask->height + 2);
+    return n_workers == 1 && n_images * image + 2.02 * grid <= cap;
+}
+
 extern "C" parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images,
                                                const int *workers, int n_workers, int64_t *strips)
 {
     double cap = 0;
-    PARAC_TRY(budget(workers[0], &cap));
-    for (int w = 1; w < n_workers; w++) {
-        double c = 0;
-        PARAC_TRY(budget(workers[w], &c));
-        if (c < cap) cap = c;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (attempt) parac__cuda_pool_trim(); /* blocks cached by the pool count as free */
+        PARAC_TRY(budget(workers[0], &cap));
+        for (int w = 1; w < n_workers; w++) {
+            double c = 0;
+            PARAC_TRY(budget(workers[w], &c));
+            if (c < cap) cap = c;
+        }
+        if (fits_whole(mask, n_images, n_workers, cap)) {
+            *strips = 0;
+            return PARAC_OK;
+        }
     }
     const double es = (double)parac_dtype_size(mask->dtype);
-    const double image = es * (double)parac_image_pixel_count(mask);
     const double row_grid = es * (double)(mask->width + 2) * (double)(mask->depth > 1 ? mask->depth + 2 : 1);
-    const double grid = row_grid * (double)(mask->height + 2);
-    /* whole on one device: the images, two grids and the tile lists (~1 %) */
-    if (n_workers == 1 && n_images * image + 2.02 * grid <= cap) {
-        *strips = 0;
-        return PARAC_OK;
-    }
     /* a strip on a device: two grids of its rows plus halos */
     const double rows = floor(cap / (2.02 * row_grid)) - 2;
     if (rows < 1)
