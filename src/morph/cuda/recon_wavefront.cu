@@ -89,19 +89,20 @@ __device__ bool sweep(T *sI, const T *sJ, int lane)
 
 struct tile_work {
     int64_t ntx, nty, ntz;
-    const unsigned *list;  // tiles of this round; NULL: all tiles
-    const unsigned *count; // how many (read on the device, so rounds queue without a host sync)
-    unsigned *flag;        // per tile: already queued for the next round
-    unsigned *next;        // the next round's list
+    const unsigned *list; // tiles of this round; NULL: all tiles
+    unsigned *flag;       // per tile: already queued for the next round
+    unsigned *next;       // the next round's list
     unsigned *next_count;
 };
 
 template <typename T, bool IS3D, int CONN>
-__device__ void process_tile(T *I, const T *J, const grid_d &g, const tile_work &tw, int64_t id,
-                             T *sI, T *sJ)
+__global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, tile_work tw)
 {
     using sh = tile_shape<IS3D>;
+    __shared__ T sI[sh::SX * sh::SY * sh::SZ];
+    __shared__ T sJ[TX * sh::TY * sh::TZ];
     const int lane = threadIdx.x;
+    const int64_t id = tw.list ? tw.list[blockIdx.x] : blockIdx.x;
     const int64_t tx = id % tw.ntx, ty = (id / tw.ntx) % tw.nty, tz = id / (tw.ntx * tw.nty);
     const int64_t X0 = tx * TX, Y0 = ty * sh::TY, Z0 = IS3D ? tz * sh::TZ : 0; // grid coords of halo corner
     // load: the halo'd tile of I, the core of J; beyond the grid: the dtype's minimum
@@ -146,8 +147,9 @@ __device__ void process_tile(T *I, const T *J, const grid_d &g, const tile_work 
                 if (IS3D) faces |= (z == 1 ? 16u : 0u) | (z == sh::TZ ? 32u : 0u);
             }
     faces = __reduce_or_sync(0xffffffffu, faces);
+    if (faces == 0) return;
     // queue the neighbours next to a changed face (a diagonal one needs all its faces)
-    for (int n = lane; faces != 0 && n < 27; n += 32) {
+    for (int n = lane; n < 27; n += 32) {
         const int dx = n % 3 - 1, dy = (n / 3) % 3 - 1, dz = n / 9 - 1;
         if (!IS3D && dz != 0) continue;
         if (!in_conn(CONN, dx, dy, dz)) continue;
@@ -161,52 +163,34 @@ __device__ void process_tile(T *I, const T *J, const grid_d &g, const tile_work 
     }
 }
 
-// One warp per block walks the round's tiles.
-template <typename T, bool IS3D, int CONN>
-__global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, tile_work tw, unsigned all)
+__global__ void clear_flags(unsigned *flag, const unsigned *list, unsigned n)
 {
-    using sh = tile_shape<IS3D>;
-    __shared__ T sI[sh::SX * sh::SY * sh::SZ];
-    __shared__ T sJ[TX * sh::TY * sh::TZ];
-    const unsigned n = tw.list ? *tw.count : all;
-    for (unsigned i = blockIdx.x; i < n; i += gridDim.x) {
-        process_tile<T, IS3D, CONN>(I, J, g, tw, tw.list ? tw.list[i] : i, sI, sJ);
-        __syncwarp(); // the next tile overwrites the shared arrays
-    }
-}
-
-// After a round: the next round's tiles may be queued again; the finished
-// round's counter is free for the round after next.
-__global__ void end_round(unsigned *flag, const unsigned *next, const unsigned *next_count,
-                          unsigned *done_count)
-{
-    const unsigned n = *next_count;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        flag[next[i]] = 0;
-    if (blockIdx.x == 0 && threadIdx.x == 0) *done_count = 0;
+        flag[list[i]] = 0;
 }
 
 template <typename T, bool IS3D, int CONN>
-cudaError_t launch_tiles(unsigned blocks, T *I, const T *J, grid_d g, tile_work tw, unsigned all,
-                         cudaStream_t st)
+cudaError_t launch_tiles(unsigned blocks, T *I, const T *J, grid_d g, tile_work tw, cudaStream_t st)
 {
-    tile_kernel<T, IS3D, CONN><<<blocks, 32, 0, st>>>(I, J, g, tw, all);
+    tile_kernel<T, IS3D, CONN><<<blocks, 32, 0, st>>>(I, J, g, tw);
     return cudaGetLastError();
 }
 
 template <typename T>
 cudaError_t launch_tiles_conn(int conn, unsigned blocks, T *I, const T *J, grid_d g, tile_work tw,
-                              unsigned all, cudaStream_t st)
+                              cudaStream_t st)
 {
     switch (conn) {
-    case 4: return launch_tiles<T, false, 4>(blocks, I, J, g, tw, all, st);
-    case 8: return launch_tiles<T, false, 8>(blocks, I, J, g, tw, all, st);
-    case 6: return launch_tiles<T, true, 6>(blocks, I, J, g, tw, all, st);
-    case 18: return launch_tiles<T, true, 18>(blocks, I, J, g, tw, all, st);
-    default: return launch_tiles<T, true, 26>(blocks, I, J, g, tw, all, st);
+    case 4: return launch_tiles<T, false, 4>(blocks, I, J, g, tw, st);
+    case 8: return launch_tiles<T, false, 8>(blocks, I, J, g, tw, st);
+    case 6: return launch_tiles<T, true, 6>(blocks, I, J, g, tw, st);
+    case 18: return launch_tiles<T, true, 18>(blocks, I, J, g, tw, st);
+    default: return launch_tiles<T, true, 26>(blocks, I, J, g, tw, st);
     }
 }
 
+// Rounds before the stall rule may apply, and how long the active set must
+// stay under the limit.
 // Rounds before the stall rule may apply, and how long the active set must
 // stay under the limit.
 constexpr int STALL_WARMUP = 64, STALL_ROUNDS = 32;
@@ -250,7 +234,7 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
     const bool is3d = g.d > 1;
     const int TY = is3d ? 8 : 32, TZ = is3d ? 8 : 1;
     tile_work tw{(g.w + TX - 1) / TX, (g.h + TY - 1) / TY, (g.d + TZ - 1) / TZ, nullptr, nullptr,
-                 nullptr, nullptr, nullptr};
+                 nullptr, nullptr};
     const int64_t tiles = tw.ntx * tw.nty * tw.ntz;
     if (tiles >= (int64_t)UINT32_MAX)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "wavefront: %lld tiles exceed the tile index range",
@@ -262,41 +246,30 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
     PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[0]));
     PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[1]));
     PARAC_TRY(parac__cuda_alloc(b.dev, 8, &b.count));
-    unsigned *count = (unsigned *)b.count; // count[k]: entries of list[k]
+    unsigned *count = (unsigned *)b.count;
     PARAC_CUDA_TRY(cudaMemsetAsync(b.flag, 0, b.bytes, st));
-    PARAC_CUDA_TRY(cudaMemsetAsync(count, 0, 8, st));
     int sms = 0;
     PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    if (sms <= 0) sms = 64;
-    const unsigned stall_limit = (unsigned)sms;
-    // 32 one-warp blocks per SM walk a round's tiles
-    const unsigned blocks = (unsigned)(tiles < 32LL * sms ? tiles : 32LL * sms);
-    // Rounds are queued several at a time; the host reads the active count
-    // only at checkpoints (after 1, 2, 4, then every 8 rounds): an empty
-    // round costs two short launches, a host round trip costs more.
-    int cur = 0, quiet = 0, step = 1;
-    int64_t round = 0;
-    for (;;) {
-        for (int k = 0; k < step; k++, round++) {
-            tw.list = round == 0 ? nullptr : (const unsigned *)b.list[cur];
-            tw.count = count + cur;
-            tw.flag = (unsigned *)b.flag;
-            tw.next = (unsigned *)b.list[cur ^ 1];
-            tw.next_count = count + (cur ^ 1);
-            PARAC_CUDA_TRY(launch_tiles_conn<T>(conn, blocks, I, J, g, tw, (unsigned)tiles, st));
-            end_round<<<4 * sms, 256, 0, st>>>((unsigned *)b.flag, (const unsigned *)b.list[cur ^ 1],
-                                               count + (cur ^ 1), count + cur);
-            PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-            cur ^= 1;
-        }
-        unsigned active = 0;
-        PARAC_CUDA_TRY(cudaMemcpyAsync(&active, count + cur, 4, cudaMemcpyDeviceToHost, st));
+    const unsigned stall_limit = (unsigned)(sms > 0 ? sms : 64);
+    unsigned active = (unsigned)tiles;
+    int cur = 0, quiet = 0;
+    for (int64_t round = 0; active > 0; round++) {
+        tw.list = round == 0 ? nullptr : (const unsigned *)b.list[cur];
+        tw.flag = (unsigned *)b.flag;
+        tw.next = (unsigned *)b.list[cur ^ 1];
+        tw.next_count = count;
+        PARAC_CUDA_TRY(cudaMemsetAsync(count, 0, 4, st));
+        PARAC_CUDA_TRY(launch_tiles_conn<T>(conn, active, I, J, g, tw, st));
+        PARAC_CUDA_TRY(cudaMemcpyAsync(&active, count, 4, cudaMemcpyDeviceToHost, st));
         PARAC_CUDA_TRY(cudaStreamSynchronize(st));
         if (active == 0) break;
-        quiet = active <= stall_limit ? quiet + step : 0;
+        clear_flags<<<(active + 255) / 256 < 4096 ? (active + 255) / 256 : 4096, 256, 0, st>>>(
+            (unsigned *)b.flag, (const unsigned *)b.list[cur ^ 1], active);
+        PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+        cur ^= 1;
+        quiet = active <= stall_limit ? quiet + 1 : 0;
         if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS)
             return finish_on_host(dt, conn, g, I, J, st);
-        step = step < 8 ? step * 2 : 8;
     }
     return PARAC_OK;
 }
