@@ -34,7 +34,8 @@ typedef enum parac_param_type {
     PARAC_PARAM_DOUBLE,
     PARAC_PARAM_STRING,
     PARAC_PARAM_CHOICE,   /* one of `choices`, a '|' separated list */
-    PARAC_PARAM_PATH      /* a file name */
+    PARAC_PARAM_PATH,     /* a file name */
+    PARAC_PARAM_LIST      /* text that may be given several times: the values joined with ';' */
 } parac_param_type;
 
 typedef struct parac_param_spec {

@@ -5,6 +5,7 @@
 #include "parac/config.h"
 #include "parac/context.h"
 #include "parac/export.h"
+#include "parac/fill.h"
 #include "parac/filter.h"
 #include "parac/image.h"
 #include "parac/io.h"

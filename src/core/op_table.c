@@ -14,6 +14,8 @@ extern const parac_op parac__op_regional_minima;
 extern const parac_op parac__op_opening_by_reconstruction;
 extern const parac_op parac__op_closing_by_reconstruction;
 extern const parac_op parac__op_clear_border;
+extern const parac_op parac__op_fill;
+extern const parac_op parac__op_floodfill;
 
 const parac_op *const parac__ops[] = {
     &parac__op_convert,
@@ -28,6 +30,8 @@ const parac_op *const parac__ops[] = {
     &parac__op_opening_by_reconstruction,
     &parac__op_closing_by_reconstruction,
     &parac__op_clear_border,
+    &parac__op_fill,
+    &parac__op_floodfill,
 };
 
 const int parac__op_total = sizeof parac__ops / sizeof parac__ops[0];

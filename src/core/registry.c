@@ -99,6 +99,7 @@ static parac_status check_value(const parac_op *op, const parac_param_spec *s, c
         break;
     case PARAC_PARAM_STRING:
     case PARAC_PARAM_PATH:
+    case PARAC_PARAM_LIST:
         if (!*v) st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "empty value");
         break;
     }

@@ -14,6 +14,7 @@ static const char *type_name(parac_param_type t)
     case PARAC_PARAM_STRING: return "text";
     case PARAC_PARAM_CHOICE: return "choice";
     case PARAC_PARAM_PATH: return "file";
+    case PARAC_PARAM_LIST: return "text...";
     }
     return "?";
 }
@@ -191,7 +192,20 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
             rc = CLI_USER_ERROR;
             break;
         }
-        st = parac_args_set(args, name, value);
+        const char *before = spec && spec->type == PARAC_PARAM_LIST ? parac_args_get(args, name) : NULL;
+        if (before) {
+            size_t len2 = strlen(before) + strlen(value) + 2;
+            char *joined = malloc(len2);
+            if (!joined) {
+                rc = cli_fail(PARAC_ERR_OUT_OF_MEMORY, op->name);
+                break;
+            }
+            snprintf(joined, len2, "%s;%s", before, value);
+            st = parac_args_set(args, name, joined);
+            free(joined);
+        } else {
+            st = parac_args_set(args, name, value);
+        }
         if (st != PARAC_OK) rc = cli_fail(st, op->name);
     }
     if (rc == CLI_OK && n_pos != op->n_inputs + op->n_outputs) {

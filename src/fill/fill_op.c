@@ -1,0 +1,347 @@
+/* The region-filling operations of the registry: "fill" (seedless, the
+ * inside of closed contours) and "floodfill" (seeded). fill_run places the
+ * input where the chosen method needs it and runs the method. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error_internal.h"
+#include "fill.h"
+#include "fill_seeds.h"
+#include "parac/fill.h"
+#include "parac/op.h"
+
+static parac_status spec_of(parac_op_call *call, const parac_image *in, parac__fill_spec *s)
+{
+    *s = (parac__fill_spec){0};
+    s->op = call->op->name;
+    s->conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
+                                                   : (in->depth > 1 ? 6 : 4);
+    s->threshold = (uint32_t)parac_call_int(call, "threshold");
+    const char *c = parac_call_string(call, "contour");
+    s->contour = strcmp(c, "outside") == 0 ? PARAC_FILL_CONTOUR_OUTSIDE
+               : strcmp(c, "keep") == 0    ? PARAC_FILL_CONTOUR_KEEP
+                                           : PARAC_FILL_CONTOUR_INSIDE;
+    s->inside = (uint8_t)parac_call_int(call, "inside-value");
+    s->outside = (uint8_t)parac_call_int(call, "outside-value");
+    s->seeds = parac_call_has(call, "seeds") ? parac_call_int(call, "seeds") : 0;
+    s->threads = parac_context_threads(call->ctx);
+    parac__fill_geom g;
+    return parac__fill_geometry(s, in, &g); /* checks the input before anything is allocated */
+}
+
+static parac_status fill_run(parac_op_call *call)
+{
+    const parac_image *in = call->inputs[0];
+    parac__fill_spec s;
+    PARAC_TRY(spec_of(call, in, &s));
+    const char *m = call->method->name;
+    const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
+    const int hybrid = strcmp(m, "hybrid") == 0;
+    const int device = cuda ? parac_context_cuda_device(call->ctx) : -1;
+    void *stream = parac_context_stream(call->ctx);
+    /* the input where the method reads it: the device, or the host for the
+     * CPU methods and the CPU half of hybrid */
+    parac_image *placed = NULL;
+    const int want_device = cuda && !hybrid;
+    const int there = want_device ? in->memory == PARAC_MEMORY_CUDA && in->device == device
+                                  : in->memory != PARAC_MEMORY_CUDA;
+    if (!there) {
+        PARAC_TRY(parac_image_clone(&placed, in, want_device ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                                    want_device ? device : -1, stream));
+        if (!want_device) PARAC_TRY(parac_context_synchronize(call->ctx));
+        in = placed;
+    }
+    const parac_dtype odt = s.contour == PARAC_FILL_CONTOUR_KEEP ? in->dtype : PARAC_U8;
+    parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1, odt,
+                                         cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST, device);
+    if (st == PARAC_OK) {
+        if (!cuda && strcmp(m, "serial") == 0) st = parac__fill_serial(&s, in, call->outputs[0]);
+        else if (!cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cpu(&s, in, call->outputs[0]);
+#ifdef PARAC_HAVE_CUDA
+        else if (cuda && strcmp(m, "ccl") == 0) st = parac__fill_ccl_cuda(&s, in, call->outputs[0], stream);
+        else if (cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cuda(&s, in, call->outputs[0], stream);
+        else if (hybrid) st = parac__fill_hybrid(&s, in, call->outputs[0], stream);
+#endif
+        else st = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: method '%s' is not in this build", s.op, m);
+    }
+    if (placed) {
+        if (want_device) parac_context_synchronize(call->ctx);
+        parac_image_destroy(placed);
+    }
+    return st;
+}
+
+static parac_status fill_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
+{
+    const parac_image *in = call->inputs[0];
+    const int64_t n = parac_image_pixel_count(in);
+    if (parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
+        *method = "ccl";
+        if (why_size)
+            snprintf(why, why_size, "connected components of the background in a few passes: the fastest "
+                     "GPU method on every measured input (docs/fill.md)");
+        return PARAC_OK;
+    }
+    const int threads = parac_context_threads(call->ctx);
+    /* below about 2^18 pixels thread start-up costs more than the fill (bench/fill) */
+    if (threads > 1 && n >= (1 << 18)) {
+        *method = "seeds";
+        if (why_size)
+            snprintf(why, why_size, "%lld pixels on %d threads: the paper's seeded parallel fill",
+                     (long long)n, threads);
+        return PARAC_OK;
+    }
+    *method = "serial";
+    if (why_size)
+        snprintf(why, why_size, "%s: the one-thread scanline fill", threads > 1 ? "small image" : "one thread");
+    return PARAC_OK;
+}
+
+/* ---- demo: nested rings and a polygon ------------------------------------------ */
+static parac_status rings_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    (void)ctx;
+    (void)args;
+    PARAC_TRY(parac_image_create(&inputs[0], 512, 384, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    parac_image *im = inputs[0];
+    for (int64_t y = 0; y < im->height; y++)
+        for (int64_t x = 0; x < im->width; x++) {
+            const double dx = x - 180.0, dy = y - 190.0, r2 = dx * dx + dy * dy;
+            const int ring = (r2 > 140.0 * 140 && r2 < 143.0 * 143) || (r2 > 70.0 * 70 && r2 < 72.0 * 72);
+            const int box = x >= 360 && x <= 480 && y >= 100 && y <= 300 &&
+                            (x <= 362 || x >= 478 || y <= 102 || y >= 298);
+            *(uint8_t *)parac_image_at(im, x, y, 0) = (ring || box) ? 255 : 0;
+        }
+    return PARAC_OK;
+}
+
+static const parac_param_spec fill_params[] = {
+    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,
+     "of the background: 4 or 8 (2D; on a volume, each slice on its own), 6, 18 or 26 (3D); "
+     "default 4 / 6. An 8-connected contour closes only under 4-connected filling"},
+    {"threshold", PARAC_PARAM_INT, "1", NULL, 1, 65535, "contour pixels are those >= T"},
+    {"contour", PARAC_PARAM_CHOICE, "inside", "inside|outside|keep", 0, 0,
+     "contour pixels take the inside value (the filled object, as binary_fill_holes), the outside "
+     "value (the holes only), or keep their input value"},
+    {"inside-value", PARAC_PARAM_INT, "255", NULL, 0, 255, "value of inside pixels"},
+    {"outside-value", PARAC_PARAM_INT, "0", NULL, 0, 255, "value of outside pixels"},
+    {"seeds", PARAC_PARAM_INT, NULL, NULL, 1, PARAC__FILL_MAX_SEEDS,
+     "seeds methods: inner seeds (default 96 on the CPU, 32768 on the GPU)"},
+};
+
+static const parac_method fill_methods[] = {
+    {"serial", PARAC_BACKEND_CPU, fill_run,
+     "the paper's baseline: a scanline fill of the outside from the border, one thread"},
+    {"seeds", PARAC_BACKEND_CPU, fill_run,
+     "the paper's method: border and inner seeds filled by all threads, label pairs joined by "
+     "union-find"},
+    {"ccl", PARAC_BACKEND_CUDA, fill_run,
+     "connected components of the background by block union-find; components touching the border "
+     "are outside"},
+    {"seeds", PARAC_BACKEND_CUDA, fill_run,
+     "the paper's GPU fill: one thread per seed (32768 by default), 16-bit labels, fixed stacks"},
+    {"hybrid", PARAC_BACKEND_CUDA, fill_run,
+     "the paper's CPU+GPU: the seeds fill on the CPU, the labels turned into the output on the GPU"},
+};
+
+const parac_op parac__op_fill = {
+    .name = "fill",
+    .summary = "fill the inside of closed contours, with no seed",
+    .description =
+        "Pixels >= threshold are the contour. Background pixels connected to the image border "
+        "through background are outside; every other background pixel is inside (reverse filling: "
+        "the outside is filled from the border and the rest inverted). The output is u8 "
+        "(u16 for --contour keep on u16 input). With the defaults this is "
+        "scipy.ndimage.binary_fill_holes times 255. Input u8 or u16, 2D or 3D. See docs/fill.md.",
+    .usage_args = "IN OUT",
+    .n_inputs = 1,
+    .n_outputs = 1,
+    .params = fill_params,
+    .n_params = sizeof fill_params / sizeof fill_params[0],
+    .methods = fill_methods,
+    .n_methods = sizeof fill_methods / sizeof fill_methods[0],
+    .choose = fill_choose,
+    .demo = rings_demo,
+    .keeps_inputs = 1,
+};
+
+/* ---- floodfill ------------------------------------------------------------------- */
+/* "X,Y[,Z]" items separated by ';' or spaces. */
+static parac_status parse_seeds(const parac_image *in, const char *text, int64_t **out, int *count)
+{
+    int cap = 1;
+    for (const char *p = text; *p; p++) cap += *p == ';' || *p == ' ';
+    int64_t *s = malloc((size_t)cap * 3 * sizeof *s);
+    if (!s) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %d seeds", cap);
+    int n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ';' || *p == ' ') p++;
+        if (!*p) break;
+        int64_t v[3] = {0, 0, 0};
+        int k = 0;
+        char *end;
+        for (;;) {
+            long long x = strtoll(p, &end, 10);
+            if (end == p || k == 3) break;
+            v[k++] = x;
+            p = end;
+            if (*p != ',') break;
+            p++;
+        }
+        if (k < 2 || (*p && *p != ';' && *p != ' ')) {
+            free(s);
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: a seed is X,Y or X,Y,Z (x = column, "
+                               "y = row), got '%s'", text);
+        }
+        if (v[0] < 0 || v[0] >= in->width || v[1] < 0 || v[1] >= in->height || v[2] < 0 || v[2] >= in->depth) {
+            parac_status e = parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                                         "floodfill: seed (%lld, %lld, %lld) is outside the %lldx%lldx%lld image",
+                                         (long long)v[0], (long long)v[1], (long long)v[2], (long long)in->width,
+                                         (long long)in->height, (long long)in->depth);
+            free(s);
+            return e;
+        }
+        memcpy(s + 3 * n++, v, sizeof v);
+    }
+    if (n == 0) {
+        free(s);
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --seed X,Y is required");
+    }
+    *out = s;
+    *count = n;
+    return PARAC_OK;
+}
+
+static parac_status value_fits(const parac_image *in, double v)
+{
+    const double hi = in->dtype == PARAC_U8 ? 255 : in->dtype == PARAC_U16 ? 65535 : 0;
+    if (in->dtype == PARAC_F32 || (v >= 0 && v <= hi && v == (double)(int64_t)v)) return PARAC_OK;
+    return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: value %g does not fit a %s image (0..%g, whole)",
+                       v, parac_dtype_name(in->dtype), hi);
+}
+
+static parac_status floodfill_run(parac_op_call *call)
+{
+    const parac_image *in = call->inputs[0];
+    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: the input is %s; u8, u16 or f32 is needed",
+                           parac_dtype_name(in->dtype));
+    if (!parac_call_has(call, "seed")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --seed X,Y is required");
+    if (!parac_call_has(call, "value")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --value V is required");
+    const double value = parac_call_double(call, "value");
+    PARAC_TRY(value_fits(in, value));
+    const int conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
+                                                          : (in->depth > 1 ? 6 : 4);
+    int64_t *seeds = NULL;
+    int n = 0;
+    PARAC_TRY(parse_seeds(in, parac_call_string(call, "seed"), &seeds, &n));
+    parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1, in->dtype,
+                                         PARAC_MEMORY_HOST, -1);
+    if (st == PARAC_OK)
+        st = parac__floodfill_cpu(in, call->outputs[0], seeds, n, value, parac_call_double(call, "tolerance"), conn);
+    free(seeds);
+    return st;
+}
+
+static parac_status floodfill_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
+{
+    PARAC_TRY(rings_demo(ctx, inputs, args));
+    PARAC_TRY(parac_args_set(args, "seed", "180,190"));
+    return parac_args_set(args, "value", "128");
+}
+
+static const parac_param_spec floodfill_params[] = {
+    {"seed", PARAC_PARAM_LIST, NULL, NULL, 0, 0,
+     "X,Y or X,Y,Z (x = column, y = row, as OpenCV's Point); give it several times for several seeds"},
+    {"value", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the new value of the filled region; required"},
+    {"tolerance", PARAC_PARAM_DOUBLE, "0", NULL, 0, 1e300,
+     "pixels within T of the seed's value join (0: equal values), as skimage's tolerance"},
+    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,
+     "4 or 8 (2D; on a volume, within the seed's slice), 6, 18 or 26 (3D); default 4 / 6, as OpenCV"},
+};
+
+static const parac_method floodfill_methods[] = {
+    {"scanline", PARAC_BACKEND_CPU, floodfill_run,
+     "a scanline (span) fill from each seed, as Heckbert's and OpenCV's"},
+};
+
+const parac_op parac__op_floodfill = {
+    .name = "floodfill",
+    .summary = "seeded flood fill: the region connected to a seed takes a value",
+    .description =
+        "Every pixel connected to a seed through pixels whose values lie within --tolerance of "
+        "the seed's value takes --value; all other pixels keep theirs, as "
+        "skimage.segmentation.flood_fill and cv2.floodFill with FLOODFILL_FIXED_RANGE. Several "
+        "seeds are each judged against the input, so their order does not matter. Input u8, u16 or "
+        "f32, 2D or 3D; the output has its dtype. A seed outside the image is an error.",
+    .usage_args = "IN OUT",
+    .n_inputs = 1,
+    .n_outputs = 1,
+    .params = floodfill_params,
+    .n_params = sizeof floodfill_params / sizeof floodfill_params[0],
+    .methods = floodfill_methods,
+    .n_methods = sizeof floodfill_methods / sizeof floodfill_methods[0],
+    .demo = floodfill_demo,
+};
+
+/* ---- typed API ------------------------------------------------------------------ */
+static parac_status set_int(parac_args *a, const char *name, long long v)
+{
+    char t[32];
+    snprintf(t, sizeof t, "%lld", v);
+    return parac_args_set(a, name, t);
+}
+
+parac_status parac_fill(parac_context *ctx, const parac_image *in, parac_image **out,
+                        const parac_fill_options *options)
+{
+    if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "fill: out is NULL");
+    *out = NULL;
+    parac_fill_options o = {0, 1, PARAC_FILL_CONTOUR_INSIDE, -1, -1, NULL};
+    if (options) o = *options;
+    parac_args *a;
+    PARAC_TRY(parac_args_create(&a));
+    static const char *contours[] = {"inside", "outside", "keep"};
+    parac_status st = parac_args_set(a, "contour", contours[o.contour <= 2 && o.contour >= 0 ? o.contour : 0]);
+    if (st == PARAC_OK && o.connectivity) st = set_int(a, "connectivity", o.connectivity);
+    if (st == PARAC_OK) st = set_int(a, "threshold", o.threshold >= 1 ? (long long)o.threshold : 1);
+    if (st == PARAC_OK && o.inside_value >= 0) st = set_int(a, "inside-value", o.inside_value);
+    if (st == PARAC_OK && o.outside_value >= 0) st = set_int(a, "outside-value", o.outside_value);
+    if (st == PARAC_OK && o.method) st = parac_args_set(a, "method", o.method);
+    parac_image *ins[1] = {(parac_image *)in};
+    if (st == PARAC_OK) st = parac_op_run(ctx, "fill", ins, 1, out, 1, a, NULL, 0);
+    parac_args_destroy(a);
+    return st;
+}
+
+parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_image **out,
+                             const int64_t *seeds, int n_seeds, double value, double tolerance,
+                             int connectivity)
+{
+    if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: out is NULL");
+    *out = NULL;
+    if (!seeds || n_seeds < 1) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: no seed");
+    size_t cap = (size_t)n_seeds * 72 + 1;
+    char *text = malloc(cap);
+    if (!text) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %d seeds", n_seeds);
+    size_t used = 0;
+    for (int i = 0; i < n_seeds; i++)
+        used += (size_t)snprintf(text + used, cap - used, "%s%lld,%lld,%lld", i ? ";" : "",
+                                 (long long)seeds[3 * i], (long long)seeds[3 * i + 1], (long long)seeds[3 * i + 2]);
+    parac_args *a;
+    parac_status st = parac_args_create(&a);
+    char v[64];
+    if (st == PARAC_OK) st = parac_args_set(a, "seed", text);
+    snprintf(v, sizeof v, "%.17g", value);
+    if (st == PARAC_OK) st = parac_args_set(a, "value", v);
+    snprintf(v, sizeof v, "%.17g", tolerance);
+    if (st == PARAC_OK) st = parac_args_set(a, "tolerance", v);
+    if (st == PARAC_OK && connectivity) st = set_int(a, "connectivity", connectivity);
+    parac_image *ins[1] = {(parac_image *)in};
+    if (st == PARAC_OK) st = parac_op_run(ctx, "floodfill", ins, 1, out, 1, a, NULL, 0);
+    parac_args_destroy(a);
+    free(text);
+    return st;
+}
