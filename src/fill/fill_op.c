@@ -58,6 +58,7 @@ static parac_status fill_run(parac_op_call *call)
     if (st == PARAC_OK) {
         if (!cuda && strcmp(m, "serial") == 0) st = parac__fill_serial(&s, in, call->outputs[0]);
         else if (!cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cpu(&s, in, call->outputs[0]);
+        else if (!cuda && strcmp(m, "ccl") == 0) st = parac__fill_ccl_cpu(&s, in, call->outputs[0]);
 #ifdef PARAC_HAVE_CUDA
         else if (cuda && strcmp(m, "ccl") == 0) st = parac__fill_ccl_cuda(&s, in, call->outputs[0], stream);
         else if (cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cuda(&s, in, call->outputs[0], stream);
@@ -136,6 +137,9 @@ static const parac_method fill_methods[] = {
     {"seeds", PARAC_BACKEND_CPU, fill_run,
      "the paper's method: border and inner seeds filled by all threads, label pairs joined by "
      "union-find"},
+    {"ccl", PARAC_BACKEND_CPU, fill_run,
+     "beyond the paper: connected components of background runs by union-find, a strip of rows per "
+     "thread"},
     {"ccl", PARAC_BACKEND_CUDA, fill_run,
      "connected components of the background by block union-find; components touching the border "
      "are outside"},

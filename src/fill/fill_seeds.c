@@ -16,7 +16,6 @@
  *
  * Labels are 16-bit (as the paper's GPU version): 0 unfilled, 1 border,
  * 0xffff contour, so up to 65532 inner seeds. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +24,7 @@
 #include "fill_pixels.h"
 #include "fill_seeds.h"
 #include "fill_stack.h"
+#include "fill_threads.h"
 
 #define CONTOUR 0xffffu
 
@@ -141,9 +141,10 @@ static void rows_of(const worker *wk, int64_t *r0, int64_t *r1)
     *r1 = rows * (wk->index + 1) / wk->threads;
 }
 
-static void *phase_labels(void *arg)
+static void phase_labels(void *arg, int index, int threads)
 {
-    worker *wk = arg;
+    (void)threads;
+    worker *wk = (worker *)arg + index;
     const shared *sh = wk->sh;
     int64_t r0, r1;
     rows_of(wk, &r0, &r1);
@@ -154,12 +155,12 @@ static void *phase_labels(void *arg)
             atomic_store_explicit(&o[x], parac__fill_pixel(sh->in, src, x) >= sh->s->threshold ? CONTOUR : 0,
                                   memory_order_relaxed);
     }
-    return NULL;
 }
 
-static void *phase_fill(void *arg)
+static void phase_fill(void *arg, int index, int threads)
 {
-    worker *wk = arg;
+    (void)threads;
+    worker *wk = (worker *)arg + index;
     shared *sh = wk->sh;
     for (;;) {
         const long long k = atomic_fetch_add_explicit(&sh->next, 1, memory_order_relaxed);
@@ -173,17 +174,17 @@ static void *phase_fill(void *arg)
                       (uint16_t)(k - sh->n_border + 2));
         }
     }
-    return NULL;
 }
 
-static void *phase_output(void *arg)
+static void phase_output(void *arg, int index, int threads)
 {
-    worker *wk = arg;
+    (void)threads;
+    worker *wk = (worker *)arg + index;
     const shared *sh = wk->sh;
     uint8_t *cls = malloc((size_t)sh->g.w);
     if (!cls) {
         wk->status = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: a row of %lld pixels", (long long)sh->g.w);
-        return NULL;
+        return;
     }
     int64_t r0, r1;
     rows_of(wk, &r0, &r1);
@@ -196,21 +197,11 @@ static void *phase_output(void *arg)
         parac__fill_write_row(sh->s, sh->in, sh->out, r % sh->g.h, r / sh->g.h, cls);
     }
     free(cls);
-    return NULL;
 }
 
-static parac_status run_phase(worker *wk, int threads, void *(*fn)(void *))
+static parac_status run_phase(worker *wk, int threads, void (*fn)(void *, int, int))
 {
-    pthread_t tid[256];
-    int started = 0;
-    for (int i = 1; i < threads; i++) {
-        if (pthread_create(&tid[i], NULL, fn, &wk[i]) != 0) break;
-        started = i;
-    }
-    fn(&wk[0]);
-    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
-    /* threads that could not start: their share runs here */
-    for (int i = started + 1; i < threads; i++) fn(&wk[i]);
+    parac__fill_threads(threads, fn, wk);
     for (int i = 0; i < threads; i++)
         if (wk[i].status != PARAC_OK) return wk[i].status;
     return PARAC_OK;
@@ -256,7 +247,7 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
     if (sh.n_inner > PARAC__FILL_MAX_SEEDS)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: at most %d inner seeds (16-bit labels), got %lld",
                            s->op, PARAC__FILL_MAX_SEEDS, (long long)sh.n_inner);
-    int threads = s->threads < 1 ? 1 : s->threads > 256 ? 256 : s->threads;
+    const int threads = parac__fill_thread_count(s->threads);
     sh.L = malloc((size_t)n * sizeof *sh.L);
     worker *wk = calloc((size_t)threads, sizeof *wk);
     parac_status rc = PARAC_OK;

@@ -14,7 +14,7 @@
 #include "filter_cpu.h"
 #include <omp.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(PARAC_NO_CLONES)
 #define HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define HOT

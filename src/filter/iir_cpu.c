@@ -12,7 +12,7 @@
 #include "filter_border.h"
 #include "filter_cpu.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(PARAC_NO_CLONES)
 #define HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define HOT

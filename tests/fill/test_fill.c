@@ -129,8 +129,14 @@ static void test_cpu_methods(void **state)
     (void)state;
     parac_context *ctx;
     assert_ok(parac_context_create(&ctx, "cpu"));
-    static const char *const methods[] = {"serial", "seeds"};
-    run_methods(ctx, methods, 2);
+    static const char *const methods[] = {"serial", "seeds", "ccl"};
+    run_methods(ctx, methods, 3);
+    /* ccl on 1..7 threads: strips of every height, boundaries everywhere */
+    static const char *const ccl[] = {"ccl"};
+    for (int threads = 1; threads <= 7; threads += 3) {
+        parac_context_set_threads(ctx, threads);
+        run_methods(ctx, ccl, 1);
+    }
     parac_context_destroy(ctx);
 }
 

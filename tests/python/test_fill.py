@@ -12,7 +12,7 @@ import skimage.segmentation as sks
 
 from conftest import GPU, run_parac
 
-CPU_METHODS = ["serial", "seeds"]
+CPU_METHODS = ["serial", "seeds", "ccl"]
 GPU_METHODS = ["ccl", "seeds", "hybrid"]
 RANK = {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}
 

@@ -1,0 +1,263 @@
+/* Method "ccl" on the CPU: the background as connected components of runs,
+ * on every core (beyond the paper). Each thread takes a strip of rows:
+ *   A. counts the background runs of its rows (a prefix sum then gives
+ *      every run a global number);
+ *   B. records the runs, each its own parent, flagged when it touches the
+ *      image border;
+ *   C. joins overlapping runs of neighbouring rows inside its strip
+ *      (union-find, the smaller number is the root; a strip's runs belong
+ *      to one thread, so no atomics);
+ * then one thread joins the runs that meet across strip boundaries (D), and
+ * every thread again finds the roots of its runs and marks the roots of
+ * border runs outside (E) and writes its rows (F). The work per pixel is a
+ * comparison and a store; everything else is per run. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error_internal.h"
+#include "fill_pixels.h"
+#include "fill_threads.h"
+
+typedef struct ccl {
+    const parac__fill_spec *s;
+    const parac_image *in;
+    parac_image *out;
+    parac__fill_geom g;
+    int64_t rows;            /* h * d */
+    int64_t *first;          /* rows + 1: the first run of each row */
+    int32_t *x0, *x1;
+    uint32_t *parent, *root;
+    uint8_t *border;
+    _Atomic uint8_t *outside;
+    int n_back;              /* backward neighbour rows */
+    parac__fill_row back[4]; /* those with dz < 0, or dz == 0 and dy < 0 */
+    int threads;
+} ccl;
+
+static void strip(const ccl *c, int t, int64_t *r0, int64_t *r1)
+{
+    *r0 = c->rows * t / c->threads;
+    *r1 = c->rows * (t + 1) / c->threads;
+}
+
+/* Background runs of row r: calls emit(x0, x1) for each. */
+#define FOR_RUNS(c, r, BODY)                                                                    \
+    do {                                                                                        \
+        const int64_t w_ = (c)->g.w;                                                            \
+        const void *row_ = parac__fill_row_in((c)->in, (r) % (c)->g.h, (r) / (c)->g.h);          \
+        const uint32_t t_ = (c)->s->threshold;                                                  \
+        int64_t x_ = 0;                                                                         \
+        if ((c)->in->dtype == PARAC_U8) {                                                       \
+            const uint8_t *p_ = row_;                                                           \
+            while (x_ < w_) {                                                                   \
+                while (x_ < w_ && p_[x_] >= t_) x_++;                                            \
+                if (x_ == w_) break;                                                            \
+                const int64_t a_ = x_;                                                          \
+                while (x_ < w_ && p_[x_] < t_) x_++;                                             \
+                const int64_t run_x0 = a_, run_x1 = x_ - 1;                                     \
+                BODY;                                                                           \
+            }                                                                                   \
+        } else {                                                                                \
+            const uint16_t *p_ = row_;                                                          \
+            while (x_ < w_) {                                                                   \
+                while (x_ < w_ && p_[x_] >= t_) x_++;                                            \
+                if (x_ == w_) break;                                                            \
+                const int64_t a_ = x_;                                                          \
+                while (x_ < w_ && p_[x_] < t_) x_++;                                             \
+                const int64_t run_x0 = a_, run_x1 = x_ - 1;                                     \
+                BODY;                                                                           \
+            }                                                                                   \
+        }                                                                                       \
+    } while (0)
+
+static void phase_count(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t n = 0;
+        FOR_RUNS(c, r, { (void)run_x0; (void)run_x1; n++; });
+        c->first[r + 1] = n;
+    }
+}
+
+static void phase_record(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t y = r % c->g.h, z = r / c->g.h;
+        const int whole = y == 0 || y == c->g.h - 1 || (c->g.z_border && (z == 0 || z == c->g.d - 1));
+        int64_t k = c->first[r];
+        FOR_RUNS(c, r, {
+            c->x0[k] = (int32_t)run_x0;
+            c->x1[k] = (int32_t)run_x1;
+            c->parent[k] = (uint32_t)k;
+            c->border[k] = (uint8_t)(whole || run_x0 == 0 || run_x1 == w_ - 1);
+            k++;
+        });
+    }
+}
+
+static uint32_t find(const uint32_t *parent, uint32_t a)
+{
+    while (parent[a] != a) a = parent[a];
+    return a;
+}
+
+/* With path halving: only while one thread owns the runs it walks. */
+static uint32_t find_halving(uint32_t *parent, uint32_t a)
+{
+    while (parent[a] != a) {
+        parent[a] = parent[parent[a]];
+        a = parent[a];
+    }
+    return a;
+}
+
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find_halving(parent, a);
+    b = find_halving(parent, b);
+    if (a == b) return;
+    if (a < b) parent[b] = a;
+    else parent[a] = b;
+}
+
+/* Join the runs of row r with those of its backward neighbour rows that lie
+ * in [lo, hi) (rows of one strip, or earlier strips for the boundary). */
+static void join_row(ccl *c, int64_t r, int64_t lo, int64_t hi)
+{
+    const int64_t y = r % c->g.h, z = r / c->g.h;
+    for (int k = 0; k < c->n_back; k++) {
+        const parac__fill_row *nb = &c->back[k];
+        const int64_t ny = y + nb->dy, nz = z + nb->dz;
+        if (ny < 0 || ny >= c->g.h || nz < 0) continue;
+        const int64_t q = nz * c->g.h + ny;
+        if (q < lo || q >= hi) continue;
+        int64_t a = c->first[r], ae = c->first[r + 1], b = c->first[q], be = c->first[q + 1];
+        const int grow = nb->grow;
+        while (a < ae && b < be) {
+            /* overlap, widened by one pixel where diagonals connect */
+            if (c->x0[a] <= c->x1[b] + grow && c->x0[b] <= c->x1[a] + grow) unite(c->parent, (uint32_t)a, (uint32_t)b);
+            if (c->x1[a] < c->x1[b]) a++;
+            else b++;
+        }
+    }
+}
+
+static void phase_join(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1);
+}
+
+static void phase_roots(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
+        const uint32_t rt = find(c->parent, (uint32_t)k);
+        c->root[k] = rt;
+        if (c->border[k]) atomic_store_explicit(&c->outside[rt], 1, memory_order_relaxed);
+    }
+}
+
+static void phase_output(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    const parac__fill_spec *s = c->s;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    const int keep = s->contour == PARAC_FILL_CONTOUR_KEEP;
+    const uint32_t cv = s->contour == PARAC_FILL_CONTOUR_OUTSIDE ? s->outside : s->inside;
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t y = r % c->g.h, z = r / c->g.h;
+        void *dst = (char *)c->out->data + z * c->out->slice_pitch + y * c->out->row_pitch;
+        const void *src = parac__fill_row_in(c->in, y, z);
+        int64_t x = 0;
+        for (int64_t k = c->first[r]; k <= c->first[r + 1]; k++) {
+            const int64_t gap_end = k < c->first[r + 1] ? c->x0[k] : c->g.w; /* contour pixels before run k */
+            if (c->out->dtype == PARAC_U8) {
+                uint8_t *o = dst;
+                if (keep) for (; x < gap_end; x++) o[x] = (uint8_t)parac__fill_pixel(c->in, src, x);
+                else memset(o + x, (int)cv, (size_t)(gap_end - x));
+            } else {
+                uint16_t *o = dst;
+                for (; x < gap_end; x++) o[x] = (uint16_t)(keep ? parac__fill_pixel(c->in, src, x) : cv);
+            }
+            x = gap_end;
+            if (k == c->first[r + 1]) break;
+            const uint32_t v = atomic_load_explicit(&c->outside[c->root[k]], memory_order_relaxed) ? s->outside
+                                                                                                    : s->inside;
+            const int64_t e = c->x1[k] + 1;
+            if (c->out->dtype == PARAC_U8) memset((uint8_t *)dst + x, (int)v, (size_t)(e - x));
+            else for (int64_t i = x; i < e; i++) ((uint16_t *)dst)[i] = (uint16_t)v;
+            x = e;
+        }
+    }
+}
+
+parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *in, parac_image *out)
+{
+    ccl c = {.s = s, .in = in, .out = out};
+    PARAC_TRY(parac__fill_geometry(s, in, &c.g));
+    c.rows = c.g.h * c.g.d;
+    c.threads = parac__fill_thread_count(s->threads);
+    if (c.threads > c.rows) c.threads = (int)c.rows;
+    for (int k = 0; k < c.g.n_rows; k++)
+        if (c.g.rows[k].dz < 0 || (c.g.rows[k].dz == 0 && c.g.rows[k].dy < 0)) c.back[c.n_back++] = c.g.rows[k];
+    c.first = calloc((size_t)c.rows + 1, sizeof *c.first);
+    if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
+    parac__fill_threads(c.threads, phase_count, &c);
+    for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
+    const int64_t n = c.first[c.rows];
+    parac_status rc = PARAC_OK;
+    if (n >= UINT32_MAX) {
+        rc = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld background runs; method 'ccl' takes fewer than 2^32",
+                         s->op, (long long)n);
+    } else {
+        const size_t m = (size_t)(n ? n : 1);
+        c.x0 = malloc(m * sizeof *c.x0);
+        c.x1 = malloc(m * sizeof *c.x1);
+        c.parent = malloc(m * sizeof *c.parent);
+        c.root = malloc(m * sizeof *c.root);
+        c.border = malloc(m);
+        c.outside = malloc(m * sizeof *c.outside);
+        if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
+            rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
+    }
+    if (rc == PARAC_OK) {
+        for (int64_t k = 0; k < n; k++) atomic_init(&c.outside[k], 0);
+        parac__fill_threads(c.threads, phase_record, &c);
+        parac__fill_threads(c.threads, phase_join, &c);
+        /* D: the rows of each strip whose neighbours lie in an earlier strip */
+        for (int t = 1; t < c.threads; t++) {
+            int64_t r0, r1;
+            strip(&c, t, &r0, &r1);
+            const int64_t reach = c.g.z_border ? c.g.h + 1 : 1; /* the farthest backward neighbour */
+            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0);
+        }
+        parac__fill_threads(c.threads, phase_roots, &c);
+        parac__fill_threads(c.threads, phase_output, &c);
+    }
+    free(c.first);
+    free(c.x0);
+    free(c.x1);
+    free(c.parent);
+    free(c.root);
+    free(c.border);
+    free(c.outside);
+    return rc;
+}
