@@ -41,6 +41,18 @@ static void strip(const ccl *c, int t, int64_t *r0, int64_t *r1)
     *r1 = c->rows * (t + 1) / c->threads;
 }
 
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline int has_zero_byte(uint64_t v)
+{
+    return ((v - 0x0101010101010101ull) & ~v & 0x8080808080808080ull) != 0;
+}
+
 /* Background runs of row r: calls emit(x0, x1) for each. */
 #define FOR_RUNS(c, r, BODY)                                                                    \
     do {                                                                                        \
@@ -50,10 +62,15 @@ static void strip(const ccl *c, int t, int64_t *r0, int64_t *r1)
         int64_t x_ = 0;                                                                         \
         if ((c)->in->dtype == PARAC_U8) {                                                       \
             const uint8_t *p_ = row_;                                                           \
+            const int fast_ = t_ == 1; /* contour = nonzero: eight bytes at a time */           \
             while (x_ < w_) {                                                                   \
+                if (fast_)                                                                      \
+                    while (x_ + 8 <= w_ && !has_zero_byte(load8(p_ + x_))) x_ += 8;             \
                 while (x_ < w_ && p_[x_] >= t_) x_++;                                            \
                 if (x_ == w_) break;                                                            \
                 const int64_t a_ = x_;                                                          \
+                if (fast_)                                                                      \
+                    while (x_ + 8 <= w_ && load8(p_ + x_) == 0) x_ += 8;                        \
                 while (x_ < w_ && p_[x_] < t_) x_++;                                             \
                 const int64_t run_x0 = a_, run_x1 = x_ - 1;                                     \
                 BODY;                                                                           \

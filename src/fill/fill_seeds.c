@@ -33,7 +33,7 @@ typedef struct shared {
     const parac_image *in;
     parac_image *out;
     parac__fill_geom g;
-    _Atomic uint16_t *L;
+    _Atomic uint64_t *W;        /* the labels, four 16-bit lanes per word */
     parac__fill_run *border;
     int64_t n_border, n_inner, n_seeds;
     atomic_llong next;          /* the next seed to take */
@@ -49,17 +49,40 @@ typedef struct worker {
     parac_status status;
 } worker;
 
-static inline uint16_t load(_Atomic uint16_t *p) { return atomic_load_explicit(p, memory_order_relaxed); }
-
-/* Claim p for `label`; on failure *seen holds its label. */
-static inline int claim(_Atomic uint16_t *p, uint16_t label, uint16_t *seen)
+/* Label i lives in lane i % 4 of word i / 4 (little-endian lanes, so the
+ * words are also a plain uint16_t array once the threads have joined).
+ * Every access is a 64-bit relaxed atomic, so four pixels of one run can
+ * be claimed with one compare-and-swap. */
+static inline uint16_t load(_Atomic uint64_t *W, int64_t i)
 {
-    uint16_t expect = 0;
-    if (atomic_compare_exchange_strong_explicit(p, &expect, label, memory_order_relaxed,
-                                                memory_order_relaxed))
-        return 1;
-    *seen = expect;
-    return 0;
+    return (uint16_t)(atomic_load_explicit(&W[i >> 2], memory_order_relaxed) >> (16 * (i & 3)));
+}
+
+/* Claim pixel i for `label`; on failure *seen holds its label. */
+static inline int claim(_Atomic uint64_t *W, int64_t i, uint16_t label, uint16_t *seen)
+{
+    _Atomic uint64_t *w = &W[i >> 2];
+    const int shift = 16 * (int)(i & 3);
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        const uint16_t v = (uint16_t)(old >> shift);
+        if (v != 0) {
+            *seen = v;
+            return 0;
+        }
+        if (atomic_compare_exchange_weak_explicit(w, &old, old | (uint64_t)label << shift, memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return 1;
+    }
+}
+
+/* Claim the four pixels of word j at once when all are 0. */
+static inline int claim4(_Atomic uint64_t *W, int64_t j, uint16_t label)
+{
+    uint64_t expect = 0;
+    return atomic_load_explicit(&W[j], memory_order_relaxed) == 0 &&
+           atomic_compare_exchange_strong_explicit(&W[j], &expect, 0x0001000100010001ull * label,
+                                                   memory_order_relaxed, memory_order_relaxed);
 }
 
 static void record(worker *wk, uint16_t label, uint16_t other)
@@ -83,27 +106,29 @@ static void record(worker *wk, uint16_t label, uint16_t other)
 static void fill_seed(worker *wk, parac__fill_run first, uint16_t label)
 {
     const parac__fill_geom *g = &wk->sh->g;
-    _Atomic uint16_t *L = wk->sh->L;
+    _Atomic uint64_t *W = wk->sh->W;
     if ((wk->status = parac__fill_push(&wk->stack, first)) != PARAC_OK) return;
     parac__fill_run r;
     while (wk->status == PARAC_OK && parac__fill_pop(&wk->stack, &r)) {
-        _Atomic uint16_t *row = L + ((int64_t)r.z * g->h + r.y) * g->w;
+        const int64_t base = ((int64_t)r.z * g->h + r.y) * g->w;
         for (int64_t x = r.x0; x <= r.x1; x++) {
-            uint16_t v = load(&row[x]);
-            if (v != 0 || !claim(&row[x], label, &v)) {
+            uint16_t v = load(W, base + x);
+            if (v != 0 || !claim(W, base + x, label, &v)) {
                 record(wk, label, v);
                 continue;
             }
             int64_t l = x, e = x;
             while (l > 0) {
-                v = load(&row[l - 1]);
-                if (v == 0 && claim(&row[l - 1], label, &v)) { l--; continue; }
+                const int64_t i = base + l - 1;
+                if ((i & 3) == 3 && l >= 4 && claim4(W, i >> 2, label)) { l -= 4; continue; }
+                if (claim(W, i, label, &v)) { l--; continue; }
                 record(wk, label, v);
                 break;
             }
             while (e < g->w - 1) {
-                v = load(&row[e + 1]);
-                if (v == 0 && claim(&row[e + 1], label, &v)) { e++; continue; }
+                const int64_t i = base + e + 1;
+                if ((i & 3) == 0 && e + 4 <= g->w - 1 && claim4(W, i >> 2, label)) { e += 4; continue; }
+                if (claim(W, i, label, &v)) { e++; continue; }
                 record(wk, label, v);
                 break;
             }
@@ -111,18 +136,18 @@ static void fill_seed(worker *wk, parac__fill_run first, uint16_t label)
                 const parac__fill_row *nb = &g->rows[k];
                 const int64_t ny = r.y + nb->dy, nz = r.z + nb->dz;
                 if (ny < 0 || ny >= g->h || nz < 0 || nz >= g->d) continue;
-                _Atomic uint16_t *n = L + (nz * g->h + ny) * g->w;
+                const int64_t nbase = (nz * g->h + ny) * g->w;
                 int64_t a = l - nb->grow, b = e + nb->grow;
                 if (a < 0) a = 0;
                 if (b > g->w - 1) b = g->w - 1;
                 for (int64_t i = a; i <= b; i++) {
-                    v = load(&n[i]);
+                    v = load(W, nbase + i);
                     if (v != 0) {
                         record(wk, label, v);
                         continue;
                     }
                     const int64_t j = i;
-                    while (i < b && load(&n[i + 1]) == 0) i++;
+                    while (i < b && load(W, nbase + i + 1) == 0) i++;
                     wk->status = parac__fill_push(&wk->stack, (parac__fill_run){(int32_t)ny, (int32_t)nz,
                                                                                (int32_t)j, (int32_t)i});
                     if (wk->status != PARAC_OK) return;
@@ -146,14 +171,22 @@ static void phase_labels(void *arg, int index, int threads)
     (void)threads;
     worker *wk = (worker *)arg + index;
     const shared *sh = wk->sh;
-    int64_t r0, r1;
-    rows_of(wk, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) {
-        const void *src = parac__fill_row_in(sh->in, r % sh->g.h, r / sh->g.h);
-        _Atomic uint16_t *o = sh->L + r * sh->g.w;
-        for (int64_t x = 0; x < sh->g.w; x++)
-            atomic_store_explicit(&o[x], parac__fill_pixel(sh->in, src, x) >= sh->s->threshold ? CONTOUR : 0,
-                                  memory_order_relaxed);
+    /* whole words per thread, so no word is written by two threads */
+    const int64_t n = sh->g.w * sh->g.h * sh->g.d, words = (n + 3) / 4;
+    const int64_t j0 = words * wk->index / wk->threads, j1 = words * (wk->index + 1) / wk->threads;
+    int64_t i = 4 * j0, y = (i / sh->g.w) % sh->g.h, z = i / (sh->g.w * sh->g.h), x = i % sh->g.w;
+    const void *src = parac__fill_row_in(sh->in, y, z);
+    for (int64_t j = j0; j < j1; j++) {
+        uint64_t word = 0;
+        for (int lane = 0; lane < 4 && i < n; lane++, i++) {
+            if (parac__fill_pixel(sh->in, src, x) >= sh->s->threshold) word |= (uint64_t)CONTOUR << (16 * lane);
+            if (++x == sh->g.w) {
+                x = 0;
+                if (++y == sh->g.h) y = 0, z++;
+                if (i + 1 < n) src = parac__fill_row_in(sh->in, y, z);
+            }
+        }
+        atomic_store_explicit(&sh->W[j], word, memory_order_relaxed);
     }
 }
 
@@ -189,9 +222,8 @@ static void phase_output(void *arg, int index, int threads)
     int64_t r0, r1;
     rows_of(wk, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
-        _Atomic uint16_t *row = sh->L + r * sh->g.w;
         for (int64_t x = 0; x < sh->g.w; x++) {
-            const uint16_t v = load(&row[x]);
+            const uint16_t v = load(sh->W, r * sh->g.w + x);
             cls[x] = v == CONTOUR ? 2 : sh->outside[v];
         }
         parac__fill_write_row(sh->s, sh->in, sh->out, r % sh->g.h, r / sh->g.h, cls);
@@ -248,10 +280,10 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: at most %d inner seeds (16-bit labels), got %lld",
                            s->op, PARAC__FILL_MAX_SEEDS, (long long)sh.n_inner);
     const int threads = parac__fill_thread_count(s->threads);
-    sh.L = malloc((size_t)n * sizeof *sh.L);
+    sh.W = malloc((size_t)((n + 3) / 4) * sizeof *sh.W);
     worker *wk = calloc((size_t)threads, sizeof *wk);
     parac_status rc = PARAC_OK;
-    if (!sh.L || !wk) rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: labels of %lld pixels", s->op, (long long)n);
+    if (!sh.W || !wk) rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: labels of %lld pixels", s->op, (long long)n);
     if (rc == PARAC_OK) rc = parac__fill_border_runs(&sh.g, &sh.border, &sh.n_border);
     sh.n_seeds = sh.n_border + sh.n_inner;
     atomic_init(&sh.next, 0);
@@ -278,8 +310,8 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
     free(wk);
     free(sh.border);
     /* handed over once every thread has joined: plain memory from here on */
-    if (rc == PARAC_OK && labels_out) *labels_out = (uint16_t *)sh.L;
-    else free(sh.L);
+    if (rc == PARAC_OK && labels_out) *labels_out = (uint16_t *)sh.W;
+    else free(sh.W);
     return rc;
 }
 

@@ -109,23 +109,48 @@ __global__ void __launch_bounds__(512) local_kernel(view v, uint32_t thr, tiles 
     }
 }
 
+// Joins across a tile face are needed only where the background along the
+// face starts: when the previous pixel along the face (the one before in x,
+// else in y) and its partner across the face are background too, they are
+// joined already and this pair joins through them.
+__device__ inline bool face_pair_redundant(const view &v, uint32_t thr, int x, int y, int z, int dx, int dy,
+                                           int dz, int tx, int ty)
+{
+    if (dx == 0 && tx > 0 && is_bg(v, thr, x - 1, y, z) && is_bg(v, thr, x - 1 + dx, y + dy, z + dz)) return true;
+    if (dy == 0 && ty > 0 && is_bg(v, thr, x, y - 1, z) && is_bg(v, thr, x + dx, y - 1 + dy, z + dz)) return true;
+    return false;
+}
+
 __global__ void __launch_bounds__(512) merge_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
 {
     const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
     const int x = blockIdx.x * TX + tx, y = blockIdx.y * t.ty + ty, z = blockIdx.z * t.tz + tz;
     if (x >= v.w || y >= v.h || z >= v.d) return;
-    const bool border = x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || (t.z_border && (z == 0 || z == v.d - 1));
+    const bool zb = t.z_border && (z == 0 || z == v.d - 1);
+    const bool border = x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb;
     const bool edge = tx == 0 || tx == TX - 1 || ty == 0 || ty == t.ty - 1 || (t.tz > 1 && tz == 0);
     if (!border && !edge) return;
     if (!is_bg(v, thr, x, y, z)) return;
     const uint32_t me = gindex(v, x, y, z);
-    if (border) unite(L, me, 0);
+    if (border) {
+        // one join with the outside node per border run: skip when the
+        // previous border pixel (left on a border row or slice, above on a
+        // border column) is background
+        const bool row_border = y == 0 || y == v.h - 1 || zb;
+        const bool prev_bg = row_border ? x > 0 && is_bg(v, thr, x - 1, y, z) : y > 0 && is_bg(v, thr, x, y - 1, z);
+        if (!prev_bg) unite(L, me, 0);
+    }
     for (int k = 0; k < t.off.n; k++) {
-        const int nx = x + t.off.d[k][0], ny = y + t.off.d[k][1], nz = z + t.off.d[k][2];
-        if (nx < 0 || nx >= v.w || ny < 0 || nz < 0) continue;
-        const int ntx = tx + t.off.d[k][0], nty = ty + t.off.d[k][1], ntz = tz + t.off.d[k][2];
+        const int dx = t.off.d[k][0], dy = t.off.d[k][1], dz = t.off.d[k][2];
+        const int nx = x + dx, ny = y + dy, nz = z + dz;
+        if (nx < 0 || nx >= v.w || ny < 0 || ny >= v.h || nz < 0) continue;
+        const int ntx = tx + dx, nty = ty + dy, ntz = tz + dz;
         if (ntx >= 0 && ntx < TX && nty >= 0 && nty < t.ty && ntz >= 0) continue; // same tile: pass 1
         if (!is_bg(v, thr, nx, ny, nz)) continue;
+        const int axes = (dx != 0) + (dy != 0) + (dz != 0);
+        if (axes == 1 && face_pair_redundant(v, thr, x, y, z, dx, dy, dz, tx, ty)) continue;
+        // a 2D diagonal pair with a background pixel beside both joins through it
+        if (axes == 2 && dz == 0 && (is_bg(v, thr, x + dx, y, z) || is_bg(v, thr, x, y + dy, z))) continue;
         unite(L, me, gindex(v, nx, ny, nz));
     }
 }
