@@ -15,6 +15,7 @@
 
 #include "cuda/cuda_check.h"
 #include "core/device_internal.h"
+#include "cuda/launch.h"
 #include "fill_cuda.cuh"
 
 namespace fillk {
@@ -23,7 +24,8 @@ namespace {
 constexpr int TX = 32;
 
 struct tiles {
-    int ty, tz;        // tile height and depth (tz = 1: 2D tiles)
+    int ty, tz;        // tile height and depth (tz = 1: 2D tiles), powers of two
+    int ty_shift, tz_shift;
     int z_border;      // slices 0 and d-1 are border
     offsets off;
 };
@@ -63,46 +65,74 @@ __device__ inline uint32_t gindex(const view &v, int x, int y, int z)
     return ((uint32_t)z * (uint32_t)v.h + (uint32_t)y) * (uint32_t)v.w + (uint32_t)x;
 }
 
+__device__ inline bool bit(uint32_t m, int i) { return (m >> i) & 1u; }
+
+// Shared-memory union of local indices a and b: the smaller root wins.
+__device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        while (s[a] != a) a = s[a];
+        while (s[b] != b) b = s[b];
+        if (a == b) return;
+        if (a > b) {
+            const uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const uint32_t old = atomicMin((uint32_t *)&s[b], a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+// Pass 1. A warp holds one row of 32 pixels: its ballot gives the row's
+// background mask, and every background pixel starts out labelled with the
+// first pixel of its run, so runs need no union. Rows are then joined only
+// where an overlap between runs starts (the pixel to the left is not
+// background in both rows), which leaves a few unions per pair of runs.
 __global__ void __launch_bounds__(512) local_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
 {
     __shared__ uint32_t s[512];
+    __shared__ uint32_t masks[16];
     volatile uint32_t *vs = s;
     const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
     const int x = blockIdx.x * TX + tx, y = blockIdx.y * t.ty + ty, z = blockIdx.z * t.tz + tz;
-    const int me = (tz * t.ty + ty) * TX + tx;
+    const int row = tz * t.ty + ty, me = row * TX + tx;
     const bool inside_img = x < v.w && y < v.h && z < v.d;
     const bool bg = inside_img && is_bg(v, thr, x, y, z);
-    s[me] = bg ? (uint32_t)me : 0xffffffffu;
+    const uint32_t mask = __ballot_sync(0xffffffffu, bg);
+    if (tx == 0) masks[row] = mask;
+    const uint32_t below = ~mask & ((1u << tx) - 1u);
+    const int start = below ? 32 - __clz(below) : 0; // first pixel of my run
+    s[me] = (uint32_t)(row * TX + start);
     __syncthreads();
     if (bg) {
-        for (int k = 0; k < t.off.n; k++) {
-            const int nx = tx + t.off.d[k][0], ny = ty + t.off.d[k][1], nz = tz + t.off.d[k][2];
+        #pragma unroll
+        for (int k = 0; k < 13; k++) { // unrolled: constant indices keep the offsets out of local memory
+            if (k >= t.off.n) break;
+            const int dx = t.off.d[k][0], dy = t.off.d[k][1], dz = t.off.d[k][2];
+            if (dy == 0 && dz == 0) continue; // the same row: runs
+            const int nx = tx + dx, ny = ty + dy, nz = tz + dz;
             if (nx < 0 || nx >= TX || ny < 0 || ny >= t.ty || nz < 0) continue;
-            const int nb = (nz * t.ty + ny) * TX + nx;
-            if (vs[nb] == 0xffffffffu) continue; // contour or beyond the image
-            // shared-memory union: the smaller local index wins
-            uint32_t a = (uint32_t)me, b = (uint32_t)nb;
-            for (;;) {
-                while (vs[a] != a) a = vs[a];
-                while (vs[b] != b) b = vs[b];
-                if (a == b) break;
-                if (a > b) {
-                    const uint32_t tmp = a;
-                    a = b;
-                    b = tmp;
-                }
-                const uint32_t old = atomicMin(&s[b], a);
-                if (old == b) break;
-                b = old;
+            const int nrow = nz * t.ty + ny;
+            const uint32_t nm = masks[nrow];
+            if (!bit(nm, nx)) continue;
+            if (dx == 0) {
+                // the overlap started further left: joined there
+                if (tx > 0 && bit(mask, tx - 1) && bit(nm, tx - 1)) continue;
+            } else if (dz == 0 || dy == 0) {
+                // a diagonal in a plane with x: a background pixel beside both joins them
+                if (bit(mask, nx) || bit(nm, tx)) continue;
             }
+            unite_local(vs, (uint32_t)me, (uint32_t)(nrow * TX + nx));
         }
     }
     __syncthreads();
     if (!inside_img) return;
     if (bg) {
         uint32_t r = (uint32_t)me;
-        while (s[r] != r) r = s[r];
-        const int rx = (int)(r % TX), ry = (int)(r / TX) % t.ty, rz = (int)(r / (TX * t.ty));
+        while (vs[r] != r) r = vs[r];
+        const int rx = (int)(r & (TX - 1)), ry = (int)(r >> 5) & (t.ty - 1), rz = (int)(r >> (5 + t.ty_shift));
         L[gindex(v, x, y, z)] = gindex(v, blockIdx.x * TX + rx, blockIdx.y * t.ty + ry, blockIdx.z * t.tz + rz);
     } else if (x == 0 && y == 0 && z == 0) {
         L[0] = 0; // the outside node
@@ -121,18 +151,14 @@ __device__ inline bool face_pair_redundant(const view &v, uint32_t thr, int x, i
     return false;
 }
 
-__global__ void __launch_bounds__(512) merge_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
+// Pass 2 for one pixel on a tile face (or the image border).
+__device__ void join_pixel(const view &v, uint32_t thr, const tiles &t, uint32_t *L, int x, int y, int z)
 {
-    const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
-    const int x = blockIdx.x * TX + tx, y = blockIdx.y * t.ty + ty, z = blockIdx.z * t.tz + tz;
-    if (x >= v.w || y >= v.h || z >= v.d) return;
-    const bool zb = t.z_border && (z == 0 || z == v.d - 1);
-    const bool border = x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb;
-    const bool edge = tx == 0 || tx == TX - 1 || ty == 0 || ty == t.ty - 1 || (t.tz > 1 && tz == 0);
-    if (!border && !edge) return;
     if (!is_bg(v, thr, x, y, z)) return;
+    const int tx = x & (TX - 1), ty = y & (t.ty - 1), tz = z & (t.tz - 1);
+    const bool zb = t.z_border && (z == 0 || z == v.d - 1);
     const uint32_t me = gindex(v, x, y, z);
-    if (border) {
+    if (x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb) {
         // one join with the outside node per border run: skip when the
         // previous border pixel (left on a border row or slice, above on a
         // border column) is background
@@ -140,7 +166,9 @@ __global__ void __launch_bounds__(512) merge_kernel(view v, uint32_t thr, tiles 
         const bool prev_bg = row_border ? x > 0 && is_bg(v, thr, x - 1, y, z) : y > 0 && is_bg(v, thr, x, y - 1, z);
         if (!prev_bg) unite(L, me, 0);
     }
-    for (int k = 0; k < t.off.n; k++) {
+    #pragma unroll
+    for (int k = 0; k < 13; k++) { // unrolled: constant indices keep the offsets out of local memory
+        if (k >= t.off.n) break;
         const int dx = t.off.d[k][0], dy = t.off.d[k][1], dz = t.off.d[k][2];
         const int nx = x + dx, ny = y + dy, nz = z + dz;
         if (nx < 0 || nx >= v.w || ny < 0 || ny >= v.h || nz < 0) continue;
@@ -155,6 +183,67 @@ __global__ void __launch_bounds__(512) merge_kernel(view v, uint32_t thr, tiles 
     }
 }
 
+// Pass 2, launched only over the pixels that can have a neighbour in another
+// tile: rows (and in 3D slices) on the first and last line of a tile, all x
+// (coalesced), and columns on the first and last pixel of a tile, one thread
+// per row. Pixels in both sets are joined twice, which is harmless.
+__global__ void merge_rows_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+{
+    // item -> (x, face line f, slice z); face line f -> y = (f / 2) * ty + (f odd ? ty - 1 : 0)
+    const uint32_t lines = 2 * ((v.h + t.ty - 1) >> t.ty_shift);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
+        const int x = (int)(i % (uint32_t)v.w);
+        const uint32_t r = i / (uint32_t)v.w;
+        const int f = (int)(r % lines), z = (int)(r / lines);
+        const int y = (f / 2) * t.ty + ((f & 1) ? t.ty - 1 : 0);
+        if (y >= v.h || ((f & 1) && t.ty == 1)) continue;
+        join_pixel(v, thr, t, L, x, y, z);
+    }
+}
+
+__global__ void merge_cols_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+{
+    const uint32_t cols = 2 * ((v.w + TX - 1) / TX);
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
+        const int c = (int)(i % cols);
+        const uint32_t r = i / cols;
+        const int y = (int)(r % (uint32_t)v.h), z = (int)(r / (uint32_t)v.h);
+        const int x = (c / 2) * TX + ((c & 1) ? TX - 1 : 0);
+        if (x >= v.w) continue;
+        join_pixel(v, thr, t, L, x, y, z);
+    }
+}
+
+// 3D: the first slice of each tile layer, all (x, y).
+__global__ void merge_slices_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+{
+    const uint32_t plane = (uint32_t)v.w * (uint32_t)v.h;
+    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
+        const int x = (int)(i % (uint32_t)v.w), y = (int)((i / (uint32_t)v.w) % (uint32_t)v.h);
+        const int z = (int)(i / plane) * t.tz;
+        join_pixel(v, thr, t, L, x, y, z);
+    }
+}
+
+// The image border beyond the tile faces: the last row, the last column and
+// the last slice need their join with the outside node.
+__global__ void merge_border_kernel(view v, uint32_t thr, tiles t, uint32_t *L, int64_t items)
+{
+    // items: the last row of every slice (w each), then the last column of every row (h each),
+    // then (3D border) the first and last slice (w*h each)
+    const int64_t a = (int64_t)v.w * v.d, b = a + (int64_t)v.h * v.d;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
+        int x, y, z;
+        if (i < a) x = (int)(i % v.w), y = v.h - 1, z = (int)(i / v.w);
+        else if (i < b) x = v.w - 1, y = (int)((i - a) % v.h), z = (int)((i - a) / v.h);
+        else {
+            const int64_t j = i - b, plane = (int64_t)v.w * v.h;
+            x = (int)(j % v.w), y = (int)((j / v.w) % v.h), z = j < plane ? 0 : v.d - 1;
+        }
+        join_pixel(v, thr, t, L, x, y, z);
+    }
+}
+
 __global__ void __launch_bounds__(512) output_kernel(view v, rule r, tiles t, uint32_t *L)
 {
     const int x = blockIdx.x * TX + threadIdx.x, y = blockIdx.y * t.ty + threadIdx.y,
@@ -163,9 +252,13 @@ __global__ void __launch_bounds__(512) output_kernel(view v, rule r, tiles t, ui
     const uint32_t value = in_at(v, x, y, z);
     int cls = 2;
     if (value < r.threshold) {
+        // labels no longer change: plain loads. The first pixel of a tile to
+        // find its root links the tile's root to it, shortening the others' walk.
         const uint32_t tile_root = L[gindex(v, x, y, z)];
-        const uint32_t root = find_root(L, tile_root);
-        if (root != tile_root) L[tile_root] = root; // shortens the walk of the tile's other pixels
+        const uint32_t up = L[tile_root];
+        uint32_t root = up;
+        while (L[root] != root) root = L[root];
+        if (up != root) L[tile_root] = root;
         cls = root == 0 ? 1 : 0;
     }
     out_put(v, r, x, y, z, cls, value);
@@ -187,7 +280,7 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
                            "labels); this image has %llu", s->op, (unsigned long long)n);
     cudaStream_t st = (cudaStream_t)stream;
     const int is3d = g.d > 1 && g.z_border;
-    tiles t{is3d ? 4 : 16, is3d ? 4 : 1, g.z_border, backward_offsets(s->conn, is3d)};
+    tiles t{is3d ? 4 : 16, is3d ? 4 : 1, is3d ? 2 : 4, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d)};
     const dim3 block(TX, t.ty, t.tz);
     const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
                     (unsigned)((g.d + t.tz - 1) / t.tz));
@@ -202,8 +295,24 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
     local_kernel<<<grid, block, 0, st>>>(v, s->threshold, t, L);
     parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
     if (rc == PARAC_OK) {
-        merge_kernel<<<grid, block, 0, st>>>(v, s->threshold, t, L);
+        const int64_t rows = (int64_t)g.w * 2 * ((g.h + t.ty - 1) / t.ty) * g.d;
+        const int64_t cols = (int64_t)2 * ((g.w + TX - 1) / TX) * g.h * g.d;
+        const int64_t slices = t.tz > 1 ? (int64_t)g.w * g.h * ((g.d + t.tz - 1) / t.tz) : 0;
+        const int64_t border = (int64_t)g.w * g.d + (int64_t)g.h * g.d + (t.z_border ? 2 * g.w * g.h : 0);
+        merge_rows_kernel<<<parac__grid_for(rows, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)rows);
         rc = PARAC_CUDA_LAUNCH_CHECK();
+        if (rc == PARAC_OK) {
+            merge_cols_kernel<<<parac__grid_for(cols, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)cols);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+        if (rc == PARAC_OK && slices > 0) {
+            merge_slices_kernel<<<parac__grid_for(slices, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)slices);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+        if (rc == PARAC_OK) {
+            merge_border_kernel<<<parac__grid_for(border, 256), 256, 0, st>>>(v, s->threshold, t, L, border);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
     }
     if (rc == PARAC_OK) {
         output_kernel<<<grid, block, 0, st>>>(v, make_rule(s), t, L);
