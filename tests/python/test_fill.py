@@ -371,3 +371,48 @@ def test_floodfill_errors(tmp_path):
         assert r.returncode == 1, (args, r.stderr)
         assert msg in r.stderr, (args, r.stderr)
         assert not out.exists()
+
+
+# ---- many images: --out-dir ---------------------------------------------------------------
+def _batch_inputs(tmp_path, rng, n=9):
+    d = tmp_path / "in"
+    d.mkdir()
+    for i in range(n):
+        img = generated(rng, "circles", 90 + i, 120 + 3 * i)
+        cv2.imwrite(str(d / f"img{i:02d}.png"), img)
+    return d
+
+
+@pytest.mark.parametrize("device,method", [("cpu", "seeds"), ("cpu", "ccl"),
+                                           pytest.param("cuda", "ccl", marks=pytest.mark.gpu),
+                                           pytest.param("cuda", "hybrid", marks=pytest.mark.gpu),
+                                           pytest.param("cuda", "seeds", marks=pytest.mark.gpu)])
+def test_batch_matches_single_runs_and_reports_bad_files(tmp_path, rng, device, method):
+    d = _batch_inputs(tmp_path, rng)
+    (d / "broken.png").write_bytes(b"not a png at all")
+    out = tmp_path / "out"
+    r = run_parac("--device", device, "fill", d, "--out-dir", out, "--method", method, "--workers", 3, check=False)
+    assert r.returncode == 1, r.stderr
+    assert "broken.png" in r.stderr and "1 failed" in r.stderr
+    names = sorted(p.name for p in out.iterdir())
+    assert names == [f"img{i:02d}.png" for i in range(9)]  # nothing for the broken file, no temporaries
+    for i in range(9):
+        img = cv2.imread(str(d / f"img{i:02d}.png"), cv2.IMREAD_UNCHANGED)
+        np.testing.assert_array_equal(cv2.imread(str(out / f"img{i:02d}.png"), cv2.IMREAD_UNCHANGED),
+                                      reference(img, 4))
+
+
+def test_batch_glob_any_operation_and_no_overwrite(tmp_path, rng):
+    d = _batch_inputs(tmp_path, rng, n=4)
+    out = tmp_path / "blurred"
+    run_parac("--device", "cpu", "gauss", str(d / "img0*.png"), "--sigma", 2, "--out-dir", out)
+    assert len(list(out.iterdir())) == 4
+    one = tmp_path / "one.png"
+    run_parac("--device", "cpu", "gauss", d / "img02.png", one, "--sigma", 2)
+    np.testing.assert_array_equal(cv2.imread(str(out / "img02.png")), cv2.imread(str(one)))
+    r = run_parac("--device", "cpu", "fill", d / "img01.png", "--out-dir", d, check=False)
+    assert r.returncode == 1 and "would replace its input" in r.stderr
+    r = run_parac("--device", "cpu", "fill", str(d / "nothing*.png"), "--out-dir", out, check=False)
+    assert r.returncode == 1 and "no file matches" in r.stderr
+    r = run_parac("--device", "cpu", "reconstruct", d / "img01.png", d / "img02.png", "--out-dir", out, check=False)
+    assert r.returncode == 1 and "one input and one output" in r.stderr

@@ -4,6 +4,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_batch.h"
 
 static const char *type_name(parac_param_type t)
 {
@@ -94,6 +95,11 @@ void cli_op_help(const parac_op *op, FILE *out)
             "  --gzip                  gzip written NRRD data\n"
             "  --ascii                 write PGM/PPM as text (P2/P3)\n"
             "  --fortran-order         write .npy in Fortran order\n"
+            "\nmany images (operations with one input and one output):\n"
+            "  --out-dir DIR           every IN (files, directories, glob patterns) is read and\n"
+            "                          written as DIR/<its file name>; a progress bar on a terminal\n"
+            "  --workers N             images in flight at once, each worker with its own stream\n"
+            "                          (default 4)\n"
             "\nglobal options: --device D, -v, -q, --progress (see 'parac --help')\n");
 }
 
@@ -113,8 +119,10 @@ static double seconds_now(void)
 
 int cli_run_op(const parac_op *op, int argc, char **argv)
 {
-    const char *positional[16];
-    int n_pos = 0, explain = 0, rc = CLI_OK;
+    const char **positional = calloc((size_t)argc, sizeof *positional);
+    if (!positional) return cli_fail(PARAC_ERR_OUT_OF_MEMORY, op->name);
+    const char *out_dir = NULL;
+    int n_pos = 0, explain = 0, workers = 4, rc = CLI_OK;
     parac_read_options ropt = {0};
     parac_write_options wopt = {.png_compression = -1};
     parac_args *args = NULL;
@@ -126,15 +134,11 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             cli_op_help(op, stdout);
             parac_args_destroy(args);
+            free(positional);
             return CLI_OK;
         }
         if (a[0] != '-' || a[1] == '\0' || (a[1] != '-' && !(a[1] >= 'a' && a[1] <= 'z'))) {
-            if (n_pos == 16) {
-                cli_error("%s: too many file arguments", op->name);
-                rc = CLI_USER_ERROR;
-            } else {
-                positional[n_pos++] = a;
-            }
+            positional[n_pos++] = a;
             continue;
         }
         if (a[1] != '-') {
@@ -177,6 +181,20 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
             }
             continue;
         }
+        if (strcmp(name, "out-dir") == 0) {
+            out_dir = value;
+            continue;
+        }
+        if (strcmp(name, "workers") == 0) {
+            char *end;
+            long w = strtol(value, &end, 10);
+            if (*end || w < 1 || w > 64) {
+                cli_error("%s: --workers must be 1..64, got '%s'", op->name, value);
+                rc = CLI_USER_ERROR;
+            }
+            workers = (int)w;
+            continue;
+        }
         if (strcmp(name, "quality") == 0) {
             char *end;
             long q = strtol(value, &end, 10);
@@ -208,6 +226,18 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         }
         if (st != PARAC_OK) rc = cli_fail(st, op->name);
     }
+    if (rc == CLI_OK && out_dir) {
+        if (n_pos == 0) {
+            cli_error("%s: --out-dir needs input files", op->name);
+            rc = CLI_USER_ERROR;
+        } else {
+            const cli_batch_options bo = {out_dir, workers, explain, &ropt, &wopt};
+            rc = cli_run_batch(op, args, positional, n_pos, &bo);
+        }
+        parac_args_destroy(args);
+        free(positional);
+        return rc;
+    }
     if (rc == CLI_OK && n_pos != op->n_inputs + op->n_outputs) {
         cli_error("%s: expected %s (%d file%s), got %d (see 'parac %s --help')", op->name,
                   op->usage_args, op->n_inputs + op->n_outputs,
@@ -216,6 +246,7 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     }
     if (rc != CLI_OK) {
         parac_args_destroy(args);
+        free(positional);
         return rc;
     }
 
@@ -250,5 +281,6 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     }
     parac_context_destroy(ctx);
     parac_args_destroy(args);
+    free(positional);
     return rc;
 }
