@@ -22,6 +22,13 @@ namespace fillk {
 namespace {
 
 constexpr int TX = 32;
+// Rows of a 2D tile (a power of two, TX * rows <= 1024 threads).
+#ifndef PARAC_FILL_TILE_ROWS
+#define PARAC_FILL_TILE_ROWS 16
+#endif
+constexpr int TY2 = PARAC_FILL_TILE_ROWS;
+constexpr int TY2_SHIFT = TY2 == 32 ? 5 : TY2 == 16 ? 4 : TY2 == 8 ? 3 : TY2 == 4 ? 2 : TY2 == 2 ? 1 : 0;
+constexpr int TILE = TX * TY2 < 512 ? 512 : TX * TY2; // pixels of a tile (3D tiles: 32 x 4 x 4)
 
 struct tiles {
     int ty, tz;        // tile height and depth (tz = 1: 2D tiles), powers of two
@@ -90,10 +97,10 @@ __device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
 // first pixel of its run, so runs need no union. Rows are then joined only
 // where an overlap between runs starts (the pixel to the left is not
 // background in both rows), which leaves a few unions per pair of runs.
-__global__ void __launch_bounds__(512) local_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
+__global__ void __launch_bounds__(TILE) local_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
 {
-    __shared__ uint32_t s[512];
-    __shared__ uint32_t masks[16];
+    __shared__ uint32_t s[TILE];
+    __shared__ uint32_t masks[TILE / TX];
     volatile uint32_t *vs = s;
     const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
     const int x = blockIdx.x * TX + tx, y = blockIdx.y * t.ty + ty, z = blockIdx.z * t.tz + tz;
@@ -128,10 +135,17 @@ __global__ void __launch_bounds__(512) local_kernel(view v, uint32_t thr, tiles 
         }
     }
     __syncthreads();
-    if (!inside_img) return;
-    if (bg) {
+    // the first pixel of each run finds the run's root and keeps it; every
+    // other pixel then takes it in one step (roots no longer change)
+    if (bg && start == tx) {
         uint32_t r = (uint32_t)me;
         while (vs[r] != r) r = vs[r];
+        vs[me] = r;
+    }
+    __syncthreads();
+    if (!inside_img) return;
+    if (bg) {
+        const uint32_t r = vs[row * TX + start];
         const int rx = (int)(r & (TX - 1)), ry = (int)(r >> 5) & (t.ty - 1), rz = (int)(r >> (5 + t.ty_shift));
         L[gindex(v, x, y, z)] = gindex(v, blockIdx.x * TX + rx, blockIdx.y * t.ty + ry, blockIdx.z * t.tz + rz);
     } else if (x == 0 && y == 0 && z == 0) {
@@ -244,7 +258,7 @@ __global__ void merge_border_kernel(view v, uint32_t thr, tiles t, uint32_t *L, 
     }
 }
 
-__global__ void __launch_bounds__(512) output_kernel(view v, rule r, tiles t, uint32_t *L)
+__global__ void __launch_bounds__(TILE) output_kernel(view v, rule r, tiles t, uint32_t *L)
 {
     const int x = blockIdx.x * TX + threadIdx.x, y = blockIdx.y * t.ty + threadIdx.y,
               z = blockIdx.z * t.tz + threadIdx.z;
@@ -280,7 +294,7 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
                            "labels); this image has %llu", s->op, (unsigned long long)n);
     cudaStream_t st = (cudaStream_t)stream;
     const int is3d = g.d > 1 && g.z_border;
-    tiles t{is3d ? 4 : 16, is3d ? 4 : 1, is3d ? 2 : 4, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d)};
+    tiles t{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d)};
     const dim3 block(TX, t.ty, t.tz);
     const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
                     (unsigned)((g.d + t.tz - 1) / t.tz));
