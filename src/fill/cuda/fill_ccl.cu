@@ -99,7 +99,7 @@ __device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
 // background in both rows), which leaves a few unions per pair of runs.
 __global__ void __launch_bounds__(TILE) local_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
 {
-    __shared__ uint32_t s[TILE];
+    __shared__ uint32_t s[TILE], run_root[TILE];
     __shared__ uint32_t masks[TILE / TX];
     volatile uint32_t *vs = s;
     const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
@@ -135,17 +135,17 @@ __global__ void __launch_bounds__(TILE) local_kernel(view v, uint32_t thr, tiles
         }
     }
     __syncthreads();
-    // the first pixel of each run finds the run's root and keeps it; every
-    // other pixel then takes it in one step (roots no longer change)
+    // the first pixel of each run finds the run's root; every other pixel
+    // then takes it in one step
     if (bg && start == tx) {
         uint32_t r = (uint32_t)me;
         while (vs[r] != r) r = vs[r];
-        vs[me] = r;
+        run_root[me] = r;
     }
     __syncthreads();
     if (!inside_img) return;
     if (bg) {
-        const uint32_t r = vs[row * TX + start];
+        const uint32_t r = run_root[row * TX + start];
         const int rx = (int)(r & (TX - 1)), ry = (int)(r >> 5) & (t.ty - 1), rz = (int)(r >> (5 + t.ty_shift));
         L[gindex(v, x, y, z)] = gindex(v, blockIdx.x * TX + rx, blockIdx.y * t.ty + ry, blockIdx.z * t.tz + rz);
     } else if (x == 0 && y == 0 && z == 0) {
