@@ -37,7 +37,14 @@ v = ((r.random((13, 40, 33)) < 0.3) * 255).astype(np.uint16); np.save('/tmp/fv.n
       done
     done
   done
-  echo "compute-sanitizer on CLI fill runs: $runs runs, $fails failures"
+  for tool in memcheck racecheck synccheck initcheck; do
+    for c in "/tmp/fa.npy --seed 3,3 --seed 200,100 --value 9 --tolerance 0" "/tmp/fv.npy --layout dhw --seed 1,2,3 --value 7 --connectivity 26"; do
+      timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $b/bin/parac --device cuda floodfill $c /tmp/cs_o.npy \
+        > "$OUT/cs.log" 2>&1 || { fails=$((fails+1)); echo "$tool FAIL: floodfill $c"; tail -8 "$OUT/cs.log"; }
+      runs=$((runs+1))
+    done
+  done
+  echo "compute-sanitizer on CLI fill and floodfill runs: $runs runs, $fails failures"
 fi
 if [[ $PHASES == *bench* ]]; then
   timeout ${BENCH_TIMEOUT:-500} bench/fill/run_all.sh $b "$OUT/bench" ${QUICK:+quick} > "$OUT/bench.log" 2>&1

@@ -89,6 +89,10 @@ parac_status parac__fill_hybrid(const parac__fill_spec *s, const parac_image *in
 parac_status parac__floodfill_cpu(const parac_image *in, parac_image *out, const int64_t *seeds,
                                   int n_seeds, double value, double tolerance, int conn);
 
+/* Seeded flood fill on CUDA (method "ccl"): in and out on one device. */
+parac_status parac__floodfill_cuda(const parac_image *in, parac_image *out, const int64_t *seeds, int n_seeds,
+                                   double value, double tolerance, int conn, void *stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,18 +84,18 @@ static parac_status fill_choose(parac_op_call *call, const char **method, char *
                      "GPU method on every measured input (docs/fill.md)");
         return PARAC_OK;
     }
-    const int threads = parac_context_threads(call->ctx);
-    /* below about 2^18 pixels thread start-up costs more than the fill (bench/fill) */
-    if (threads > 1 && n >= (1 << 18)) {
-        *method = "seeds";
+    /* ccl is the fastest CPU method from about 2^16 pixels on, on one thread
+     * as on sixteen (bench/fill, docs/fill.md); below, the plain scanline fill */
+    if (n >= (1 << 16)) {
+        *method = "ccl";
         if (why_size)
-            snprintf(why, why_size, "%lld pixels on %d threads: the paper's seeded parallel fill",
-                     (long long)n, threads);
+            snprintf(why, why_size, "%lld pixels on %d thread%s: connected components of background runs, "
+                     "the fastest CPU method from about 2^16 pixels on", (long long)n,
+                     parac_context_threads(call->ctx), parac_context_threads(call->ctx) == 1 ? "" : "s");
         return PARAC_OK;
     }
     *method = "serial";
-    if (why_size)
-        snprintf(why, why_size, "%s: the one-thread scanline fill", threads > 1 ? "small image" : "one thread");
+    if (why_size) snprintf(why, why_size, "small image: the one-thread scanline fill");
     return PARAC_OK;
 }
 
@@ -241,10 +241,17 @@ static parac_status floodfill_run(parac_op_call *call)
     int64_t *seeds = NULL;
     int n = 0;
     PARAC_TRY(parse_seeds(in, parac_call_string(call, "seed"), &seeds, &n));
+    const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
     parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1, in->dtype,
-                                         PARAC_MEMORY_HOST, -1);
-    if (st == PARAC_OK)
-        st = parac__floodfill_cpu(in, call->outputs[0], seeds, n, value, parac_call_double(call, "tolerance"), conn);
+                                         cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                                         cuda ? parac_context_cuda_device(call->ctx) : -1);
+    const double tol = parac_call_double(call, "tolerance");
+    if (st == PARAC_OK && !cuda) st = parac__floodfill_cpu(in, call->outputs[0], seeds, n, value, tol, conn);
+#ifdef PARAC_HAVE_CUDA
+    else if (st == PARAC_OK)
+        st = parac__floodfill_cuda(in, call->outputs[0], seeds, n, value, tol, conn, parac_context_stream(call->ctx));
+#endif
+    else if (st == PARAC_OK) st = parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: this build has no CUDA support");
     free(seeds);
     return st;
 }
@@ -269,6 +276,9 @@ static const parac_param_spec floodfill_params[] = {
 static const parac_method floodfill_methods[] = {
     {"scanline", PARAC_BACKEND_CPU, floodfill_run,
      "a scanline (span) fill from each seed, as Heckbert's and OpenCV's"},
+    {"ccl", PARAC_BACKEND_CUDA, floodfill_run,
+     "per seed: connected components of the pixels within range (the fill's GPU ccl passes), the "
+     "seed's component takes the value"},
 };
 
 const parac_op parac__op_floodfill = {

@@ -307,40 +307,47 @@ def test_fill_errors(tmp_path):
 
 
 # ---- floodfill ---------------------------------------------------------------------------
-def flood_cli(tmp_path, img, *opts):
+def flood_cli(tmp_path, img, *opts, device="cpu"):
     a = save(tmp_path, "in.npy", img)
     out = tmp_path / "out.npy"
-    run_parac("--device", "cpu", "floodfill", a, out, "--layout", "dhw", *opts)
+    run_parac("--device", device, "floodfill", a, out, "--layout", "dhw", *opts)
     return np.load(out)
 
 
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
 @pytest.mark.parametrize("conn", [4, 8])
 @pytest.mark.parametrize("tol", [0, 3, 40])
-def test_floodfill_matches_skimage(tmp_path, rng, dtype, conn, tol):
+def test_floodfill_matches_skimage(tmp_path, rng, device, dtype, conn, tol):
     img = (ndi.uniform_filter(rng.random((71, 93)), 5) * 100).astype(dtype)
     if dtype != np.float32:
         img = (img // 4 * 4).astype(dtype)  # plateaus, so tolerance 0 fills more than one pixel
     seed = (int(rng.integers(0, 71)), int(rng.integers(0, 93)))
     value = 250
     got = flood_cli(tmp_path, img, "--seed", f"{seed[1]},{seed[0]}", "--value", value,
-                    "--tolerance", tol, "--connectivity", conn)
+                    "--tolerance", tol, "--connectivity", conn, device=device)
     ref = sks.flood_fill(img, seed, value, connectivity=1 if conn == 4 else 2, tolerance=tol)
     np.testing.assert_array_equal(got, ref)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("conn", [4, 8])
-def test_floodfill_matches_cv2_fixed_range(tmp_path, rng, conn):
+def test_floodfill_matches_cv2_fixed_range(tmp_path, rng, device, conn):
     img = (rng.random((64, 80)) * 8).astype(np.uint8) * 30
     ref = img.copy()
     mask = np.zeros((66, 82), np.uint8)
     cv2.floodFill(ref, mask, (7, 5), 99, 30, 30, conn | cv2.FLOODFILL_FIXED_RANGE)
-    got = flood_cli(tmp_path, img, "--seed", "7,5", "--value", 99, "--tolerance", 30, "--connectivity", conn)
+    got = flood_cli(tmp_path, img, "--seed", "7,5", "--value", 99, "--tolerance", 30, "--connectivity", conn,
+                    device=device)
     np.testing.assert_array_equal(got, ref)
 
 
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("conn", [6, 26])
-def test_floodfill_3d_and_several_seeds(tmp_path, rng, conn):
+def test_floodfill_3d_and_several_seeds(tmp_path, rng, device, conn):
     img = shells(rng)
     seeds = [(0, 0, 0), (11, 15, 18), (5, 3, 30)]
     ref = img.copy()
@@ -350,7 +357,7 @@ def test_floodfill_3d_and_several_seeds(tmp_path, rng, conn):
     opts = []
     for z, y, x in seeds:
         opts += ["--seed", f"{x},{y},{z}"]
-    got = flood_cli(tmp_path, img, *opts, "--value", 77, "--connectivity", conn)
+    got = flood_cli(tmp_path, img, *opts, "--value", 77, "--connectivity", conn, device=device)
     np.testing.assert_array_equal(got, ref)
 
 

@@ -65,7 +65,20 @@ __device__ inline void unite(uint32_t *L, uint32_t a, uint32_t b)
     }
 }
 
-__device__ inline bool is_bg(const view &v, uint32_t thr, int x, int y, int z) { return in_at(v, x, y, z) < thr; }
+// Which pixels are joined: fill's background (value < threshold), or
+// floodfill's pixels within [lo, hi] of a seed's value.
+struct member {
+    uint32_t thr;
+    int flood;
+    double lo, hi;
+};
+
+__device__ inline bool is_bg(const view &v, const member &m, int x, int y, int z)
+{
+    if (!m.flood) return in_at(v, x, y, z) < m.thr;
+    const double a = value_at(v, x, y, z);
+    return a >= m.lo && a <= m.hi;
+}
 
 __device__ inline uint32_t gindex(const view &v, int x, int y, int z)
 {
@@ -97,7 +110,7 @@ __device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
 // first pixel of its run, so runs need no union. Rows are then joined only
 // where an overlap between runs starts (the pixel to the left is not
 // background in both rows), which leaves a few unions per pair of runs.
-__global__ void __launch_bounds__(TILE) local_kernel(view v, uint32_t thr, tiles t, uint32_t *L)
+__global__ void __launch_bounds__(TILE) local_kernel(view v, member thr, tiles t, uint32_t *L)
 {
     __shared__ uint32_t s[TILE], run_root[TILE];
     __shared__ uint32_t masks[TILE / TX];
@@ -157,7 +170,7 @@ __global__ void __launch_bounds__(TILE) local_kernel(view v, uint32_t thr, tiles
 // face starts: when the previous pixel along the face (the one before in x,
 // else in y) and its partner across the face are background too, they are
 // joined already and this pair joins through them.
-__device__ inline bool face_pair_redundant(const view &v, uint32_t thr, int x, int y, int z, int dx, int dy,
+__device__ inline bool face_pair_redundant(const view &v, const member &thr, int x, int y, int z, int dx, int dy,
                                            int dz, int tx, int ty)
 {
     if (dx == 0 && tx > 0 && is_bg(v, thr, x - 1, y, z) && is_bg(v, thr, x - 1 + dx, y + dy, z + dz)) return true;
@@ -166,13 +179,13 @@ __device__ inline bool face_pair_redundant(const view &v, uint32_t thr, int x, i
 }
 
 // Pass 2 for one pixel on a tile face (or the image border).
-__device__ void join_pixel(const view &v, uint32_t thr, const tiles &t, uint32_t *L, int x, int y, int z)
+__device__ void join_pixel(const view &v, const member &thr, const tiles &t, uint32_t *L, int x, int y, int z)
 {
     if (!is_bg(v, thr, x, y, z)) return;
     const int tx = x & (TX - 1), ty = y & (t.ty - 1), tz = z & (t.tz - 1);
     const bool zb = t.z_border && (z == 0 || z == v.d - 1);
     const uint32_t me = gindex(v, x, y, z);
-    if (x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb) {
+    if (!thr.flood && (x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb)) {
         // one join with the outside node per border run: skip when the
         // previous border pixel (left on a border row or slice, above on a
         // border column) is background
@@ -201,7 +214,7 @@ __device__ void join_pixel(const view &v, uint32_t thr, const tiles &t, uint32_t
 // tile: rows (and in 3D slices) on the first and last line of a tile, all x
 // (coalesced), and columns on the first and last pixel of a tile, one thread
 // per row. Pixels in both sets are joined twice, which is harmless.
-__global__ void merge_rows_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+__global__ void merge_rows_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
     // item -> (x, face line f, slice z); face line f -> y = (f / 2) * ty + (f odd ? ty - 1 : 0)
     const uint32_t lines = 2 * ((v.h + t.ty - 1) >> t.ty_shift);
@@ -215,7 +228,7 @@ __global__ void merge_rows_kernel(view v, uint32_t thr, tiles t, uint32_t *L, ui
     }
 }
 
-__global__ void merge_cols_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+__global__ void merge_cols_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
     const uint32_t cols = 2 * ((v.w + TX - 1) / TX);
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
@@ -229,7 +242,7 @@ __global__ void merge_cols_kernel(view v, uint32_t thr, tiles t, uint32_t *L, ui
 }
 
 // 3D: the first slice of each tile layer, all (x, y).
-__global__ void merge_slices_kernel(view v, uint32_t thr, tiles t, uint32_t *L, uint32_t items)
+__global__ void merge_slices_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
     const uint32_t plane = (uint32_t)v.w * (uint32_t)v.h;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
@@ -241,7 +254,7 @@ __global__ void merge_slices_kernel(view v, uint32_t thr, tiles t, uint32_t *L, 
 
 // The image border beyond the tile faces: the last row, the last column and
 // the last slice need their join with the outside node.
-__global__ void merge_border_kernel(view v, uint32_t thr, tiles t, uint32_t *L, int64_t items)
+__global__ void merge_border_kernel(view v, member thr, tiles t, uint32_t *L, int64_t items)
 {
     // items: the last row of every slice (w each), then the last column of every row (h each),
     // then (3D border) the first and last slice (w*h each)
@@ -278,6 +291,61 @@ __global__ void __launch_bounds__(TILE) output_kernel(view v, rule r, tiles t, u
     out_put(v, r, x, y, z, cls, value);
 }
 
+// Passes 1 and 2: every member pixel's label leads to its component's root.
+parac_status label_passes(const view &v, const member &m, const tiles &t, const parac__fill_geom &g, uint32_t *L,
+                          cudaStream_t st)
+{
+    const dim3 block(TX, t.ty, t.tz);
+    const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
+                    (unsigned)((g.d + t.tz - 1) / t.tz));
+    local_kernel<<<grid, block, 0, st>>>(v, m, t, L);
+    parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
+    if (rc == PARAC_OK) {
+        const int64_t rows = (int64_t)g.w * 2 * ((g.h + t.ty - 1) / t.ty) * g.d;
+        const int64_t cols = (int64_t)2 * ((g.w + TX - 1) / TX) * g.h * g.d;
+        const int64_t slices = t.tz > 1 ? (int64_t)g.w * g.h * ((g.d + t.tz - 1) / t.tz) : 0;
+        const int64_t border = (int64_t)g.w * g.d + (int64_t)g.h * g.d + (t.z_border ? 2 * g.w * g.h : 0);
+        merge_rows_kernel<<<parac__grid_for(rows, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)rows);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+        if (rc == PARAC_OK) {
+            merge_cols_kernel<<<parac__grid_for(cols, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)cols);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+        if (rc == PARAC_OK && slices > 0) {
+            merge_slices_kernel<<<parac__grid_for(slices, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)slices);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+        if (rc == PARAC_OK && !m.flood) {
+            merge_border_kernel<<<parac__grid_for(border, 256), 256, 0, st>>>(v, m, t, L, border);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+    }
+    return rc;
+}
+
+// floodfill: every member pixel in the seed's component takes the value.
+__global__ void __launch_bounds__(TILE) flood_output_kernel(view v, member m, tiles t, const uint32_t *L,
+                                                            uint32_t seed, double value, int dtype)
+{
+    __shared__ uint32_t seed_root;
+    if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) {
+        uint32_t r = seed;
+        while (L[r] != r) r = L[r];
+        seed_root = r;
+    }
+    __syncthreads();
+    const int x = blockIdx.x * TX + threadIdx.x, y = blockIdx.y * t.ty + threadIdx.y,
+              z = blockIdx.z * t.tz + threadIdx.z;
+    if (x >= v.w || y >= v.h || z >= v.d || !is_bg(v, m, x, y, z)) return;
+    uint32_t r = L[gindex(v, x, y, z)];
+    while (L[r] != r) r = L[r];
+    if (r != seed_root) return;
+    char *row = v.out + z * v.osp + y * v.orp;
+    if (dtype == PARAC_U8) ((uint8_t *)row)[x] = (uint8_t)value;
+    else if (dtype == PARAC_U16) ((uint16_t *)row)[x] = (uint16_t)value;
+    else ((float *)row)[x] = (float)value;
+}
+
 } // namespace
 } // namespace fillk
 
@@ -306,33 +374,62 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
     PARAC_TRY(parac__cuda_alloc(in->device, bytes, &labels));
     uint32_t *L = (uint32_t *)labels;
     const view v = make_view(in, out);
-    local_kernel<<<grid, block, 0, st>>>(v, s->threshold, t, L);
-    parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
-    if (rc == PARAC_OK) {
-        const int64_t rows = (int64_t)g.w * 2 * ((g.h + t.ty - 1) / t.ty) * g.d;
-        const int64_t cols = (int64_t)2 * ((g.w + TX - 1) / TX) * g.h * g.d;
-        const int64_t slices = t.tz > 1 ? (int64_t)g.w * g.h * ((g.d + t.tz - 1) / t.tz) : 0;
-        const int64_t border = (int64_t)g.w * g.d + (int64_t)g.h * g.d + (t.z_border ? 2 * g.w * g.h : 0);
-        merge_rows_kernel<<<parac__grid_for(rows, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)rows);
-        rc = PARAC_CUDA_LAUNCH_CHECK();
-        if (rc == PARAC_OK) {
-            merge_cols_kernel<<<parac__grid_for(cols, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)cols);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
-        if (rc == PARAC_OK && slices > 0) {
-            merge_slices_kernel<<<parac__grid_for(slices, 256), 256, 0, st>>>(v, s->threshold, t, L, (uint32_t)slices);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
-        if (rc == PARAC_OK) {
-            merge_border_kernel<<<parac__grid_for(border, 256), 256, 0, st>>>(v, s->threshold, t, L, border);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
-    }
+    parac_status rc = label_passes(v, member{s->threshold, 0, 0, 0}, t, g, L, st);
     if (rc == PARAC_OK) {
         output_kernel<<<grid, block, 0, st>>>(v, make_rule(s), t, L);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     // the labels go back to the pool: let the kernels finish first
+    const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
+    parac__cuda_release(in->device, labels, bytes);
+    return rc != PARAC_OK ? rc : sync;
+}
+
+extern "C" parac_status parac__floodfill_cuda(const parac_image *in, parac_image *out, const int64_t *seeds,
+                                              int n_seeds, double value, double tolerance, int conn, void *stream)
+{
+    parac__fill_geom g;
+    PARAC_TRY(parac__fill_conn_geometry("floodfill", conn, in, &g));
+    const uint64_t n = (uint64_t)g.w * (uint64_t)g.h * (uint64_t)g.d;
+    if (n >= 0xffffffffull)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: method 'ccl' takes up to 4294967294 pixels");
+    if (!parac_image_is_packed(in) && in->pixel_stride != (int64_t)parac_dtype_size(in->dtype))
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: the input's pixels must be adjacent");
+    cudaStream_t st = (cudaStream_t)stream;
+    const int is3d = g.d > 1 && g.z_border;
+    tiles t{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, 0, backward_offsets(conn, is3d)};
+    const dim3 block(TX, t.ty, t.tz);
+    const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
+                    (unsigned)((g.d + t.tz - 1) / t.tz));
+    if (grid.y > 65535 || grid.z > 65535)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: method 'ccl' takes up to %d rows and %d slices",
+                           65535 * t.ty, 65535 * t.tz);
+    PARAC_TRY(parac_image_copy(out, in, stream)); /* everything outside the regions keeps its value */
+    void *labels = nullptr;
+    const size_t bytes = n * sizeof(uint32_t);
+    PARAC_TRY(parac__cuda_alloc(in->device, bytes, &labels));
+    uint32_t *L = (uint32_t *)labels;
+    view v = make_view(in, out);
+    parac_status rc = PARAC_OK;
+    for (int k = 0; rc == PARAC_OK && k < n_seeds; k++) {
+        const int64_t *p = seeds + 3 * k;
+        // the seed's value, from the device
+        double sv = 0;
+        union { uint8_t u8; uint16_t u16; float f32; } cell;
+        rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&cell, parac_image_at(in, p[0], p[1], p[2]),
+                                              parac_dtype_size(in->dtype), cudaMemcpyDeviceToHost, st));
+        if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
+        if (rc != PARAC_OK) break;
+        sv = in->dtype == PARAC_U8 ? cell.u8 : in->dtype == PARAC_U16 ? cell.u16 : cell.f32;
+        if (sv != sv) continue; /* NaN is within no range */
+        const member m{0, 1, sv - tolerance, sv + tolerance};
+        rc = label_passes(v, m, t, g, L, st);
+        if (rc == PARAC_OK) {
+            const uint32_t seed = (uint32_t)((p[2] * g.h + p[1]) * g.w + p[0]);
+            flood_output_kernel<<<grid, block, 0, st>>>(v, m, t, L, seed, value, (int)in->dtype);
+            rc = PARAC_CUDA_LAUNCH_CHECK();
+        }
+    }
     const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
     parac__cuda_release(in->device, labels, bytes);
     return rc != PARAC_OK ? rc : sync;

@@ -16,19 +16,27 @@ struct view {
     int64_t rp, sp, orp, osp; // row and slice pitches of input and output, bytes
     int w, h, d;
     int wide_in, wide_out;    // u16 input, u16 output
+    int f32_in;               // f32 input (floodfill)
 };
 
 inline view make_view(const parac_image *in, parac_image *out)
 {
     return view{(const char *)in->data, out ? (char *)out->data : nullptr, in->row_pitch, in->slice_pitch,
                 out ? out->row_pitch : 0, out ? out->slice_pitch : 0, (int)in->width, (int)in->height,
-                (int)in->depth, in->dtype == PARAC_U16, out && out->dtype == PARAC_U16};
+                (int)in->depth, in->dtype == PARAC_U16, out && out->dtype == PARAC_U16, in->dtype == PARAC_F32};
 }
 
 __device__ inline uint32_t in_at(const view &v, int x, int y, int z)
 {
     const char *row = v.data + z * v.sp + y * v.rp;
     return v.wide_in ? ((const uint16_t *)row)[x] : ((const uint8_t *)row)[x];
+}
+
+// Any input dtype as a number (floodfill's ranges).
+__device__ inline double value_at(const view &v, int x, int y, int z)
+{
+    if (!v.f32_in) return (double)in_at(v, x, y, z);
+    return (double)((const float *)(v.data + z * v.sp + y * v.rp))[x];
 }
 
 struct rule {
