@@ -10,28 +10,15 @@ method "peer:NAME")."""
 import argparse
 import glob
 import json
+import sys
 import os
 import time
 
 import numpy as np
 import scipy.ndimage as ndi
 
-
-def time_it(fn, runs, sync=None, budget_s=30):
-    fn()
-    if sync:
-        sync()
-    ts = []
-    t_end = time.perf_counter() + budget_s
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        ts.append((time.perf_counter() - t0) * 1e3)
-        if time.perf_counter() > t_end:
-            break
-    return float(np.median(ts))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from peer_timing import time_it  # noqa: E402
 
 
 def cv2_fill(img):

@@ -7,10 +7,15 @@ does), and an OpenCV iterate-dilate loop. Prints a table and appends JSON
 lines (bench "morph", method "peer:NAME")."""
 import argparse
 import json
+import os
+import sys
 import time
 
 import numpy as np
 import scipy.ndimage as ndi
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from peer_timing import time_it  # noqa: E402
 
 
 def smooth_noise(n, seed=12345):
@@ -64,23 +69,6 @@ def make_case(name, n, dtype):
     else:
         raise ValueError(name)
     return marker.astype(dtype), mask.astype(dtype)
-
-
-def time_it(fn, runs, sync=None, budget_s=60):
-    fn()
-    if sync:
-        sync()
-    ts = []
-    t_end = time.perf_counter() + budget_s
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        if sync:
-            sync()
-        ts.append((time.perf_counter() - t0) * 1e3)
-        if time.perf_counter() > t_end:
-            break
-    return float(np.median(ts))
 
 
 def cucim_algorithm(cp, cndi, marker, mask, max_seconds):

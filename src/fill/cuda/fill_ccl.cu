@@ -37,33 +37,6 @@ struct tiles {
     offsets off;
 };
 
-// Reads are volatile: other threads lower roots while this one walks.
-__device__ inline uint32_t find_root(const volatile uint32_t *L, uint32_t a)
-{
-    uint32_t b = L[a];
-    while (b != a) {
-        a = b;
-        b = L[a];
-    }
-    return a;
-}
-
-__device__ inline void unite(uint32_t *L, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        a = find_root(L, a);
-        b = find_root(L, b);
-        if (a == b) return;
-        if (a > b) {
-            const uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const uint32_t old = atomicMin(&L[b], a);
-        if (old == b) return;
-        b = old;
-    }
-}
 
 // Which pixels are joined: fill's background (value < threshold), or
 // floodfill's pixels within [lo, hi] of a seed's value.

@@ -81,6 +81,36 @@ inline offsets backward_offsets(int conn, int is3d)
     return o;
 }
 
+// Union-find over a global array of parents with parent <= index: the
+// smaller root wins (atomicMin). Reads are volatile: other threads lower
+// roots while one walks.
+__device__ inline uint32_t find_root(const volatile uint32_t *L, uint32_t a)
+{
+    uint32_t b = L[a];
+    while (b != a) {
+        a = b;
+        b = L[a];
+    }
+    return a;
+}
+
+__device__ inline void unite(uint32_t *L, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        a = find_root(L, a);
+        b = find_root(L, b);
+        if (a == b) return;
+        if (a > b) {
+            const uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const uint32_t old = atomicMin(&L[b], a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
 } // namespace fillk
 
 #endif

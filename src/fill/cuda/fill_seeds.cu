@@ -186,28 +186,6 @@ __global__ void repair_kernel(const uint16_t *L, dims g, rows_d rows, lists li)
     }
 }
 
-__device__ uint32_t find_label(const volatile uint32_t *P, uint32_t a)
-{
-    while (P[a] != a) a = P[a];
-    return a;
-}
-
-__device__ void unite_labels(uint32_t *P, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        a = find_label(P, a);
-        b = find_label(P, b);
-        if (a == b) return;
-        if (a > b) {
-            const uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const uint32_t old = atomicMin(&P[b], a);
-        if (old == b) return;
-        b = old;
-    }
-}
 
 __global__ void unite_thread_pairs(uint32_t *P, lists li, const seed_run *seeds, int n)
 {
@@ -215,14 +193,14 @@ __global__ void unite_thread_pairs(uint32_t *P, lists li, const seed_run *seeds,
     if (i >= (int64_t)n * PAIRS) return;
     const int k = (int)(i / PAIRS), slot = (int)(i % PAIRS);
     if (slot >= li.thread_npairs[k]) return;
-    unite_labels(P, seeds[k].label, li.thread_pairs[i]);
+    unite(P, seeds[k].label, li.thread_pairs[i]);
 }
 
 __global__ void unite_list_pairs(uint32_t *P, const uint32_t *pairs, const uint32_t *count)
 {
     const uint32_t n = min(count[0], PAIR_CAP);
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        unite_labels(P, pairs[i] >> 16, pairs[i] & 0xffffu);
+        unite(P, pairs[i] >> 16, pairs[i] & 0xffffu);
 }
 
 // After pairs were lost: join every two adjacent labels.
@@ -233,13 +211,13 @@ __global__ void unite_all_adjacent(uint32_t *P, const uint16_t *L, dims g, rows_
         const uint16_t a = L[i];
         if (a == 0 || a == CONTOUR) continue;
         const int x = (int)(i % g.w), y = (int)((i / g.w) % g.h), z = (int)(i / ((int64_t)g.w * g.h));
-        if (x > 0 && L[i - 1] != a && L[i - 1] != 0 && L[i - 1] != CONTOUR) unite_labels(P, a, L[i - 1]);
+        if (x > 0 && L[i - 1] != a && L[i - 1] != 0 && L[i - 1] != CONTOUR) unite(P, a, L[i - 1]);
         for (int q = 0; q < rows.n; q++) {
             const int ny = y + rows.dy[q], nz = z + rows.dz[q];
             if (ny < 0 || ny >= g.h || nz < 0 || nz >= g.d) continue;
             const uint16_t *row = L + ((int64_t)nz * g.h + ny) * g.w;
             for (int xx = max(x - rows.grow[q], 0); xx <= min(x + rows.grow[q], g.w - 1); xx++)
-                if (row[xx] != a && row[xx] != 0 && row[xx] != CONTOUR) unite_labels(P, a, row[xx]);
+                if (row[xx] != a && row[xx] != 0 && row[xx] != CONTOUR) unite(P, a, row[xx]);
         }
     }
 }
@@ -253,7 +231,7 @@ __global__ void init_parents(uint32_t *P)
 __global__ void outside_table(const uint32_t *P, uint8_t *outside)
 {
     const uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < 65536) outside[i] = i > 0 && i != CONTOUR && find_label(P, i) == 1;
+    if (i < 65536) outside[i] = i > 0 && i != CONTOUR && find_root(P, i) == 1;
 }
 
 // The paper's "invert": labels to output values.
