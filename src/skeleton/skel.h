@@ -32,7 +32,8 @@ typedef enum parac__skel_rules {
 } parac__skel_rules;
 
 /* Classes of the w*h*d voxels of `in` (one channel, u8/u16/f32; object =
- * value >= threshold; outside the volume is exterior) into cls (w*h*d bytes,
+ * value >= threshold, or nonzero when threshold is NaN; outside the volume
+ * is exterior) into cls (w*h*d bytes,
  * x fastest). */
 parac_status parac__skel_classify(const parac_image *in, double threshold, parac__skel_rules rules, uint8_t *cls);
 
@@ -53,9 +54,11 @@ parac_status parac__skel_field_cuda(const char *method, const float *targets, in
                                     int64_t nc, int M, float *F, void *stream);
 
 /* Vectors of the voxels of class `which` as the mean of the vectors of their
- * interior 26-neighbours (the paper's boundary points, pfSkel's surface
- * points). field: 3 floats per voxel of the volume, filled at interior voxels. */
-void parac__skel_neighbour_means(const uint8_t *cls, int64_t w, int64_t h, int64_t d, int which, float *field);
+ * 26-neighbours of the classes in the bit mask `from` (1 << class): the
+ * paper's boundary points from interior ones, pfSkel's surface points.
+ * field: 3 floats per voxel of the volume. */
+void parac__skel_neighbour_means(const uint8_t *cls, int64_t w, int64_t h, int64_t d, int which, int from,
+                                 float *field);
 
 #ifdef __cplusplus
 }

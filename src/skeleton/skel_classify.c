@@ -44,7 +44,11 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
     for (int64_t z = 0; z < d; z++)
         for (int64_t y = 0; y < h; y++)
             for (int64_t x = 0; x < w; x++)
-                cls[(z * h + y) * w + x] = value(in, x, y, z) >= threshold ? PARAC__SKEL_INTERIOR : PARAC__SKEL_EXTERIOR;
+                {
+                    const double v = value(in, x, y, z);
+                    const int object = threshold != threshold ? v != 0 : v >= threshold; /* NaN: nonzero */
+                    cls[(z * h + y) * w + x] = object ? PARAC__SKEL_INTERIOR : PARAC__SKEL_EXTERIOR;
+                }
     const int full = rules == PARAC__SKEL_RULES_PAPER;
     /* surface: decided on the object/exterior picture alone, so mark in a second array pass */
     uint8_t *mark = malloc((size_t)(w * h * d));
@@ -101,7 +105,8 @@ parac_status parac__skel_collect(const uint8_t *cls, int64_t w, int64_t h, int64
     return PARAC_OK;
 }
 
-void parac__skel_neighbour_means(const uint8_t *cls, int64_t w, int64_t h, int64_t d, int which, float *field)
+void parac__skel_neighbour_means(const uint8_t *cls, int64_t w, int64_t h, int64_t d, int which, int from,
+                                 float *field)
 {
 #pragma omp parallel for schedule(static)
     for (int64_t z = 0; z < d; z++)
@@ -118,7 +123,7 @@ void parac__skel_neighbour_means(const uint8_t *cls, int64_t w, int64_t h, int64
                             if ((!dx && !dy && !dz) || nx < 0 || ny < 0 || nz < 0 || nx >= w || ny >= h || nz >= d)
                                 continue;
                             const int64_t j = (nz * h + ny) * w + nx;
-                            if (cls[j] != PARAC__SKEL_INTERIOR) continue;
+                            if (!(from >> cls[j] & 1)) continue;
                             for (int c = 0; c < 3; c++) s[c] += field[3 * j + c];
                             n++;
                         }

@@ -202,11 +202,20 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
                     const float *v = at(f, x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2));
                     for (int k = 0; k < 3; k++) cv[c][k] = v[k];
                 }
+                /* a corner with no vector (a layer voxel with no interior neighbour):
+                 * the field is undefined there, so is the cell */
+                int undefined = 0;
+                for (int c = 0; c < 8; c++)
+                    undefined |= cv[c][0] == 0 && cv[c][1] == 0 && cv[c][2] == 0 &&
+                                 f->cls[((z + (c >> 2)) * f->h + y + ((c >> 1) & 1)) * f->w + x + (c & 1)] != 3;
+                if (undefined) continue;
                 double hit[3];
                 int found = 0;
-                /* a corner where the field vanishes is itself the point */
+                /* an interior corner where the field vanishes is itself the point (a
+                 * surface voxel with no interior neighbour has a zero vector too) */
                 for (int c = 0; c < 8 && !found; c++)
-                    if (fabs(cv[c][0]) < ZERO && fabs(cv[c][1]) < ZERO && fabs(cv[c][2]) < ZERO) {
+                    if (fabs(cv[c][0]) < ZERO && fabs(cv[c][1]) < ZERO && fabs(cv[c][2]) < ZERO &&
+                        f->cls[((z + (c >> 2)) * f->h + y + ((c >> 1) & 1)) * f->w + x + (c & 1)] == 3) {
                         hit[0] = (double)(c & 1), hit[1] = (double)((c >> 1) & 1), hit[2] = (double)(c >> 2);
                         found = 1;
                     }

@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* A vector field on the voxel grid: 3 floats per voxel, x fastest; cls
- * marks which voxels are inside the object (non-zero class). */
+ * holds the voxel classes of skel.h (non-zero: inside the object). */
 typedef struct parac__skel_field {
     int64_t w, h, d;
     const float *v;

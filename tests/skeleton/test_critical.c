@@ -90,7 +90,7 @@ static void object_field(const parac_image *im, float **field, uint8_t **cls)
     *field = calloc((size_t)n * 3, sizeof **field);
     for (int64_t i = 0; i < nt; i++) memcpy(*field + 3 * ti[i], F + 3 * i, 3 * sizeof *F);
     parac__skel_normalize(*field, *cls, n);
-    parac__skel_neighbour_means(*cls, w, h, d, PARAC__SKEL_SURFACE, *field);
+    parac__skel_neighbour_means(*cls, w, h, d, PARAC__SKEL_SURFACE, 1 << PARAC__SKEL_INTERIOR, *field);
     parac__skel_normalize(*field, *cls, n);
     free(t), free(c), free(F), free(ti), free(ci);
 }

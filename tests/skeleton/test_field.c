@@ -162,7 +162,7 @@ static void test_field_cpu(void **state)
     /* boundary means: one boundary voxel by hand */
     float *field = calloc((size_t)W * H * D * 3, sizeof *field);
     for (int64_t i = 0; i < l.nt; i++) memcpy(field + 3 * l.ti[i], F + 3 * i, 3 * sizeof *F);
-    parac__skel_neighbour_means(l.cls, W, H, D, PARAC__SKEL_BOUNDARY, field);
+    parac__skel_neighbour_means(l.cls, W, H, D, PARAC__SKEL_BOUNDARY, 1 << PARAC__SKEL_INTERIOR, field);
     int checked = 0;
     for (int64_t i = 0; i < (int64_t)W * H * D && checked < 20; i++) {
         if (l.cls[i] != PARAC__SKEL_BOUNDARY) continue;
