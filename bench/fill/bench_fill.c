@@ -211,8 +211,8 @@ int main(int argc, char **argv)
     printf("fill: %d CPU threads, %s\n", cores, gpu ? "CUDA device 0" : "no GPU");
     char cbuf[256];
     snprintf(cbuf, sizeof cbuf, "%s", cases);
-    for (char *cs = strtok(cbuf, ","), *c_save; cs; cs = strtok(NULL, ",")) {
-        c_save = cs;
+    char *cs_save = NULL;
+    for (char *cs = strtok_r(cbuf, ",", &cs_save); cs; cs = strtok_r(NULL, ",", &cs_save)) {
         char sbuf[512];
         snprintf(sbuf, sizeof sbuf, "%s", sizes);
         char *sp_save = NULL;
@@ -221,9 +221,9 @@ int main(int argc, char **argv)
             if (sscanf(sz, "%" SCNd64 "x%" SCNd64, &w, &h) != 2) { fprintf(stderr, "bad size %s\n", sz); return 1; }
             parac_image *im;
             parac_image_create(&im, w, h, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1);
-            make_case(im, c_save);
+            make_case(im, cs);
             char name[64];
-            snprintf(name, sizeof name, "%s_%lldx%lld", c_save, (long long)w, (long long)h);
+            snprintf(name, sizeof name, "%s_%lldx%lld", cs, (long long)w, (long long)h);
             if (save) {
                 char path[1024];
                 snprintf(path, sizeof path, "%s/%s.npy", save, name);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../core/error_internal.h"
+#include "skel.h"
 #include "skel_critical.h"
 
 #define DEPTH 20
@@ -179,12 +180,16 @@ int parac__skel_classify_jacobian(const double J[9], int *n_out, double out[3][3
     return neg == 3 ? PARAC__SKEL_ATTRACTING : pos == 3 ? PARAC__SKEL_REPELLING : PARAC__SKEL_SADDLE;
 }
 
+/* Class of corner c (bit 0: +x, bit 1: +y, bit 2: +z) of the cell at (x, y, z). */
+static int corner_class(const parac__skel_field *f, int64_t x, int64_t y, int64_t z, int c)
+{
+    return f->cls[((z + (c >> 2)) * f->h + y + ((c >> 1) & 1)) * f->w + x + (c & 1)];
+}
+
 static int inside_cell(const parac__skel_field *f, int64_t x, int64_t y, int64_t z)
 {
-    for (int c = 0; c < 8; c++) {
-        const int64_t xx = x + (c & 1), yy = y + ((c >> 1) & 1), zz = z + (c >> 2);
-        if (!f->cls[(zz * f->h + yy) * f->w + xx]) return 0;
-    }
+    for (int c = 0; c < 8; c++)
+        if (!corner_class(f, x, y, z, c)) return 0;
     return 1;
 }
 
@@ -207,7 +212,7 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
                 int undefined = 0;
                 for (int c = 0; c < 8; c++)
                     undefined |= cv[c][0] == 0 && cv[c][1] == 0 && cv[c][2] == 0 &&
-                                 f->cls[((z + (c >> 2)) * f->h + y + ((c >> 1) & 1)) * f->w + x + (c & 1)] != 3;
+                                 corner_class(f, x, y, z, c) != PARAC__SKEL_INTERIOR;
                 if (undefined) continue;
                 double hit[3];
                 int found = 0;
@@ -215,7 +220,7 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
                  * surface voxel with no interior neighbour has a zero vector too) */
                 for (int c = 0; c < 8 && !found; c++)
                     if (fabs(cv[c][0]) < ZERO && fabs(cv[c][1]) < ZERO && fabs(cv[c][2]) < ZERO &&
-                        f->cls[((z + (c >> 2)) * f->h + y + ((c >> 1) & 1)) * f->w + x + (c & 1)] == 3) {
+                        corner_class(f, x, y, z, c) == PARAC__SKEL_INTERIOR) {
                         hit[0] = (double)(c & 1), hit[1] = (double)((c >> 1) & 1), hit[2] = (double)(c >> 2);
                         found = 1;
                     }
