@@ -41,6 +41,7 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
         return parac__fail(PARAC_ERR_UNSUPPORTED, "skeleton: the volume is %s; u8, u16 or f32 is needed",
                            parac_dtype_name(in->dtype));
     const int64_t w = in->width, h = in->height, d = in->depth;
+#pragma omp parallel for schedule(static)
     for (int64_t z = 0; z < d; z++)
         for (int64_t y = 0; y < h; y++)
             for (int64_t x = 0; x < w; x++)
@@ -61,6 +62,7 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
                 mark[i] = cls[i] != PARAC__SKEL_EXTERIOR &&
                           has_neighbour(cls, w, h, d, x, y, z, PARAC__SKEL_EXTERIOR, full);
             }
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < w * h * d; i++)
         if (mark[i]) cls[i] = PARAC__SKEL_SURFACE;
     if (rules == PARAC__SKEL_RULES_PAPER) {
@@ -72,6 +74,7 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
                     mark[i] = cls[i] == PARAC__SKEL_INTERIOR &&
                               has_neighbour(cls, w, h, d, x, y, z, PARAC__SKEL_SURFACE, 1);
                 }
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < w * h * d; i++)
             if (mark[i]) cls[i] = PARAC__SKEL_BOUNDARY;
     }
@@ -82,23 +85,36 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
 parac_status parac__skel_collect(const uint8_t *cls, int64_t w, int64_t h, int64_t d, int which, float **xyz,
                                  int64_t **index, int64_t *count)
 {
-    int64_t n = 0;
-    for (int64_t i = 0; i < w * h * d; i++) n += cls[i] == which;
+    /* per plane counts, their prefix sums, then every plane fills its part:
+     * the list is in raster order whatever the thread count */
+    int64_t *first = calloc((size_t)d + 1, sizeof *first);
+    if (!first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld planes", (long long)d);
+#pragma omp parallel for schedule(static)
+    for (int64_t z = 0; z < d; z++) {
+        int64_t c = 0;
+        for (int64_t i = z * w * h; i < (z + 1) * w * h; i++) c += cls[i] == which;
+        first[z + 1] = c;
+    }
+    for (int64_t z = 0; z < d; z++) first[z + 1] += first[z];
+    const int64_t n = first[d];
     float *p = malloc((size_t)(n ? n : 1) * 3 * sizeof *p);
     int64_t *ix = malloc((size_t)(n ? n : 1) * sizeof *ix);
     if (!p || !ix) {
-        free(p);
-        free(ix);
+        free(p), free(ix), free(first);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: a list of %lld points", (long long)n);
     }
-    int64_t k = 0;
-    for (int64_t i = 0; i < w * h * d; i++)
-        if (cls[i] == which) {
-            p[3 * k] = (float)(i % w);
-            p[3 * k + 1] = (float)((i / w) % h);
-            p[3 * k + 2] = (float)(i / (w * h));
-            ix[k++] = i;
-        }
+#pragma omp parallel for schedule(static)
+    for (int64_t z = 0; z < d; z++) {
+        int64_t k = first[z];
+        for (int64_t i = z * w * h; i < (z + 1) * w * h; i++)
+            if (cls[i] == which) {
+                p[3 * k] = (float)(i % w);
+                p[3 * k + 1] = (float)((i / w) % h);
+                p[3 * k + 2] = (float)z;
+                ix[k++] = i;
+            }
+    }
+    free(first);
     *xyz = p;
     *index = ix;
     *count = n;

@@ -10,6 +10,7 @@
 #include "../core/error_internal.h"
 #include "skel.h"
 #include "skel_critical.h"
+#include "skel_point_grid.h"
 
 #define DEPTH 20
 #define NEWTON_STEPS 20
@@ -180,6 +181,13 @@ int parac__skel_classify_jacobian(const double J[9], int *n_out, double out[3][3
     return neg == 3 ? PARAC__SKEL_ATTRACTING : pos == 3 ? PARAC__SKEL_REPELLING : PARAC__SKEL_SADDLE;
 }
 
+int parac__skel_classify_at(const parac__skel_field *f, const double p[3], int *n_out, double out[3][3])
+{
+    double J[9];
+    jacobian(f, p, J);
+    return parac__skel_classify_jacobian(J, n_out, out);
+}
+
 /* Class of corner c (bit 0: +x, bit 1: +y, bit 2: +z) of the cell at (x, y, z). */
 static int corner_class(const parac__skel_field *f, int64_t x, int64_t y, int64_t z, int c)
 {
@@ -193,82 +201,109 @@ static int inside_cell(const parac__skel_field *f, int64_t x, int64_t y, int64_t
     return 1;
 }
 
-parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel_critical **out, int64_t *count)
+/* The critical point of cell (x, y, z), if any: 1 and *cp, else 0. */
+static int cell_point(const parac__skel_field *f, int64_t x, int64_t y, int64_t z, parac__skel_critical *cp)
 {
-    int64_t n = 0, cap = 64;
-    parac__skel_critical *pts = malloc((size_t)cap * sizeof *pts);
-    if (!pts) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: critical points");
-    for (int64_t z = 0; z + 1 < f->d; z++)
+    if (!inside_cell(f, x, y, z)) return 0;
+    double cv[8][3];
+    for (int c = 0; c < 8; c++) {
+        const float *v = at(f, x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2));
+        for (int k = 0; k < 3; k++) cv[c][k] = v[k];
+    }
+    /* a corner with no vector (a layer voxel with no interior neighbour):
+     * the field is undefined there, so is the cell */
+    for (int c = 0; c < 8; c++)
+        if (cv[c][0] == 0 && cv[c][1] == 0 && cv[c][2] == 0 && corner_class(f, x, y, z, c) != PARAC__SKEL_INTERIOR)
+            return 0;
+    double hit[3];
+    int found = 0;
+    /* an interior corner where the field vanishes is itself the point */
+    for (int c = 0; c < 8 && !found; c++)
+        if (fabs(cv[c][0]) < ZERO && fabs(cv[c][1]) < ZERO && fabs(cv[c][2]) < ZERO &&
+            corner_class(f, x, y, z, c) == PARAC__SKEL_INTERIOR) {
+            hit[0] = (double)(c & 1), hit[1] = (double)((c >> 1) & 1), hit[2] = (double)(c >> 2);
+            found = 1;
+        }
+    int visits = 0;
+    if (!found && sign_change(cv)) {
+        const double o[3] = {0, 0, 0};
+        found = subdivide(cv, o, 1.0, 0, &visits, hit);
+        if (found) { /* Newton, kept only while inside the cell */
+            double q[3] = {x + hit[0], y + hit[1], z + hit[2]};
+            for (int it = 0; it < NEWTON_STEPS; it++) {
+                double F[3], J[9], d[3];
+                parac__skel_interpolate(f, q, F);
+                if (fabs(F[0]) + fabs(F[1]) + fabs(F[2]) < ZERO) break;
+                jacobian(f, q, J);
+                const double mF[3] = {-F[0], -F[1], -F[2]};
+                if (!solve3(J, mF, d)) break;
+                const double nq[3] = {q[0] + d[0], q[1] + d[1], q[2] + d[2]};
+                if (nq[0] < x || nq[0] > x + 1 || nq[1] < y || nq[1] > y + 1 || nq[2] < z || nq[2] > z + 1) break;
+                memcpy(q, nq, sizeof q);
+            }
+            hit[0] = q[0] - x, hit[1] = q[1] - y, hit[2] = q[2] - z;
+        }
+    }
+    if (!found) return 0;
+    cp->p[0] = x + hit[0], cp->p[1] = y + hit[1], cp->p[2] = z + hit[2];
+    cp->kind = parac__skel_classify_at(f, cp->p, &cp->n_out, cp->out);
+    return cp->kind >= 0; /* a zero eigenvalue: no class, as pfSkel warns and skips */
+}
+
+typedef struct plane_list {
+    parac__skel_critical *p;
+    int64_t n, cap;
+} plane_list;
+
+parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel_critical **out, int64_t *count,
+                                         int threads)
+{
+    *out = NULL;
+    *count = 0;
+    const int64_t planes = f->d > 1 ? f->d - 1 : 0;
+    plane_list *pl = calloc((size_t)(planes ? planes : 1), sizeof *pl);
+    if (!pl) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: critical points");
+    int oom = 0;
+    /* planes in parallel, each its own list, joined in order: the result does
+     * not depend on the thread count */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1) reduction(| : oom)
+    for (int64_t z = 0; z < planes; z++)
         for (int64_t y = 0; y + 1 < f->h; y++)
             for (int64_t x = 0; x + 1 < f->w; x++) {
-                if (!inside_cell(f, x, y, z)) continue;
-                double cv[8][3];
-                for (int c = 0; c < 8; c++) {
-                    const float *v = at(f, x + (c & 1), y + ((c >> 1) & 1), z + (c >> 2));
-                    for (int k = 0; k < 3; k++) cv[c][k] = v[k];
-                }
-                /* a corner with no vector (a layer voxel with no interior neighbour):
-                 * the field is undefined there, so is the cell */
-                int undefined = 0;
-                for (int c = 0; c < 8; c++)
-                    undefined |= cv[c][0] == 0 && cv[c][1] == 0 && cv[c][2] == 0 &&
-                                 corner_class(f, x, y, z, c) != PARAC__SKEL_INTERIOR;
-                if (undefined) continue;
-                double hit[3];
-                int found = 0;
-                /* an interior corner where the field vanishes is itself the point (a
-                 * surface voxel with no interior neighbour has a zero vector too) */
-                for (int c = 0; c < 8 && !found; c++)
-                    if (fabs(cv[c][0]) < ZERO && fabs(cv[c][1]) < ZERO && fabs(cv[c][2]) < ZERO &&
-                        corner_class(f, x, y, z, c) == PARAC__SKEL_INTERIOR) {
-                        hit[0] = (double)(c & 1), hit[1] = (double)((c >> 1) & 1), hit[2] = (double)(c >> 2);
-                        found = 1;
-                    }
-                int visits = 0;
-                if (!found && sign_change(cv)) {
-                    const double o[3] = {0, 0, 0};
-                    found = subdivide(cv, o, 1.0, 0, &visits, hit);
-                    if (found) { /* Newton, kept only while inside the cell */
-                        double q[3] = {x + hit[0], y + hit[1], z + hit[2]};
-                        for (int it = 0; it < NEWTON_STEPS; it++) {
-                            double F[3], J[9], d[3];
-                            parac__skel_interpolate(f, q, F);
-                            if (fabs(F[0]) + fabs(F[1]) + fabs(F[2]) < ZERO) break;
-                            jacobian(f, q, J);
-                            const double mF[3] = {-F[0], -F[1], -F[2]};
-                            if (!solve3(J, mF, d)) break;
-                            const double nq[3] = {q[0] + d[0], q[1] + d[1], q[2] + d[2]};
-                            if (nq[0] < x || nq[0] > x + 1 || nq[1] < y || nq[1] > y + 1 || nq[2] < z || nq[2] > z + 1)
-                                break;
-                            memcpy(q, nq, sizeof q);
-                        }
-                        hit[0] = q[0] - x, hit[1] = q[1] - y, hit[2] = q[2] - z;
-                    }
-                }
-                if (!found) continue;
-                const double p[3] = {x + hit[0], y + hit[1], z + hit[2]};
-                int dup = 0; /* a zero corner shared by neighbouring cells */
-                for (int64_t i = n - 1; i >= 0 && i >= n - 64 && !dup; i--)
-                    dup = fabs(pts[i].p[0] - p[0]) < ZERO && fabs(pts[i].p[1] - p[1]) < ZERO &&
-                          fabs(pts[i].p[2] - p[2]) < ZERO;
-                if (dup) continue;
-                double J[9];
-                jacobian(f, p, J);
                 parac__skel_critical cp;
-                memcpy(cp.p, p, sizeof p);
-                cp.kind = parac__skel_classify_jacobian(J, &cp.n_out, cp.out);
-                if (cp.kind < 0) continue; /* a zero eigenvalue: no class, as pfSkel warns and skips */
-                if (n == cap) {
-                    cap *= 2;
-                    parac__skel_critical *np = realloc(pts, (size_t)cap * sizeof *np);
+                if (!cell_point(f, x, y, z, &cp)) continue;
+                plane_list *l = &pl[z];
+                if (l->n == l->cap) {
+                    const int64_t cap = l->cap ? 2 * l->cap : 16;
+                    parac__skel_critical *np = realloc(l->p, (size_t)cap * sizeof *np);
                     if (!np) {
-                        free(pts);
-                        return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld critical points", (long long)cap);
+                        oom = 1;
+                        continue;
                     }
-                    pts = np;
+                    l->p = np, l->cap = cap;
                 }
-                pts[n++] = cp;
+                l->p[l->n++] = cp;
             }
+    int64_t total = 0;
+    for (int64_t z = 0; z < planes; z++) total += pl[z].n;
+    parac__skel_critical *pts = oom ? NULL : malloc((size_t)(total ? total : 1) * sizeof *pts);
+    parac__skel_point_grid seen = {0};
+    int64_t n = 0;
+    for (int64_t z = 0; pts && z < planes; z++)
+        for (int64_t i = 0; i < pl[z].n; i++) {
+            /* a zero corner is found by each cell around it: keep it once */
+            if (parac__skel_grid_near(&seen, pl[z].p[i].p, ZERO) >= 0) continue;
+            if (parac__skel_grid_add(&seen, pl[z].p[i].p)) {
+                free(pts);
+                pts = NULL;
+                break;
+            }
+            pts[n++] = pl[z].p[i];
+        }
+    for (int64_t z = 0; z < planes; z++) free(pl[z].p);
+    free(pl);
+    parac__skel_grid_free(&seen);
+    if (!pts) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld critical points", (long long)total);
     *out = pts;
     *count = n;
     return PARAC_OK;

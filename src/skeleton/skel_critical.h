@@ -19,7 +19,16 @@ typedef struct parac__skel_field {
     const uint8_t *cls;
 } parac__skel_field;
 
-enum { PARAC__SKEL_ATTRACTING = 0, PARAC__SKEL_REPELLING = 1, PARAC__SKEL_SADDLE = 2 };
+/* Node kinds: the three classes of critical points, then the skeleton's
+ * other graph nodes: a junction where a trace joined a segment, and the free
+ * end where a divergence seed's trace started. */
+enum {
+    PARAC__SKEL_ATTRACTING = 0,
+    PARAC__SKEL_REPELLING = 1,
+    PARAC__SKEL_SADDLE = 2,
+    PARAC__SKEL_JUNCTION = 3,
+    PARAC__SKEL_END = 4
+};
 
 typedef struct parac__skel_critical {
     double p[3];        /* position, voxel units */
@@ -37,8 +46,14 @@ void parac__skel_interpolate(const parac__skel_field *f, const double p[3], doub
 /* Every critical point in the cells whose 8 corners are inside the object:
  * per-component sign change, 2x2x2 subdivision to depth 20, Newton (at most
  * 20 steps, kept only inside the cell), the Jacobian by central differences
- * at +-2^-21, classified by its eigenvalues. *out is malloc'd. */
-parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel_critical **out, int64_t *count);
+ * at +-2^-21, classified by its eigenvalues. *out is malloc'd. Planes of
+ * cells run on `threads` threads; the list is the same for any count. */
+parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel_critical **out, int64_t *count,
+                                         int threads);
+
+/* Class of the field's zero near p (a pseudo critical point): its kind, or
+ * -1 when the Jacobian has a zero eigenvalue. */
+int parac__skel_classify_at(const parac__skel_field *f, const double p[3], int *n_out, double out[3][3]);
 
 /* Eigen-classification of a 3x3 matrix (row-major): kind and the unit
  * eigenvectors of its positive real eigenvalues. Returns -1 when an

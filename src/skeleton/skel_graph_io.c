@@ -22,13 +22,15 @@ static void put_point(FILE *f, const double *p, const double sp[3], const char *
 
 static const char *kind_name(int k)
 {
-    return k == PARAC__SKEL_ATTRACTING ? "attracting" : k == PARAC__SKEL_REPELLING ? "repelling" : "saddle";
+    static const char *names[] = {"attracting", "repelling", "saddle", "junction", "end"};
+    return k >= 0 && k <= PARAC__SKEL_END ? names[k] : "unknown";
 }
 
-static void write_json(FILE *f, const parac__skel_graph *g, const parac__skel_critical *cp, int64_t n_cp,
-                       const double sp[3])
+static void write_json(FILE *f, const parac__skel_graph *g, const double sp[3])
 {
-    fprintf(f, "{\n  \"critical_points\": [");
+    const parac__skel_critical *cp = g->node;
+    const int64_t n_cp = g->n_node;
+    fprintf(f, "{\n  \"nodes\": [");
     for (int64_t i = 0; i < n_cp; i++) {
         fprintf(f, "%s\n    {\"id\": %lld, \"kind\": \"%s\", \"position\": [", i ? "," : "", (long long)i, kind_name(cp[i].kind));
         put_point(f, cp[i].p, sp, ", ");
@@ -69,12 +71,15 @@ static void write_obj(FILE *f, const parac__skel_graph *g, const double sp[3])
 
 /* SWC: one sample per line, "id type x y z radius parent"; a segment's
  * first sample hangs on the node of its start critical point. */
-static void write_swc(FILE *f, const parac__skel_graph *g, const parac__skel_critical *cp, int64_t n_cp,
-                      const double sp[3])
+static void write_swc(FILE *f, const parac__skel_graph *g, const double sp[3])
 {
-    fprintf(f, "# parac skeleton: critical points first, then the samples of each segment\n");
+    const parac__skel_critical *cp = g->node;
+    const int64_t n_cp = g->n_node;
+    fprintf(f, "# parac skeleton: the nodes first (type 5: saddle or junction, 6: other), then the samples of each "
+               "segment\n");
     for (int64_t i = 0; i < n_cp; i++) {
-        fprintf(f, "%lld %d ", (long long)(i + 1), cp[i].kind == PARAC__SKEL_SADDLE ? 5 : 6);
+        const int fork = cp[i].kind == PARAC__SKEL_SADDLE || cp[i].kind == PARAC__SKEL_JUNCTION;
+        fprintf(f, "%lld %d ", (long long)(i + 1), fork ? 5 : 6);
         put_point(f, cp[i].p, sp, " ");
         fprintf(f, " 0.5 -1\n");
     }
@@ -91,8 +96,7 @@ static void write_swc(FILE *f, const parac__skel_graph *g, const parac__skel_cri
     }
 }
 
-parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *g, const parac__skel_critical *cp,
-                                     int64_t n_cp, const double spacing[3])
+parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *g, const double spacing[3])
 {
     const char *e = ext(path);
     const int json = !strcmp(e, "json"), obj = !strcmp(e, "obj"), swc = !strcmp(e, "swc");
@@ -110,9 +114,9 @@ parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *
         free(tmp);
         return parac__fail(PARAC_ERR_IO, "skeleton: cannot write '%s'", path);
     }
-    if (json) write_json(f, g, cp, n_cp, spacing);
+    if (json) write_json(f, g, spacing);
     else if (obj) write_obj(f, g, spacing);
-    else write_swc(f, g, cp, n_cp, spacing);
+    else write_swc(f, g, spacing);
     const int bad = ferror(f) | (fclose(f) != 0);
     parac_status st = PARAC_OK;
     if (bad || rename(tmp, path) != 0) {

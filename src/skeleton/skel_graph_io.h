@@ -4,7 +4,6 @@
 
 #include "skel_trace.h"
 
-parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *g, const parac__skel_critical *cp,
-                                     int64_t n_cp, const double spacing[3]);
+parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *g, const double spacing[3]);
 
 #endif

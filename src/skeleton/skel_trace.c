@@ -1,9 +1,11 @@
-/* Stage 4: force following and voxels (pfSkel's StreamLn constants). */
+/* Stage 4: force following, joining, and voxels (pfSkel's StreamLn
+ * constants). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../core/error_internal.h"
+#include "skel_graph.h"
 #include "skel_trace.h"
 
 #define STEP_MIN 0.05
@@ -12,6 +14,8 @@
 #define COS_LARGE_TURN 0.34202 /* 70 degrees */
 #define COS_REVERSAL (-0.999997695)
 #define MAX_STEPS 6000
+#define MIN_SEED_SAMPLES 5    /* pfSkel's MIN_SEG_LENGTH, for traces not started at a critical point */
+#define SEED_COVER 2          /* seeds this near (Chebyshev, voxels) the skeleton start no trace */
 
 static void unit_field(const parac__skel_field *f, const double p[3], double v[3])
 {
@@ -71,98 +75,230 @@ static int push(polyline *l, const double q[3])
     return 0;
 }
 
-/* Follow the field from critical point `from` in direction d0. Returns 1 and
- * the segment when kept, 0 when dropped, -1 when out of memory. */
-static int follow(const parac__skel_field *f, const parac__skel_critical *cp, int64_t n_cp, int64_t from,
-                  const double d0[3], parac__skel_segment *seg)
+/* How a trace ended. */
+enum { AT_NODE, AT_SAMPLE, REVERSED, CUT, DROPPED, OUT_OF_STEPS, NO_MEMORY };
+
+typedef struct trace {
+    polyline l;
+    int how;
+    int64_t hit;     /* AT_NODE: the node; AT_SAMPLE: the skeleton sample */
+    double turn[3];  /* REVERSED: where the flow turned back */
+} trace;
+
+/* Follow the normalised field from p0, first along d0. `from` is the node
+ * the trace leaves (-1: none); `samples` (may be NULL) are skeleton points
+ * the trace stops at. Only reads shared state. */
+static void follow(const parac__skel_field *f, const parac__skel_point_grid *nodes,
+                   const parac__skel_point_grid *samples, const double p0[3], const double d0[3], int64_t from,
+                   trace *t)
 {
-    polyline l = {0};
+    *t = (trace){.how = OUT_OF_STEPS, .hit = -1};
     double p[3], dir[3], h = STEP_MIN;
-    memcpy(p, cp[from].p, sizeof p);
-    if (push(&l, p)) return -1;
+    memcpy(p, p0, sizeof p);
+    if (push(&t->l, p)) goto oom;
     for (int k = 0; k < 3; k++) dir[k] = d0[k], p[k] += h * d0[k];
-    int64_t end = -1;
-    int kept = 1;
     for (int step = 0; step < MAX_STEPS; step++) {
         if (!inside_volume(f, p)) {
-            kept = 0; /* left the volume: dropped */
-            break;
+            t->how = DROPPED;
+            return;
         }
-        if (!inside_object(f, p)) break; /* left the object: cut here */
-        if (push(&l, p)) {
-            free(l.p);
-            return -1;
+        if (!inside_object(f, p)) {
+            t->how = CUT;
+            return;
         }
-        /* (a) within a step of a critical point (the start only once we came back) */
-        for (int64_t i = 0; i < n_cp && end < 0; i++) {
-            const double dx = p[0] - cp[i].p[0], dy = p[1] - cp[i].p[1], dz = p[2] - cp[i].p[2];
-            if (dx * dx + dy * dy + dz * dz >= h * h) continue;
-            if (i == from && step < 4) continue;
-            end = i;
+        if (push(&t->l, p)) goto oom;
+        /* (a) within a step of a critical point (of the start only once away from it) */
+        const int64_t node = parac__skel_grid_near(nodes, p, h);
+        if (node >= 0 && !(node == from && step < 4)) {
+            t->how = AT_NODE;
+            t->hit = node;
+            return;
         }
-        if (end >= 0) {
-            if (push(&l, cp[end].p)) {
-                free(l.p);
-                return -1;
-            }
-            break;
+        /* (b) within a step of the skeleton */
+        const int64_t s = samples ? parac__skel_grid_near(samples, p, h) : -1;
+        if (s >= 0) {
+            t->how = AT_SAMPLE;
+            t->hit = s;
+            return;
         }
         double q[3], nd[3];
         rk4(f, p, h, q, nd);
         const double c = dir[0] * nd[0] + dir[1] * nd[1] + dir[2] * nd[2];
-        if (c < COS_REVERSAL) break; /* (c) the flow reverses: a sink between two samples */
-        if (q[0] == p[0] && q[1] == p[1] && q[2] == p[2]) break; /* (f) stuck */
+        if (c < COS_REVERSAL) { /* (c) a sink between two samples */
+            t->how = REVERSED;
+            for (int k = 0; k < 3; k++) t->turn[k] = (p[k] + q[k]) / 2;
+            return;
+        }
+        if (q[0] == p[0] && q[1] == p[1] && q[2] == p[2]) return; /* (f) stuck */
         if (c > COS_SMALL_TURN) h = fmin(2 * h, STEP_MAX);
         else if (c < COS_LARGE_TURN) h = fmax(h / 2, STEP_MIN);
         memcpy(p, q, sizeof p);
         memcpy(dir, nd, sizeof dir);
     }
-    if (!kept || l.n < 2) {
-        free(l.p);
-        return 0;
-    }
-    *seg = (parac__skel_segment){l.p, l.n, from, end};
-    return 1;
+    return;
+oom:
+    t->how = NO_MEMORY;
 }
 
-parac_status parac__skel_trace(const parac__skel_field *f, const parac__skel_critical *cp, int64_t n_cp,
+parac_status parac__skel_trace(const parac__skel_field *f, parac__skel_critical *cp, int64_t n_cp, int threads,
                                parac__skel_graph *g)
 {
-    *g = (parac__skel_graph){0};
-    int64_t cap = 0;
-    for (int64_t i = 0; i < n_cp; i++) {
-        if (cp[i].kind != PARAC__SKEL_SADDLE) continue;
-        for (int e = 0; e < cp[i].n_out; e++)
-            for (int sense = -1; sense <= 1; sense += 2) {
-                const double d0[3] = {sense * cp[i].out[e][0], sense * cp[i].out[e][1], sense * cp[i].out[e][2]};
-                parac__skel_segment seg;
-                const int r = follow(f, cp, n_cp, i, d0, &seg);
-                if (r < 0) {
-                    parac__skel_graph_free(g);
-                    return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: tracing");
-                }
-                if (r == 0) continue;
-                if (g->n_seg == cap) {
-                    cap = cap ? 2 * cap : 16;
-                    parac__skel_segment *ns = realloc(g->seg, (size_t)cap * sizeof *ns);
-                    if (!ns) {
-                        free(seg.p);
-                        parac__skel_graph_free(g);
-                        return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld segments", (long long)cap);
-                    }
-                    g->seg = ns;
-                }
-                g->seg[g->n_seg++] = seg;
-            }
+    *g = (parac__skel_graph){.node = cp, .n_node = n_cp, .node_cap = n_cp};
+    /* the jobs: (saddle, eigenvector, sense), each traced on its own */
+    int64_t n_jobs = 0;
+    for (int64_t i = 0; i < n_cp; i++)
+        if (cp[i].kind == PARAC__SKEL_SADDLE) n_jobs += 2 * cp[i].n_out;
+    parac__skel_point_grid nodes = {0};
+    PARAC_TRY(parac__skel_grid_of_nodes(g, &nodes));
+    int64_t *job_node = malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_node);
+    int *job_dir = malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_dir);
+    trace *tr = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof *tr);
+    parac_status st = PARAC_OK;
+    if (!job_node || !job_dir || !tr) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld traces", (long long)n_jobs);
+    for (int64_t i = 0, j = 0; st == PARAC_OK && i < n_cp; i++)
+        if (cp[i].kind == PARAC__SKEL_SADDLE)
+            for (int e = 0; e < cp[i].n_out; e++)
+                for (int sense = 0; sense < 2; sense++) job_node[j] = i, job_dir[j++] = 2 * e + sense;
+    if (st == PARAC_OK) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+        for (int64_t j = 0; j < n_jobs; j++) {
+            const parac__skel_critical *c = &cp[job_node[j]];
+            const double s = job_dir[j] & 1 ? -1 : 1, *e = c->out[job_dir[j] / 2];
+            const double d0[3] = {s * e[0], s * e[1], s * e[2]};
+            follow(f, &nodes, NULL, c->p, d0, job_node[j], &tr[j]);
+        }
     }
-    return PARAC_OK;
+    /* in job order: kept traces become segments */
+    for (int64_t j = 0; st == PARAC_OK && j < n_jobs; j++) {
+        trace *t = &tr[j];
+        if (t->how == NO_MEMORY) {
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: tracing");
+            break;
+        }
+        if (t->how == DROPPED || t->l.n < 2) continue;
+        parac__skel_segment seg = {t->l.p, t->l.n, job_node[j], -1};
+        if (t->how == AT_NODE) seg.end = t->hit;
+        if (t->how == REVERSED) seg.end = parac__skel_add_point_node(g, f, t->turn, -1);
+        if ((t->how == AT_NODE || t->how == REVERSED) &&
+            (seg.end < 0 || push(&t->l, g->node[seg.end].p))) {
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: tracing");
+            break;
+        }
+        seg.p = t->l.p, seg.n = t->l.n;
+        if (parac__skel_add_segment(g, &seg) < 0) {
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld segments", (long long)g->n_seg);
+            break;
+        }
+        t->l.p = NULL; /* the graph owns it now */
+    }
+    for (int64_t j = 0; tr && j < n_jobs; j++) free(tr[j].l.p);
+    free(tr), free(job_node), free(job_dir);
+    parac__skel_grid_free(&nodes);
+    if (st != PARAC_OK) parac__skel_graph_free(g);
+    return st;
 }
 
-void parac__skel_graph_free(parac__skel_graph *g)
+/* Distance from p to the nearest node or segment sample of g. */
+static double skeleton_distance(const parac__skel_graph *g, const double p[3])
 {
-    for (int64_t i = 0; i < g->n_seg; i++) free(g->seg[i].p);
-    free(g->seg);
-    *g = (parac__skel_graph){0};
+    double best = INFINITY;
+    for (int64_t i = 0; i < g->n_node; i++) {
+        const double *q = g->node[i].p;
+        const double d = (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]);
+        best = d < best ? d : best;
+    }
+    for (int64_t s = 0; s < g->n_seg; s++)
+        for (int64_t i = 0; i < g->seg[s].n; i++) {
+            const double *q = g->seg[s].p + 3 * i;
+            const double d = (p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]);
+            best = d < best ? d : best;
+        }
+    return sqrt(best);
+}
+
+typedef struct seed_order {
+    double dist;
+    int64_t k;
+} seed_order;
+
+static int farthest_first(const void *a, const void *b)
+{
+    const seed_order *x = a, *y = b;
+    if (x->dist != y->dist) return x->dist > y->dist ? -1 : 1;
+    return x->k < y->k ? -1 : x->k > y->k; /* then the caller's order */
+}
+
+/* Voxels within Chebyshev distance r of a segment's samples. */
+static void cover(const parac__skel_field *f, const parac__skel_segment *sg, int r, uint8_t *covered)
+{
+    for (int64_t i = 0; i < sg->n; i++) {
+        const int64_t x = llround(sg->p[3 * i]), y = llround(sg->p[3 * i + 1]), z = llround(sg->p[3 * i + 2]);
+        for (int64_t Z = z - r; Z <= z + r; Z++)
+            for (int64_t Y = y - r; Y <= y + r; Y++)
+                for (int64_t X = x - r; X <= x + r; X++)
+                    if (X >= 0 && Y >= 0 && Z >= 0 && X < f->w && Y < f->h && Z < f->d)
+                        covered[(Z * f->h + Y) * f->w + X] = 1;
+    }
+}
+
+parac_status parac__skel_trace_seeds(const parac__skel_field *f, const double *seeds, int64_t n_seeds, int threads,
+                                     parac__skel_graph *g)
+{
+    if (n_seeds == 0) return PARAC_OK;
+    const int64_t N = f->w * f->h * f->d;
+    parac__skel_point_grid nodes = {0};
+    parac__skel_sample_index si = {0};
+    seed_order *order = malloc((size_t)n_seeds * sizeof *order);
+    uint8_t *covered = calloc((size_t)N, 1);
+    parac_status st = PARAC_OK;
+    if (!order || !covered) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: divergence seeds");
+    if (st == PARAC_OK) st = parac__skel_grid_of_nodes(g, &nodes);
+    for (int64_t s = 0; st == PARAC_OK && s < g->n_seg; s++)
+        if (parac__skel_index_segment(&si, g, s)) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: skeleton samples");
+    /* the seeds farthest from the core skeleton first: their traces run the
+     * whole way in, and the seeds they pass by are then covered */
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads > 0 ? threads : 1)
+    for (int64_t k = 0; k < (st == PARAC_OK ? n_seeds : 0); k++)
+        order[k] = (seed_order){skeleton_distance(g, seeds + 3 * k), k};
+    if (st == PARAC_OK) qsort(order, (size_t)n_seeds, sizeof *order, farthest_first);
+    for (int64_t o = 0; st == PARAC_OK && o < n_seeds; o++) {
+        const double *p0 = seeds + 3 * order[o].k;
+        const int64_t v = (llround(p0[2]) * f->h + llround(p0[1])) * f->w + llround(p0[0]);
+        if (order[o].dist <= SEED_COVER || covered[v]) continue; /* near the skeleton already */
+        double d0[3];
+        unit_field(f, p0, d0);
+        if (d0[0] == 0 && d0[1] == 0 && d0[2] == 0) continue;
+        trace t;
+        follow(f, &nodes, &si.grid, p0, d0, -1, &t);
+        int64_t end = -1;
+        if (t.how == NO_MEMORY) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: tracing");
+        else if (t.l.n >= MIN_SEED_SAMPLES && t.how == AT_NODE) end = t.hit;
+        else if (t.l.n >= MIN_SEED_SAMPLES && t.how == AT_SAMPLE && (end = parac__skel_join(g, &si, t.hit)) < 0)
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: joining a trace");
+        if (st != PARAC_OK || end < 0) {
+            covered[v] = 1;
+            free(t.l.p);
+            continue;
+        }
+        const int64_t start = parac__skel_add_point_node(g, f, p0, PARAC__SKEL_END);
+        int64_t s = -1;
+        if (start >= 0 && !push(&t.l, g->node[end].p))
+            s = parac__skel_add_segment(g, &(parac__skel_segment){t.l.p, t.l.n, start, end});
+        if (s < 0) {
+            free(t.l.p);
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld segments", (long long)g->n_seg);
+            break;
+        }
+        cover(f, &g->seg[s], SEED_COVER, covered);
+        while (st == PARAC_OK && nodes.n < g->n_node) /* junctions and the free end */
+            if (parac__skel_grid_add(&nodes, g->node[nodes.n].p)) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: nodes");
+        if (st == PARAC_OK && parac__skel_index_segment(&si, g, s))
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: skeleton samples");
+    }
+    parac__skel_grid_free(&nodes);
+    parac__skel_sample_index_free(&si);
+    free(order), free(covered);
+    return st;
 }
 
 static void set_voxel(uint8_t *out, int64_t w, int64_t h, int64_t d, int64_t x, int64_t y, int64_t z)
@@ -183,11 +319,10 @@ static void line(uint8_t *out, int64_t w, int64_t h, int64_t d, const int64_t a[
     }
 }
 
-void parac__skel_voxelize(const parac__skel_graph *g, const parac__skel_critical *cp, int64_t n_cp, int64_t w,
-                          int64_t h, int64_t d, uint8_t *out)
+void parac__skel_voxelize(const parac__skel_graph *g, int64_t w, int64_t h, int64_t d, uint8_t *out)
 {
     memset(out, 0, (size_t)(w * h * d));
-    uint8_t *reached = calloc((size_t)(n_cp ? n_cp : 1), 1);
+    uint8_t *reached = calloc((size_t)(g->n_node ? g->n_node : 1), 1);
     for (int64_t s = 0; s < g->n_seg; s++) {
         const parac__skel_segment *sg = &g->seg[s];
         if (reached) {
@@ -202,8 +337,8 @@ void parac__skel_voxelize(const parac__skel_graph *g, const parac__skel_critical
             memcpy(prev, v, sizeof prev);
         }
     }
-    for (int64_t i = 0; i < n_cp; i++)
-        if (cp[i].kind == PARAC__SKEL_ATTRACTING && !(reached && reached[i]))
-            set_voxel(out, w, h, d, llround(cp[i].p[0]), llround(cp[i].p[1]), llround(cp[i].p[2]));
+    for (int64_t i = 0; i < g->n_node; i++)
+        if (g->node[i].kind == PARAC__SKEL_ATTRACTING && !(reached && reached[i]))
+            set_voxel(out, w, h, d, llround(g->node[i].p[0]), llround(g->node[i].p[1]), llround(g->node[i].p[2]));
     free(reached);
 }

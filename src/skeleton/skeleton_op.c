@@ -9,52 +9,16 @@
 
 #include "../core/error_internal.h"
 #include "parac/op.h"
-#include "skel.h"
-#include "skel_critical.h"
 #include "skel_graph_io.h"
-#include "skel_trace.h"
-
-typedef struct pipeline {
-    uint8_t *cls;
-    float *t, *c, *F, *vol;
-    int64_t *ti, *ci, nt, nc;
-    parac__skel_critical *cp;
-    int64_t n_cp;
-    parac__skel_graph g;
-} pipeline;
-
-static void pipeline_free(pipeline *p)
-{
-    free(p->cls), free(p->t), free(p->c), free(p->F), free(p->vol), free(p->ti), free(p->ci), free(p->cp);
-    parac__skel_graph_free(&p->g);
-}
-
-static parac_status field_cuda(parac_op_call *call, pipeline *p, int M)
-{
-    const int dev = parac_context_cuda_device(call->ctx);
-    void *stream = parac_context_stream(call->ctx);
-    parac_image *th = NULL, *ch = NULL, *td = NULL, *cd = NULL, *fd = NULL, *fh = NULL;
-    parac_status st = parac_image_wrap(&th, p->t, 3 * p->nt, 1, 1, 1, PARAC_F32, 4, 12 * p->nt, 12 * p->nt,
-                                       PARAC_MEMORY_HOST, -1);
-    if (st == PARAC_OK) st = parac_image_wrap(&ch, p->c, 3 * p->nc, 1, 1, 1, PARAC_F32, 4, 12 * p->nc, 12 * p->nc,
-                                              PARAC_MEMORY_HOST, -1);
-    if (st == PARAC_OK) st = parac_image_upload(&td, th, dev, stream);
-    if (st == PARAC_OK) st = parac_image_upload(&cd, ch, dev, stream);
-    if (st == PARAC_OK) st = parac_image_create(&fd, 3 * p->nt, 1, 1, 1, PARAC_F32, PARAC_MEMORY_CUDA, dev);
-    if (st == PARAC_OK) st = parac__skel_field_cuda(call->method->name, td->data, p->nt, cd->data, p->nc, M, fd->data, stream);
-    if (st == PARAC_OK) st = parac_image_download(&fh, fd, 0, stream);
-    if (st == PARAC_OK) st = parac_context_synchronize(call->ctx);
-    if (st == PARAC_OK) memcpy(p->F, fh->data, (size_t)p->nt * 3 * sizeof *p->F);
-    parac_image_destroy(th), parac_image_destroy(ch), parac_image_destroy(td), parac_image_destroy(cd);
-    parac_image_destroy(fd), parac_image_destroy(fh);
-    return st;
-}
+#include "skel_pipeline.h"
 
 static parac_status parse_spacing(const char *text, double sp[3])
 {
     sp[0] = sp[1] = sp[2] = 1;
     if (!text) return PARAC_OK;
-    if (sscanf(text, "%lf,%lf,%lf", &sp[0], &sp[1], &sp[2]) != 3 || !(sp[0] > 0) || !(sp[1] > 0) || !(sp[2] > 0))
+    char tail;
+    if (sscanf(text, "%lf,%lf,%lf%c", &sp[0], &sp[1], &sp[2], &tail) != 3 || !(sp[0] > 0) || !(sp[1] > 0) ||
+        !(sp[2] > 0) || !isfinite(sp[0] + sp[1] + sp[2]))
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: --spacing is SX,SY,SZ, three positive numbers, "
                            "got '%s'", text);
     return PARAC_OK;
@@ -66,106 +30,38 @@ static parac_status skeleton_run(parac_op_call *call)
     if (in->depth < 2)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: the input is a 2D image; a volume is needed "
                            "(NRRD, multi-page TIFF, or a 3-axis .npy with --layout dhw)");
-    double spacing[3];
-    PARAC_TRY(parse_spacing(parac_call_string(call, "spacing"), spacing));
-    parac_image *host = NULL;
+    parac__skel_params prm = {
+        .threshold = parac_call_has(call, "threshold") ? parac_call_double(call, "threshold") : NAN,
+        .field_strength = (int)parac_call_int(call, "field-strength"),
+        .charge_distance = (int)parac_call_int(call, "charge-distance"),
+        .rules = strcmp(parac_call_string(call, "rules"), "paper") ? PARAC__SKEL_RULES_PFSKEL : PARAC__SKEL_RULES_PAPER,
+        .divergence = parac_call_double(call, "divergence"),
+        .field = call->method->name,
+        .ctx = call->ctx,
+    };
+    PARAC_TRY(parse_spacing(parac_call_string(call, "spacing"), prm.spacing));
+    if (!(prm.divergence >= 0 && prm.divergence <= 1))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: --divergence is a fraction 0..1, got %g", prm.divergence);
+    parac_image *host = NULL, *out = NULL;
     if (in->memory == PARAC_MEMORY_CUDA) {
         PARAC_TRY(parac_image_clone(&host, in, PARAC_MEMORY_HOST, -1, parac_context_stream(call->ctx)));
-        PARAC_TRY(parac_context_synchronize(call->ctx));
+        parac_status st = parac_context_synchronize(call->ctx);
+        if (st != PARAC_OK) {
+            parac_image_destroy(host);
+            return st;
+        }
         in = host;
     }
-    const int64_t w = in->width, h = in->height, d = in->depth;
-    const int M = (int)parac_call_int(call, "field-strength");
-    const int dc = (int)parac_call_int(call, "charge-distance");
-    const int paper = strcmp(parac_call_string(call, "rules"), "paper") == 0;
-    const double thr = parac_call_has(call, "threshold") ? parac_call_double(call, "threshold") : NAN;
-    /* pfSkel: the object grown by dc layers through face neighbours carries
-     * the charges, so they sit dc voxels outside the true surface; critical
-     * points and traces stay inside the original object. A frame of dc + 1
-     * voxels leaves room to grow. */
-    const int64_t P = dc + 1, W = w + 2 * P, H = h + 2 * P, D = d + 2 * P, N = W * H * D;
-    pipeline p = {0};
-    parac_status st = PARAC_OK;
-    uint8_t *obj = calloc((size_t)N, 1), *grown = calloc((size_t)N, 1);
-    parac_image *gim = NULL;
-    p.cls = malloc((size_t)N);
-    p.vol = calloc((size_t)N * 3, sizeof *p.vol);
-    if (!obj || !grown || !p.cls || !p.vol)
-        st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld voxels", (long long)N);
-    int64_t n_obj = 0;
-    for (int64_t z = 0; st == PARAC_OK && z < d; z++)
-        for (int64_t y = 0; y < h; y++)
-            for (int64_t x = 0; x < w; x++) {
-                const void *q = parac_image_at(in, x, y, z);
-                const double v = in->dtype == PARAC_U8 ? *(const uint8_t *)q : in->dtype == PARAC_U16 ? *(const uint16_t *)q
-                                                                                                   : *(const float *)q;
-                const int o = thr != thr ? v != 0 : v >= thr;
-                obj[((z + P) * H + y + P) * W + x + P] = (uint8_t)o;
-                n_obj += o;
-            }
-    if (st == PARAC_OK && n_obj == 0)
-        st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: the volume has no object voxels (%s)",
-                         thr != thr ? "nonzero" : ">= --threshold");
-    if (st == PARAC_OK) {
-        memcpy(grown, obj, (size_t)N);
-        for (int layer = 0; layer < dc; layer++) {
-            memcpy(p.cls, grown, (size_t)N);
-            for (int64_t i = 0; i < N; i++) {
-                if (p.cls[i]) continue;
-                const int64_t x = i % W, y = (i / W) % H, z = i / (W * H);
-                if ((x > 0 && p.cls[i - 1]) || (x < W - 1 && p.cls[i + 1]) || (y > 0 && p.cls[i - W]) ||
-                    (y < H - 1 && p.cls[i + W]) || (z > 0 && p.cls[i - W * H]) || (z < D - 1 && p.cls[i + W * H]))
-                    grown[i] = 1;
-            }
-        }
-        st = parac_image_wrap(&gim, grown, W, H, D, 1, PARAC_U8, 1, W, W * H, PARAC_MEMORY_HOST, -1);
-    }
-    if (st == PARAC_OK)
-        st = parac__skel_classify(gim, 1, paper ? PARAC__SKEL_RULES_PAPER : PARAC__SKEL_RULES_PFSKEL, p.cls);
-    if (st == PARAC_OK) st = parac__skel_collect(p.cls, W, H, D, PARAC__SKEL_INTERIOR, &p.t, &p.ti, &p.nt);
-    if (st == PARAC_OK) st = parac__skel_collect(p.cls, W, H, D, PARAC__SKEL_SURFACE, &p.c, &p.ci, &p.nc);
-    if (st == PARAC_OK && p.nt == 0)
-        st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: the object is too thin for a field: it has no "
-                         "interior voxels (with --charge-distance %d it must be at least %d voxels thick)", dc,
-                         (paper ? 5 : 3) - 2 * dc > 1 ? (paper ? 5 : 3) - 2 * dc : 1);
-    if (st == PARAC_OK && !(p.F = malloc((size_t)p.nt * 3 * sizeof *p.F)))
-        st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field at %lld voxels", (long long)p.nt);
-    if (st == PARAC_OK) {
-        if (call->method->backend == PARAC_BACKEND_CUDA) st = field_cuda(call, &p, M);
-        else st = parac__skel_field_cpu(p.t, p.nt, p.c, p.nc, M, p.F, parac_context_threads(call->ctx));
-    }
-    if (st == PARAC_OK) {
-        for (int64_t i = 0; i < p.nt; i++) memcpy(p.vol + 3 * p.ti[i], p.F + 3 * i, 3 * sizeof *p.F);
-        parac__skel_normalize(p.vol, p.cls, N);
-        if (paper) parac__skel_neighbour_means(p.cls, W, H, D, PARAC__SKEL_BOUNDARY, 1 << PARAC__SKEL_INTERIOR, p.vol);
-        parac__skel_neighbour_means(p.cls, W, H, D, PARAC__SKEL_SURFACE,
-                                    1 << PARAC__SKEL_INTERIOR | 1 << PARAC__SKEL_BOUNDARY, p.vol);
-        parac__skel_normalize(p.vol, p.cls, N);
-        /* the search and the traces: the original object only (its voxels keep
-         * their classes: only exactly computed, interior, zeros are critical) */
-        for (int64_t i = 0; i < N; i++)
-            if (!obj[i]) p.cls[i] = PARAC__SKEL_EXTERIOR;
-        const parac__skel_field f = {W, H, D, p.vol, p.cls};
-        st = parac__skel_critical_points(&f, &p.cp, &p.n_cp);
-        if (st == PARAC_OK) st = parac__skel_trace(&f, p.cp, p.n_cp, &p.g);
-    }
-    /* back to the input's coordinates */
-    for (int64_t i = 0; st == PARAC_OK && i < p.n_cp; i++)
-        for (int k = 0; k < 3; k++) p.cp[i].p[k] -= (double)P;
-    for (int64_t s = 0; st == PARAC_OK && s < p.g.n_seg; s++)
-        for (int64_t i = 0; i < 3 * p.g.seg[s].n; i++) p.g.seg[s].p[i] -= (double)P;
-    parac_image_destroy(gim);
-    free(obj);
-    free(grown);
-    parac_image *out = NULL;
-    if (st == PARAC_OK) st = parac_image_create(&out, w, h, d, 1, PARAC_U8, PARAC_MEMORY_HOST, -1);
-    if (st == PARAC_OK) { /* voxels into the (reused) class array, then row by row into the image */
-        parac__skel_voxelize(&p.g, p.cp, p.n_cp, w, h, d, p.cls); /* N >= w*h*d */
-        for (int64_t z = 0; z < d; z++)
-            for (int64_t y = 0; y < h; y++) memcpy(parac_image_at(out, 0, y, z), p.cls + (z * h + y) * w, (size_t)w);
-    }
+    parac_status st = parac_image_create(&out, in->width, in->height, in->depth, 1, PARAC_U8, PARAC_MEMORY_HOST, -1);
+    uint8_t *voxels = st == PARAC_OK ? malloc((size_t)(in->width * in->height * in->depth)) : NULL;
+    if (st == PARAC_OK && !voxels) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the output volume");
+    parac__skel_graph g = {0};
+    if (st == PARAC_OK) st = parac__skel_pipeline(in, &prm, &g, voxels, NULL);
+    for (int64_t z = 0; st == PARAC_OK && z < in->depth; z++)
+        for (int64_t y = 0; y < in->height; y++)
+            memcpy(parac_image_at(out, 0, y, z), voxels + (z * in->height + y) * in->width, (size_t)in->width);
     if (st == PARAC_OK && parac_call_has(call, "graph"))
-        st = parac__skel_write_graph(parac_call_string(call, "graph"), &p.g, p.cp, p.n_cp, spacing);
+        st = parac__skel_write_graph(parac_call_string(call, "graph"), &g, prm.spacing);
     if (st == PARAC_OK && parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
         parac_image *dev = NULL;
         st = parac_image_clone(&dev, out, PARAC_MEMORY_CUDA, parac_context_cuda_device(call->ctx),
@@ -177,9 +73,33 @@ static parac_status skeleton_run(parac_op_call *call)
     }
     if (st == PARAC_OK) call->outputs[0] = out;
     else parac_image_destroy(out);
-    pipeline_free(&p);
+    parac__skel_graph_free(&g);
+    free(voxels);
     parac_image_destroy(host);
     return st;
+}
+
+/* Exact sums cost targets x charges, about V^(5/3) for V voxels; the cell
+ * tree about V log V, within 0.003 degrees on average (docs/skeleton.md).
+ * The exact field is kept while it takes about a second or less: measured
+ * on the paper's sequence (bench/skeleton), 64x64x487 takes 4 s on 16 CPU
+ * threads and 256x256x487 0.8 s with the GPU's tiled kernel. */
+#define EXACT_CPU_VOXELS (1 << 20)
+#define EXACT_GPU_VOXELS (1 << 25)
+
+static parac_status skeleton_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
+{
+    const parac_image *in = call->inputs[0];
+    const int64_t v = in->width * in->height * in->depth;
+    const int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
+    const int64_t limit = cuda ? EXACT_GPU_VOXELS : EXACT_CPU_VOXELS;
+    *method = v <= limit ? (cuda ? "tiled" : "exact") : "approx";
+    if (why_size)
+        snprintf(why, why_size, "%lld voxels %s %lld on the %s: %s", (long long)v, v <= limit ? "<=" : ">",
+                 (long long)limit, cuda ? "GPU" : "CPU",
+                 v <= limit ? "the exact field (all-pairs sums) takes about a second or less"
+                            : "the cell-tree field (exact near, expansions far) instead of all-pairs sums");
+    return PARAC_OK;
 }
 
 static parac_status tube_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
@@ -209,16 +129,25 @@ static const parac_param_spec skeleton_params[] = {
      "(6-neighbour surface, no boundary layer)"},
     {"graph", PARAC_PARAM_PATH, NULL, NULL, 0, 0,
      "also write the skeleton as a graph: FILE.json (critical points and segments), .obj (lines) or .swc"},
-    {"spacing", PARAC_PARAM_STRING, NULL, NULL, 0, 0, "SX,SY,SZ: voxel size for the graph's coordinates (default 1,1,1)"},
+    {"spacing", PARAC_PARAM_STRING, NULL, NULL, 0, 0,
+     "SX,SY,SZ: voxel size; the field acts over physical distances and the graph is in these units (default 1,1,1)"},
+    {"divergence", PARAC_PARAM_DOUBLE, "0.5", NULL, 0, 1,
+     "pfSkel's level 2: traces from the voxels whose divergence lies within F of the lowest (a fraction of "
+     "the range), joined to the core skeleton; they reach out to free ends. 0: the paper's core skeleton only"},
 };
 
 static const parac_method skeleton_methods[] = {
     {"exact", PARAC_BACKEND_CPU, skeleton_run, "the field summed exactly over every charge, in double, on every core"},
+    {"approx", PARAC_BACKEND_CPU, skeleton_run,
+     "the field from a two-level cell tree: near charges exactly, far cells by monopole and quadrupole "
+     "(docs/skeleton.md gives its error); for volumes too large for exact sums"},
     {"tiled", PARAC_BACKEND_CUDA, skeleton_run,
      "the field on the GPU, fp32, charges staged through shared memory (the N-body technique)"},
     {"global", PARAC_BACKEND_CUDA, skeleton_run, "the paper's plain GPU kernel: one thread per voxel, charges read from global memory"},
     {"constant", PARAC_BACKEND_CUDA, skeleton_run,
      "the paper's improved GPU kernel: charges in constant memory, 4096 per launch"},
+    {"approx", PARAC_BACKEND_CUDA, skeleton_run,
+     "the cell-tree field on the GPU (fp32): near charges exactly, far cells by monopole and quadrupole"},
 };
 
 const parac_op parac__op_skeleton = {
@@ -238,5 +167,6 @@ const parac_op parac__op_skeleton = {
     .methods = skeleton_methods,
     .n_methods = sizeof skeleton_methods / sizeof skeleton_methods[0],
     .demo = tube_demo,
+    .choose = skeleton_choose,
     .keeps_inputs = 1,
 };

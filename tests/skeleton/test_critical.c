@@ -55,7 +55,7 @@ static void linear_case(const double A[9], const double c[3], int kind)
     const parac__skel_field f = {LW, LH, LD, v, cls};
     parac__skel_critical *cp;
     int64_t n;
-    assert_ok(parac__skel_critical_points(&f, &cp, &n));
+    assert_ok(parac__skel_critical_points(&f, &cp, &n, 2));
     assert_int_equal(n, 1);
     for (int k = 0; k < 3; k++) assert_true(fabs(cp[0].p[k] - c[k]) < 1e-5);
     assert_int_equal(cp[0].kind, kind);
@@ -116,7 +116,7 @@ static void test_ball(void **state)
     const parac__skel_field f = {21, 21, 21, field, cls};
     parac__skel_critical *cp;
     int64_t n;
-    assert_ok(parac__skel_critical_points(&f, &cp, &n));
+    assert_ok(parac__skel_critical_points(&f, &cp, &n, 2));
     int attracting = 0;
     for (int64_t i = 0; i < n; i++) {
         if (cp[i].kind == PARAC__SKEL_ATTRACTING) {
@@ -150,7 +150,7 @@ static void test_dumbbell(void **state)
     const parac__skel_field f = {W, H, D, field, cls};
     parac__skel_critical *cp;
     int64_t n;
-    assert_ok(parac__skel_critical_points(&f, &cp, &n));
+    assert_ok(parac__skel_critical_points(&f, &cp, &n, 2));
     int near_a = 0, near_b = 0, saddle_between = 0;
     for (int64_t i = 0; i < n; i++) {
         if (cp[i].kind == PARAC__SKEL_ATTRACTING) {
@@ -168,6 +168,18 @@ static void test_dumbbell(void **state)
             print_message("critical %lld: (%.2f %.2f %.2f) kind %d\n", (long long)i, cp[i].p[0], cp[i].p[1], cp[i].p[2], cp[i].kind);
         fail_msg("dumbbell: attracting near the ball centres %d/%d, saddles on the bar %d", near_a, near_b,
                  saddle_between);
+    }
+    /* the same list, in the same order, on any number of threads */
+    for (int threads = 1; threads <= 5; threads += 4) {
+        parac__skel_critical *cq;
+        int64_t m;
+        assert_ok(parac__skel_critical_points(&f, &cq, &m, threads));
+        assert_int_equal(m, n);
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_equal(cq[i].kind, cp[i].kind);
+            assert_memory_equal(cq[i].p, cp[i].p, sizeof cp[i].p);
+        }
+        free(cq);
     }
     free(cp), free(field), free(cls);
     parac_image_destroy(im);
