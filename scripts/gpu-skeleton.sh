@@ -49,6 +49,12 @@ if [[ $PHASES == *bench* ]]; then
   echo "bench rc=$?"; cat "$OUT/bench.log"
 fi
 if [[ $PHASES == *peers* ]]; then
+  # Kimimaro from wheels carried in .peerwheels (the machine has no network)
+  if [[ -d .peerwheels ]] && ! python3 -c "import kimimaro" 2>/dev/null; then
+    pip install -q --no-deps --no-index --target /tmp/peer-site .peerwheels/*.whl > "$OUT/pip.log" 2>&1 \
+      || tail -3 "$OUT/pip.log"
+    export PYTHONPATH=/tmp/peer-site${PYTHONPATH:+:$PYTHONPATH}
+  fi
   timeout ${PEERS_TIMEOUT:-300} python3 bench/skeleton/peers.py --parac $b/bin/parac ${PEER_ARGS:-} \
     > "$OUT/peers.log" 2>&1
   echo "peers rc=$?"; cat "$OUT/peers.log"

@@ -83,7 +83,8 @@ def main():
         print(f"  skimage skeletonize (Lee) {t1 * 1e3:10.1f} ms  {quality(sk, c)}")
         if kimimaro is not None and t1 < a.budget:
             t0 = time.perf_counter()
-            skels = kimimaro.skeletonize(vol.astype(np.uint32), parallel=os.cpu_count(), progress=False)
+            skels = kimimaro.skeletonize(vol.astype(np.uint32), anisotropy=(1, 1, 1), parallel=os.cpu_count(),
+                                         progress=False)
             t2 = time.perf_counter() - t0
             v = np.zeros_like(vol)
             for s in skels.values():
@@ -93,7 +94,7 @@ def main():
         if os.path.exists(a.parac):
             src, out = os.path.join(tmp, "in.npy"), os.path.join(tmp, "out.npy")
             np.save(src, vol.astype(np.uint8) * 255)
-            for dev, method in (("cuda", "tiled"),):
+            for dev, method in (("cuda", "tiled"), ("cuda", "approx")):
                 t0 = time.perf_counter()
                 r = subprocess.run([a.parac, "--device", dev, "skeleton", src, out, "--layout", "dhw", "--method",
                                     method], capture_output=True, text=True)

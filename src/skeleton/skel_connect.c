@@ -66,8 +66,23 @@ static void coords(const parac__skel_field *f, int64_t i, int64_t *x, int64_t *y
     *x = i % f->w, *y = (i / f->w) % f->h, *z = i / (f->w * f->h);
 }
 
-/* Breadth-first over voxels where keep(i) holds, 26-connected, from the
- * queue's first n items; writes the step count into dist via visit. */
+/* The in-volume 26-neighbours of voxel i into nb; their count. */
+static int neighbours(const parac__skel_field *f, int64_t i, int64_t nb[26])
+{
+    int64_t x, y, z;
+    coords(f, i, &x, &y, &z);
+    int n = 0;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                const int64_t X = x + dx, Y = y + dy, Z = z + dz;
+                if ((dx || dy || dz) && X >= 0 && Y >= 0 && Z >= 0 && X < f->w && Y < f->h && Z < f->d)
+                    nb[n++] = (Z * f->h + Y) * f->w + X;
+            }
+    return n;
+}
+
+/* The skeleton's 26-connected pieces, labelled 1, 2, ...; their count. */
 static int32_t label_pieces(joiner *j)
 {
     const parac__skel_field *f = j->f;
@@ -82,16 +97,10 @@ static int32_t label_pieces(joiner *j)
         int64_t head = 0, tail = 0;
         queue[tail++] = s;
         while (head < tail) {
-            int64_t x, y, z;
-            coords(f, queue[head++], &x, &y, &z);
-            for (int dz = -1; dz <= 1; dz++)
-                for (int dy = -1; dy <= 1; dy++)
-                    for (int dx = -1; dx <= 1; dx++) {
-                        const int64_t X = x + dx, Y = y + dy, Z = z + dz;
-                        if (X < 0 || Y < 0 || Z < 0 || X >= f->w || Y >= f->h || Z >= f->d) continue;
-                        const int64_t k = (Z * f->h + Y) * f->w + X;
-                        if (j->vox[k] && !j->label[k]) j->label[k] = pieces, queue[tail++] = k;
-                    }
+            int64_t nb[26];
+            const int m = neighbours(f, queue[head++], nb);
+            for (int e = 0; e < m; e++)
+                if (j->vox[nb[e]] && !j->label[nb[e]]) j->label[nb[e]] = pieces, queue[tail++] = nb[e];
         }
     }
     free(queue);
@@ -110,33 +119,20 @@ static int depth_map(joiner *j)
     for (int64_t i = 0; i < j->N; i++) {
         j->depth[i] = 0;
         if (!f->cls[i]) continue;
-        int64_t x, y, z;
-        coords(f, i, &x, &y, &z);
-        int edge = 0;
-        for (int dz = -1; dz <= 1 && !edge; dz++)
-            for (int dy = -1; dy <= 1 && !edge; dy++)
-                for (int dx = -1; dx <= 1 && !edge; dx++) {
-                    const int64_t X = x + dx, Y = y + dy, Z = z + dz;
-                    edge = X < 0 || Y < 0 || Z < 0 || X >= f->w || Y >= f->h || Z >= f->d ||
-                           !f->cls[(Z * f->h + Y) * f->w + X];
-                }
+        int64_t nb[26];
+        int edge = neighbours(f, i, nb) < 26; /* on the volume's border */
+        for (int e = 0; e < 26 && !edge; e++) edge = !f->cls[nb[e]];
         if (edge) j->depth[i] = 1, queue[tail++] = i;
     }
     while (head < tail) {
         const int64_t i = queue[head++];
-        int64_t x, y, z;
-        coords(f, i, &x, &y, &z);
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const int64_t X = x + dx, Y = y + dy, Z = z + dz;
-                    if (X < 0 || Y < 0 || Z < 0 || X >= f->w || Y >= f->h || Z >= f->d) continue;
-                    const int64_t k = (Z * f->h + Y) * f->w + X;
-                    if (f->cls[k] && !j->depth[k]) {
-                        j->depth[k] = j->depth[i] < UINT16_MAX ? (uint16_t)(j->depth[i] + 1) : UINT16_MAX;
-                        queue[tail++] = k;
-                    }
-                }
+        int64_t nb[26];
+        const int m = neighbours(f, i, nb);
+        for (int e = 0; e < m; e++)
+            if (f->cls[nb[e]] && !j->depth[nb[e]]) {
+                j->depth[nb[e]] = j->depth[i] < UINT16_MAX ? (uint16_t)(j->depth[i] + 1) : UINT16_MAX;
+                queue[tail++] = nb[e];
+            }
     }
     free(queue);
     return 0;

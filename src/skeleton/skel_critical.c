@@ -19,6 +19,7 @@
 
 void parac__skel_normalize(float *v, const uint8_t *cls, int64_t n)
 {
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n; i++) {
         if (!cls[i]) continue;
         const double m = sqrt((double)v[3 * i] * v[3 * i] + (double)v[3 * i + 1] * v[3 * i + 1] +

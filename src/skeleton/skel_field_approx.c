@@ -76,7 +76,8 @@ parac_status parac__skel_tree_build(const float *targets, int64_t nt, const floa
     if (!key || !perm || !start || !t->charges || !t->targets || !t->order)
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field's cell tree (%lld cells)", (long long)N1);
     /* charges in key order; the L1 cells and L2 cells they make */
-    for (int64_t i = 0; st == PARAC_OK && i < nc; i++) key[i] = l1_key(charges + 3 * i, cell, n2);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (st == PARAC_OK ? nc : 0); i++) key[i] = l1_key(charges + 3 * i, cell, n2);
     if (st == PARAC_OK && sort_by_key(key, nc, N1, start, perm))
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field's cell tree");
     if (st == PARAC_OK) {
@@ -104,35 +105,41 @@ parac_status parac__skel_tree_build(const float *targets, int64_t nt, const floa
                 last2 = k / span3;
             }
             t->l1_range[2 * a] = start[k], t->l1_range[2 * a + 1] = start[k + 1];
-            moments(t->charges + 3 * start[k], start[k + 1] - start[k], t->l1 + a * PARAC__SKEL_MOMENT_FLOATS);
             a++;
         }
+#pragma omp parallel for schedule(dynamic, 64)
+        for (int64_t c = 0; c < t->n_l1; c++)
+            moments(t->charges + 3 * t->l1_range[2 * c], t->l1_range[2 * c + 1] - t->l1_range[2 * c],
+                    t->l1 + c * PARAC__SKEL_MOMENT_FLOATS);
         if (b >= 0) t->l2_range[2 * b + 1] = a;
+#pragma omp parallel for schedule(dynamic, 16)
         for (int64_t c = 0; c < t->n_l2; c++) {
             const int64_t first = t->l1_range[2 * t->l2_range[2 * c]], end = t->l1_range[2 * (t->l2_range[2 * c + 1] - 1) + 1];
             moments(t->charges + 3 * first, end - first, t->l2 + c * PARAC__SKEL_MOMENT_FLOATS);
         }
     }
     /* targets by L1 cell: one block per non-empty cell, with its bounding box */
-    for (int64_t i = 0; st == PARAC_OK && i < nt; i++) key[i] = l1_key(targets + 3 * i, cell, n2);
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < (st == PARAC_OK ? nt : 0); i++) key[i] = l1_key(targets + 3 * i, cell, n2);
     if (st == PARAC_OK && sort_by_key(key, nt, N1, start, t->order))
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field's cell tree");
     if (st == PARAC_OK) {
+#pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < nt; i++) memcpy(t->targets + 3 * i, targets + 3 * t->order[i], 3 * sizeof *targets);
         for (int64_t k = 0; k < N1; k++) t->n_blocks += start[k + 1] > start[k];
         t->block_start = malloc((size_t)(t->n_blocks + 1) * sizeof *t->block_start);
         t->block_box = malloc((size_t)(t->n_blocks ? t->n_blocks : 1) * 6 * sizeof *t->block_box);
         if (!t->block_start || !t->block_box) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: target blocks");
     }
-    for (int64_t k = 0, b = 0; st == PARAC_OK && k < N1; k++) {
-        if (start[k + 1] == start[k]) continue;
+    for (int64_t k = 0, b = 0; st == PARAC_OK && k < N1; k++)
+        if (start[k + 1] > start[k]) t->block_start[b] = start[k], t->block_start[++b] = start[k + 1];
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < (st == PARAC_OK ? t->n_blocks : 0); b++) {
         float *box = t->block_box + 6 * b;
         for (int e = 0; e < 3; e++) box[e] = INFINITY, box[3 + e] = -INFINITY;
-        for (int64_t i = start[k]; i < start[k + 1]; i++)
+        for (int64_t i = t->block_start[b]; i < t->block_start[b + 1]; i++)
             for (int e = 0; e < 3; e++)
                 box[e] = fminf(box[e], t->targets[3 * i + e]), box[3 + e] = fmaxf(box[3 + e], t->targets[3 * i + e]);
-        t->block_start[b] = start[k];
-        t->block_start[++b] = start[k + 1];
     }
     free(key), free(perm), free(start);
     if (st != PARAC_OK) parac__skel_tree_free(t);

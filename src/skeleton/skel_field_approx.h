@@ -22,7 +22,7 @@ extern "C" {
 
 #define PARAC__SKEL_L2_SPAN 4        /* L1 cells per L2 cell side */
 #define PARAC__SKEL_MOMENT_FLOATS 12 /* cx cy cz n, Qxx Qxy Qxz Qyy, Qyz Qzz - - */
-#define PARAC__SKEL_THETA 0.33       /* cell side / distance from which a cell's expansion is used */
+#define PARAC__SKEL_THETA 0.25       /* cell side / distance from which a cell's expansion is used */
 
 typedef struct parac__skel_tree {
     float cell, open1, open2; /* L1 side; distances from which L1 and L2 expansions are used */
@@ -47,8 +47,10 @@ void parac__skel_tree_free(parac__skel_tree *tree);
 
 /* The field at every target, in the caller's order; F: 3*nt floats. */
 parac_status parac__skel_field_approx_cpu(const parac__skel_tree *tree, int M, float *F, int threads);
-/* The same on the current CUDA device; F in host memory. */
-parac_status parac__skel_field_approx_cuda(const parac__skel_tree *tree, int M, float *F, void *stream);
+/* The same on the current CUDA device; F in host memory. kernel_ms (may be
+ * NULL): the kernel's own time, without the transfers. */
+parac_status parac__skel_field_approx_cuda(const parac__skel_tree *tree, int M, float *F, void *stream,
+                                           float *kernel_ms);
 
 #ifdef __cplusplus
 }

@@ -10,8 +10,9 @@ parac_status parac__skel_field_cuda(const char *method, const float *targets, in
     return parac__fail(PARAC_ERR_UNSUPPORTED, "skeleton: this build has no CUDA support");
 }
 
-parac_status parac__skel_field_approx_cuda(const parac__skel_tree *tree, int M, float *F, void *stream)
+parac_status parac__skel_field_approx_cuda(const parac__skel_tree *tree, int M, float *F, void *stream,
+                                           float *kernel_ms)
 {
-    (void)tree, (void)M, (void)F, (void)stream;
+    (void)tree, (void)M, (void)F, (void)stream, (void)kernel_ms;
     return parac__fail(PARAC_ERR_UNSUPPORTED, "skeleton: this build has no CUDA support");
 }

@@ -156,7 +156,7 @@ static parac_status field(const parac__skel_params *prm, work *k, int threads)
         PARAC_TRY(parac__skel_tree_build(k->t, k->nt, k->c, k->nc, cell, PARAC__SKEL_THETA, &tree));
         const parac_status st = parac_context_backend(prm->ctx) == PARAC_BACKEND_CUDA
                                     ? parac__skel_field_approx_cuda(&tree, prm->field_strength, k->F,
-                                                                    parac_context_stream(prm->ctx))
+                                                                    parac_context_stream(prm->ctx), NULL)
                                     : parac__skel_field_approx_cpu(&tree, prm->field_strength, k->F, threads);
         parac__skel_tree_free(&tree);
         PARAC_TRY(st);

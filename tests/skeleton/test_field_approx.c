@@ -118,7 +118,7 @@ static void test_approx(void **state)
         snprintf(what, sizeof what, "cpu approx M=%d", Ms[m]);
         compare(E, A, l.nt, 0.01, 0.05, 0.5, what);
         if (gpu) {
-            assert_ok(parac__skel_field_approx_cuda(&t, Ms[m], G, parac_context_stream(ctx)));
+            assert_ok(parac__skel_field_approx_cuda(&t, Ms[m], G, parac_context_stream(ctx), NULL));
             snprintf(what, sizeof what, "cuda approx M=%d", Ms[m]);
             compare(E, G, l.nt, 0.01, 0.05, 0.5, what);
             snprintf(what, sizeof what, "cuda approx vs cpu approx M=%d", Ms[m]);

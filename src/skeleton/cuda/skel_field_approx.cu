@@ -17,21 +17,23 @@ namespace {
 constexpr int THREADS = PARAC__SKEL_L2_SPAN * PARAC__SKEL_L2_SPAN * PARAC__SKEL_L2_SPAN;
 constexpr int MF4 = PARAC__SKEL_MOMENT_FLOATS / 4; // float4 per cell moment
 
-// r^-q from r^2
-__device__ __forceinline__ float inv_pow(float r2, int q)
+// r^-Q from 1/r, by multiplications fixed at compile time
+template <int Q> __device__ __forceinline__ float inv_pow(float ir)
 {
-    const float ir = rsqrtf(r2), ir2 = ir * ir;
-    float v = q & 1 ? ir : 1.0f;
-    for (int k = 0; k < q / 2; k++) v *= ir2;
+    const float ir2 = ir * ir;
+    float v = Q & 1 ? ir : 1.0f;
+#pragma unroll
+    for (int k = 0; k < Q / 2; k++) v *= ir2;
     return v;
 }
 
 // the cell's monopole and quadrupole at p (see skel_field_approx.c)
-__device__ __forceinline__ void expansion(const float4 *m, float3 p, int q, float3 &f)
+template <int Q> __device__ __forceinline__ void expansion(const float4 *m, float3 p, float3 &f)
 {
+    constexpr float q = (float)Q;
     const float4 a = __ldg(m), b = __ldg(m + 1), c = __ldg(m + 2);
     const float Rx = p.x - a.x, Ry = p.y - a.y, Rz = p.z - a.z;
-    const float r2 = Rx * Rx + Ry * Ry + Rz * Rz, ir2 = 1.0f / r2, rq = inv_pow(r2, q);
+    const float ir = rsqrtf(Rx * Rx + Ry * Ry + Rz * Rz), ir2 = ir * ir, rq = inv_pow<Q>(ir);
     const float QRx = b.x * Rx + b.y * Ry + b.z * Rz, QRy = b.y * Rx + b.w * Ry + c.x * Rz,
                 QRz = b.z * Rx + c.x * Ry + c.y * Rz;
     const float tr = b.x + b.w + c.y, RQR = Rx * QRx + Ry * QRy + Rz * QRz;
@@ -49,8 +51,9 @@ __device__ __forceinline__ float box_dist2(const float *box, const float4 *m)
     return dx * dx + dy * dy + dz * dz;
 }
 
+template <int Q>
 __global__ void __launch_bounds__(THREADS)
-    approx_kernel(int q, float o1, float o2, const float *targets, const int64_t *block_start, const float *block_box,
+    approx_kernel(float o1, float o2, const float *targets, const int64_t *block_start, const float *block_box,
                   const float4 *l2, const int64_t *l2_range, int64_t n_l2, const float4 *l1, const int64_t *l1_range,
                   const float *charges, float *F)
 {
@@ -65,20 +68,20 @@ __global__ void __launch_bounds__(THREADS)
     for (int64_t c2 = 0; c2 < n_l2; c2++) {
         const float4 *m2 = l2 + c2 * MF4;
         if (box_dist2(box, m2) >= o2) {
-            expansion(m2, p, q, f);
+            expansion<Q>(m2, p, f);
             continue;
         }
         for (int64_t c1 = l2_range[2 * c2]; c1 < l2_range[2 * c2 + 1]; c1++) {
             const float4 *m1 = l1 + c1 * MF4;
             if (box_dist2(box, m1) >= o1) {
-                expansion(m1, p, q, f);
+                expansion<Q>(m1, p, f);
                 continue;
             }
             for (int64_t k = l1_range[2 * c1]; k < l1_range[2 * c1 + 1]; k++) {
                 const float dx = p.x - __ldg(charges + 3 * k), dy = p.y - __ldg(charges + 3 * k + 1),
                             dz = p.z - __ldg(charges + 3 * k + 2);
                 const float r2 = dx * dx + dy * dy + dz * dz;
-                const float s = r2 > 0.0f ? inv_pow(r2, q) : 0.0f; // a target on a charge feels no force from it
+                const float s = r2 > 0.0f ? inv_pow<Q>(rsqrtf(r2)) : 0.0f; // a target on a charge feels no force from it
                 f.x = fmaf(dx, s, f.x);
                 f.y = fmaf(dy, s, f.y);
                 f.z = fmaf(dz, s, f.z);
@@ -90,6 +93,26 @@ __global__ void __launch_bounds__(THREADS)
         F[3 * i + 1] = f.y;
         F[3 * i + 2] = f.z;
     }
+}
+
+struct args {
+    float o1, o2;
+    const float *targets;
+    const int64_t *block_start;
+    const float *block_box;
+    const float4 *l2;
+    const int64_t *l2_range;
+    int64_t n_l2;
+    const float4 *l1;
+    const int64_t *l1_range;
+    const float *charges;
+    float *F;
+};
+
+template <int Q> void launch(const args &a, int64_t blocks, cudaStream_t st)
+{
+    approx_kernel<Q><<<(unsigned)blocks, THREADS, 0, st>>>(a.o1, a.o2, a.targets, a.block_start, a.block_box, a.l2,
+                                                           a.l2_range, a.n_l2, a.l1, a.l1_range, a.charges, a.F);
 }
 
 struct buffers {
@@ -108,7 +131,8 @@ parac_status upload(buffers &b, int k, const void *src, size_t bytes, cudaStream
 
 } // namespace
 
-extern "C" parac_status parac__skel_field_approx_cuda(const parac__skel_tree *t, int M, float *F, void *stream)
+extern "C" parac_status parac__skel_field_approx_cuda(const parac__skel_tree *t, int M, float *F, void *stream,
+                                                      float *kernel_ms)
 {
     if (M < 1 || M > 10)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: field strength must be 1..10, got %d", M);
@@ -128,17 +152,38 @@ extern "C" parac_status parac__skel_field_approx_cuda(const parac__skel_tree *t,
     if (rc == PARAC_OK) rc = upload(b, 6, t->l1_range, (size_t)t->n_l1 * 2 * sizeof(int64_t), st);
     if (rc == PARAC_OK) rc = upload(b, 7, t->charges, (size_t)t->nc * 3 * sizeof(float), st);
     if (rc == PARAC_OK) rc = upload(b, 8, nullptr, (size_t)t->nt * 3 * sizeof(float), st);
+    cudaEvent_t ev[2] = {nullptr, nullptr};
+    if (rc == PARAC_OK && kernel_ms) {
+        rc = PARAC_CUDA_CHECK(cudaEventCreate(&ev[0]));
+        if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaEventCreate(&ev[1]));
+        if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaEventRecord(ev[0], st));
+    }
     if (rc == PARAC_OK && t->n_blocks > 0) {
-        approx_kernel<<<(unsigned)t->n_blocks, THREADS, 0, st>>>(
-            M + 1, t->open1 * t->open1, t->open2 * t->open2, (const float *)b.p[0], (const int64_t *)b.p[1],
-            (const float *)b.p[2], (const float4 *)b.p[3], (const int64_t *)b.p[4], t->n_l2, (const float4 *)b.p[5],
-            (const int64_t *)b.p[6], (const float *)b.p[7], (float *)b.p[8]);
+        const args a = {t->open1 * t->open1, t->open2 * t->open2, (const float *)b.p[0], (const int64_t *)b.p[1],
+                        (const float *)b.p[2], (const float4 *)b.p[3], (const int64_t *)b.p[4], t->n_l2,
+                        (const float4 *)b.p[5], (const int64_t *)b.p[6], (const float *)b.p[7], (float *)b.p[8]};
+        switch (M) {
+        case 1: launch<2>(a, t->n_blocks, st); break;
+        case 2: launch<3>(a, t->n_blocks, st); break;
+        case 3: launch<4>(a, t->n_blocks, st); break;
+        case 4: launch<5>(a, t->n_blocks, st); break;
+        case 5: launch<6>(a, t->n_blocks, st); break;
+        case 6: launch<7>(a, t->n_blocks, st); break;
+        case 7: launch<8>(a, t->n_blocks, st); break;
+        case 8: launch<9>(a, t->n_blocks, st); break;
+        case 9: launch<10>(a, t->n_blocks, st); break;
+        default: launch<11>(a, t->n_blocks, st); break;
+        }
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
+    if (rc == PARAC_OK && kernel_ms) rc = PARAC_CUDA_CHECK(cudaEventRecord(ev[1], st));
     if (rc == PARAC_OK)
         rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(sorted, b.p[8], (size_t)t->nt * 3 * sizeof(float), cudaMemcpyDeviceToHost, st));
     const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
     if (rc == PARAC_OK) rc = sync;
+    if (rc == PARAC_OK && kernel_ms) rc = PARAC_CUDA_CHECK(cudaEventElapsedTime(kernel_ms, ev[0], ev[1]));
+    for (int k = 0; k < 2; k++)
+        if (ev[k]) cudaEventDestroy(ev[k]);
     for (int k = 0; k < 9; k++)
         if (b.p[k]) parac__cuda_release(b.dev, b.p[k], b.bytes[k]);
     if (rc == PARAC_OK)
