@@ -12,6 +12,7 @@
 #include "parac/morph.h"
 #include "parac/op.h"
 #include "parac/opencl.h"
+#include "parac/skeleton.h"
 #include "parac/stats.h"
 #include "parac/status.h"
 
