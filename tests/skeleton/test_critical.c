@@ -1,7 +1,8 @@
 /* Stage 3 of the skeleton: the eigen-classification on known matrices,
  * critical points of linear fields (known position and class), and of the
- * potential field of a ball (one attracting node at its centre) and of a
- * dumbbell (two attracting nodes, a saddle between them on the axis). */
+ * potential field of a ball and a box (one attracting node at the centre),
+ * a cylinder (every critical point on the axis) and a dumbbell (two
+ * attracting nodes, a saddle between them on the axis). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -130,6 +131,46 @@ static void test_ball(void **state)
     parac_image_destroy(im);
 }
 
+/* A box: one attracting node at its centre, nothing repelling. A cylinder
+ * along x: every critical point on its axis, attracting nodes among them,
+ * nothing repelling. */
+static void test_box_and_cylinder(void **state)
+{
+    (void)state;
+    for (int shape = 0; shape < 2; shape++) {
+        const int W = shape ? 41 : 19, H = 19, D = 19;
+        parac_image *im;
+        assert_ok(parac_image_create_zeroed(&im, W, H, D, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+        for (int z = 0; z < D; z++)
+            for (int y = 0; y < H; y++)
+                for (int x = 0; x < W; x++) {
+                    const int in = shape ? x >= 3 && x <= 37 && (y - 9) * (y - 9) + (z - 9) * (z - 9) <= 36
+                                         : x >= 2 && x <= 16 && y >= 2 && y <= 16 && z >= 2 && z <= 16;
+                    if (in) *(uint8_t *)parac_image_at(im, x, y, z) = 255;
+                }
+        float *field;
+        uint8_t *cls;
+        object_field(im, &field, &cls);
+        const parac__skel_field f = {W, H, D, field, cls};
+        parac__skel_critical *cp;
+        int64_t n;
+        assert_ok(parac__skel_critical_points(&f, &cp, &n, 2));
+        int attracting = 0;
+        for (int64_t i = 0; i < n; i++) {
+            assert_int_not_equal(cp[i].kind, PARAC__SKEL_REPELLING);
+            attracting += cp[i].kind == PARAC__SKEL_ATTRACTING;
+            if (shape) /* on the axis, inside the cylinder's length */
+                assert_true(fabs(cp[i].p[1] - 9) < 1 && fabs(cp[i].p[2] - 9) < 1 && cp[i].p[0] > 3 && cp[i].p[0] < 37);
+            else /* the centre */
+                assert_true(dist3(cp[i].p, 9, 9, 9) < 1);
+        }
+        if (shape) assert_true(attracting >= 1);
+        else assert_true(attracting == 1 && n == 1);
+        free(cp), free(field), free(cls);
+        parac_image_destroy(im);
+    }
+}
+
 static void test_dumbbell(void **state)
 {
     (void)state;
@@ -191,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_jacobian_classes),
         cmocka_unit_test(test_linear_fields),
         cmocka_unit_test(test_ball),
+        cmocka_unit_test(test_box_and_cylinder),
         cmocka_unit_test(test_dumbbell),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
