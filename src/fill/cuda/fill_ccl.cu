@@ -35,7 +35,22 @@ struct tiles {
     int ty_shift, tz_shift;
     int z_border;      // slices 0 and d-1 are border
     offsets off;
+    // Face lines pass 2 must visit per tile: 1 (the first row or column
+    // only) when no offset points forward along that axis, so the last line
+    // never reaches into the next tile; else 2.
+    int row_lines, col_lines;
 };
+
+// row_lines and col_lines for the offsets
+inline tiles with_face_lines(tiles t)
+{
+    t.row_lines = t.col_lines = 1;
+    for (int k = 0; k < t.off.n; k++) {
+        if (t.off.d[k][1] > 0) t.row_lines = 2;
+        if (t.off.d[k][0] > 0) t.col_lines = 2;
+    }
+    return t;
+}
 
 
 // Which pixels are joined: fill's background (value < threshold), or
@@ -49,6 +64,15 @@ struct member {
 __device__ inline bool is_bg(const view &v, const member &m, int x, int y, int z)
 {
     if (!m.flood) return in_at(v, x, y, z) < m.thr;
+    const double a = value_at(v, x, y, z);
+    return a >= m.lo && a <= m.hi;
+}
+
+// The same with the kind of fill fixed at compile time (pass 2's kernels:
+// the fill's form needs no double-precision range in registers).
+template <bool FLOOD> __device__ inline bool member_at(const view &v, const member &m, int x, int y, int z)
+{
+    if (!FLOOD) return in_at(v, x, y, z) < m.thr;
     const double a = value_at(v, x, y, z);
     return a >= m.lo && a <= m.hi;
 }
@@ -143,27 +167,31 @@ __global__ void __launch_bounds__(TILE) local_kernel(view v, member thr, tiles t
 // face starts: when the previous pixel along the face (the one before in x,
 // else in y) and its partner across the face are background too, they are
 // joined already and this pair joins through them.
+template <bool FLOOD>
 __device__ inline bool face_pair_redundant(const view &v, const member &thr, int x, int y, int z, int dx, int dy,
                                            int dz, int tx, int ty)
 {
-    if (dx == 0 && tx > 0 && is_bg(v, thr, x - 1, y, z) && is_bg(v, thr, x - 1 + dx, y + dy, z + dz)) return true;
-    if (dy == 0 && ty > 0 && is_bg(v, thr, x, y - 1, z) && is_bg(v, thr, x + dx, y - 1 + dy, z + dz)) return true;
+    if (dx == 0 && tx > 0 && member_at<FLOOD>(v, thr, x - 1, y, z) && member_at<FLOOD>(v, thr, x - 1 + dx, y + dy, z + dz))
+        return true;
+    if (dy == 0 && ty > 0 && member_at<FLOOD>(v, thr, x, y - 1, z) && member_at<FLOOD>(v, thr, x + dx, y - 1 + dy, z + dz))
+        return true;
     return false;
 }
 
 // Pass 2 for one pixel on a tile face (or the image border).
+template <bool FLOOD>
 __device__ void join_pixel(const view &v, const member &thr, const tiles &t, uint32_t *L, int x, int y, int z)
 {
-    if (!is_bg(v, thr, x, y, z)) return;
+    if (!member_at<FLOOD>(v, thr, x, y, z)) return;
     const int tx = x & (TX - 1), ty = y & (t.ty - 1), tz = z & (t.tz - 1);
     const bool zb = t.z_border && (z == 0 || z == v.d - 1);
     const uint32_t me = gindex(v, x, y, z);
-    if (!thr.flood && (x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb)) {
+    if (!FLOOD && (x == 0 || y == 0 || x == v.w - 1 || y == v.h - 1 || zb)) {
         // one join with the outside node per border run: skip when the
         // previous border pixel (left on a border row or slice, above on a
         // border column) is background
         const bool row_border = y == 0 || y == v.h - 1 || zb;
-        const bool prev_bg = row_border ? x > 0 && is_bg(v, thr, x - 1, y, z) : y > 0 && is_bg(v, thr, x, y - 1, z);
+        const bool prev_bg = row_border ? x > 0 && member_at<FLOOD>(v, thr, x - 1, y, z) : y > 0 && member_at<FLOOD>(v, thr, x, y - 1, z);
         if (!prev_bg) unite(L, me, 0);
     }
     #pragma unroll
@@ -174,59 +202,68 @@ __device__ void join_pixel(const view &v, const member &thr, const tiles &t, uin
         if (nx < 0 || nx >= v.w || ny < 0 || ny >= v.h || nz < 0) continue;
         const int ntx = tx + dx, nty = ty + dy, ntz = tz + dz;
         if (ntx >= 0 && ntx < TX && nty >= 0 && nty < t.ty && ntz >= 0) continue; // same tile: pass 1
-        if (!is_bg(v, thr, nx, ny, nz)) continue;
+        if (!member_at<FLOOD>(v, thr, nx, ny, nz)) continue;
         const int axes = (dx != 0) + (dy != 0) + (dz != 0);
-        if (axes == 1 && face_pair_redundant(v, thr, x, y, z, dx, dy, dz, tx, ty)) continue;
+        if (axes == 1 && face_pair_redundant<FLOOD>(v, thr, x, y, z, dx, dy, dz, tx, ty)) continue;
         // a 2D diagonal pair with a background pixel beside both joins through it
-        if (axes == 2 && dz == 0 && (is_bg(v, thr, x + dx, y, z) || is_bg(v, thr, x, y + dy, z))) continue;
+        if (axes == 2 && dz == 0 && (member_at<FLOOD>(v, thr, x + dx, y, z) || member_at<FLOOD>(v, thr, x, y + dy, z))) continue;
         unite(L, me, gindex(v, nx, ny, nz));
     }
 }
 
 // Pass 2, launched only over the pixels that can have a neighbour in another
-// tile: rows (and in 3D slices) on the first and last line of a tile, all x
-// (coalesced), and columns on the first and last pixel of a tile, one thread
-// per row. Pixels in both sets are joined twice, which is harmless.
+// tile: rows (and in 3D slices) on the first (and, where an offset points
+// forward in y, the last) line of a tile, all x (coalesced), and columns on
+// the first (and last) pixel of a tile, one thread per row. The offsets
+// point backward, so with 4 or 8 neighbours in 2D the last row never leaves
+// its tile; the image's last row and column are the border kernel's. Pixels
+// in both sets are joined twice, which is harmless.
+template <bool FLOOD>
 __global__ void merge_rows_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
-    // item -> (x, face line f, slice z); face line f -> y = (f / 2) * ty + (f odd ? ty - 1 : 0)
-    const uint32_t lines = 2 * ((v.h + t.ty - 1) >> t.ty_shift);
+    // item -> (x, face line f, slice z); f -> tile row f / row_lines, its first or last line
+    const uint32_t lines = t.row_lines * ((v.h + t.ty - 1) >> t.ty_shift);
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
         const int x = (int)(i % (uint32_t)v.w);
         const uint32_t r = i / (uint32_t)v.w;
         const int f = (int)(r % lines), z = (int)(r / lines);
-        const int y = (f / 2) * t.ty + ((f & 1) ? t.ty - 1 : 0);
-        if (y >= v.h || ((f & 1) && t.ty == 1)) continue;
-        join_pixel(v, thr, t, L, x, y, z);
+        const int last = t.row_lines == 2 && (f & 1);
+        const int y = (f / t.row_lines) * t.ty + (last ? t.ty - 1 : 0);
+        if (y >= v.h || (last && t.ty == 1)) continue;
+        join_pixel<FLOOD>(v, thr, t, L, x, y, z);
     }
 }
 
+template <bool FLOOD>
 __global__ void merge_cols_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
-    const uint32_t cols = 2 * ((v.w + TX - 1) / TX);
+    const uint32_t cols = t.col_lines * ((v.w + TX - 1) / TX);
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
         const int c = (int)(i % cols);
         const uint32_t r = i / cols;
         const int y = (int)(r % (uint32_t)v.h), z = (int)(r / (uint32_t)v.h);
-        const int x = (c / 2) * TX + ((c & 1) ? TX - 1 : 0);
+        const int last = t.col_lines == 2 && (c & 1);
+        const int x = (c / t.col_lines) * TX + (last ? TX - 1 : 0);
         if (x >= v.w) continue;
-        join_pixel(v, thr, t, L, x, y, z);
+        join_pixel<FLOOD>(v, thr, t, L, x, y, z);
     }
 }
 
 // 3D: the first slice of each tile layer, all (x, y).
+template <bool FLOOD>
 __global__ void merge_slices_kernel(view v, member thr, tiles t, uint32_t *L, uint32_t items)
 {
     const uint32_t plane = (uint32_t)v.w * (uint32_t)v.h;
     for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
         const int x = (int)(i % (uint32_t)v.w), y = (int)((i / (uint32_t)v.w) % (uint32_t)v.h);
         const int z = (int)(i / plane) * t.tz;
-        join_pixel(v, thr, t, L, x, y, z);
+        join_pixel<FLOOD>(v, thr, t, L, x, y, z);
     }
 }
 
 // The image border beyond the tile faces: the last row, the last column and
 // the last slice need their join with the outside node.
+template <bool FLOOD>
 __global__ void merge_border_kernel(view v, member thr, tiles t, uint32_t *L, int64_t items)
 {
     // items: the last row of every slice (w each), then the last column of every row (h each),
@@ -240,7 +277,7 @@ __global__ void merge_border_kernel(view v, member thr, tiles t, uint32_t *L, in
             const int64_t j = i - b, plane = (int64_t)v.w * v.h;
             x = (int)(j % v.w), y = (int)((j / v.w) % v.h), z = j < plane ? 0 : v.d - 1;
         }
-        join_pixel(v, thr, t, L, x, y, z);
+        join_pixel<FLOOD>(v, thr, t, L, x, y, z);
     }
 }
 
@@ -264,6 +301,28 @@ __global__ void __launch_bounds__(TILE) output_kernel(view v, rule r, tiles t, u
     out_put(v, r, x, y, z, cls, value);
 }
 
+// Pass 2's launches: rows, columns, slices, and the image border (fill only).
+template <bool FLOOD>
+parac_status merge(const view &v, const member &m, const tiles &t, uint32_t *L, int64_t rows, int64_t cols,
+                   int64_t slices, int64_t border, cudaStream_t st)
+{
+    merge_rows_kernel<FLOOD><<<parac__grid_for(rows, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)rows);
+    parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
+    if (rc == PARAC_OK) {
+        merge_cols_kernel<FLOOD><<<parac__grid_for(cols, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)cols);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    if (rc == PARAC_OK && slices > 0) {
+        merge_slices_kernel<FLOOD><<<parac__grid_for(slices, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)slices);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    if (rc == PARAC_OK && !FLOOD) {
+        merge_border_kernel<FLOOD><<<parac__grid_for(border, 256), 256, 0, st>>>(v, m, t, L, border);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    return rc;
+}
+
 // Passes 1 and 2: every member pixel's label leads to its component's root.
 parac_status label_passes(const view &v, const member &m, const tiles &t, const parac__fill_geom &g, uint32_t *L,
                           cudaStream_t st)
@@ -274,24 +333,12 @@ parac_status label_passes(const view &v, const member &m, const tiles &t, const 
     local_kernel<<<grid, block, 0, st>>>(v, m, t, L);
     parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
     if (rc == PARAC_OK) {
-        const int64_t rows = (int64_t)g.w * 2 * ((g.h + t.ty - 1) / t.ty) * g.d;
-        const int64_t cols = (int64_t)2 * ((g.w + TX - 1) / TX) * g.h * g.d;
+        const int64_t rows = (int64_t)g.w * t.row_lines * ((g.h + t.ty - 1) / t.ty) * g.d;
+        const int64_t cols = (int64_t)t.col_lines * ((g.w + TX - 1) / TX) * g.h * g.d;
         const int64_t slices = t.tz > 1 ? (int64_t)g.w * g.h * ((g.d + t.tz - 1) / t.tz) : 0;
         const int64_t border = (int64_t)g.w * g.d + (int64_t)g.h * g.d + (t.z_border ? 2 * g.w * g.h : 0);
-        merge_rows_kernel<<<parac__grid_for(rows, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)rows);
-        rc = PARAC_CUDA_LAUNCH_CHECK();
-        if (rc == PARAC_OK) {
-            merge_cols_kernel<<<parac__grid_for(cols, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)cols);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
-        if (rc == PARAC_OK && slices > 0) {
-            merge_slices_kernel<<<parac__grid_for(slices, 256), 256, 0, st>>>(v, m, t, L, (uint32_t)slices);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
-        if (rc == PARAC_OK && !m.flood) {
-            merge_border_kernel<<<parac__grid_for(border, 256), 256, 0, st>>>(v, m, t, L, border);
-            rc = PARAC_CUDA_LAUNCH_CHECK();
-        }
+        rc = m.flood ? merge<true>(v, m, t, L, rows, cols, slices, border, st)
+                     : merge<false>(v, m, t, L, rows, cols, slices, border, st);
     }
     return rc;
 }
@@ -335,7 +382,8 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
                            "labels); this image has %llu", s->op, (unsigned long long)n);
     cudaStream_t st = (cudaStream_t)stream;
     const int is3d = g.d > 1 && g.z_border;
-    tiles t{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d)};
+    const tiles t = with_face_lines(
+        tiles{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d), 2, 2});
     const dim3 block(TX, t.ty, t.tz);
     const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
                     (unsigned)((g.d + t.tz - 1) / t.tz));
@@ -370,7 +418,8 @@ extern "C" parac_status parac__floodfill_cuda(const parac_image *in, parac_image
         return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: the input's pixels must be adjacent");
     cudaStream_t st = (cudaStream_t)stream;
     const int is3d = g.d > 1 && g.z_border;
-    tiles t{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, 0, backward_offsets(conn, is3d)};
+    const tiles t = with_face_lines(
+        tiles{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, 0, backward_offsets(conn, is3d), 2, 2});
     const dim3 block(TX, t.ty, t.tz);
     const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
                     (unsigned)((g.d + t.tz - 1) / t.tz));
