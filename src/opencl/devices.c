@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 
 #include "core/error_internal.h"
+#include "opencl/runtime_internal.h"
 #include "parac/opencl.h"
 
 static const char *type_name(cl_device_type t)
@@ -18,6 +19,7 @@ static const char *type_name(cl_device_type t)
 parac_status parac_opencl_devices(parac_opencl_device_info *list, int capacity, int *count)
 {
     *count = 0;
+    parac__opencl_prepare_loader();
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
     if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || np == 0) return PARAC_OK; /* no platform: empty list */

@@ -7,6 +7,11 @@ parac_status parac_opencl_devices(parac_opencl_device_info *list, int capacity, 
     return parac__fail(PARAC_ERR_UNSUPPORTED, "this build of parac has no OpenCL runtime");
 }
 
+const char *parac_opencl_loader_note(void)
+{
+    return "this build of parac has no OpenCL runtime";
+}
+
 /* The runtime for generated OpenCL code: unavailable in this build. */
 static parac_status no_cl(void)
 {

@@ -32,6 +32,9 @@ struct parac_cl_session {
     } while (0)
 
 /* Build (or load from the cache) the session's program. */
+/* Before the first OpenCL call: drivers no ICD file names (loader.c). */
+void parac__opencl_prepare_loader(void);
+
 parac_status parac__cl_build_program(parac_cl_session *s, const char *name, const char *source,
                                      const char *options);
 parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *out);

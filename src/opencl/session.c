@@ -25,10 +25,11 @@ static int contains_nocase(const char *hay, const char *needle)
 static parac_status choose_device(const char *selector, cl_platform_id *pf, cl_device_id *dev, char *label,
                                   size_t label_size)
 {
+    parac__opencl_prepare_loader();
     cl_uint np = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &np);
     if (err == -1001 || np == 0)
-        return parac__fail(PARAC_ERR_NO_DEVICE, "no OpenCL platform is installed (clinfo lists none)");
+        return parac__fail(PARAC_ERR_NO_DEVICE, "no OpenCL platform: %s", parac_opencl_loader_note());
     PARAC_CL_TRY(err, "clGetPlatformIDs");
     cl_platform_id plats[16];
     if (np > 16) np = 16;

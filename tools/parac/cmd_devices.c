@@ -76,7 +76,8 @@ int cmd_devices(int argc, char **argv)
     int ncl = 0;
     st = parac_opencl_devices(cl, 32, &ncl);
     if (st != PARAC_OK) printf("opencl: unavailable (%s)\n", parac_error_message());
-    else if (ncl == 0) printf("opencl: no platform found\n");
+    else if (ncl == 0) printf("opencl: no platform found (%s)\n", parac_opencl_loader_note());
+    else if (cli.verbose) printf("opencl drivers: %s\n", parac_opencl_loader_note());
     for (int i = 0; i < ncl && i < 32; i++)
         printf("opencl: %s / %s (%s, %s, %d compute units, %.1f GiB)\n", cl[i].platform,
                cl[i].name, cl[i].type, cl[i].version, cl[i].compute_units,

@@ -1,0 +1,149 @@
+#define _POSIX_C_SOURCE 200809L
+/* Finding OpenCL drivers that no ICD file names. The ICD loader finds
+ * drivers through files in /etc/OpenCL/vendors (or $OCL_ICD_VENDORS); GPU
+ * machines often have NVIDIA's driver library, libnvidia-opencl.so.1, but
+ * no nvidia.icd. Before the first OpenCL call, when a known driver loads
+ * but no ICD file names it, a private vendors directory gets one ICD file
+ * per registered library plus one per such driver, and OCL_ICD_VENDORS
+ * points the loader there (ocl-icd and the Khronos loader both read it)
+ * while it initialises; then the directory is removed and the variable
+ * restored. What was done, or why nothing could be, is kept for
+ * parac_opencl_loader_note(). */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "opencl/runtime_internal.h"
+#include "parac/opencl.h"
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static char note[1024];
+
+/* Drivers tried when no ICD file names them, NVIDIA's first. */
+static const char *const known[] = {"libnvidia-opencl.so.1", "libpocl.so.2"};
+
+static int named(const char *list, const char *lib)
+{
+    const char *base = strrchr(lib, '/');
+    base = base ? base + 1 : lib;
+    return strstr(list, base) != NULL;
+}
+
+static void append(char *list, size_t size, const char *lib)
+{
+    if (strlen(list) + strlen(lib) + 2 >= size) return;
+    if (list[0]) strcat(list, ":");
+    strcat(list, lib);
+}
+
+/* The libraries the ICD files of dir name, ':'-separated; how many files. */
+static int registered(const char *dir, char *list, size_t size)
+{
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int files = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        const size_t n = strlen(e->d_name);
+        if (n < 5 || strcmp(e->d_name + n - 4, ".icd")) continue;
+        char path[4096], lib[1024] = "";
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        if (fgets(lib, sizeof lib, f)) {
+            lib[strcspn(lib, "\r\n")] = 0;
+            if (lib[0]) append(list, size, lib), files++;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return files;
+}
+
+/* The loader initialised from a private vendors directory naming every
+ * library of list (':'-separated): 1, or 0 with the reason. */
+static int load_through(const char *list, char *why, size_t why_size)
+{
+    char dir[] = "/tmp/parac-icd-XXXXXX";
+    if (!mkdtemp(dir)) {
+        snprintf(why, why_size, "cannot make a directory in /tmp");
+        return 0;
+    }
+    char names[16][64];
+    int n = 0, ok = 1;
+    for (const char *p = list; *p && n < 16;) {
+        const size_t len = strcspn(p, ":");
+        snprintf(names[n], sizeof names[n], "%s/%02d.icd", dir, n);
+        FILE *f = fopen(names[n], "w");
+        if (!f || fprintf(f, "%.*s\n", (int)len, p) < 0) ok = 0;
+        if (f && fclose(f) != 0) ok = 0;
+        n++;
+        p += len + (p[len] == ':');
+    }
+    const char *old = getenv("OCL_ICD_VENDORS");
+    char *saved = old ? strdup(old) : NULL;
+    if (ok) {
+        setenv("OCL_ICD_VENDORS", dir, 1);
+        cl_uint np = 0;
+        clGetPlatformIDs(0, NULL, &np); /* the loader reads the directory now, once */
+        if (saved) setenv("OCL_ICD_VENDORS", saved, 1);
+        else unsetenv("OCL_ICD_VENDORS");
+    } else {
+        snprintf(why, why_size, "cannot write ICD files in %s", dir);
+    }
+    free(saved);
+    for (int k = 0; k < n; k++) unlink(names[k]);
+    rmdir(dir);
+    return ok;
+}
+
+static void prepare(void)
+{
+    if (getenv("OCL_ICD_FILENAMES")) {
+        snprintf(note, sizeof note, "OCL_ICD_FILENAMES is set; the loader uses it as it is");
+        return;
+    }
+    const char *dir = getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "/etc/OpenCL/vendors";
+    char list[4096] = "", added[512] = "", missing[1024] = "";
+    const int files = registered(dir, list, sizeof list);
+    for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
+        if (named(list, known[k])) continue;
+        void *h = dlopen(known[k], RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *why = dlerror();
+            char one[512];
+            snprintf(one, sizeof one, "%s%s (%s)", missing[0] ? "; " : "", known[k], why ? why : "not found");
+            if (strlen(missing) + strlen(one) < sizeof missing) strcat(missing, one);
+            continue;
+        }
+        dlclose(h);
+        append(list, sizeof list, known[k]);
+        append(added, sizeof added, known[k]);
+    }
+    if (added[0]) {
+        char why[256];
+        if (load_through(list, why, sizeof why))
+            snprintf(note, sizeof note, "%d ICD file%s in %s; added %s, which no ICD file names", files,
+                     files == 1 ? "" : "s", dir, added);
+        else
+            snprintf(note, sizeof note, "%d ICD file%s in %s; %s loads but could not be added: %s", files,
+                     files == 1 ? "" : "s", dir, added, why);
+    } else {
+        snprintf(note, sizeof note, "%d ICD file%s in %s; no other driver could be loaded: %s", files,
+                 files == 1 ? "" : "s", dir, missing[0] ? missing : "none known");
+    }
+}
+
+void parac__opencl_prepare_loader(void)
+{
+    pthread_once(&once, prepare);
+}
+
+const char *parac_opencl_loader_note(void)
+{
+    parac__opencl_prepare_loader();
+    return note;
+}
