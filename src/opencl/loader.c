@@ -23,8 +23,29 @@
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char note[1024];
 
-/* Drivers tried when no ICD file names them, NVIDIA's first. */
+/* Drivers tried when no ICD file names them, NVIDIA's first; each by its
+ * name (the loader's search path), then where drivers are often installed. */
 static const char *const known[] = {"libnvidia-opencl.so.1", "libpocl.so.2"};
+static const char *const places[] = {"/usr/local/nvidia/lib64/", "/usr/lib/x86_64-linux-gnu/", "/usr/lib64/",
+                                     "/usr/lib/"};
+
+/* The first form of lib that loads (into path), or 0 with the error. */
+static int loads(const char *lib, char *path, size_t size, char *why, size_t why_size)
+{
+    for (int k = -1; k < (int)(sizeof places / sizeof places[0]); k++) {
+        snprintf(path, size, "%s%s", k < 0 ? "" : places[k], lib);
+        void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        if (h) {
+            dlclose(h);
+            return 1;
+        }
+        if (k < 0) {
+            const char *e = dlerror();
+            snprintf(why, why_size, "%s", e ? e : "not found");
+        }
+    }
+    return 0;
+}
 
 static int named(const char *list, const char *lib)
 {
@@ -86,7 +107,9 @@ static int load_through(const char *list, char *why, size_t why_size)
     const char *old = getenv("OCL_ICD_VENDORS");
     char *saved = old ? strdup(old) : NULL;
     if (ok) {
-        setenv("OCL_ICD_VENDORS", dir, 1);
+        char slash[sizeof dir + 1];
+        snprintf(slash, sizeof slash, "%s/", dir); /* the Khronos loader appends file names as they are */
+        setenv("OCL_ICD_VENDORS", slash, 1);
         cl_uint np = 0;
         clGetPlatformIDs(0, NULL, &np); /* the loader reads the directory now, once */
         if (saved) setenv("OCL_ICD_VENDORS", saved, 1);
@@ -111,17 +134,15 @@ static void prepare(void)
     const int files = registered(dir, list, sizeof list);
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         if (named(list, known[k])) continue;
-        void *h = dlopen(known[k], RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
+        char path[512], why[300];
+        if (!loads(known[k], path, sizeof path, why, sizeof why)) {
             char one[512];
-            snprintf(one, sizeof one, "%s%s (%s)", missing[0] ? "; " : "", known[k], why ? why : "not found");
+            snprintf(one, sizeof one, "%s%s (%s)", missing[0] ? "; " : "", known[k], why);
             if (strlen(missing) + strlen(one) < sizeof missing) strcat(missing, one);
             continue;
         }
-        dlclose(h);
-        append(list, sizeof list, known[k]);
-        append(added, sizeof added, known[k]);
+        append(list, sizeof list, path);
+        append(added, sizeof added, path);
     }
     if (added[0]) {
         char why[256];
