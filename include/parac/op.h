@@ -87,6 +87,8 @@ PARAC_API parac_status parac_args_create(parac_args **out);
 PARAC_API void parac_args_destroy(parac_args *args);
 /* Set (or replace) one parameter. */
 PARAC_API parac_status parac_args_set(parac_args *args, const char *name, const char *value);
+/* The same from a number, written so that it parses back exactly. */
+PARAC_API parac_status parac_args_set_number(parac_args *args, const char *name, double value);
 /* Parse "name=value name=value ..." (whitespace separated). */
 PARAC_API parac_status parac_args_parse(parac_args *args, const char *text);
 PARAC_API const char *parac_args_get(const parac_args *args, const char *name);

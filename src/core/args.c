@@ -1,5 +1,6 @@
 /* parac_args: an ordered list of name=value text pairs. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +74,13 @@ parac_status parac_args_set(parac_args *args, const char *name, const char *valu
     args->values[args->count] = v;
     args->count++;
     return PARAC_OK;
+}
+
+parac_status parac_args_set_number(parac_args *args, const char *name, double value)
+{
+    char text[40];
+    snprintf(text, sizeof text, "%.17g", value);
+    return parac_args_set(args, name, text);
 }
 
 parac_status parac_args_parse(parac_args *args, const char *text)

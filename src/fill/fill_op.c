@@ -301,13 +301,6 @@ const parac_op parac__op_floodfill = {
 };
 
 /* ---- typed API ------------------------------------------------------------------ */
-static parac_status set_int(parac_args *a, const char *name, long long v)
-{
-    char t[32];
-    snprintf(t, sizeof t, "%lld", v);
-    return parac_args_set(a, name, t);
-}
-
 parac_status parac_fill(parac_context *ctx, const parac_image *in, parac_image **out,
                         const parac_fill_options *options)
 {
@@ -319,10 +312,10 @@ parac_status parac_fill(parac_context *ctx, const parac_image *in, parac_image *
     PARAC_TRY(parac_args_create(&a));
     static const char *contours[] = {"inside", "outside", "keep"};
     parac_status st = parac_args_set(a, "contour", contours[o.contour <= 2 && o.contour >= 0 ? o.contour : 0]);
-    if (st == PARAC_OK && o.connectivity) st = set_int(a, "connectivity", o.connectivity);
-    if (st == PARAC_OK) st = set_int(a, "threshold", o.threshold >= 1 ? (long long)o.threshold : 1);
-    if (st == PARAC_OK && o.inside_value >= 0) st = set_int(a, "inside-value", o.inside_value);
-    if (st == PARAC_OK && o.outside_value >= 0) st = set_int(a, "outside-value", o.outside_value);
+    if (st == PARAC_OK && o.connectivity) st = parac_args_set_number(a, "connectivity", o.connectivity);
+    if (st == PARAC_OK) st = parac_args_set_number(a, "threshold", o.threshold >= 1 ? (long long)o.threshold : 1);
+    if (st == PARAC_OK && o.inside_value >= 0) st = parac_args_set_number(a, "inside-value", o.inside_value);
+    if (st == PARAC_OK && o.outside_value >= 0) st = parac_args_set_number(a, "outside-value", o.outside_value);
     if (st == PARAC_OK && o.method) st = parac_args_set(a, "method", o.method);
     parac_image *ins[1] = {(parac_image *)in};
     if (st == PARAC_OK) st = parac_op_run(ctx, "fill", ins, 1, out, 1, a, NULL, 0);
@@ -346,13 +339,10 @@ parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_im
                                  (long long)seeds[3 * i], (long long)seeds[3 * i + 1], (long long)seeds[3 * i + 2]);
     parac_args *a;
     parac_status st = parac_args_create(&a);
-    char v[64];
     if (st == PARAC_OK) st = parac_args_set(a, "seed", text);
-    snprintf(v, sizeof v, "%.17g", value);
-    if (st == PARAC_OK) st = parac_args_set(a, "value", v);
-    snprintf(v, sizeof v, "%.17g", tolerance);
-    if (st == PARAC_OK) st = parac_args_set(a, "tolerance", v);
-    if (st == PARAC_OK && connectivity) st = set_int(a, "connectivity", connectivity);
+    if (st == PARAC_OK) st = parac_args_set_number(a, "value", value);
+    if (st == PARAC_OK) st = parac_args_set_number(a, "tolerance", tolerance);
+    if (st == PARAC_OK && connectivity) st = parac_args_set_number(a, "connectivity", connectivity);
     parac_image *ins[1] = {(parac_image *)in};
     if (st == PARAC_OK) st = parac_op_run(ctx, "floodfill", ins, 1, out, 1, a, NULL, 0);
     parac_args_destroy(a);

@@ -11,13 +11,6 @@ parac_skeleton_options parac_skeleton_defaults(void)
                                     .spacing = {1, 1, 1}};
 }
 
-static parac_status set_number(parac_args *a, const char *name, double v)
-{
-    char t[64];
-    snprintf(t, sizeof t, "%.17g", v);
-    return parac_args_set(a, name, t);
-}
-
 parac_status parac_skeleton(parac_context *ctx, const parac_image *in, parac_image **out,
                             const parac_skeleton_options *options)
 {
@@ -27,11 +20,11 @@ parac_status parac_skeleton(parac_context *ctx, const parac_image *in, parac_ima
     parac_args *a;
     PARAC_TRY(parac_args_create(&a));
     parac_status st = PARAC_OK;
-    if (o.has_threshold) st = set_number(a, "threshold", o.threshold);
-    if (st == PARAC_OK && o.field_strength) st = set_number(a, "field-strength", o.field_strength);
-    if (st == PARAC_OK && o.charge_distance >= 0) st = set_number(a, "charge-distance", o.charge_distance);
+    if (o.has_threshold) st = parac_args_set_number(a, "threshold", o.threshold);
+    if (st == PARAC_OK && o.field_strength) st = parac_args_set_number(a, "field-strength", o.field_strength);
+    if (st == PARAC_OK && o.charge_distance >= 0) st = parac_args_set_number(a, "charge-distance", o.charge_distance);
     if (st == PARAC_OK && o.rules) st = parac_args_set(a, "rules", o.rules);
-    if (st == PARAC_OK && o.divergence >= 0) st = set_number(a, "divergence", o.divergence);
+    if (st == PARAC_OK && o.divergence >= 0) st = parac_args_set_number(a, "divergence", o.divergence);
     if (st == PARAC_OK && (o.spacing[0] || o.spacing[1] || o.spacing[2])) {
         char t[200];
         snprintf(t, sizeof t, "%.17g,%.17g,%.17g", o.spacing[0], o.spacing[1], o.spacing[2]);
