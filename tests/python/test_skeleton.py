@@ -257,3 +257,29 @@ def test_errors(tmp_path):
         r = run_parac("--device", "cpu", "skeleton", ball, out, "--layout", "dhw", *opts, check=False)
         assert r.returncode == 1 and msg in r.stderr, r.stderr
         assert not out.exists()
+
+
+def test_formats_dtypes_and_explain(tmp_path):
+    # the same object as an NRRD and a multi-page TIFF volume, and as u16 and
+    # f32 arrays (with --threshold): the same skeleton as from the u8 .npy
+    a, _ = tube((24, 44, 44), (12, 10, 6), (12, 10, 34), 4.5)
+    b, _ = tube((24, 44, 44), (12, 10, 34), (12, 36, 34), 4.5)
+    obj = a | b
+    ref = skeleton_cli(tmp_path, obj)
+    src = tmp_path / "in.npy"
+    np.save(src, obj.astype(np.uint8) * 255)
+    for ext in ("nrrd", "tif"):
+        vol = tmp_path / f"vol.{ext}"
+        run_parac("convert", src, vol, "--layout", "dhw")
+        out = tmp_path / f"out_{ext}.npy"
+        run_parac("--device", "cpu", "skeleton", vol, out)
+        got = np.load(out)
+        assert got.shape == obj.shape and np.array_equal(got > 0, ref), ext
+    for arr, thr in ((obj.astype(np.uint16) * 1000, "500"), (obj.astype(np.float32) * 0.75 + 0.1, "0.5")):
+        p = tmp_path / f"in_{arr.dtype}.npy"
+        np.save(p, arr)
+        out = tmp_path / "o.npy"
+        run_parac("--device", "cpu", "skeleton", p, out, "--layout", "dhw", "--threshold", thr)
+        assert np.array_equal(np.load(out) > 0, ref), arr.dtype
+    r = run_parac("--device", "cpu", "skeleton", src, tmp_path / "e.npy", "--layout", "dhw", "--explain")
+    assert "exact" in r.stdout + r.stderr
