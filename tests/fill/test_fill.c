@@ -172,6 +172,18 @@ static void test_gpu_methods(void **state)
     check_fill(ctx, im, 8, "seeds", 65532);
     check_fill(ctx, im, 4, "ccl", 0);
     parac_image_destroy(im);
+    /* ccl's 2D form works on tiles of 32 x 32: sizes at, below and above
+     * multiples of the tile, stacks of slices, densities around the
+     * percolation threshold (long paths across many tiles) */
+    static const int64_t tiled[][3] = {{32, 32, 1}, {64, 96, 1}, {65, 33, 1}, {31, 97, 1},
+                                       {320, 64, 1}, {1, 100, 1}, {100, 1, 1}, {97, 63, 3}};
+    for (size_t s = 0; s < sizeof tiled / sizeof tiled[0]; s++)
+        for (int k = 0; k < 3; k++) {
+            im = random_image(tiled[s][0], tiled[s][1], tiled[s][2], 0.3 + 0.12 * k, &seed);
+            check_fill(ctx, im, 4, "ccl", 0);
+            check_fill(ctx, im, 8, "ccl", 0);
+            parac_image_destroy(im);
+        }
     parac_context_destroy(ctx);
 }
 

@@ -11,11 +11,14 @@
 //      pixel is contour, its slot serves as the outside node);
 //   3. every pixel follows its label to the root: root 0 is outside.
 // Contour pixels are never labelled: the passes read the input to tell them.
+// These per-pixel passes serve 3D connectivities and floodfill; the fill
+// with 4 or 8 neighbours runs on bit rows of 32 x 32 tiles (fill_ccl2d.cu).
 #include <cuda_runtime.h>
 
 #include "cuda/cuda_check.h"
 #include "core/device_internal.h"
 #include "cuda/launch.h"
+#include "fill_ccl2d.h"
 #include "fill_cuda.cuh"
 
 namespace fillk {
@@ -83,24 +86,6 @@ __device__ inline uint32_t gindex(const view &v, int x, int y, int z)
 }
 
 __device__ inline bool bit(uint32_t m, int i) { return (m >> i) & 1u; }
-
-// Shared-memory union of local indices a and b: the smaller root wins.
-__device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
-{
-    for (;;) {
-        while (s[a] != a) a = s[a];
-        while (s[b] != b) b = s[b];
-        if (a == b) return;
-        if (a > b) {
-            const uint32_t t = a;
-            a = b;
-            b = t;
-        }
-        const uint32_t old = atomicMin((uint32_t *)&s[b], a);
-        if (old == b) return;
-        b = old;
-    }
-}
 
 // Pass 1. A warp holds one row of 32 pixels: its ballot gives the row's
 // background mask, and every background pixel starts out labelled with the
@@ -382,8 +367,14 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
                            "labels); this image has %llu", s->op, (unsigned long long)n);
     cudaStream_t st = (cudaStream_t)stream;
     const int is3d = g.d > 1 && g.z_border;
+    if (!is3d) {
+        if (!parac__fill_ccl2d_fits(g.w, g.h, g.d))
+            return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: method 'ccl' takes up to 2097120 rows and 65535 slices",
+                               s->op);
+        return parac__fill_ccl2d_cuda(s, in, out, g.w, g.h, g.d, stream);
+    }
     const tiles t = with_face_lines(
-        tiles{is3d ? 4 : TY2, is3d ? 4 : 1, is3d ? 2 : TY2_SHIFT, is3d ? 2 : 0, g.z_border, backward_offsets(s->conn, is3d), 2, 2});
+        tiles{4, 4, 2, 2, g.z_border, backward_offsets(s->conn, is3d), 2, 2});
     const dim3 block(TX, t.ty, t.tz);
     const dim3 grid((unsigned)((g.w + TX - 1) / TX), (unsigned)((g.h + t.ty - 1) / t.ty),
                     (unsigned)((g.d + t.tz - 1) / t.tz));

@@ -47,13 +47,19 @@ struct rule {
 
 inline rule make_rule(const parac__fill_spec *s) { return rule{s->threshold, s->contour, s->inside, s->outside}; }
 
-// cls: 0 inside, 1 outside, 2 contour (v: the input value)
-__device__ inline void out_put(const view &v, const rule &r, int x, int y, int z, int cls, uint32_t value)
+// The output value of a pixel of class cls: 0 inside, 1 outside, 2 contour
+// (value: the input value).
+__device__ inline uint32_t out_value(const rule &r, int cls, uint32_t value)
 {
     if (cls == 2) {
         if (r.contour != PARAC_FILL_CONTOUR_KEEP) cls = r.contour == PARAC_FILL_CONTOUR_OUTSIDE;
     }
-    const uint32_t o = cls == 2 ? value : cls ? r.outside : r.inside;
+    return cls == 2 ? value : cls ? r.outside : r.inside;
+}
+
+__device__ inline void out_put(const view &v, const rule &r, int x, int y, int z, int cls, uint32_t value)
+{
+    const uint32_t o = out_value(r, cls, value);
     char *row = v.out + z * v.osp + y * v.orp;
     if (v.wide_out) ((uint16_t *)row)[x] = (uint16_t)o;
     else ((uint8_t *)row)[x] = (uint8_t)o;
@@ -106,6 +112,30 @@ __device__ inline void unite(uint32_t *L, uint32_t a, uint32_t b)
             b = t;
         }
         const uint32_t old = atomicMin(&L[b], a);
+        if (old == b) return;
+        b = old;
+    }
+}
+
+// The same over a shared-memory array of one block or warp.
+__device__ inline uint32_t find_local(const volatile uint32_t *s, uint32_t a)
+{
+    while (s[a] != a) a = s[a];
+    return a;
+}
+
+__device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
+{
+    for (;;) {
+        a = find_local(s, a);
+        b = find_local(s, b);
+        if (a == b) return;
+        if (a > b) {
+            const uint32_t t = a;
+            a = b;
+            b = t;
+        }
+        const uint32_t old = atomicMin((uint32_t *)&s[b], a);
         if (old == b) return;
         b = old;
     }
