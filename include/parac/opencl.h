@@ -99,6 +99,13 @@ PARAC_API void parac_cl_matrix_release(parac_cl_matrix *m);
 PARAC_API parac_status parac_cl_launch(parac_cl_session *session, const char *kernel, int ndim,
                                        const long *lo, const long *hi, const int *wg, int nargs,
                                        const parac_cl_arg *args);
+/* The same where each work-item covers items[d] counters of axis d (a
+ * coarsened kernel). A kernel that aligns its first work-item's start down to
+ * a multiple of items[d] may need one more work-item: each axis with
+ * items[d] > 1 gets ceil((hi - lo + items[d] - 1) / items[d]) of them. */
+PARAC_API parac_status parac_cl_launch_items(parac_cl_session *session, const char *kernel, int ndim,
+                                             const long *lo, const long *hi, const int *wg, const int *items,
+                                             int nargs, const parac_cl_arg *args);
 /* Two-level reduction of matrix m with kernels `kernel` (per work-group) and
  * `kernel`_final (across groups); writes acc_size bytes to result. */
 PARAC_API parac_status parac_cl_reduce(parac_cl_session *session, const char *kernel, parac_cl_matrix *m,

@@ -1,4 +1,4 @@
-/* The pipeline: tokenize -> parse -> sema -> HAST -> analysis -> split -> emit. */
+/* The pipeline: tokenize -> parse -> sema -> HAST -> analysis -> split -> plan -> emit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +14,7 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     Token *toks = tokenize(file);
     Program *prog = parse_program(file, toks);
     prog->base = opt->base_name ? opt->base_name : "parac";
+    prog->opt = opt;
     bool ast_only = opt->dump && !strcmp(opt->dump, "ast");
     if (lang_diag.errors == 0) sema_program(prog);
     if (ast_only) {
@@ -23,6 +24,8 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     if (lang_diag.errors == 0) hast_build(prog);
     if (lang_diag.errors == 0) analyse_program(prog);
     if (lang_diag.errors == 0) split_program(prog);
+    if (lang_diag.errors == 0) plan_program(prog);
+    if (opt->explain_out && lang_diag.errors == 0) explain_program(prog, opt->explain_out);
     if (opt->dump && lang_diag.errors == 0) {
         FILE *o = opt->dump_out ? opt->dump_out : stdout;
         if (!strcmp(opt->dump, "hast")) dump_hast(prog, o);

@@ -536,6 +536,11 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
+    if (!border && r->vector_width > 1) {
+        line(p, "PARAC__CHECK(parac_cl_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+                "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
+        return;
+    }
     line(p, "PARAC__CHECK(parac_cl_launch(parac__session(), \"%s\", %d, %s.lo, %s.hi, parac_wg, "
             "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));",
          kn, nd, border ? "parac_box[parac_b]" : "parac_box[0]", border ? "parac_box[parac_b]" : "parac_box[0]");
@@ -592,6 +597,12 @@ static void iterator(PrintCtx *p, Node *n)
         for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_CL_VALUE(parac_arg_%s)", r->scalars[i]->name);
         print_fmt(p, "};\n");
         line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
+        if (r->vector_width > 1) {
+            print_indent(p);
+            print_fmt(p, "const int parac_items[%d] = {", nd);
+            for (int d = 0; d < nd; d++) print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : 1);
+            print_fmt(p, "}; /* outputs per work-item along each axis */\n");
+        }
         line(p, "/* interior: no border tests */");
         cl_launch(p, r, false);
         if (r->has_border) {

@@ -18,15 +18,16 @@ static bool written(Region *r, Obj *o)
     return false;
 }
 
-static void kernel_params(PrintCtx *p, Region *r)
+static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs)
 {
     Iterator *it = r->iter;
     for (int d = 0; d < it->ndim; d++) print_fmt(p, "%sconst int k%dlo, const int k%dhi", d ? ", " : "", d, d);
     for (int d = 0; d < it->ndim; d++) print_fmt(p, ", const int first%d", d);
     for (int i = 0; i < r->nmats; i++) {
         Obj *m = r->mats[i];
-        print_fmt(p, ",\n    __global %s%s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
-            written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), m->name, m->name, m->name, m->name, m->name);
+        print_fmt(p, ",\n    __global %s%s *%s%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
+            written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), restrict_ptrs ? "restrict " : "", m->name,
+            m->name, m->name, m->name, m->name);
     }
     for (int i = 0; i < r->nscalars; i++) {
         Obj *o = r->scalars[i];
@@ -36,23 +37,89 @@ static void kernel_params(PrintCtx *p, Region *r)
     }
 }
 
-static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
+static long axis_step(Iterator *it, int d)
+{
+    return it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
+}
+
+/* The OpenCL vector type of V elements of t (plan.c admits 1-, 2-, 4- and
+ * 8-byte arithmetic types only). */
+static const char *vector_type(const Type *t, int V)
+{
+    const char *base;
+    switch (t->kind) {
+    case TY_CHAR: base = t->is_unsigned ? "uchar" : "char"; break;
+    case TY_SHORT: base = t->is_unsigned ? "ushort" : "short"; break;
+    case TY_INT: base = t->is_unsigned ? "uint" : "int"; break;
+    case TY_LONG: case TY_LLONG: base = t->is_unsigned ? "ulong" : "long"; break;
+    case TY_FLOAT: base = "float"; break;
+    default: base = "double"; break;
+    }
+    return lang_format("%s%d", base, V);
+}
+
+/* The merged stores of a coarsened kernel: all V values in one aligned
+ * vector store where the whole vector lies in the box (its first column is a
+ * multiple of V, the pitch padded to 64 bytes), else one store per value. */
+static void merged_stores(PrintCtx *p, Region *r, int last, const char *src)
+{
+    int V = r->vector_width;
+    for (int i = 0; i < r->nmerge; i++) {
+        Node *lhs = r->merge_lhs[i];
+        Obj *m = lhs->var;
+        Node *e[3];
+        long add[3];
+        int n = print_access_indices(lhs, 0, 0, e, add);
+        Node col = {0};
+        col.kind = ND_ITER_INDEX;
+        col.name = "parac_col";
+        col.tok = lhs->tok;
+        e[n - 1] = &col;
+        add[n - 1] = 0;
+        const char *T = vector_type(m->ty->base, V);
+        print_fmt(p, "    /* %s:%d: the %d values of %s leave in one store */\n", src, lhs->tok->line, V, m->name);
+        print_fmt(p, "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n", last, last, last, V, last);
+        print_fmt(p, "        const int parac_col = first%d + k%dbase;\n", last, last);
+        print_fmt(p, "        *(__global %s *)&", T);
+        print_mat_index(p, m, e, add, n);
+        print_fmt(p, " = (%s)(", T);
+        for (int v = 0; v < V; v++) print_fmt(p, "%sparac_st_%s[%d]", v ? ", " : "", m->name, v);
+        print_fmt(p, ");\n    } else {\n");
+        print_fmt(p, "        for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
+        print_fmt(p, "            const int parac_k = k%dbase + parac_v, parac_col = first%d + parac_k;\n", last, last);
+        print_fmt(p, "            if (parac_k >= k%dlo && parac_k < k%dhi) ", last, last);
+        print_mat_index(p, m, e, add, n);
+        print_fmt(p, " = parac_st_%s[parac_v];\n        }\n    }\n", m->name);
+    }
+}
+
+static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
-    print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s */\n", src, r->node->tok->line, it->name,
-        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "");
+    /* vector parallelism: V outputs per work-item along the last axis, the
+     * first work-item's start aligned down to a multiple of V */
+    int V = border ? 1 : r->vector_width, last = nd - 1;
+    print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
+        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
+        V > 1 ? lang_format(", %d outputs per work-item", V) : "");
     print_fmt(p, "__kernel void %s%s(", r->kernel, border ? "_border" : "");
-    kernel_params(p, r);
+    kernel_params(p, r, restrict_ptrs);
     print_fmt(p, ")\n{\n");
     p->indent = 1;
     for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
         print_indent(p);
-        print_fmt(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
+        if (V > 1 && d == last && axis_step(it, d) == 1)
+            print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + (int)get_global_id(%d) * %d;\n",
+                      d, d, d, d, V, V, V, g, V);
+        else if (V > 1 && d == last)
+            print_fmt(p, "const int k%dbase = k%dlo + (int)get_global_id(%d) * %d;\n", d, d, g, V);
+        else
+            print_fmt(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
     }
     print_indent(p);
     print_fmt(p, "if (");
-    for (int d = 0; d < nd; d++) print_fmt(p, "%sk%d >= k%dhi", d ? " || " : "", d, d);
+    for (int d = 0; d < nd; d++) print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, V > 1 && d == last ? "base" : "", d);
     print_fmt(p, ") return;\n");
     for (int i = 0; i < r->nconsts; i++) {
         Obj *c = r->consts[i];
@@ -79,14 +146,31 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src)
         print_fmt(p, "};\n");
     }
     for (int d = 0; d < nd; d++) {
-        long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
+        if (V > 1 && d == last) continue;
         print_indent(p);
-        print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, step);
+        print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, axis_step(it, d));
     }
     p->in_kernel = true;
     p->border = border;
     p->region = r;
+    if (V > 1) {
+        for (int i = 0; i < r->nmerge; i++)
+            print_fmt(p, "    %s parac_st_%s[%d];\n", ty_c_name(r->merge_lhs[i]->var->ty->base, true),
+                      r->merge_lhs[i]->var->name, V);
+        print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
+        print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
+        print_fmt(p, "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n", last, last, last, last);
+        print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
+                  axis_step(it, last));
+        p->indent = 2;
+        p->merging = true;
+    }
     print_stmt(p, it->body);
+    p->merging = false;
+    if (V > 1) {
+        print_fmt(p, "    }\n");
+        merged_stores(p, r, last, src);
+    }
     p->border = false;
     p->region = NULL;
     p->indent = 0;
@@ -173,10 +257,11 @@ void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name)
         print_func(p, n);
         print_fmt(p, "\n");
     }
+    bool restrict_ptrs = plan_flag(prog->opt, prog->opt ? prog->opt->restrict_ptrs : -1, 1);
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter) {
-            kernel(p, r, false, src);
-            if (r->has_border) kernel(p, r, true, src);
+            kernel(p, r, false, src, restrict_ptrs);
+            if (r->has_border) kernel(p, r, true, src, restrict_ptrs);
         } else
             reduction_kernels(p, r, src);
     }

@@ -282,15 +282,22 @@ typedef struct Region {
     /* reduction */
     Obj *red_var;
     ParacOpKind red_op;
-    /* plan for later optimisation passes (defaults now) */
+    /* the optimisation plan (analysis.c: defaults; plan.c: the model) */
     int wg[3];               /* work-group shape */
-    int vector_width;        /* 1 = scalar */
+    int vector_width;        /* outputs per work-item along the last iterator axis; 1 = scalar */
     bool use_local_tiles;
+    Node *merge_lhs[4];      /* point writes whose V stores become one vector store */
+    int nmerge;
+    const char *why_vector;  /* the model's reasons, for --explain */
+    const char *why_merge;
     struct Region *next;
 } Region;
 
+typedef struct CompileOptions CompileOptions;
+
 typedef struct Program {
     SourceFile *file;
+    const CompileOptions *opt;
     Node *top;             /* top-level items in order */
     Region *regions;
     int nregions;
@@ -305,6 +312,9 @@ void sema_program(Program *prog);
 void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
+void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
+bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
 
 typedef enum { TARGET_C, TARGET_OPENCL } Target;
 void emit_c_program(Program *prog, FILE *out, const char *c_name);
@@ -327,6 +337,7 @@ typedef struct PrintCtx {
     Node *wild_e[2];    /* border value: what '*' stands for on each axis */
     long wild_add[2];
     int rule_depth;     /* guards against a rule value printed inside a rule value */
+    bool merging;       /* coarsened interior kernel: merged writes go to private arrays */
 } PrintCtx;
 void print_expr(PrintCtx *p, Node *n);
 void print_elem(PrintCtx *p, Node *n, int i, int j); /* element (i,j) of a small matrix value */
@@ -336,6 +347,7 @@ void print_indent(PrintCtx *p);
 void print_fmt(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* printf to p->out */
 void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
+int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices of element (i,j) */
 bool stmt_has_iterator(Node *n);
 bool stmt_needs_wrap(Node *n);
 /* back-end hooks used by print_stmt for host-side constructs */
@@ -361,13 +373,19 @@ int small_cols(const Type *t);
 
 /* Full pipeline: returns 0 on success. Outputs go to the given streams
  * (kernels may be NULL for TARGET_C). */
-typedef struct CompileOptions {
+struct CompileOptions {
     Target target;
+    int opt_level;        /* 0: no optimisation; 1, 2 (default): the model's plan */
+    int vectorize;        /* -1: by level; 0: -fno-vectorize; 1: -fvectorize */
+    int merge_stores;     /* -1: by level; 0: -fno-merge-stores */
+    int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
+    int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
+    FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;
     const char *base_name;/* identifier-safe base for kernel names */
     const char *c_name, *cl_name; /* file names written into #line / comments */
-} CompileOptions;
+};
 int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels);
 
 #endif

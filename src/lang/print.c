@@ -268,7 +268,7 @@ static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, 
 }
 
 /* The indices of a MAT_ELEM, or of element (i,j) of a WINDOW. */
-static int access_indices(Node *n, int i, int j, Node **e, long *add)
+int print_access_indices(Node *n, int i, int j, Node **e, long *add)
 {
     int nd = n->nidx;
     for (int d = 0; d < nd; d++) {
@@ -306,7 +306,7 @@ void print_elem(PrintCtx *p, Node *n, int i, int j)
     case ND_WINDOW: {
         Node *e[3];
         long add[3];
-        int nd = access_indices(n, i, j, e, add);
+        int nd = print_access_indices(n, i, j, e, add);
         print_access(p, n->var, e, add, nd, !g_is_write);
         return;
     }
@@ -529,9 +529,15 @@ void print_expr(PrintCtx *p, Node *n)
         out(p, "0");
         return;
     case ND_MAT_ELEM: {
+        if (p->merging && g_is_write && p->region)
+            for (int i = 0; i < p->region->nmerge; i++)
+                if (p->region->merge_lhs[i] == n) {
+                    fprintf(p->out, "parac_st_%s[parac_v]", n->var->name);
+                    return;
+                }
         Node *e[3];
         long add[3];
-        int nd = access_indices(n, 0, 0, e, add);
+        int nd = print_access_indices(n, 0, 0, e, add);
         print_access(p, n->var, e, add, nd, !g_is_write);
         return;
     }

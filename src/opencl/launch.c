@@ -30,12 +30,20 @@ static parac_status set_matrix(cl_kernel k, cl_uint *i, parac_cl_matrix *m, cons
 parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
                              const int *wg, int nargs, const parac_cl_arg *args)
 {
+    return parac_cl_launch_items(s, kernel, ndim, lo, hi, wg, NULL, nargs, args);
+}
+
+parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cl_arg *args)
+{
     if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
     size_t count[3] = {1, 1, 1};
     for (int d = 0; d < ndim; d++) {
         if (hi[d] <= lo[d]) return PARAC_OK; /* an empty box */
         if (hi[d] - lo[d] > 2147483647L) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: box too large", kernel);
-        count[ndim - 1 - d] = (size_t)(hi[d] - lo[d]);
+        long n = hi[d] - lo[d], per = items && items[d] > 1 ? items[d] : 1;
+        if (per > 1) n = (n + 2 * (per - 1)) / per;
+        count[ndim - 1 - d] = (size_t)n;
     }
     cl_kernel k;
     PARAC_TRY(parac__cl_kernel(s, kernel, &k));

@@ -42,6 +42,11 @@ parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, 
 {
     return no_cl();
 }
+parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cl_arg *args)
+{
+    return no_cl();
+}
 parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
                              void *result)
 {

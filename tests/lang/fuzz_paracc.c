@@ -21,9 +21,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *sink = fopen("/dev/null", "w");
     lang_diag.out = sink;
     lang_diag.max_errors = 20;
-    for (int t = 0; t < 2; t++) {
+    for (int t = 0; t < 3; t++) { /* C, OpenCL at -O0, OpenCL at -O2 with its plan explained */
         CompileOptions opt = {0};
         opt.target = t ? TARGET_OPENCL : TARGET_C;
+        opt.opt_level = t == 2 ? 2 : 0;
+        opt.explain_out = t == 2 ? sink : NULL;
         opt.base_name = "fuzz";
         lang_compile(&file, &opt, sink, sink);
         lang_reset();

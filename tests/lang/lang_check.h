@@ -73,7 +73,7 @@ static inline int check_close(const char *name, const float *got, const float *w
 }
 
 /* Sizes: odd and even, square and not. */
-static const int check_sizes[][2] = {{5, 7}, {8, 8}, {13, 6}, {16, 33}, {31, 20}, {64, 47}};
+static const int check_sizes[][2] = {{5, 7}, {8, 8}, {13, 6}, {16, 33}, {31, 20}, {64, 47}, {9, 517}};
 #define CHECK_NSIZES ((int)(sizeof check_sizes / sizeof check_sizes[0]))
 
 #endif

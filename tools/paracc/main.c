@@ -17,11 +17,18 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: paracc FILE.pc [--target opencl|c] -o BASE [--dump=ast|hast|analysis]\n"
-          "  --target c       plain C with OpenMP (BASE.c)\n"
-          "  --target opencl  OpenCL C 1.2 kernels (BASE.cl) and host C (BASE.c) using libparac\n"
-          "  --dump=STAGE     print the AST, the HAST (parallel regions) or the analysis\n"
-          "  --max-errors N   stop after N errors (default 20)\n",
+    fputs("usage: paracc FILE.pc [--target opencl|c] -o BASE [-O0|-O1|-O2] [-f[no-]FLAG] [--explain]\n"
+          "  --target c         plain C with OpenMP (BASE.c)\n"
+          "  --target opencl    OpenCL C 1.2 kernels (BASE.cl) and host C (BASE.c) using libparac\n"
+          "  -O0                no optimisation: one output per work-item, plain loads and stores\n"
+          "  -O1, -O2           the optimisation model (default -O2)\n"
+          "  -fno-vectorize     one output per work-item (no vector parallelism)\n"
+          "  -fno-merge-stores  no merging of neighbouring outputs into vector stores\n"
+          "  -fno-restrict      matrix arguments without restrict\n"
+          "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
+          "  --explain          print, for every parallel region, what the model decided and why\n"
+          "  --dump=STAGE       print the AST, the HAST (parallel regions) or the analysis\n"
+          "  --max-errors N     stop after N errors (default 20)\n",
           o);
 }
 
@@ -104,7 +111,8 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, restr = -1, width = 0;
+    bool explain = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -120,6 +128,24 @@ int main(int argc, char **argv)
             dump = a + 7;
         else if (!strcmp(a, "--max-errors") && i + 1 < argc)
             max_errors = atoi(argv[++i]);
+        else if (!strcmp(a, "-O0") || !strcmp(a, "-O1") || !strcmp(a, "-O2"))
+            level = a[2] - '0';
+        else if (!strcmp(a, "-fvectorize") || !strcmp(a, "-fno-vectorize"))
+            vectorize = a[2] != 'n';
+        else if (!strcmp(a, "-fmerge-stores") || !strcmp(a, "-fno-merge-stores"))
+            merge = a[2] != 'n';
+        else if (!strcmp(a, "-frestrict") || !strcmp(a, "-fno-restrict"))
+            restr = a[2] != 'n';
+        else if (!strcmp(a, "--explain"))
+            explain = true;
+        else if (!strcmp(a, "--vector-width") && i + 1 < argc) {
+            const char *v = argv[++i];
+            width = atoi(v);
+            if (strspn(v, "0123456789") != strlen(v) || (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)) {
+                fprintf(stderr, "paracc: --vector-width takes 1, 2, 4, 8 or 16, not '%s'\n", v);
+                return 2;
+            }
+        }
         else if (a[0] == '-' && a[1]) {
             fprintf(stderr, "paracc: unknown option '%s'\n", a);
             usage(stderr);
@@ -174,6 +200,12 @@ int main(int argc, char **argv)
     CompileOptions opt = {0};
     opt.target = strcmp(target, "c") ? TARGET_OPENCL : TARGET_C;
     opt.dump = dump;
+    opt.opt_level = level;
+    opt.vectorize = vectorize;
+    opt.merge_stores = merge;
+    opt.restrict_ptrs = restr;
+    opt.vector_width = width;
+    opt.explain_out = explain ? stdout : NULL;
     opt.dump_out = stdout;
     opt.base_name = ident;
     opt.c_name = c_name ? file_part(c_name) : NULL;
