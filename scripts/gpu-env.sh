@@ -1,6 +1,7 @@
 # Sourced by the GPU scripts: unpack the missing development packages
-# (DEPS_DIR: .deb files), configure build-gpu for Hopper plus PTX, build the
-# targets named in GPU_TARGETS. Sets b (the build folder); logs in $OUT.
+# (DEPS_DIR: .deb files), configure GPU_BUILD (default build-gpu) for Hopper
+# plus PTX, with OpenCL if GPU_OPENCL=ON, build the targets named in
+# GPU_TARGETS. Sets b (the build folder); logs in $OUT.
 if [ -n "${DEPS_DIR:-}" ]; then
   mkdir -p /opt/devdeps
   for f in "$DEPS_DIR"/*.deb; do dpkg -x "$f" /opt/devdeps; done
@@ -19,8 +20,8 @@ if [ -n "${DEPS_DIR:-}" ]; then
 fi
 export PATH=/usr/local/cuda/bin:$PATH
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$OUT/gpu.txt"
-b=build-gpu
-cmake -S . -B $b -DPARAC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPARAC_OPENCL=OFF \
+b=${GPU_BUILD:-build-gpu}
+cmake -S . -B $b -DPARAC_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" -DPARAC_OPENCL=${GPU_OPENCL:-OFF} \
       -DCMAKE_BUILD_TYPE=Release > "$OUT/configure.log" 2>&1 || { tail -30 "$OUT/configure.log"; exit 1; }
 cmake --build $b -j"$(nproc)" --target $GPU_TARGETS > "$OUT/build.log" 2>&1 \
   || { grep -E 'error' "$OUT/build.log" | head -30; exit 1; }

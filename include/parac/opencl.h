@@ -106,6 +106,10 @@ PARAC_API parac_status parac_cl_launch(parac_cl_session *session, const char *ke
 PARAC_API parac_status parac_cl_launch_items(parac_cl_session *session, const char *kernel, int ndim,
                                              const long *lo, const long *hi, const int *wg, const int *items,
                                              int nargs, const parac_cl_arg *args);
+/* With PARAC_CL_PROFILE=1 in the environment when a session opens, each of
+ * its kernels is timed by its OpenCL event (and waited for): the sum over all
+ * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */
+PARAC_API unsigned long long parac_cl_profile_ns(void);
 /* Two-level reduction of matrix m with kernels `kernel` (per work-group) and
  * `kernel`_final (across groups); writes acc_size bytes to result. */
 PARAC_API parac_status parac_cl_reduce(parac_cl_session *session, const char *kernel, parac_cl_matrix *m,

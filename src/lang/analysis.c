@@ -55,6 +55,8 @@ static Affine affine(Node *e, int depth)
     return a;
 }
 
+Affine lang_affine(Node *e) { return affine(e, 0); }
+
 static VarUse *var_use(Region *r, Obj *o)
 {
     VarUse **p = &r->vars;

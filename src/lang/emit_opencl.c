@@ -93,6 +93,48 @@ static void merged_stores(PrintCtx *p, Region *r, int last, const char *src)
     }
 }
 
+/* A synthetic index node printed as the given text. */
+static Node *text_index(const char *text, Token *tok)
+{
+    Node *n = new_node(ND_ITER_INDEX, tok);
+    n->name = text;
+    return n;
+}
+
+/* The vector loads of a coarsened kernel: each planned row, from the aligned
+ * vector at or before the first column its V outputs read to the one that
+ * holds the last; vectors outside the row (only skipped outputs need them)
+ * are zero. */
+static void vector_loads(PrintCtx *p, Region *r, int last)
+{
+    int V = r->vector_width;
+    Iterator *it = r->iter;
+    if (r->nloads) print_fmt(p, "    const int parac_col0 = first%d + k%dbase;\n", last, last);
+    for (int i = 0; i < r->nloads; i++) {
+        LoadRow *g = &r->loads[i];
+        Obj *m = g->var;
+        int n = m->ty->ndim;
+        Node *e[3];
+        long add[3] = {0, 0, 0};
+        for (int d = 0; d < n - 1; d++) {
+            const Affine *f = &g->other[d];
+            e[d] = text_index(f->axis < 0 ? lang_format("%ld", f->offset)
+                                          : lang_format("(%s%c * %ld + %ld)", it->name, "xyz"[f->axis], f->coef, f->offset),
+                              r->node->tok);
+        }
+        e[n - 1] = text_index("parac_s", r->node->tok);
+        const char *T = vector_type(m->ty->base, V);
+        print_fmt(p, "    %s parac_ld%d[%d];\n", T, i, g->nvec);
+        for (int j = 0; j < g->nvec; j++) {
+            print_fmt(p, "    {\n        const int parac_s = parac_col0 + %ld;\n", g->base + (long)j * V);
+            print_fmt(p, "        parac_ld%d[%d] = parac_s >= 0 && parac_s < %s_d%d ? *(__global const %s *)&", i, j,
+                      m->name, n - 1, T);
+            print_mat_index(p, m, e, add, n);
+            print_fmt(p, " : (%s)(0);\n    }\n", T);
+        }
+    }
+}
+
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
 {
     Iterator *it = r->iter;
@@ -154,6 +196,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     p->border = border;
     p->region = r;
     if (V > 1) {
+        vector_loads(p, r, last);
         for (int i = 0; i < r->nmerge; i++)
             print_fmt(p, "    %s parac_st_%s[%d];\n", ty_c_name(r->merge_lhs[i]->var->ty->base, true),
                       r->merge_lhs[i]->var->name, V);

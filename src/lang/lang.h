@@ -248,6 +248,18 @@ typedef struct Access {
 
 typedef enum { CLASS_POINT, CLASS_LOCAL_BLOCK, CLASS_GLOBAL } OpClass;
 
+/* Reads of one row of a matrix by a coarsened work-item: the indices other
+ * than the column fixed (coef * it<axis> + offset), the columns read from
+ * lo to hi relative to each output's column. Loaded once as aligned vectors
+ * into a private array (plan.c, emit_opencl.c). */
+typedef struct LoadRow {
+    Obj *var;
+    Affine other[2];
+    long lo, hi;
+    long base;    /* the first loaded column relative to output 0's: a multiple of V */
+    int nvec;     /* vectors of V elements loaded */
+} LoadRow;
+
 /* Per-variable summary inside a region. */
 typedef struct VarUse {
     Obj *var;
@@ -290,6 +302,9 @@ typedef struct Region {
     int nmerge;
     const char *why_vector;  /* the model's reasons, for --explain */
     const char *why_merge;
+    LoadRow loads[16];       /* rows read through vector loads */
+    int nloads;
+    const char *why_loads;
     struct Region *next;
 } Region;
 
@@ -365,6 +380,9 @@ extern const HostHooks *print_hooks;
 
 /* helpers */
 long const_eval(Node *n, bool *ok);
+Affine lang_affine(Node *e); /* analysis.c: e as coef * it<axis> + offset, if it has that form */
+/* The row of a vector-loaded read of m with indices e + add (print.c), or -1. */
+int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset);
 bool node_mentions(Node *n, Obj *var);
 const char *parac_op_name(ParacOpKind k);
 Node *new_node(NodeKind kind, Token *tok);
@@ -378,6 +396,7 @@ struct CompileOptions {
     int opt_level;        /* 0: no optimisation; 1, 2 (default): the model's plan */
     int vectorize;        /* -1: by level; 0: -fno-vectorize; 1: -fvectorize */
     int merge_stores;     /* -1: by level; 0: -fno-merge-stores */
+    int vector_loads;     /* -1: by level; 0: -fno-vector-loads */
     int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
     FILE *explain_out;    /* --explain: the plan of every parallel region */

@@ -76,15 +76,104 @@ static bool mergeable(Region *r, Node *stmt, int axis, long step)
     return true;
 }
 
-static int smallest_written(Region *r)
+static bool written_in(Region *r, Obj *m)
 {
-    size_t s = 0;
-    for (Access *a = r->accesses; a; a = a->next) {
-        if (!a->is_write) continue;
-        size_t z = ty_size(a->var->ty->base);
-        if (z && (!s || z < s)) s = z;
+    for (Access *a = r->accesses; a; a = a->next)
+        if (a->var == m && a->is_write) return true;
+    return false;
+}
+
+static long floor_div(long a, long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* Adds the columns lo..hi of the row `other` of m to the load plan. */
+static bool add_load(Region *r, Obj *m, const Affine *other, int nother, long lo, long hi)
+{
+    for (int i = 0; i < r->nloads; i++) {
+        LoadRow *g = &r->loads[i];
+        if (g->var != m) continue;
+        bool same = true;
+        for (int d = 0; d < nother; d++)
+            same &= g->other[d].axis == other[d].axis && g->other[d].coef == other[d].coef &&
+                    g->other[d].offset == other[d].offset;
+        if (!same) continue;
+        if (lo < g->lo) g->lo = lo;
+        if (hi > g->hi) g->hi = hi;
+        return true;
     }
-    return s ? (int)s : 4;
+    if (r->nloads == (int)(sizeof r->loads / sizeof r->loads[0])) return false;
+    LoadRow *g = &r->loads[r->nloads++];
+    memset(g, 0, sizeof *g);
+    g->var = m;
+    for (int d = 0; d < nother; d++) g->other[d] = other[d];
+    g->lo = lo;
+    g->hi = hi;
+    return true;
+}
+
+/* Reads `M[...][it + c]` (windows included) of matrices the region does not
+ * write: every row a work-item reads is loaded once as aligned vectors. */
+static void plan_loads(Region *r, int axis)
+{
+    for (Access *a = r->accesses; a; a = a->next) {
+        Obj *m = a->var;
+        int nd = a->ndim, last = nd - 1;
+        if (a->is_write || nd < 2 || nd != m->ty->ndim || !vector_type_ok(m->ty->base) || written_in(r, m)) continue;
+        const Affine *c = &a->aff[last];
+        if (!c->ok || c->axis != axis || c->coef != 1 || a->hi[last] - a->lo[last] > 64) continue;
+        bool ok = true;
+        long step[2] = {1, 1};
+        for (int d = 0; d < last; d++) {
+            ok &= a->aff[d].ok && a->aff[d].axis != axis;
+            Node *ix = a->node->idx[d];
+            if (ix->kind == ND_SLICE && ix->reduction_id > 0) step[d] = ix->reduction_id;
+        }
+        if (!ok) continue;
+        /* one row per combination of the other indices' window offsets */
+        Affine other[2] = {a->aff[0], last > 1 ? a->aff[1] : a->aff[0]};
+        for (long o0 = a->lo[0]; ok && o0 <= a->hi[0]; o0 += step[0]) {
+            other[0].offset = o0;
+            if (last == 1) {
+                ok = add_load(r, m, other, 1, a->lo[last], a->hi[last]);
+                continue;
+            }
+            for (long o1 = a->lo[1]; ok && o1 <= a->hi[1]; o1 += step[1]) {
+                other[1].offset = o1;
+                ok = add_load(r, m, other, 2, a->lo[last], a->hi[last]);
+            }
+        }
+        if (!ok) break; /* out of rows: the rest stay plain loads */
+    }
+    for (int i = 0; i < r->nloads; i++) {
+        LoadRow *g = &r->loads[i];
+        long V = r->vector_width;
+        g->base = floor_div(g->lo, V) * V;
+        g->nvec = (int)(floor_div(V - 1 + g->hi, V) - floor_div(g->lo, V) + 1);
+    }
+}
+
+int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset)
+{
+    if (!r || !r->iter || n < 2) return -1;
+    int axis = r->iter->ndim - 1, last = n - 1;
+    Affine f[3];
+    for (int d = 0; d < n; d++) {
+        f[d] = lang_affine(e[d]);
+        if (!f[d].ok) return -1;
+        f[d].offset += add[d];
+    }
+    if (f[last].axis != axis || f[last].coef != 1) return -1;
+    for (int i = 0; i < r->nloads; i++) {
+        LoadRow *g = &r->loads[i];
+        if (g->var != m) continue;
+        bool same = true;
+        for (int d = 0; d < last; d++)
+            same &= g->other[d].axis == f[d].axis && g->other[d].coef == f[d].coef && g->other[d].offset == f[d].offset;
+        if (same && f[last].offset >= g->lo && f[last].offset <= g->hi) {
+            *col_offset = f[last].offset;
+            return i;
+        }
+    }
+    return -1;
 }
 
 static void plan_region(Program *prog, Region *r)
@@ -92,7 +181,9 @@ static void plan_region(Program *prog, Region *r)
     const CompileOptions *opt = prog->opt;
     r->vector_width = 1;
     r->nmerge = 0;
+    r->nloads = 0;
     r->why_merge = NULL;
+    r->why_loads = NULL;
     if (!r->iter) {
         r->why_vector = "an independent reduction: per-work-item partial sums, then a tree in local memory";
         return;
@@ -115,32 +206,40 @@ static void plan_region(Program *prog, Region *r)
         r->why_vector = "the body returns or jumps: iterations cannot share a work-item";
         return;
     }
-    int size = smallest_written(r);
-    int v = 16 / size;
-    if (v > 8) v = 8;
-    if (v < 2) v = 2;
-    bool hreuse = false, narrow = size < 4;
-    for (VarUse *u = r->vars; u; u = u->next) hreuse |= u->hreuse;
+    /* Two outputs per work-item: on H100 (NVIDIA OpenCL) every example ran
+     * fastest with 2 of 1, 2, 4 and 8; wider work-items spread a warp's
+     * loads over more sectors and hold more registers
+     * (bench/parac/results/first-plan-v8*.txt). The search will try others. */
+    int v = 2;
+    bool hreuse = false, vreuse = false;
+    for (VarUse *u = r->vars; u; u = u->next) hreuse |= u->hreuse, vreuse |= u->vreuse;
     const char *why;
     if (opt->vector_width > 0) {
         v = opt->vector_width;
         why = "--vector-width";
-    } else if (hreuse && narrow)
-        why = "horizontal reuse, and narrow pixels: 16 bytes of output per work-item";
-    else if (hreuse)
-        why = "horizontal reuse: neighbouring outputs share their loads";
-    else if (narrow)
-        why = "narrow pixels: 16 bytes of output per work-item";
+    } else if (hreuse)
+        why = "horizontal reuse: neighbouring outputs share their loads, and their stores merge";
+    else if (vreuse)
+        why = "vertical reuse only (the paper vectorises along y; here along x): the stores merge";
     else
-        why = "point access: 16 bytes of output per work-item, fewer work-items";
+        why = "point access: neighbouring outputs' stores merge";
     r->vector_width = v;
     r->why_vector = why;
     if (v == 1) return;
+    long step = it->r[axis].stride * (it->iter_element ? it->elem[axis] : 1);
+    if (step != 1)
+        r->why_loads = "the iterator's last axis steps by more than 1";
+    else if (!plan_flag(opt, opt->vector_loads, 1))
+        r->why_loads = "-fno-vector-loads";
+    else {
+        plan_loads(r, axis);
+        r->why_loads = r->nloads ? "rows read at unit stride along the last axis, of matrices the region does not write"
+                                 : "no read qualifies (stride along the last axis, or the matrix is written here)";
+    }
     if (!plan_flag(opt, opt->merge_stores, 1)) {
         r->why_merge = "-fno-merge-stores";
         return;
     }
-    long step = it->r[axis].stride * (it->iter_element ? it->elem[axis] : 1);
     Node *body = it->body;
     for (Node *s = body && body->kind == ND_BLOCK ? body->args : body; s; s = s->next) {
         if (r->nmerge < 4 && mergeable(r, s, axis, step)) r->merge_lhs[r->nmerge++] = s->lhs->lhs;
@@ -178,6 +277,14 @@ void explain_program(Program *prog, FILE *o)
         }
         fprintf(o, "  vector width: %d (%s)\n", r->vector_width, r->why_vector);
         if (r->vector_width > 1) {
+            if (r->nloads) {
+                fprintf(o, "  vector loads:");
+                for (int i = 0; i < r->nloads; i++)
+                    fprintf(o, "%s %s row (%+ld) columns %+ld..%+ld", i ? "," : "", r->loads[i].var->name,
+                            r->loads[i].other[0].offset, r->loads[i].lo, r->loads[i].hi);
+                fprintf(o, " (%s)\n", r->why_loads);
+            } else
+                fprintf(o, "  vector loads: none (%s)\n", r->why_loads);
             if (r->nmerge) {
                 fprintf(o, "  merged stores:");
                 for (int i = 0; i < r->nmerge; i++) fprintf(o, " %s", r->merge_lhs[i]->var->name);

@@ -259,6 +259,16 @@ static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *a
 /* An element of matrix m at index e[i] + add[i]. */
 static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, bool is_read)
 {
+    if (p->merging && is_read && p->region && p->region->nloads) {
+        /* a row the coarsened work-item loaded as vectors: element v + c of it */
+        long col;
+        int g = plan_load_row(p->region, m, e, add, n, &col);
+        if (g >= 0) {
+            fprintf(p->out, "((const %s *)parac_ld%d)[parac_v + %ld]", ty_c_name(m->ty->base, true), g,
+                    col - p->region->loads[g].base);
+            return;
+        }
+    }
     BorderRule *r = active_rule(p);
     if (r && r->var == m && is_read && n <= 2 && p->rule_depth == 0) {
         print_ruled_read(p, r, e, add, n);

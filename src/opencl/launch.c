@@ -6,6 +6,26 @@
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
 
+static _Atomic unsigned long long kernel_ns; /* PARAC_CL_PROFILE: all sessions' kernel time */
+
+unsigned long long parac_cl_profile_ns(void) { return kernel_ns; }
+
+/* clEnqueueNDRangeKernel, timed by its event when the session profiles. */
+static cl_int enqueue(parac_cl_session *s, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local)
+{
+    if (!s->profile) return clEnqueueNDRangeKernel(s->queue, k, dims, NULL, global, local, 0, NULL, NULL);
+    cl_event ev;
+    cl_int err = clEnqueueNDRangeKernel(s->queue, k, dims, NULL, global, local, 0, NULL, &ev);
+    if (err != CL_SUCCESS) return err;
+    cl_ulong t0 = 0, t1 = 0;
+    err = clWaitForEvents(1, &ev);
+    if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+    if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    if (err == CL_SUCCESS && t1 > t0) kernel_ns += (unsigned long long)(t1 - t0);
+    clReleaseEvent(ev);
+    return err;
+}
+
 static parac_status set_arg(cl_kernel k, cl_uint *i, size_t size, const void *v, const char *kn)
 {
     cl_int err = clSetKernelArg(k, *i, size, v);
@@ -77,7 +97,7 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
     for (int d = 0; d < ndim; d++)
         while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
     for (int d = 0; d < ndim; d++) global[d] = (count[d] + local[d] - 1) / local[d] * local[d];
-    cl_int err = clEnqueueNDRangeKernel(s->queue, k, (cl_uint)ndim, NULL, global, local, 0, NULL, NULL);
+    cl_int err = enqueue(s, k, (cl_uint)ndim, global, local);
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zux%zux%zu in groups of %zux%zux%zu) failed (error %d)",
                            kernel, global[0], global[1], global[2], local[0], local[1], local[2], (int)err);
@@ -120,7 +140,7 @@ parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_m
     if ((st = set_matrix(k1, &ai, m, kernel)) != PARAC_OK) goto done;
     if ((st = set_arg(k1, &ai, sizeof partial, &partial, kernel)) != PARAC_OK) goto done;
     if ((st = set_arg(k1, &ai, wg * acc_size, NULL, kernel)) != PARAC_OK) goto done;
-    err = clEnqueueNDRangeKernel(s->queue, k1, 1, NULL, &g1, &wg, 0, NULL, NULL);
+    err = enqueue(s, k1, 1, &g1, &wg);
     if (err != CL_SUCCESS) {
         st = parac__fail(PARAC_ERR_OPENCL, "launching %s failed (error %d)", kernel, (int)err);
         goto done;
@@ -130,7 +150,7 @@ parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_m
     if ((st = set_arg(k2, &ai, sizeof n, &n, final_name)) != PARAC_OK) goto done;
     if ((st = set_arg(k2, &ai, sizeof res, &res, final_name)) != PARAC_OK) goto done;
     if ((st = set_arg(k2, &ai, wg * acc_size, NULL, final_name)) != PARAC_OK) goto done;
-    err = clEnqueueNDRangeKernel(s->queue, k2, 1, NULL, &wg, &wg, 0, NULL, NULL);
+    err = enqueue(s, k2, 1, &wg, &wg);
     if (err != CL_SUCCESS) {
         st = parac__fail(PARAC_ERR_OPENCL, "launching %s failed (error %d)", final_name, (int)err);
         goto done;

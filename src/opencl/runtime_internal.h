@@ -22,6 +22,7 @@ struct parac_cl_session {
     int from_cache;
     parac__cl_named_kernel *kernels;
     int nkernels;
+    int profile;          /* PARAC_CL_PROFILE set: kernels timed by events (launch.c) */
 };
 
 #define PARAC_CL_TRY(call, what)                                                          \

@@ -99,7 +99,11 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
         free(s);
         return st;
     }
-    s->queue = clCreateCommandQueue(s->context, s->device, 0, &err);
+    /* PARAC_CL_PROFILE=1: every kernel timed by its event (benchmarks; each
+     * launch then waits for its kernel) */
+    const char *prof = getenv("PARAC_CL_PROFILE");
+    s->profile = prof && *prof && strcmp(prof, "0") != 0;
+    s->queue = clCreateCommandQueue(s->context, s->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
         clReleaseContext(s->context);
         free(s);

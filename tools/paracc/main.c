@@ -24,6 +24,7 @@ static void usage(FILE *o)
           "  -O1, -O2           the optimisation model (default -O2)\n"
           "  -fno-vectorize     one output per work-item (no vector parallelism)\n"
           "  -fno-merge-stores  no merging of neighbouring outputs into vector stores\n"
+          "  -fno-vector-loads  no loading of the rows a work-item reads as aligned vectors\n"
           "  -fno-restrict      matrix arguments without restrict\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
           "  --explain          print, for every parallel region, what the model decided and why\n"
@@ -111,7 +112,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, restr = -1, width = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, width = 0;
     bool explain = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -134,6 +135,8 @@ int main(int argc, char **argv)
             vectorize = a[2] != 'n';
         else if (!strcmp(a, "-fmerge-stores") || !strcmp(a, "-fno-merge-stores"))
             merge = a[2] != 'n';
+        else if (!strcmp(a, "-fvector-loads") || !strcmp(a, "-fno-vector-loads"))
+            loads = a[2] != 'n';
         else if (!strcmp(a, "-frestrict") || !strcmp(a, "-fno-restrict"))
             restr = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
@@ -203,6 +206,7 @@ int main(int argc, char **argv)
     opt.opt_level = level;
     opt.vectorize = vectorize;
     opt.merge_stores = merge;
+    opt.vector_loads = loads;
     opt.restrict_ptrs = restr;
     opt.vector_width = width;
     opt.explain_out = explain ? stdout : NULL;

@@ -1,0 +1,32 @@
+"""The ablation table of the ParaC evaluation from bench_parac's JSON lines:
+kernel time per program and size for every variant, the speed-up of -O2
+over -O0, and what switching each optimisation off costs at -O2."""
+import json
+import sys
+from collections import defaultdict
+
+VARIANTS = ["O0", "O2", "no_vectorize", "no_vector_loads", "no_merge_stores", "no_restrict", "w4", "w8"]
+
+
+def main(path):
+    t = defaultdict(dict)
+    for line in open(path):
+        r = json.loads(line)
+        t[r["case"]][r["method"]] = r["median_ms"]
+    print("| program, size | " + " | ".join(VARIANTS) + " | -O2 vs -O0 | off: vectorize | off: vector loads | off: merge stores | off: restrict |")
+    print("|---" * (len(VARIANTS) + 6) + "|")
+    for case in t:
+        row = t[case]
+        o2 = row.get("O2")
+        cells = [f"{row[v]:.3f}" if v in row else "-" for v in VARIANTS]
+
+        def cost(v):
+            return f"{100 * (row[v] / o2 - 1):+.1f} %" if o2 and v in row else "-"
+
+        speed = f"{row['O0'] / o2:.2f}×" if o2 and "O0" in row else "-"
+        print(f"| {case} | " + " | ".join(cells) + f" | {speed} | {cost('no_vectorize')} | "
+              f"{cost('no_vector_loads')} | {cost('no_merge_stores')} | {cost('no_restrict')} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])

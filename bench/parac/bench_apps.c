@@ -1,0 +1,146 @@
+/* The ParaC example programs as paracc compiled them with one set of flags
+ * (this executable's variant, PARAC_BENCH_VARIANT), on the OpenCL device
+ * that PARAC_OPENCL_DEVICE names. Reports the kernel time of one call of
+ * each program (the sum of its kernels' OpenCL event times, data already on
+ * the device; PARAC_CL_PROFILE=1 is set here), median of --runs calls, and
+ * for the memory-bound stencils the rate against the device's copy rate.
+ *
+ *   bench_parac_O2 [--runs N] [--sizes 1536x2560,4096x4096] [--json FILE]
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+#include "parac/opencl.h"
+
+#ifndef PARAC_BENCH_VARIANT
+#define PARAC_BENCH_VARIANT "unknown"
+#endif
+
+void blur(int H, int W, uint16_t *in, uint16_t *out);
+void gaussian(int H, int W, float *in, float *out);
+int laplacian_level(int M, int N, unsigned char *Src, short *layer, unsigned char *down);
+void sharpening(int H, int W, int strength, int overshoot, unsigned char *src, unsigned char *dst);
+void unsharp(int H, int W, float *in, float *out);
+
+typedef struct app_buffers {
+    int H, W;
+    void *in, *out, *aux;
+} app_buffers;
+
+typedef struct app {
+    const char *name;
+    /* bytes per pixel the program must move as written (each stage reads its
+     * inputs and writes its output once); 0: not a plain stencil chain */
+    double bytes_per_px;
+    void (*run)(app_buffers *b);
+} app;
+
+static void run_blur(app_buffers *b) { blur(b->H, b->W, b->in, b->out); }
+static void run_gaussian(app_buffers *b) { gaussian(b->H, b->W, b->in, b->out); }
+static void run_laplacian(app_buffers *b) { laplacian_level(b->H, b->W, b->in, b->out, b->aux); }
+static void run_sharpening(app_buffers *b) { sharpening(b->H, b->W, 8, 4, b->in, b->out); }
+static void run_unsharp(app_buffers *b) { unsharp(b->H, b->W, b->in, b->out); }
+
+static const app apps[] = {
+    {"blur", 8, run_blur},            /* u16: in -> blur_x -> out */
+    {"gaussian", 16, run_gaussian},   /* f32: in -> rows -> out */
+    {"laplacian", 0, run_laplacian},
+    {"sharpening", 0, run_sharpening},
+    {"unsharp", 64, run_unsharp},     /* f32: gray 16, hblur 8, ratio 12, out 28 */
+};
+
+static void fill_random(void *p, size_t bytes, int as_float)
+{
+    uint32_t s = 12345;
+    if (as_float) {
+        float *f = p;
+        for (size_t i = 0; i < bytes / 4; i++) {
+            s = s * 1664525u + 1013904223u;
+            f[i] = 0.05f + (float)(s >> 8) / 16777216.0f;
+        }
+        return;
+    }
+    unsigned char *c = p;
+    for (size_t i = 0; i < bytes; i++) {
+        s = s * 1664525u + 1013904223u;
+        c[i] = (unsigned char)(s >> 24);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 20;
+    const char *sizes = "1536x2560,4096x4096", *json_path = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
+        else {
+            fprintf(stderr, "bench_parac: unknown option %s\n", argv[i]);
+            return 1;
+        }
+    }
+    if (runs < 1 || runs > 1000) runs = 20;
+    setenv("PARAC_CL_PROFILE", "1", 1);
+    FILE *json = json_path ? fopen(json_path, "a") : NULL;
+    const double copy_gbs = bench_copy_bandwidth_gbs(0);
+    printf("variant %s; copy rate %.0f GB/s (read + write)\n", PARAC_BENCH_VARIANT, copy_gbs);
+    char *list = strdup(sizes);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int H = 0, W = 0;
+        if (sscanf(tok, "%dx%d", &H, &W) != 2 || H < 8 || W < 8) {
+            fprintf(stderr, "bench_parac: bad size '%s'\n", tok);
+            return 1;
+        }
+        size_t n = (size_t)H * W;
+        app_buffers b = {H, W, malloc(n * 12), malloc(n * 12), malloc(n)};
+        if (!b.in || !b.out || !b.aux) {
+            fprintf(stderr, "bench_parac: out of memory for %dx%d\n", H, W);
+            return 1;
+        }
+        for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
+            /* unsharp and gaussian take floats, the others bytes or u16 */
+            int as_float = !strcmp(apps[a].name, "unsharp") || !strcmp(apps[a].name, "gaussian");
+            fill_random(b.in, n * 12, as_float);
+            apps[a].run(&b); /* builds (or loads) the program */
+            apps[a].run(&b);
+            double *ms = malloc((size_t)runs * sizeof *ms);
+            for (int r = 0; r < runs; r++) {
+                unsigned long long t0 = parac_cl_profile_ns();
+                apps[a].run(&b);
+                ms[r] = (double)(parac_cl_profile_ns() - t0) / 1e6;
+            }
+            qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+            double med = ms[runs / 2];
+            double bytes = apps[a].bytes_per_px * (double)n;
+            printf("  %-11s %5dx%-5d  kernels %8.4f ms", apps[a].name, H, W, med);
+            if (bytes > 0 && med > 0) {
+                double gbs = bytes / (med * 1e6);
+                printf("  %7.0f GB/s", gbs);
+                if (copy_gbs > 0) printf("  %5.1f %% of copy", 100.0 * gbs / copy_gbs);
+            }
+            printf("\n");
+            if (json) {
+                char case_name[64];
+                snprintf(case_name, sizeof case_name, "%s_%dx%d", apps[a].name, H, W);
+                bench_emit(json, "parac_apps", case_name, PARAC_BENCH_VARIANT, "opencl", med, bytes, copy_gbs);
+            }
+            free(ms);
+        }
+        free(b.in);
+        free(b.out);
+        free(b.aux);
+    }
+    free(list);
+    if (json) fclose(json);
+    return 0;
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# ParaC evaluation: the example programs compiled with every optimisation
+# variant (bench_parac_VARIANT), kernel times on one OpenCL device, and the
+# ablation table (bench/parac/ablation.py).
+# Usage: bench/parac/run_all.sh BUILD OUT_DIR [RUNS]; PARAC_OPENCL_DEVICE picks
+# the device (default NVIDIA).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+out=${2:-bench-out/parac}
+runs=${3:-20}
+mkdir -p "$out"
+json="$out/parac.jsonl"
+: > "$json"
+: > "$out/parac.txt"
+export PARAC_OPENCL_DEVICE=${PARAC_OPENCL_DEVICE:-NVIDIA}
+export PARAC_CACHE_DIR=${PARAC_CACHE_DIR:-$out/cache}
+for v in O0 O2 no_vectorize no_vector_loads no_merge_stores no_restrict w4 w8; do
+  "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/parac.txt"
+done
+${PYTHON:-python3} bench/parac/ablation.py "$json" | tee "$out/ablation.txt"
