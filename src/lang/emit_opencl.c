@@ -103,8 +103,8 @@ static Node *text_index(const char *text, Token *tok)
 
 /* The vector loads of a coarsened kernel: each planned row, from the aligned
  * vector at or before the first column its V outputs read to the one that
- * holds the last; vectors outside the row (only skipped outputs need them)
- * are zero. */
+ * holds the last. Vectors outside the matrix are zero: only outputs the
+ * work-item skips, or reads under a condition that fails, would use them. */
 static void vector_loads(PrintCtx *p, Region *r, int last)
 {
     int V = r->vector_width;
@@ -124,11 +124,22 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
         }
         e[n - 1] = text_index("parac_s", r->node->tok);
         const char *T = vector_type(m->ty->base, V);
+        /* the row may lie outside the matrix where the body reads it only
+         * under a condition: such rows load as zeros too */
         print_fmt(p, "    %s parac_ld%d[%d];\n", T, i, g->nvec);
+        print_fmt(p, "    const int parac_row%d = 1", i);
+        for (int d = 0; d < n - 1; d++) {
+            print_fmt(p, " && ");
+            print_expr(p, e[d]);
+            print_fmt(p, " >= 0 && ");
+            print_expr(p, e[d]);
+            print_fmt(p, " < %s_d%d", m->name, d);
+        }
+        print_fmt(p, ";\n");
         for (int j = 0; j < g->nvec; j++) {
             print_fmt(p, "    {\n        const int parac_s = parac_col0 + %ld;\n", g->base + (long)j * V);
-            print_fmt(p, "        parac_ld%d[%d] = parac_s >= 0 && parac_s < %s_d%d ? *(__global const %s *)&", i, j,
-                      m->name, n - 1, T);
+            print_fmt(p, "        parac_ld%d[%d] = parac_row%d && parac_s >= 0 && parac_s < %s_d%d ? *(__global const %s *)&",
+                      i, j, i, m->name, n - 1, T);
             print_mat_index(p, m, e, add, n);
             print_fmt(p, " : (%s)(0);\n    }\n", T);
         }
