@@ -5,7 +5,8 @@
  * the device; PARAC_CL_PROFILE=1 is set here), median of --runs calls, and
  * for the memory-bound stencils the rate against the device's copy rate.
  *
- *   bench_parac_O2 [--runs N] [--sizes 1536x2560,4096x4096] [--json FILE]
+ *   bench_parac_O2 [--runs N] [--sizes 1536x2560,4096x4096] [--json FILE] [--kernels 1]
+ * (--kernels 1: each kernel's mean time per call too)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,25 @@ static void fill_random(void *p, size_t bytes, int as_float)
     }
 }
 
+/* Kernel totals before the current program's calls, to print the
+ * difference: the program's own kernels, each its mean per call. */
+static unsigned long long before[256];
+
+static void snapshot_kernel_times(void)
+{
+    const char *kn;
+    unsigned long long ns;
+    for (int i = 0; i < 256; i++) before[i] = parac_cl_profile_kernel(i, &kn, &ns) ? ns : 0;
+}
+
+static void print_kernel_times(int calls)
+{
+    const char *kn;
+    unsigned long long ns;
+    for (int i = 0; i < 256 && parac_cl_profile_kernel(i, &kn, &ns); i++)
+        if (ns > before[i]) printf("      %-56s %8.4f ms\n", kn, (double)(ns - before[i]) / 1e6 / calls);
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -78,12 +98,13 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int runs = 20;
+    int runs = 20, per_kernel = 0;
     const char *sizes = "1536x2560,4096x4096", *json_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
+        else if (!strcmp(argv[i], "--kernels")) per_kernel = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_parac: unknown option %s\n", argv[i]);
             return 1;
@@ -111,6 +132,7 @@ int main(int argc, char **argv)
             /* unsharp and gaussian take floats, the others bytes or u16 */
             int as_float = !strcmp(apps[a].name, "unsharp") || !strcmp(apps[a].name, "gaussian");
             fill_random(b.in, n * 12, as_float);
+            if (per_kernel) snapshot_kernel_times();
             apps[a].run(&b); /* builds (or loads) the program */
             apps[a].run(&b);
             double *ms = malloc((size_t)runs * sizeof *ms);
@@ -120,6 +142,7 @@ int main(int argc, char **argv)
                 ms[r] = (double)(parac_cl_profile_ns() - t0) / 1e6;
             }
             qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+            if (per_kernel) print_kernel_times(runs + 2);
             double med = ms[runs / 2];
             double bytes = apps[a].bytes_per_px * (double)n;
             printf("  %-11s %5dx%-5d  kernels %8.4f ms", apps[a].name, H, W, med);

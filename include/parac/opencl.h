@@ -110,6 +110,8 @@ PARAC_API parac_status parac_cl_launch_items(parac_cl_session *session, const ch
  * its kernels is timed by its OpenCL event (and waited for): the sum over all
  * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */
 PARAC_API unsigned long long parac_cl_profile_ns(void);
+/* The i-th kernel name timed so far and its total time; 0 past the last. */
+PARAC_API int parac_cl_profile_kernel(int i, const char **name, unsigned long long *ns);
 /* Two-level reduction of matrix m with kernels `kernel` (per work-group) and
  * `kernel`_final (across groups); writes acc_size bytes to result. */
 PARAC_API parac_status parac_cl_reduce(parac_cl_session *session, const char *kernel, parac_cl_matrix *m,

@@ -1,4 +1,5 @@
 /* Kernel launches and two-level reductions for generated code. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,9 +7,45 @@
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
 
-static _Atomic unsigned long long kernel_ns; /* PARAC_CL_PROFILE: all sessions' kernel time */
+/* PARAC_CL_PROFILE: all sessions' kernel time, in total and per kernel name */
+static _Atomic unsigned long long kernel_ns;
+static struct {
+    char name[120];
+    unsigned long long ns;
+} per_kernel[256];
+static int n_per_kernel;
+static pthread_mutex_t per_kernel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 unsigned long long parac_cl_profile_ns(void) { return kernel_ns; }
+
+int parac_cl_profile_kernel(int i, const char **name, unsigned long long *ns)
+{
+    pthread_mutex_lock(&per_kernel_lock);
+    int ok = i >= 0 && i < n_per_kernel;
+    if (ok) {
+        *name = per_kernel[i].name;
+        *ns = per_kernel[i].ns;
+    }
+    pthread_mutex_unlock(&per_kernel_lock);
+    return ok;
+}
+
+static void add_kernel_time(cl_kernel k, unsigned long long ns)
+{
+    char name[120] = "?";
+    clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
+    name[sizeof name - 1] = 0;
+    kernel_ns += ns;
+    pthread_mutex_lock(&per_kernel_lock);
+    int i = 0;
+    while (i < n_per_kernel && strcmp(per_kernel[i].name, name)) i++;
+    if (i == n_per_kernel && n_per_kernel < (int)(sizeof per_kernel / sizeof per_kernel[0])) {
+        snprintf(per_kernel[i].name, sizeof per_kernel[i].name, "%s", name);
+        n_per_kernel++;
+    }
+    if (i < n_per_kernel) per_kernel[i].ns += ns;
+    pthread_mutex_unlock(&per_kernel_lock);
+}
 
 /* clEnqueueNDRangeKernel, timed by its event when the session profiles. */
 static cl_int enqueue(parac_cl_session *s, cl_kernel k, cl_uint dims, const size_t *global, const size_t *local)
@@ -21,7 +58,7 @@ static cl_int enqueue(parac_cl_session *s, cl_kernel k, cl_uint dims, const size
     err = clWaitForEvents(1, &ev);
     if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
     if (err == CL_SUCCESS) err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    if (err == CL_SUCCESS && t1 > t0) kernel_ns += (unsigned long long)(t1 - t0);
+    if (err == CL_SUCCESS && t1 > t0) add_kernel_time(k, (unsigned long long)(t1 - t0));
     clReleaseEvent(ev);
     return err;
 }
