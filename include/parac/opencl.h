@@ -106,6 +106,12 @@ PARAC_API parac_status parac_cl_launch(parac_cl_session *session, const char *ke
 PARAC_API parac_status parac_cl_launch_items(parac_cl_session *session, const char *kernel, int ndim,
                                              const long *lo, const long *hi, const int *wg, const int *items,
                                              int nargs, const parac_cl_arg *args);
+/* Launch a border kernel once over nbox boxes (at most 6); box i is the
+ * 6 longs at boxes + 6 i: lo[0..2] then hi[0..2]. The kernel's first
+ * argument is the struct { int n; int b[6][6]; } of the boxes (lo, hi per
+ * axis), then args; work-items run over the boxes one after another. */
+PARAC_API parac_status parac_cl_launch_boxes(parac_cl_session *session, const char *kernel, int ndim, int nbox,
+                                             const long *boxes, int nargs, const parac_cl_arg *args);
 /* With PARAC_CL_PROFILE=1 in the environment when a session opens, each of
  * its kernels is timed by its OpenCL event (and waited for): the sum over all
  * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */

@@ -541,9 +541,13 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
                 "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
         return;
     }
-    line(p, "PARAC__CHECK(parac_cl_launch(parac__session(), \"%s\", %d, %s.lo, %s.hi, parac_wg, "
-            "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));",
-         kn, nd, border ? "parac_box[parac_b]" : "parac_box[0]", border ? "parac_box[parac_b]" : "parac_box[0]");
+    if (border) {
+        line(p, "PARAC__CHECK(parac_cl_launch_boxes(parac__session(), \"%s\", %d, parac_nbox - 1, parac_box[1].lo, "
+                "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
+        return;
+    }
+    line(p, "PARAC__CHECK(parac_cl_launch(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, parac_wg, "
+            "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
 }
 
 static void iterator(PrintCtx *p, Node *n)
@@ -608,10 +612,7 @@ static void iterator(PrintCtx *p, Node *n)
         if (r->has_border) {
             line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
                  it->rule->var->name, it->rule->name);
-            line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
-            p->indent++;
             cl_launch(p, r, true);
-            p->indent--;
         } else
             line(p, "(void)parac_nbox;");
         for (Access *a = r->accesses; a; a = a->next) {

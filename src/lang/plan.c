@@ -358,7 +358,7 @@ void explain_program(Program *prog, FILE *o)
                     r->vector_width > 1 ? lang_format(", %d x %d outputs", r->wg[0] * r->vector_width, r->wg[1])
                                         : "");
             fprintf(o, "  restrict arguments: %s\n", plan_flag(opt, opt->restrict_ptrs, 1) ? "yes" : "no");
-            fprintf(o, "  border: %s\n", r->has_border ? "separate kernel for the border boxes; the interior has no tests"
+            fprintf(o, "  border: %s\n", r->has_border ? "one launch of a border kernel over all border boxes; the interior has no tests"
                                                        : "none needed");
         }
         fprintf(o, "  local-memory tiles: no (%s)\n",

@@ -141,6 +141,58 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
     return PARAC_OK;
 }
 
+parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
+                                   int nargs, const parac_cl_arg *args)
+{
+    if (ndim < 1 || ndim > 3 || nbox < 0 || nbox > 6)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: %d boxes of %d dims", kernel, nbox, ndim);
+    struct {
+        cl_int n;
+        cl_int b[6][6];
+    } bx;
+    memset(&bx, 0, sizeof bx);
+    long total = 0;
+    for (int i = 0; i < nbox; i++) {
+        const long *lo = boxes + 6 * i, *hi = lo + 3;
+        long vol = 1;
+        for (int d = 0; d < ndim; d++) {
+            if (hi[d] - lo[d] > 2147483647L || lo[d] < -2147483647L || hi[d] > 2147483647L)
+                return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border box too large", kernel);
+            vol *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        }
+        if (vol <= 0) continue;
+        if (total > 2147483647L - vol) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border boxes too large", kernel);
+        total += vol;
+        for (int d = 0; d < ndim; d++) {
+            bx.b[bx.n][2 * d] = (cl_int)lo[d];
+            bx.b[bx.n][2 * d + 1] = (cl_int)hi[d];
+        }
+        bx.n++;
+    }
+    if (total == 0) return PARAC_OK;
+    cl_kernel k;
+    PARAC_TRY(parac__cl_kernel(s, kernel, &k));
+    cl_uint ai = 0;
+    PARAC_TRY(set_arg(k, &ai, sizeof bx, &bx, kernel));
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == PARAC_CL_ARG_MATRIX)
+            PARAC_TRY(set_matrix(k, &ai, args[i].matrix, kernel));
+        else
+            PARAC_TRY(set_arg(k, &ai, args[i].size, args[i].value, kernel));
+    }
+    size_t local = 256, kwg = 0;
+    if (local > s->max_wg) local = s->max_wg;
+    if (clGetKernelWorkGroupInfo(k, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
+        kwg > 0 && kwg < local)
+        local = kwg;
+    size_t global = ((size_t)total + local - 1) / local * local;
+    cl_int err = enqueue(s, k, 1, &global, &local);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zu in groups of %zu) failed (error %d)", kernel, global,
+                           local, (int)err);
+    return PARAC_OK;
+}
+
 parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
                              void *result)
 {

@@ -47,6 +47,11 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
 {
     return no_cl();
 }
+parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
+                                   int nargs, const parac_cl_arg *args)
+{
+    return no_cl();
+}
 unsigned long long parac_cl_profile_ns(void) { return 0; }
 int parac_cl_profile_kernel(int i, const char **name, unsigned long long *ns) { return 0; }
 parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
