@@ -84,6 +84,18 @@ static parac_status set_matrix(cl_kernel k, cl_uint *i, parac_cl_matrix *m, cons
     return PARAC_OK;
 }
 
+/* The generated code's arguments after the ones the launch sets itself. */
+static parac_status set_args(cl_kernel k, cl_uint *ai, int nargs, const parac_cl_arg *args, const char *kernel)
+{
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind == PARAC_CL_ARG_MATRIX)
+            PARAC_TRY(set_matrix(k, ai, args[i].matrix, kernel));
+        else
+            PARAC_TRY(set_arg(k, ai, args[i].size, args[i].value, kernel));
+    }
+    return PARAC_OK;
+}
+
 parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
                              const int *wg, int nargs, const parac_cl_arg *args)
 {
@@ -110,12 +122,7 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
         PARAC_TRY(set_arg(k, &ai, sizeof l, &l, kernel));
         PARAC_TRY(set_arg(k, &ai, sizeof h, &h, kernel));
     }
-    for (int i = 0; i < nargs; i++) {
-        if (args[i].kind == PARAC_CL_ARG_MATRIX)
-            PARAC_TRY(set_matrix(k, &ai, args[i].matrix, kernel));
-        else
-            PARAC_TRY(set_arg(k, &ai, args[i].size, args[i].value, kernel));
-    }
+    PARAC_TRY(set_args(k, &ai, nargs, args, kernel));
     /* the work-group shape, shrunk until it fits the kernel's limit */
     size_t kmax = s->max_wg;
     size_t kwg = 0;
@@ -174,12 +181,7 @@ parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int 
     PARAC_TRY(parac__cl_kernel(s, kernel, &k));
     cl_uint ai = 0;
     PARAC_TRY(set_arg(k, &ai, sizeof bx, &bx, kernel));
-    for (int i = 0; i < nargs; i++) {
-        if (args[i].kind == PARAC_CL_ARG_MATRIX)
-            PARAC_TRY(set_matrix(k, &ai, args[i].matrix, kernel));
-        else
-            PARAC_TRY(set_arg(k, &ai, args[i].size, args[i].value, kernel));
-    }
+    PARAC_TRY(set_args(k, &ai, nargs, args, kernel));
     size_t local = 256, kwg = 0;
     if (local > s->max_wg) local = s->max_wg;
     if (clGetKernelWorkGroupInfo(k, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
