@@ -32,7 +32,7 @@
 void cmd_run_help(FILE *out)
 {
     fprintf(out,
-            "usage: parac run PROGRAM.pc IN OUT [--target c|opencl] [--keep DIR]\n\n"
+            "usage: parac run PROGRAM.pc IN OUT [--target c|opencl] [--keep DIR] [--paracc-flag F]...\n\n"
             "Compiles a ParaC program with paracc and the C compiler ($CC, default cc) and\n"
             "applies it to image IN, writing OUT. The program defines\n"
             "    const char parac_main_dtype[] = \"u8\";   /* u8, u16, i32, f32 or f64 */\n"
@@ -42,6 +42,8 @@ void cmd_run_help(FILE *out)
             "  --target c       C with OpenMP (default)\n"
             "  --target opencl  OpenCL kernels; device from PARAC_OPENCL_DEVICE\n"
             "  --keep DIR       keep the generated code and the shared object in DIR\n"
+            "  --paracc-flag F  pass F to paracc (repeatable: --paracc-flag -O0,\n"
+            "                   --paracc-flag --vector-width --paracc-flag 4)\n"
             "Environment: PARACC (the compiler; default: next to parac), CC.\n");
 }
 
@@ -120,9 +122,19 @@ static void remove_tree(const char *dir, const char *base)
 int cmd_run(int argc, char **argv)
 {
     const char *program = NULL, *in_path = NULL, *out_path = NULL, *target = "c", *keep = NULL;
+    enum { MAX_FLAGS = 16 };
+    const char *flags[MAX_FLAGS];
+    int nflags = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--target") && i + 1 < argc) target = argv[++i];
         else if (!strcmp(argv[i], "--keep") && i + 1 < argc) keep = argv[++i];
+        else if (!strcmp(argv[i], "--paracc-flag") && i + 1 < argc) {
+            if (nflags == MAX_FLAGS) {
+                cli_error("run: at most %d --paracc-flag options", MAX_FLAGS);
+                return CLI_USER_ERROR;
+            }
+            flags[nflags++] = argv[++i];
+        }
         else if (argv[i][0] == '-' && argv[i][1]) {
             cli_error("run: unknown option '%s'", argv[i]);
             return CLI_USER_ERROR;
@@ -170,7 +182,9 @@ int cmd_run(int argc, char **argv)
     void *in_planes = NULL, *out_planes = NULL;
     parac_image *out = NULL;
 
-    char *pargs[] = {paracc, (char *)program, "--target", (char *)target, "-o", out_base, NULL};
+    char *pargs[8 + MAX_FLAGS] = {paracc, (char *)program, "--target", (char *)target, "-o", out_base};
+    for (int i = 0; i < nflags; i++) pargs[6 + i] = (char *)flags[i];
+    pargs[6 + nflags] = NULL;
     if (spawn(pargs) != 0) {
         cli_error("run: paracc could not compile %s (messages above)", program);
         goto done;
