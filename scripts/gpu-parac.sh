@@ -18,6 +18,10 @@ export PARAC_OPENCL_DEVICE=${PARAC_OPENCL_DEVICE:-NVIDIA}
 if [[ $PHASES == *test* ]]; then
   (cd $b && timeout 500 ctest -L lang -j8 --output-on-failure) > "$OUT/ctest-lang.log" 2>&1
   echo "ctest -L lang on $PARAC_OPENCL_DEVICE rc=$?"; grep -E "tests passed|Failed|Not Run" "$OUT/ctest-lang.log" | head -20
+  (cd $b && PARAC_TEST_BIG=1 timeout 300 ./tests/lang_big_index_opencl) > "$OUT/big-index.log" 2>&1
+  echo "more than 2^31 elements rc=$? $(tail -1 "$OUT/big-index.log")"
+  PARAC_BIN=$PWD/$b/bin/parac timeout 500 python3 -m pytest -q -p no:cacheprovider -n 8 tests/python/test_paracc_opt_fuzz.py \
+    > "$OUT/pytest-opt-fuzz.log" 2>&1; echo "optimiser fuzz rc=$? $(tail -1 "$OUT/pytest-opt-fuzz.log")"
 fi
 if [[ $PHASES == *bench* ]]; then
   timeout ${BENCH_TIMEOUT:-500} bench/parac/run_all.sh $b "$OUT/bench" ${RUNS:-20} > "$OUT/bench.log" 2>&1

@@ -96,7 +96,7 @@ static void print_term(PrintCtx *p, Node *e, long add)
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
 {
     const char *name = m->name;
-    const char *L = p->opencl ? "" : "(long)";
+    const char *L = "(long)"; /* 64-bit: an image may exceed 2^31 elements (each size stays below 2^31) */
     fprintf(p->out, "%s[", name);
     if (n == 1) {
         print_term(p, e[0], add[0]);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef PARAC_CHECK_OPENCL
 #include "parac/opencl.h"
