@@ -35,8 +35,12 @@ parac_status parac_cl_matrix_bind(parac_cl_session *s, parac_cl_matrix *m, void 
     size_t row = cols_of(m) * elem_size;
     m->device_pitch = (row + 63) / 64 * 64;
     if (m->device_pitch == 0) m->device_pitch = 64;
-    if ((double)m->device_pitch * (double)rows_of(m) > 2147483647.0 * (double)elem_size)
-        return parac__fail(PARAC_ERR_OVERFLOW, "matrix %ldx%ldx%ld is larger than 2^31 elements", d0, d1, d2);
+    /* kernels take each size and the pitch as an int and index in 64 bits:
+     * the whole matrix may exceed 2^31 elements, no single size may */
+    if (d0 > 2147483647L || d1 > 2147483647L || d2 > 2147483647L || m->device_pitch / elem_size > 2147483647u ||
+        (double)m->device_pitch * (double)rows_of(m) > 9.0e18)
+        return parac__fail(PARAC_ERR_OVERFLOW, "matrix %ldx%ldx%ld: a size or the row pitch exceeds 2^31 - 1 elements",
+                           d0, d1, d2);
     if (host_pitch < row) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "host pitch %zu < row %zu", host_pitch, row);
     m->state = PARAC_CL_HOST_NEWER;
     return PARAC_OK;
