@@ -155,17 +155,22 @@ int parac__rows_contiguous(const parac_image *image)
  * touch. */
 enum { HUGE_PAGE = 2 << 20 };
 #define HUGE_MIN ((size_t)32 << 20)
+void *parac__host_alloc_huge(size_t bytes)
+{
+    /* aligned_alloc needs a size that is a multiple of the alignment */
+    const size_t size = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+    if (size < bytes) return NULL;
+    void *p = aligned_alloc(HUGE_PAGE, size);
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* advice only: where huge pages are off, the memory works the same */
+    if (p) (void)madvise(p, size, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 static void *host_alloc(size_t bytes)
 {
-    if (bytes > HUGE_MIN) {
-        /* aligned_alloc needs a size that is a multiple of the alignment */
-        void *p = aligned_alloc(HUGE_PAGE, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1));
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-        /* advice only: where huge pages are off, the memory works the same */
-        if (p) (void)madvise(p, (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1), MADV_HUGEPAGE);
-#endif
-        return p;
-    }
+    if (bytes > HUGE_MIN) return parac__host_alloc_huge(bytes);
     return aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 

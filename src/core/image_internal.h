@@ -2,6 +2,7 @@
 #ifndef PARAC_IMAGE_INTERNAL_H
 #define PARAC_IMAGE_INTERNAL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "parac/image.h"
@@ -19,5 +20,10 @@ parac_status parac__check_geometry(int64_t width, int64_t height, int64_t depth,
 int parac__same_shape(const parac_image *a, const parac_image *b);
 /* Rows and slices lie back to back: the image is one block of height*depth rows. */
 int parac__rows_contiguous(const parac_image *image);
+/* Host memory of `bytes` on 2 MiB boundaries with transparent huge pages
+ * advised, for large buffers that are written whole at once: a fresh
+ * mapping then costs one fault per 2 MiB instead of one per 4 KiB. Released
+ * with free(); NULL when out of memory. */
+void *parac__host_alloc_huge(size_t bytes);
 
 #endif

@@ -5,7 +5,10 @@
 #include <string.h>
 
 #include "../core/error_internal.h"
+#include "../core/image_internal.h"
 #include "recon_grid.h"
+
+#define GRID_HUGE_MIN ((size_t)4 << 20)
 
 int parac__recon_neighbours(int conn, int is_3d, int d[26][3])
 {
@@ -132,9 +135,13 @@ parac_status parac__grid_alloc(parac__grid *g, parac_dtype dtype, int conn, int6
         g->off[k] = dd[k][2] * g->sz + dd[k][1] * g->sy + dd[k][0];
         g->dy[k] = dd[k][1];
     }
-    g->I = malloc(es * (size_t)g->total);
-    g->J = malloc(es * (size_t)g->total);
-    if (!g->I || !g->J) {
+    /* working images of a few MiB or more: huge pages, since the engines
+     * write them whole right away */
+    const size_t bytes = es * (size_t)g->total;
+    g->I = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : malloc(bytes);
+    g->J = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : malloc(bytes);
+    g->row = malloc((es + 1) * (size_t)(w + 2));
+    if (!g->I || !g->J || !g->row) {
         parac__grid_free(g);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY,
                            "reconstruction: no memory for two %" PRId64 "x%" PRId64 "x%" PRId64
@@ -147,7 +154,8 @@ void parac__grid_free(parac__grid *g)
 {
     free(g->I);
     free(g->J);
-    g->I = g->J = NULL;
+    free(g->row);
+    g->I = g->J = g->row = NULL;
 }
 
 /* ---- strips ----------------------------------------------------------------- */

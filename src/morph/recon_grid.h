@@ -29,6 +29,7 @@ typedef struct parac__grid {
     int n;            /* neighbours */
     int64_t off[26];  /* their linear offsets, raster order: the first n/2 are negative */
     int dy[26];       /* their row step, for seeding from halo rows */
+    void *row;        /* scratch for the scans: w + 2 elements, then w + 2 flag bytes */
 } parac__grid;
 
 /* A FIFO of element indices (a growable ring). */

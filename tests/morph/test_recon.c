@@ -151,6 +151,20 @@ static void test_random_2d(void **state)
     }
 }
 
+/* Every width from 1 to 40 and some beyond: the CPU scans walk rows in
+ * blocks of 8 or 16 pixels with a scalar tail, so each block-and-tail split
+ * is checked against the oracle. */
+static void test_row_widths(void **state)
+{
+    (void)state;
+    const parac_dtype dts[] = {PARAC_U8, PARAC_U16};
+    const int64_t extra[] = {47, 63, 64, 65, 129};
+    for (int i = 0; i < 2; i++) {
+        for (int64_t w = 1; w <= 40; w++) run_all(dts[i], w, 4, 1, 100 + (uint64_t)w);
+        for (int k = 0; k < 5; k++) run_all(dts[i], extra[k], 3, 1, 200 + (uint64_t)k);
+    }
+}
+
 static void test_random_3d(void **state)
 {
     (void)state;
@@ -192,6 +206,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_2d),
+        cmocka_unit_test(test_row_widths),
         cmocka_unit_test(test_random_3d),
         cmocka_unit_test(test_errors),
     };
