@@ -56,10 +56,12 @@ typedef struct parac_cl_matrix {
     size_t host_pitch;   /* bytes per host row */
     size_t device_pitch; /* bytes per device row, a multiple of 64 */
     void *buffer;        /* cl_mem, created on first use */
-    int state;           /* PARAC_CL_HOST_NEWER, PARAC_CL_SAME or PARAC_CL_DEVICE_NEWER */
+    int state;           /* PARAC_CL_HOST_NEWER, PARAC_CL_SAME, PARAC_CL_DEVICE_NEWER or PARAC_CL_ZEROS */
 } parac_cl_matrix;
 
-enum { PARAC_CL_HOST_NEWER = 0, PARAC_CL_SAME = 1, PARAC_CL_DEVICE_NEWER = 2 };
+/* PARAC_CL_ZEROS: the host copy is all zeros and the device buffer not yet
+ * filled; the first upload fills the buffer on the device instead of copying. */
+enum { PARAC_CL_HOST_NEWER = 0, PARAC_CL_SAME = 1, PARAC_CL_DEVICE_NEWER = 2, PARAC_CL_ZEROS = 3 };
 
 /* A kernel argument: a value, or a matrix (passed as buffer, pitch in
  * elements, d0, d1, d2). */
@@ -92,6 +94,18 @@ PARAC_API parac_status parac_cl_to_host(parac_cl_matrix *m);
 PARAC_API void parac_cl_host_modified(parac_cl_matrix *m);
 PARAC_API void parac_cl_device_modified(parac_cl_matrix *m);
 PARAC_API void parac_cl_matrix_release(parac_cl_matrix *m);
+/* The host storage of a freshly bound matrix is all zeros (a matrix the
+ * program declares): no upload is needed, the device fills its own copy. */
+PARAC_API void parac_cl_matrix_zeroed(parac_cl_matrix *m);
+
+/* What moved between host and devices since the process started, over every
+ * session: copies each way with their bytes, and device-side fills. Tests use
+ * it to check that a pipeline moves only what its data flow needs. */
+typedef struct parac_cl_transfers {
+    long long uploads, downloads, fills;
+    long long upload_bytes, download_bytes;
+} parac_cl_transfers;
+PARAC_API void parac_cl_transfer_counts(parac_cl_transfers *out);
 
 /* Launch `kernel` over the counter box [lo, hi) of `ndim` axes (passed as the
  * first 2*ndim int arguments); work-item dimension 0 runs along the last axis;

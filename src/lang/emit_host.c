@@ -210,6 +210,8 @@ static void decl_matrix(PrintCtx *p, Node *d)
     }
     unused(p, o);
     matrix_cl_bind(p, o);
+    /* a declared matrix starts as zeros: the device makes its own copy */
+    if (!o->is_ref && ocl() && o->used_in_kernel) line(p, "parac_cl_matrix_zeroed(&%s_cl);", o->name);
     if (o->is_ref && ocl() && o->used_in_kernel) push_matrix(o, cur_block);
 }
 
@@ -332,6 +334,8 @@ static void emit_reduction(PrintCtx *p, Node *op)
 }
 
 /* ---- transfers around host statements (OpenCL) ------------------------------ */
+static int stmt_reductions(Node *n, Node **list);
+
 static bool mentions_storage(Node *n, Obj *o)
 {
     if (node_mentions(n, o)) return true;
@@ -339,12 +343,26 @@ static bool mentions_storage(Node *n, Obj *o)
     return false;
 }
 
+/* Whether the host statement n reads or writes o's storage. The global
+ * reductions of the statement run on the device before it (emit_reduction),
+ * so the matrices they read are not touched by the host. */
+static bool stmt_touches(Node *n, Obj *o)
+{
+    Node *red[32];
+    const int k = ocl() ? stmt_reductions(n, red) : 0;
+    if (node_mentions_except(n, o, red, k)) return true;
+    if (o->bound_obj && node_mentions_except(n, o->bound_obj, red, k)) return true;
+    return false;
+}
+
 static bool host_touches(Node *n)
 {
-    if (!ocl() || stmt_has_iterator(n)) return false;
+    /* a border rule is compiled into the kernels that use it: the host
+     * neither reads nor writes the matrices it names */
+    if (!ocl() || stmt_has_iterator(n) || n->kind == ND_BORDER_RULE) return false;
     for (int i = 0; i < H.sp; i++) {
         Obj *o = H.stack[i];
-        if (o && o->used_in_kernel && mentions_storage(n, o)) return true;
+        if (o && o->used_in_kernel && stmt_touches(n, o)) return true;
     }
     return false;
 }
@@ -365,7 +383,7 @@ static void before_stmt(PrintCtx *p, Node *n)
     if (host_touches(n) && n->kind != ND_RETURN)
         for (int i = 0; i < H.sp; i++) {
             Obj *o = H.stack[i];
-            if (o && o->used_in_kernel && mentions_storage(n, o))
+            if (o && o->used_in_kernel && stmt_touches(n, o))
                 line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl)); /* the host reads or writes %s */", o->name, o->name);
         }
 }
@@ -375,7 +393,7 @@ static void after_stmt(PrintCtx *p, Node *n)
     if (!host_touches(n) || n->kind == ND_RETURN) return;
     for (int i = 0; i < H.sp; i++) {
         Obj *o = H.stack[i];
-        if (o && o->used_in_kernel && mentions_storage(n, o)) line(p, "parac_cl_host_modified(&%s_cl);", o->name);
+        if (o && o->used_in_kernel && stmt_touches(n, o)) line(p, "parac_cl_host_modified(&%s_cl);", o->name);
     }
 }
 

@@ -384,6 +384,8 @@ Affine lang_affine(Node *e); /* analysis.c: e as coef * it<axis> + offset, if it
 /* The row of a vector-loaded read of m with indices e + add (print.c), or -1. */
 int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset);
 bool node_mentions(Node *n, Obj *var);
+/* The same, not looking inside the nodes of `skip` (reductions computed on the device). */
+bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip);
 const char *parac_op_name(ParacOpKind k);
 Node *new_node(NodeKind kind, Token *tok);
 int small_rows(const Type *t);

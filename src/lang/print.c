@@ -961,20 +961,24 @@ bool stmt_needs_wrap(Node *n)
            print_hooks->needs_wrap(n);
 }
 
-bool node_mentions(Node *n, Obj *var)
+bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip)
 {
     if (!n) return false;
+    for (int i = 0; i < nskip; i++)
+        if (n == skip[i]) return false;
     if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == var) return true;
     if (n->kind == ND_ITERATOR) return false;
-    if (node_mentions(n->lhs, var) || node_mentions(n->rhs, var) || node_mentions(n->cond, var) ||
-        node_mentions(n->then, var) || node_mentions(n->els, var) || node_mentions(n->init, var) ||
-        node_mentions(n->inc, var) || node_mentions(n->body, var))
+#define M(x) node_mentions_except((x), var, skip, nskip)
+    if (M(n->lhs) || M(n->rhs) || M(n->cond) || M(n->then) || M(n->els) || M(n->init) || M(n->inc) || M(n->body))
         return true;
     for (int i = 0; i < n->nidx; i++)
-        if (node_mentions(n->idx[i], var)) return true;
+        if (M(n->idx[i])) return true;
     for (Node *a = n->args; a; a = a->next)
-        if (node_mentions(a, var)) return true;
+        if (M(a)) return true;
     for (Node *d = n->decls; d; d = d->next)
-        if (node_mentions(d->init, var)) return true;
+        if (M(d->init)) return true;
+#undef M
     return false;
 }
+
+bool node_mentions(Node *n, Obj *var) { return node_mentions_except(n, var, NULL, 0); }

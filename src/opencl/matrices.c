@@ -1,5 +1,6 @@
 /* Matrices of generated programs on an OpenCL device: padded buffers and
  * transfers only when the other side holds the newer copy. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,17 @@ static parac_status ensure_buffer(parac_cl_matrix *m)
     return PARAC_OK;
 }
 
+static _Atomic long long n_uploads, n_downloads, n_fills, n_upload_bytes, n_download_bytes;
+
+void parac_cl_transfer_counts(parac_cl_transfers *out)
+{
+    out->uploads = atomic_load(&n_uploads);
+    out->downloads = atomic_load(&n_downloads);
+    out->fills = atomic_load(&n_fills);
+    out->upload_bytes = atomic_load(&n_upload_bytes);
+    out->download_bytes = atomic_load(&n_download_bytes);
+}
+
 /* One rectangular copy: rows of `cols_of*elem` bytes between two pitches. */
 static parac_status copy_rect(parac_cl_matrix *m, int to_device)
 {
@@ -75,12 +87,33 @@ static parac_status copy_rect(parac_cl_matrix *m, int to_device)
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "%s of a %zux%zu-byte matrix failed (error %d)",
                            to_device ? "upload" : "download", rows, width, (int)err);
+    atomic_fetch_add(to_device ? &n_uploads : &n_downloads, 1);
+    atomic_fetch_add(to_device ? &n_upload_bytes : &n_download_bytes, (long long)(rows * width));
+    return PARAC_OK;
+}
+
+/* The device copy of a matrix whose host copy is all zeros. */
+static parac_status fill_zeros(parac_cl_matrix *m)
+{
+    const cl_uchar zero = 0;
+    size_t bytes = m->device_pitch * (rows_of(m) ? rows_of(m) : 1);
+    cl_int err = clEnqueueFillBuffer(m->session->queue, (cl_mem)m->buffer, &zero, sizeof zero, 0, bytes, 0, NULL,
+                                     NULL);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "filling a %zu-byte matrix with zeros failed (error %d)", bytes,
+                           (int)err);
+    atomic_fetch_add(&n_fills, 1);
     return PARAC_OK;
 }
 
 parac_status parac_cl_to_device(parac_cl_matrix *m)
 {
     PARAC_TRY(ensure_buffer(m));
+    if (m->state == PARAC_CL_ZEROS) {
+        PARAC_TRY(fill_zeros(m));
+        m->state = PARAC_CL_SAME;
+        return PARAC_OK;
+    }
     if (m->state != PARAC_CL_HOST_NEWER) return PARAC_OK;
     PARAC_TRY(copy_rect(m, 1));
     m->state = PARAC_CL_SAME;
@@ -96,6 +129,10 @@ parac_status parac_cl_to_host(parac_cl_matrix *m)
 }
 
 void parac_cl_host_modified(parac_cl_matrix *m) { m->state = PARAC_CL_HOST_NEWER; }
+void parac_cl_matrix_zeroed(parac_cl_matrix *m)
+{
+    if (m->state == PARAC_CL_HOST_NEWER && !m->buffer) m->state = PARAC_CL_ZEROS;
+}
 void parac_cl_device_modified(parac_cl_matrix *m) { m->state = PARAC_CL_DEVICE_NEWER; }
 
 void parac_cl_matrix_release(parac_cl_matrix *m)

@@ -22,8 +22,31 @@ static inline void check_need_device(void)
         exit(77);
     }
 }
+/* The copies between host and device since the last call must not exceed
+ * `up` uploads and `down` downloads: a pipeline moves only its inputs and
+ * outputs, never its intermediate matrices. Fails the check otherwise. */
+static inline int check_transfers(const char *name, long long up, long long down)
+{
+    static parac_cl_transfers last;
+    parac_cl_transfers now;
+    parac_cl_transfer_counts(&now);
+    const long long u = now.uploads - last.uploads, d = now.downloads - last.downloads;
+    last = now;
+    if (getenv("PARAC_CHECK_SHOW_TRANSFERS")) printf("%s: %lld uploads, %lld downloads\n", name, u, d);
+    if (u > up || d > down) {
+        fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,
+                down);
+        return 1;
+    }
+    return 0;
+}
 #else
 static inline void check_need_device(void) {}
+static inline int check_transfers(const char *name, long long up, long long down)
+{
+    (void)name, (void)up, (void)down;
+    return 0;
+}
 #endif
 
 static uint64_t check_state = 0x9E3779B97F4A7C15ULL;
