@@ -97,6 +97,9 @@ PARAC_API void parac_cl_matrix_release(parac_cl_matrix *m);
 /* The host storage of a freshly bound matrix is all zeros (a matrix the
  * program declares): no upload is needed, the device fills its own copy. */
 PARAC_API void parac_cl_matrix_zeroed(parac_cl_matrix *m);
+/* The next kernels write every element of m and read none: the host copy is
+ * not uploaded before them (the device buffer is only created). */
+PARAC_API void parac_cl_matrix_overwritten(parac_cl_matrix *m);
 
 /* What moved between host and devices since the process started, over every
  * session: copies each way with their bytes, and device-side fills. Tests use

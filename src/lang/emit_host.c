@@ -568,6 +568,55 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
             "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
 }
 
+/* ---- outputs a region overwrites whole ------------------------------------- */
+static bool has_jump(Node *n)
+{
+    if (!n) return false;
+    if (n->kind == ND_BREAK || n->kind == ND_CONTINUE || n->kind == ND_GOTO || n->kind == ND_RETURN ||
+        n->kind == ND_LABEL)
+        return true;
+    if (has_jump(n->lhs) || has_jump(n->rhs) || has_jump(n->then) || has_jump(n->els) || has_jump(n->body))
+        return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (has_jump(a)) return true;
+    return false;
+}
+
+/* Whether every iteration of the region writes m[it0][it1]... (each index
+ * exactly its iterator variable, axis by axis) in a statement of the body's
+ * top level, and nothing in the region reads m. Then, when the iteration
+ * space is m's whole index space (checked at run time), the kernels overwrite
+ * every element and m's host copy need not be uploaded first. */
+static bool writes_whole(Region *r, Obj *m)
+{
+    Iterator *it = r->iter;
+    if (!it || it->iter_element || it->ndim != m->ty->ndim || has_jump(it->body)) return false;
+    for (int d = 0; d < it->ndim; d++)
+        if (it->r[d].stride != 1) return false;
+    Node *body = it->body;
+    const Node *top = NULL;
+    for (Node *st = body && body->kind == ND_BLOCK ? body->args : body; st; st = st->next) {
+        Node *as = st->kind == ND_EXPR_STMT ? st->lhs : NULL;
+        if (as && as->kind == ND_ASSIGN && !strcmp(as->op, "=") && as->lhs && as->lhs->kind == ND_MAT_ELEM &&
+            as->lhs->var == m) {
+            top = as->lhs;
+            break;
+        }
+        if (body->kind != ND_BLOCK) break;
+    }
+    if (!top) return false;
+    const Access *w = NULL;
+    for (Access *a = r->accesses; a; a = a->next) {
+        if (a->var != m) continue;
+        if (!a->is_write || a->is_window) return false; /* read in the region */
+        if (a->node == top) w = a;
+    }
+    if (!w || w->ndim != it->ndim) return false;
+    for (int d = 0; d < w->ndim; d++)
+        if (!w->aff[d].ok || w->aff[d].axis != d || w->aff[d].coef != 1 || w->aff[d].offset != 0) return false;
+    return true;
+}
+
 static void iterator(PrintCtx *p, Node *n)
 {
     Iterator *it = n->iter;
@@ -600,8 +649,18 @@ static void iterator(PrintCtx *p, Node *n)
             line(p, "(void)parac_nbox;");
     } else {
         int nd = it->ndim;
-        for (int i = 0; i < r->nmats; i++)
-            line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", r->mats[i]->name);
+        for (int i = 0; i < r->nmats; i++) {
+            Obj *m = r->mats[i];
+            if (writes_whole(r, m)) {
+                print_indent(p);
+                print_fmt(p, "if (");
+                for (int d = 0; d < nd; d++)
+                    print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name, d);
+                print_fmt(p, ") parac_cl_matrix_overwritten(&%s_cl); /* every element written, none read */\n",
+                          m->name);
+            }
+            line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", m->name);
+        }
         print_indent(p);
         print_fmt(p, "const int parac_first_i[%d] = {", nd);
         for (int d = 0; d < nd; d++) print_fmt(p, "%s(int)parac_first[%d]", d ? ", " : "", d);

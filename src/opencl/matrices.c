@@ -129,6 +129,11 @@ parac_status parac_cl_to_host(parac_cl_matrix *m)
 }
 
 void parac_cl_host_modified(parac_cl_matrix *m) { m->state = PARAC_CL_HOST_NEWER; }
+void parac_cl_matrix_overwritten(parac_cl_matrix *m)
+{
+    if (m->state == PARAC_CL_HOST_NEWER || m->state == PARAC_CL_ZEROS) m->state = PARAC_CL_SAME;
+}
+
 void parac_cl_matrix_zeroed(parac_cl_matrix *m)
 {
     if (m->state == PARAC_CL_HOST_NEWER && !m->buffer) m->state = PARAC_CL_ZEROS;
