@@ -110,6 +110,11 @@ typedef struct parac_cl_transfers {
 } parac_cl_transfers;
 PARAC_API void parac_cl_transfer_counts(parac_cl_transfers *out);
 
+/* For tests: the n-th call from now of a function that generated code checks
+ * (session open, bind, transfers, launches, reductions) fails with
+ * PARAC_ERR_OPENCL and the message "...: injected failure"; 0 turns it off. */
+PARAC_API void parac_cl_fail_after(long n);
+
 /* Launch `kernel` over the counter box [lo, hi) of `ndim` axes (passed as the
  * first 2*ndim int arguments); work-item dimension 0 runs along the last axis;
  * wg is the preferred work-group shape (shrunk to the device's limits). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "lang/lang.h"
+#include "parac/status.h"
 
 typedef struct HostState {
     Program *prog;
@@ -90,6 +91,74 @@ static const char *prelude =
     "    return count;\n"
     "}\n"
     "\n"
+    "\n";
+
+/* Failures of generated code. Called through NAME_try(), a failing step
+ * releases what the call holds (matrices, device buffers) and NAME_try()
+ * returns its status; called directly, the failure is reported and the
+ * program exits with status 1, as a plain C program would. Printed with
+ * PARAC_ERR_OUT_OF_MEMORY for %1$d. */
+static const char *failures =
+    "/* ---- failures: through NAME_try() a failing step releases what the call holds\n"
+    " * and returns its status; called directly, the failure is reported and the\n"
+    " * program exits with status 1 ---- */\n"
+    "#include <setjmp.h>\n"
+    "#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L\n"
+    "#define PARAC__TLS _Thread_local\n"
+    "#else\n"
+    "#define PARAC__TLS __thread\n"
+    "#endif\n"
+    "typedef struct parac__held { void (*release)(void *); void *ptr; } parac__held;\n"
+    "static PARAC__TLS jmp_buf *parac__jmp;      /* the innermost NAME_try() running */\n"
+    "static PARAC__TLS int parac__jmp_status;\n"
+    "static PARAC__TLS int parac__held_base;     /* its first entry in parac__held_v */\n"
+    "static PARAC__TLS parac__held *parac__held_v;\n"
+    "static PARAC__TLS int parac__held_n, parac__held_cap;\n"
+    "static PARAC__TLS char parac__message[512];\n"
+    "\n"
+    "PARAC__HELPER void parac__raise(int status, const char *where, const char *message)\n"
+    "{\n"
+    "    snprintf(parac__message, sizeof parac__message, \"%%s: %%s\", where, message);\n"
+    "    if (!parac__jmp) {\n"
+    "        fprintf(stderr, \"%%s\\n\", parac__message);\n"
+    "        exit(1);\n"
+    "    }\n"
+    "    while (parac__held_n > parac__held_base) {\n"
+    "        parac__held h = parac__held_v[--parac__held_n];\n"
+    "        h.release(h.ptr);\n"
+    "    }\n"
+    "    parac__jmp_status = status;\n"
+    "    longjmp(*parac__jmp, 1);\n"
+    "}\n"
+    "\n"
+    "/* Inside NAME_try(): what to release if a later step fails. */\n"
+    "PARAC__HELPER void parac__hold(void (*release)(void *), void *ptr)\n"
+    "{\n"
+    "    if (!parac__jmp) return;\n"
+    "    if (parac__held_n == parac__held_cap) {\n"
+    "        int cap = parac__held_cap ? 2 * parac__held_cap : 16;\n"
+    "        parac__held *v = (parac__held *)realloc(parac__held_v, sizeof *v * (size_t)cap);\n"
+    "        if (!v) {\n"
+    "            release(ptr);\n"
+    "            parac__raise(%1$d, \"parac program\", \"out of memory\");\n"
+    "        }\n"
+    "        parac__held_v = v;\n"
+    "        parac__held_cap = cap;\n"
+    "    }\n"
+    "    parac__held_v[parac__held_n].release = release;\n"
+    "    parac__held_v[parac__held_n++].ptr = ptr;\n"
+    "}\n"
+    "\n"
+    "PARAC__HELPER void parac__unhold(void *ptr)\n"
+    "{\n"
+    "    for (int i = parac__held_n - 1; i >= parac__held_base; i--)\n"
+    "        if (parac__held_v[i].ptr == ptr) {\n"
+    "            memmove(parac__held_v + i, parac__held_v + i + 1, sizeof *parac__held_v * (size_t)(parac__held_n - i - 1));\n"
+    "            parac__held_n--;\n"
+    "            return;\n"
+    "        }\n"
+    "}\n"
+    "\n"
     "/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes, zeroed. */\n"
     "PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)\n"
     "{\n"
@@ -98,10 +167,18 @@ static const char *prelude =
     "    *pitch = (long)(row / elem);\n"
     "    void *p = calloc((size_t)(rows > 0 ? rows : 1), row);\n"
     "    if (!p) {\n"
-    "        fprintf(stderr, \"parac program: out of memory for a %ldx%ld matrix\\n\", rows, cols);\n"
-    "        exit(1);\n"
+    "        char what[96];\n"
+    "        snprintf(what, sizeof what, \"out of memory for a %%ldx%%ld matrix\", rows, cols);\n"
+    "        parac__raise(%1$d, \"parac program\", what);\n"
     "    }\n"
+    "    parac__hold(free, p);\n"
     "    return p;\n"
+    "}\n"
+    "\n"
+    "PARAC__HELPER void parac__free_matrix(void *p)\n"
+    "{\n"
+    "    parac__unhold(p);\n"
+    "    free(p);\n"
     "}\n"
     "\n";
 
@@ -154,6 +231,7 @@ static void matrix_cl_bind(PrintCtx *p, Obj *o)
     line(p, "PARAC__CHECK(parac_cl_matrix_bind(parac__session(), &%s_cl, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
             "(size_t)%s_pitch * sizeof(%s)));",
          o->name, o->name, T, o->ty->ndim, o->name, o->name, o->name, o->name, T);
+    line(p, "parac__hold(parac__release_cl, &%s_cl);", o->name);
 }
 
 static void unused(PrintCtx *p, Obj *o)
@@ -220,9 +298,9 @@ static void release(PrintCtx *p, Obj *o)
 {
     if (ocl() && o->used_in_kernel) {
         if (o->is_ref) line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl));", o->name);
-        line(p, "parac_cl_matrix_release(&%s_cl);", o->name);
+        line(p, "parac__drop_cl(&%s_cl);", o->name);
     }
-    if (!o->is_ref) line(p, "free(%s);", o->name);
+    if (!o->is_ref) line(p, "parac__free_matrix(%s);", o->name);
 }
 
 static void block_end(PrintCtx *p, Node *block)
@@ -376,7 +454,8 @@ static bool needs_wrap(Node *n)
 
 static void before_stmt(PrintCtx *p, Node *n)
 {
-    if (n->kind == ND_ITERATOR) return;
+    /* a return computes its reductions itself (before_return) */
+    if (n->kind == ND_ITERATOR || n->kind == ND_RETURN) return;
     Node *list[32];
     int k = stmt_reductions(n, list);
     for (int i = 0; i < k; i++) emit_reduction(p, list[i]);
@@ -805,6 +884,68 @@ static const HostHooks hooks_tracked = {
     .cond_expr = cond_expr,
 };
 
+/* NAME_try(): the function with its failures returned instead of reported.
+ * Returns 0 or the failing step's status (a parac_status code); a non-void
+ * result goes to *parac_result when that is not NULL. Nested calls release
+ * only what their own call holds. */
+static void emit_try_wrapper(PrintCtx *p, Node *f)
+{
+    if (f->is_static || !strcmp(f->name, "main") || f->ty->variadic) return;
+    for (Node *q = f->ty->params; q; q = q->next)
+        if (!q->var) return; /* an unnamed parameter cannot be passed on */
+    Type *rt = f->ty->base;
+    const bool has_value = rt && rt->kind != TY_VOID;
+    print_fmt(p, "/* %s:%d: %s() returning 0 or the status of a failed step; %s_error() is its message */\n",
+              H.file, f->tok->line, f->name, f->name);
+    print_fmt(p, "const char *%s_error(void);\n", f->name);
+    print_fmt(p, "const char *%s_error(void) { return parac__message; }\n", f->name);
+    print_fmt(p, "int %s_try(", f->name);
+    for (Node *q = f->ty->params; q; q = q->next) {
+        if (q != f->ty->params) print_fmt(p, ", ");
+        print_type_decl(p->out, q->ty, q->var->name, false);
+    }
+    if (has_value) {
+        if (f->ty->params) print_fmt(p, ", ");
+        print_type_decl(p->out, rt, "*parac_result", false);
+    } else if (!f->ty->params)
+        print_fmt(p, "void");
+    print_fmt(p, ");\n");
+    print_fmt(p, "int %s_try(", f->name);
+    for (Node *q = f->ty->params; q; q = q->next) {
+        if (q != f->ty->params) print_fmt(p, ", ");
+        print_type_decl(p->out, q->ty, q->var->name, false);
+    }
+    if (has_value) {
+        if (f->ty->params) print_fmt(p, ", ");
+        print_type_decl(p->out, rt, "*parac_result", false);
+    } else if (!f->ty->params)
+        print_fmt(p, "void");
+    print_fmt(p, ")\n{\n");
+    print_fmt(p, "    jmp_buf parac_env;\n"
+                 "    jmp_buf *const parac_outer = parac__jmp;\n"
+                 "    const int parac_outer_base = parac__held_base;\n"
+                 "    parac__jmp = &parac_env;\n"
+                 "    parac__held_base = parac__held_n;\n"
+                 "    if (setjmp(parac_env)) {\n"
+                 "        parac__jmp = parac_outer;\n"
+                 "        parac__held_base = parac_outer_base;\n"
+                 "        return parac__jmp_status;\n"
+                 "    }\n");
+    print_fmt(p, "    ");
+    if (has_value) {
+        print_type_decl(p->out, rt, "parac_value", false);
+        print_fmt(p, " = ");
+    }
+    print_fmt(p, "%s(", f->name);
+    for (Node *q = f->ty->params; q; q = q->next) print_fmt(p, "%s%s", q != f->ty->params ? ", " : "", q->var->name);
+    print_fmt(p, ");\n");
+    if (has_value) print_fmt(p, "    if (parac_result) *parac_result = parac_value;\n");
+    print_fmt(p, "    parac__held_n = parac__held_base; /* what a jump out of a block left behind */\n"
+                 "    parac__jmp = parac_outer;\n"
+                 "    parac__held_base = parac_outer_base;\n"
+                 "    return 0;\n}\n\n");
+}
+
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
                        const char *kernel_source);
 
@@ -857,14 +998,19 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     else
         print_fmt(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
     print_fmt(p, "%s", prelude);
+    if (target == TARGET_OPENCL) print_fmt(p, "#include <parac/opencl.h>\n\n");
+    fprintf(o, failures, (int)PARAC_ERR_OUT_OF_MEMORY);
     if (target == TARGET_OPENCL) {
-        print_fmt(p, "#include <parac/opencl.h>\n\n");
-        print_fmt(p, "/* A failed OpenCL step inside generated code cannot be returned through the\n"
-               " * program's own signature: report it and stop. */\n"
+        print_fmt(p, "/* A failed OpenCL step: returned by NAME_try(), else reported (see parac__raise). */\n"
                "PARAC__HELPER void parac__fatal(parac_status st, const char *file, int line)\n{\n"
-               "    fprintf(stderr, \"%%s:%%d: OpenCL: %%s: %%s\\n\", file, line, parac_status_string(st), parac_error_message());\n"
-               "    exit(1);\n}\n\n");
-        print_fmt(p, "/* An OpenCL failure inside generated code: report it and stop the program. */\n");
+               "    char where[320];\n"
+               "    snprintf(where, sizeof where, \"%%s:%%d: OpenCL: %%s\", file, line, parac_status_string(st));\n"
+               "    parac__raise((int)st, where, parac_error_message());\n}\n\n"
+               "PARAC__HELPER void parac__release_cl(void *m) { parac_cl_matrix_release((parac_cl_matrix *)m); }\n\n"
+               "PARAC__HELPER void parac__drop_cl(parac_cl_matrix *m)\n{\n"
+               "    parac__unhold(m);\n"
+               "    parac_cl_matrix_release(m);\n}\n\n");
+        print_fmt(p, "/* An OpenCL failure inside generated code. */\n");
         print_fmt(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
                "        if (parac__st != PARAC_OK) parac__fatal(parac__st, \"%s\", __LINE__); \\\n    } while (0)\n\n",
             c_name);
@@ -919,6 +1065,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             }
             assign_blocks(n->body, n->body);
             emit_function(p, n);
+            emit_try_wrapper(p, n);
             break;
         case ND_BORDER_RULE:
             print_fmt(p, "/* %s:%d: border rule %s */\n", H.file, n->tok->line, n->name ? n->name : "?");

@@ -27,6 +27,12 @@ typedef struct Sema {
     Iterator *iter;       /* enclosing iterator */
     Scope *iter_scope;    /* scope opened by the iterator body */
     int loop_depth;       /* loops/switches inside the iterator body */
+    /* Host code: matrices in scope declared since the innermost loop (for
+     * continue) and loop or switch (for break), and in the function (for
+     * goto). A jump out of their block would skip their release. */
+    int mats_since_loop, mats_since_break_target, mats_in_func;
+    const char *last_mat;
+    Node *first_goto;     /* of the function, reported at its end if it declares a matrix */
     Node *func;
     int next_id;
 } Sema;
@@ -1238,13 +1244,25 @@ static void sema_stmt(Sema *S, Node *n)
 {
     if (!n) return;
     switch (n->kind) {
-    case ND_BLOCK:
+    case ND_BLOCK: {
+        const int since_loop = S->mats_since_loop, since_target = S->mats_since_break_target;
         push(S);
         for (Node *s = n->args; s; s = s->next) sema_stmt(S, s);
         pop(S);
+        S->mats_since_loop = since_loop;
+        S->mats_since_break_target = since_target;
         break;
+    }
     case ND_DECL:
         sema_decl(S, n);
+        if (!S->iter)
+            for (Node *d = n->decls; d; d = d->next)
+                if (d->var && d->var->ty && d->var->ty->kind == TY_MATRIX && !d->var->is_small_const) {
+                    S->mats_since_loop++;
+                    S->mats_since_break_target++;
+                    S->mats_in_func++;
+                    S->last_mat = d->var->name;
+                }
         break;
     case ND_EXPR_STMT:
         if (n->lhs && n->lhs->kind == ND_ASSIGN) {
@@ -1262,28 +1280,42 @@ static void sema_stmt(Sema *S, Node *n)
         sema_stmt(S, n->then);
         sema_stmt(S, n->els);
         break;
-    case ND_WHILE: case ND_DO:
+    case ND_WHILE: case ND_DO: {
         n->cond = sema_expr(S, n->cond);
+        const int since_loop = S->mats_since_loop, since_target = S->mats_since_break_target;
+        S->mats_since_loop = S->mats_since_break_target = 0;
         S->loop_depth++;
         sema_stmt(S, n->body);
         S->loop_depth--;
+        S->mats_since_loop = since_loop;
+        S->mats_since_break_target = since_target;
         break;
-    case ND_FOR:
+    }
+    case ND_FOR: {
         push(S);
         if (n->init) sema_stmt(S, n->init);
         n->cond = sema_expr(S, n->cond);
         n->inc = sema_expr(S, n->inc);
+        const int since_loop = S->mats_since_loop, since_target = S->mats_since_break_target;
+        S->mats_since_loop = S->mats_since_break_target = 0;
         S->loop_depth++;
         sema_stmt(S, n->body);
         S->loop_depth--;
+        S->mats_since_loop = since_loop;
+        S->mats_since_break_target = since_target;
         pop(S);
         break;
-    case ND_SWITCH:
+    }
+    case ND_SWITCH: {
         n->cond = sema_expr(S, n->cond);
+        const int since_target = S->mats_since_break_target;
+        S->mats_since_break_target = 0;
         S->loop_depth++;
         sema_stmt(S, n->body);
         S->loop_depth--;
+        S->mats_since_break_target = since_target;
         break;
+    }
     case ND_CASE:
         n->lhs = sema_expr(S, n->lhs);
         break;
@@ -1297,9 +1329,15 @@ static void sema_stmt(Sema *S, Node *n)
         if (S->iter && S->loop_depth == 0)
             diag_error_tok(n->tok, "'%s' outside a loop inside iterator '%s' (use 'if' to skip work)",
                            n->kind == ND_BREAK ? "break" : "continue", S->iter->name);
+        if (!S->iter && (n->kind == ND_BREAK ? S->mats_since_break_target : S->mats_since_loop) > 0)
+            diag_error_tok(n->tok, "'%s' leaves the block that declares parac_matrix '%s', which would not be "
+                           "released (declare it outside the loop)", n->kind == ND_BREAK ? "break" : "continue",
+                           S->last_mat);
         break;
     case ND_GOTO: case ND_LABEL:
         if (S->iter) diag_error_tok(n->tok, "goto and labels are not allowed inside an iterator");
+        else if (n->kind == ND_GOTO && !S->first_goto)
+            S->first_goto = n;
         break;
     case ND_ITERATOR:
         sema_iterator(S, n);
@@ -1327,6 +1365,8 @@ static void sema_func(Sema *S, Node *f)
     f->var = fo;
     f->ty->base = resolve_type(S, f->ty->base);
     S->func = f;
+    S->mats_since_loop = S->mats_since_break_target = S->mats_in_func = 0;
+    S->first_goto = NULL;
     push(S);
     for (Node *p = f->ty->params; p; p = p->next) {
         if (!p->name) continue;
@@ -1336,6 +1376,9 @@ static void sema_func(Sema *S, Node *f)
         if (ty->kind == TY_MATRIX) sema_matrix_decl(S, p, o, true);
     }
     sema_stmt(S, f->body);
+    if (S->first_goto && S->mats_in_func > 0)
+        diag_error_tok(S->first_goto->tok, "goto in a function that declares parac_matrix '%s': a jump could skip "
+                       "its allocation or its release", S->last_mat);
     pop(S);
     S->func = NULL;
 }

@@ -105,6 +105,7 @@ parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, 
 parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
                                    const int *wg, const int *items, int nargs, const parac_cl_arg *args)
 {
+    PARAC_TRY(parac__cl_injected(kernel));
     if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
     size_t count[3] = {1, 1, 1};
     for (int d = 0; d < ndim; d++) {
@@ -151,6 +152,7 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
 parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
                                    int nargs, const parac_cl_arg *args)
 {
+    PARAC_TRY(parac__cl_injected(kernel));
     if (ndim < 1 || ndim > 3 || nbox < 0 || nbox > 6)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: %d boxes of %d dims", kernel, nbox, ndim);
     struct {
@@ -198,6 +200,7 @@ parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int 
 parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_matrix *m, size_t acc_size,
                              void *result)
 {
+    PARAC_TRY(parac__cl_injected(kernel));
     cl_kernel k1, k2;
     char final_name[512];
     snprintf(final_name, sizeof final_name, "%s_final", kernel);

@@ -23,6 +23,7 @@ parac_status parac_cl_matrix_bind(parac_cl_session *s, parac_cl_matrix *m, void 
 {
     if (!m || !s) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cl_matrix_bind: NULL argument");
     memset(m, 0, sizeof *m);
+    PARAC_TRY(parac__cl_injected("parac_cl_matrix_bind"));
     if (ndim < 1 || ndim > 3 || elem_size == 0 || d0 < 0 || d1 < 0 || d2 < 0)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix of %d dims %ldx%ldx%ld", ndim, d0, d1, d2);
     m->session = s;
@@ -108,6 +109,7 @@ static parac_status fill_zeros(parac_cl_matrix *m)
 
 parac_status parac_cl_to_device(parac_cl_matrix *m)
 {
+    PARAC_TRY(parac__cl_injected("parac_cl_to_device"));
     PARAC_TRY(ensure_buffer(m));
     if (m->state == PARAC_CL_ZEROS) {
         PARAC_TRY(fill_zeros(m));
@@ -122,6 +124,7 @@ parac_status parac_cl_to_device(parac_cl_matrix *m)
 
 parac_status parac_cl_to_host(parac_cl_matrix *m)
 {
+    PARAC_TRY(parac__cl_injected("parac_cl_to_host"));
     if (m->state != PARAC_CL_DEVICE_NEWER) return PARAC_OK;
     PARAC_TRY(copy_rect(m, 0));
     m->state = PARAC_CL_SAME;

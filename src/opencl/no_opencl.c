@@ -39,6 +39,7 @@ void parac_cl_host_modified(parac_cl_matrix *m) {}
 void parac_cl_device_modified(parac_cl_matrix *m) {}
 void parac_cl_matrix_release(parac_cl_matrix *m) {}
 void parac_cl_matrix_zeroed(parac_cl_matrix *m) {}
+void parac_cl_fail_after(long n) {}
 void parac_cl_matrix_overwritten(parac_cl_matrix *m) {}
 void parac_cl_transfer_counts(parac_cl_transfers *out) { memset(out, 0, sizeof *out); }
 parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,

@@ -38,6 +38,8 @@ void parac__opencl_prepare_loader(void);
 
 parac_status parac__cl_build_program(parac_cl_session *s, const char *name, const char *source,
                                      const char *options);
+/* PARAC_OK, or the failure parac_cl_fail_after() asked for (inject.c). */
+parac_status parac__cl_injected(const char *what);
 parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *out);
 
 #endif

@@ -80,6 +80,7 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
 {
     if (!out || !source) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cl_session_open: NULL argument");
     *out = NULL;
+    PARAC_TRY(parac__cl_injected("parac_cl_session_open"));
     if (!selector) {
         const char *env = getenv("PARAC_OPENCL_DEVICE");
         if (env && *env) selector = env;
