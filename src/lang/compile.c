@@ -8,6 +8,35 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
                        const char *kernel_source);
 void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name);
 
+/* The kernels (kernel_source NULL) or the host code, with the #line marks
+ * resolved to lines of `name`; NULL when no memory is left. */
+static char *emit_resolved(Program *prog, const char *kernel_source, Target target, const char *name,
+                           const char *cl_name)
+{
+    char *raw = NULL, *text = NULL;
+    size_t len = 0, tlen = 0;
+    FILE *o = open_memstream(&raw, &len);
+    if (!o) return NULL;
+    if (!kernel_source) emit_opencl_kernels(prog, o, name);
+    else emit_host_program(prog, o, target, name, cl_name, kernel_source);
+    if (fclose(o) != 0) {
+        free(raw);
+        return NULL;
+    }
+    FILE *t = open_memstream(&text, &tlen);
+    if (!t) {
+        free(raw);
+        return NULL;
+    }
+    lang_fix_line_marks(raw, name, t);
+    free(raw);
+    if (fclose(t) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
 int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels)
 {
     lang_diag.errors = 0;
@@ -39,19 +68,22 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
         }
         return 1;
     }
+    const char *c_name = opt->c_name ? opt->c_name : "out.c", *cl_name = opt->cl_name ? opt->cl_name : "kernels.cl";
+    char *ksrc = NULL;
     if (opt->target == TARGET_OPENCL) {
-        char *ksrc = NULL;
-        size_t klen = 0;
-        FILE *k = open_memstream(&ksrc, &klen);
-        if (!k) return 1;
-        emit_opencl_kernels(prog, k, opt->cl_name ? opt->cl_name : "kernels.cl");
-        fclose(k);
+        ksrc = emit_resolved(prog, NULL, TARGET_OPENCL, cl_name, NULL);
+        if (!ksrc) return 1;
         if (kernels) fputs(ksrc, kernels);
-        if (host) emit_host_program(prog, host, TARGET_OPENCL, opt->c_name ? opt->c_name : "out.c",
-                                    opt->cl_name ? opt->cl_name : "kernels.cl", ksrc);
-        free(ksrc);
-    } else if (host) {
-        emit_host_program(prog, host, TARGET_C, opt->c_name ? opt->c_name : "out.c", NULL, "");
     }
+    if (host) {
+        char *hsrc = emit_resolved(prog, ksrc ? ksrc : "", opt->target, c_name, cl_name);
+        if (!hsrc) {
+            free(ksrc);
+            return 1;
+        }
+        fputs(hsrc, host);
+        free(hsrc);
+    }
+    free(ksrc);
     return 0;
 }

@@ -353,7 +353,15 @@ typedef struct PrintCtx {
     long wild_add[2];
     int rule_depth;     /* guards against a rule value printed inside a rule value */
     bool merging;       /* coarsened interior kernel: merged writes go to private arrays */
+    bool line_marks;    /* #line before each statement of the source (see lang_fix_line_marks) */
 } PrintCtx;
+
+/* The line that print_stmt writes after a statement when line_marks is set:
+ * lang_fix_line_marks() turns each into "#line N \"NAME\"" pointing back into
+ * the generated file itself. */
+#define LANG_LINE_MARK "#line __parac_generated__"
+/* Copy `text` to `out`, resolving the marks for a generated file called `name`. */
+void lang_fix_line_marks(const char *text, const char *name, FILE *out);
 void print_expr(PrintCtx *p, Node *n);
 void print_elem(PrintCtx *p, Node *n, int i, int j); /* element (i,j) of a small matrix value */
 void print_stmt(PrintCtx *p, Node *n);
@@ -406,6 +414,7 @@ struct CompileOptions {
     FILE *dump_out;
     const char *base_name;/* identifier-safe base for kernel names */
     const char *c_name, *cl_name; /* file names written into #line / comments */
+    bool no_line;         /* --no-line: no #line directives */
 };
 int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels);
 

@@ -802,6 +802,17 @@ void print_stmt(PrintCtx *p, Node *n)
         p->indent++;
     }
     if (host && print_hooks->before_stmt && n->kind != ND_BLOCK) print_hooks->before_stmt(p, n);
+    /* the statement's own text maps back to its line of the .pc file, what
+     * the compiler adds around it to the generated file */
+    const bool mark = p->line_marks && n->kind != ND_BLOCK && n->tok && n->tok->file;
+    if (mark) {
+        fprintf(p->out, "#line %d \"", n->tok->line);
+        for (const char *c = n->tok->file->name; *c; c++) {
+            if (*c == '"' || *c == '\\') fputc('\\', p->out);
+            fputc(*c, p->out);
+        }
+        fputs("\"\n", p->out);
+    }
     switch (n->kind) {
     case ND_BLOCK:
         print_indent(p);
@@ -929,6 +940,7 @@ void print_stmt(PrintCtx *p, Node *n)
     default:
         break;
     }
+    if (mark) fputs(LANG_LINE_MARK "\n", p->out);
     if (host && print_hooks->after_stmt && n->kind != ND_BLOCK) print_hooks->after_stmt(p, n);
     if (wrap) {
         p->indent--;
@@ -982,3 +994,27 @@ bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip)
 }
 
 bool node_mentions(Node *n, Obj *var) { return node_mentions_except(n, var, NULL, 0); }
+
+void lang_fix_line_marks(const char *text, const char *name, FILE *out)
+{
+    const size_t mlen = strlen(LANG_LINE_MARK);
+    long line = 1;
+    for (const char *s = text; *s;) {
+        const char *eol = strchr(s, '\n');
+        const size_t len = eol ? (size_t)(eol - s) : strlen(s);
+        if (len == mlen && !memcmp(s, LANG_LINE_MARK, mlen)) {
+            /* the line after this one is line + 1 of the generated file */
+            fprintf(out, "#line %ld \"", line + 1);
+            for (const char *c = name; *c; c++) {
+                if (*c == '"' || *c == '\\') fputc('\\', out);
+                fputc(*c, out);
+            }
+            fputs("\"", out);
+        } else
+            fwrite(s, 1, len, out);
+        if (!eol) break;
+        fputc('\n', out);
+        line++;
+        s = eol + 1;
+    }
+}

@@ -28,6 +28,7 @@ static void usage(FILE *o)
           "  -fno-restrict      matrix arguments without restrict\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
           "  --explain          print, for every parallel region, what the model decided and why\n"
+          "  --no-line          no #line directives (by default each statement maps back to FILE.pc)\n"
           "  --dump=STAGE       print the AST, the HAST (parallel regions) or the analysis\n"
           "  --max-errors N     stop after N errors (default 20)\n",
           o);
@@ -113,7 +114,7 @@ int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
     int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, width = 0;
-    bool explain = false;
+    bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -141,6 +142,8 @@ int main(int argc, char **argv)
             restr = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
+        else if (!strcmp(a, "--no-line"))
+            no_line = true;
         else if (!strcmp(a, "--vector-width") && i + 1 < argc) {
             const char *v = argv[++i];
             width = atoi(v);
@@ -210,6 +213,7 @@ int main(int argc, char **argv)
     opt.restrict_ptrs = restr;
     opt.vector_width = width;
     opt.explain_out = explain ? stdout : NULL;
+    opt.no_line = no_line;
     opt.dump_out = stdout;
     opt.base_name = ident;
     opt.c_name = c_name ? file_part(c_name) : NULL;
