@@ -27,6 +27,9 @@ typedef struct HostState {
 static HostState H;
 
 static const char *prelude =
+    "#if defined(__linux__) && !defined(_DEFAULT_SOURCE)\n"
+    "#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */\n"
+    "#endif\n"
     "#include <limits.h>\n"
     "#include <float.h>\n"
     "#include <math.h>\n"
@@ -34,6 +37,13 @@ static const char *prelude =
     "#include <stdio.h>\n"
     "#include <stdlib.h>\n"
     "#include <string.h>\n"
+    "#include <stdint.h>\n"
+    "#if defined(__linux__) && !defined(PARAC_NO_SPARE_STORAGE)\n"
+    "#include <sys/mman.h>\n"
+    "#if defined(MAP_ANONYMOUS)\n"
+    "#define PARAC__MAPPED 1\n"
+    "#endif\n"
+    "#endif\n"
     "\n"
     "/* ---- helpers of the generated code (not every program uses every one) ---- */\n"
     "#if defined(__GNUC__)\n"
@@ -159,26 +169,90 @@ static const char *failures =
     "        }\n"
     "}\n"
     "\n"
+    "/* Storage of a matrix: 64 bytes holding the size of its own mapping (0: from\n"
+    " * the heap), then the rows. From 4 MiB up a matrix is a mapping of its own,\n"
+    " * and one that a call frees is kept for the next call on the same thread (up\n"
+    " * to 8): a pipeline called again reuses its pages, zeroed by memset, instead\n"
+    " * of faulting fresh ones in a page at a time, which costs more than a\n"
+    " * stencil's arithmetic. */\n"
+    "#if defined(PARAC__MAPPED)\n"
+    "typedef struct parac__spare_block { char *base; size_t len; } parac__spare_block;\n"
+    "static PARAC__TLS parac__spare_block parac__spare[8];\n"
+    "#endif\n"
+    "\n"
+    "PARAC__HELPER void parac__storage_free(void *p)\n"
+    "{\n"
+    "    if (!p) return;\n"
+    "    char *base = (char *)p - 64;\n"
+    "    size_t mapped;\n"
+    "    memcpy(&mapped, base, sizeof mapped);\n"
+    "#if defined(PARAC__MAPPED)\n"
+    "    if (mapped) {\n"
+    "        for (int i = 0; i < 8; i++)\n"
+    "            if (!parac__spare[i].base) {\n"
+    "                parac__spare[i].base = base;\n"
+    "                parac__spare[i].len = mapped;\n"
+    "                return;\n"
+    "            }\n"
+    "        munmap(base, mapped);\n"
+    "        return;\n"
+    "    }\n"
+    "#endif\n"
+    "    free(base);\n"
+    "}\n"
+    "\n"
+    "PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row)\n"
+    "{\n"
+    "    if (row && rows > (SIZE_MAX - 64) / row) return NULL;\n"
+    "    const size_t total = rows * row + 64;\n"
+    "    size_t mapped = 0;\n"
+    "    char *base = NULL;\n"
+    "#if defined(PARAC__MAPPED)\n"
+    "    const size_t page = (size_t)4 << 10;\n"
+    "    if (total >= ((size_t)4 << 20) && total <= SIZE_MAX - page) {\n"
+    "        const size_t len = (total + page - 1) & ~(page - 1);\n"
+    "        for (int i = 0; i < 8 && !base; i++)\n"
+    "            if (parac__spare[i].base && parac__spare[i].len == len) {\n"
+    "                base = parac__spare[i].base;\n"
+    "                parac__spare[i].base = NULL;\n"
+    "                memset(base, 0, total);\n"
+    "                mapped = len;\n"
+    "            }\n"
+    "        if (!base) {\n"
+    "            void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);\n"
+    "            if (m != MAP_FAILED) {\n"
+    "                base = (char *)m;\n"
+    "                mapped = len;\n"
+    "            }\n"
+    "        }\n"
+    "    }\n"
+    "#endif\n"
+    "    if (!base) base = (char *)calloc(1, total);\n"
+    "    if (!base) return NULL;\n"
+    "    memcpy(base, &mapped, sizeof mapped);\n"
+    "    return base + 64;\n"
+    "}\n"
+    "\n"
     "/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes, zeroed. */\n"
     "PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)\n"
     "{\n"
     "    size_t row = (size_t)(cols > 0 ? cols : 1) * elem;\n"
     "    row = (row + 63) / 64 * 64;\n"
     "    *pitch = (long)(row / elem);\n"
-    "    void *p = calloc((size_t)(rows > 0 ? rows : 1), row);\n"
+    "    void *p = parac__storage_alloc((size_t)(rows > 0 ? rows : 1), row);\n"
     "    if (!p) {\n"
     "        char what[96];\n"
     "        snprintf(what, sizeof what, \"out of memory for a %%ldx%%ld matrix\", rows, cols);\n"
     "        parac__raise(%1$d, \"parac program\", what);\n"
     "    }\n"
-    "    parac__hold(free, p);\n"
+    "    parac__hold(parac__storage_free, p);\n"
     "    return p;\n"
     "}\n"
     "\n"
     "PARAC__HELPER void parac__free_matrix(void *p)\n"
     "{\n"
     "    parac__unhold(p);\n"
-    "    free(p);\n"
+    "    parac__storage_free(p);\n"
     "}\n"
     "\n";
 
@@ -605,8 +679,18 @@ static void omp_loops(PrintCtx *p, Region *r, bool border)
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *b = border ? "parac_box[parac_b]" : "parac_box[0]";
-    line(p, "#pragma omp parallel for%s", nd > 1 ? lang_format(" collapse(%d)", nd) : "");
+    /* -O1 and up: threads over the outer axes, the last axis as SIMD lanes
+     * (iterations are independent, so `omp simd` is always allowed); -O0 or
+     * -fno-vectorize: every axis collapsed into one threaded loop */
+    const bool simd = H.prog->opt && plan_flag(H.prog->opt, H.prog->opt->vectorize, 1);
+    if (!simd)
+        line(p, "#pragma omp parallel for%s", nd > 1 ? lang_format(" collapse(%d)", nd) : "");
+    else if (nd == 1)
+        line(p, "#pragma omp parallel for simd");
+    else
+        line(p, "#pragma omp parallel for%s", nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "");
     for (int d = 0; d < nd; d++) {
+        if (simd && nd > 1 && d == nd - 1) line(p, "#pragma omp simd");
         line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         p->indent++;
     }
