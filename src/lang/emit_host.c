@@ -983,28 +983,19 @@ static void emit_try_wrapper(PrintCtx *p, Node *f)
               H.file, f->tok->line, f->name, f->name);
     print_fmt(p, "const char *%s_error(void);\n", f->name);
     print_fmt(p, "const char *%s_error(void) { return parac__message; }\n", f->name);
-    print_fmt(p, "int %s_try(", f->name);
-    for (Node *q = f->ty->params; q; q = q->next) {
-        if (q != f->ty->params) print_fmt(p, ", ");
-        print_type_decl(p->out, q->ty, q->var->name, false);
+    for (int def = 0; def < 2; def++) { /* the prototype, then the definition */
+        print_fmt(p, "int %s_try(", f->name);
+        for (Node *q = f->ty->params; q; q = q->next) {
+            if (q != f->ty->params) print_fmt(p, ", ");
+            print_type_decl(p->out, q->ty, q->var->name, false);
+        }
+        if (has_value) {
+            if (f->ty->params) print_fmt(p, ", ");
+            print_type_decl(p->out, rt, "*parac_result", false);
+        } else if (!f->ty->params)
+            print_fmt(p, "void");
+        print_fmt(p, def ? ")\n{\n" : ");\n");
     }
-    if (has_value) {
-        if (f->ty->params) print_fmt(p, ", ");
-        print_type_decl(p->out, rt, "*parac_result", false);
-    } else if (!f->ty->params)
-        print_fmt(p, "void");
-    print_fmt(p, ");\n");
-    print_fmt(p, "int %s_try(", f->name);
-    for (Node *q = f->ty->params; q; q = q->next) {
-        if (q != f->ty->params) print_fmt(p, ", ");
-        print_type_decl(p->out, q->ty, q->var->name, false);
-    }
-    if (has_value) {
-        if (f->ty->params) print_fmt(p, ", ");
-        print_type_decl(p->out, rt, "*parac_result", false);
-    } else if (!f->ty->params)
-        print_fmt(p, "void");
-    print_fmt(p, ")\n{\n");
     print_fmt(p, "    jmp_buf parac_env;\n"
                  "    jmp_buf *const parac_outer = parac__jmp;\n"
                  "    const int parac_outer_base = parac__held_base;\n"
