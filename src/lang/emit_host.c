@@ -103,12 +103,13 @@ static const char *prelude =
     "\n"
     "\n";
 
-/* Failures of generated code. Called through NAME_try(), a failing step
+/* Failures and matrix storage of generated code (storage raises and holds,
+ * so it lives here). Called through NAME_try(), a failing step
  * releases what the call holds (matrices, device buffers) and NAME_try()
  * returns its status; called directly, the failure is reported and the
  * program exits with status 1, as a plain C program would. Printed with
  * PARAC_ERR_OUT_OF_MEMORY for %1$d. */
-static const char *failures =
+static const char *failures_and_storage =
     "/* ---- failures: through NAME_try() a failing step releases what the call holds\n"
     " * and returns its status; called directly, the failure is reported and the\n"
     " * program exits with status 1 ---- */\n"
@@ -1075,7 +1076,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
         print_fmt(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
     print_fmt(p, "%s", prelude);
     if (target == TARGET_OPENCL) print_fmt(p, "#include <parac/opencl.h>\n\n");
-    fprintf(o, failures, (int)PARAC_ERR_OUT_OF_MEMORY);
+    fprintf(o, failures_and_storage, (int)PARAC_ERR_OUT_OF_MEMORY);
     if (target == TARGET_OPENCL) {
         print_fmt(p, "/* A failed OpenCL step: returned by NAME_try(), else reported (see parac__raise). */\n"
                "PARAC__HELPER void parac__fatal(parac_status st, const char *file, int line)\n{\n"
