@@ -10,6 +10,7 @@
 
 #include "../core/error_internal.h"
 #include "recon_grid.h"
+#include "recon_levels.h"
 
 #define T uint8_t
 #define SFX u8
