@@ -17,6 +17,7 @@
 // so the result is the same bits.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "core/device_internal.h"
 #include "cuda/cuda_check.h"
@@ -89,20 +90,21 @@ __device__ bool sweep(T *sI, const T *sJ, int lane)
 
 struct tile_work {
     int64_t ntx, nty, ntz;
-    const unsigned *list; // tiles of this round; NULL: all tiles
-    unsigned *flag;       // per tile: already queued for the next round
-    unsigned *next;       // the next round's list
+    const unsigned *list;  // tiles of this round; NULL: all tiles
+    const unsigned *count; // how many: on the device, read by the kernel (list != NULL)
+    unsigned *flag;        // per tile: already queued for the next round
+    unsigned *next;        // the next round's list
     unsigned *next_count;
 };
 
+// One tile of a round: load, sweep to its fix point, write back, queue the
+// neighbours next to a changed face.
 template <typename T, bool IS3D, int CONN>
-__global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, tile_work tw)
+__device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const tile_work &tw,
+                          int64_t id)
 {
     using sh = tile_shape<IS3D>;
-    __shared__ T sI[sh::SX * sh::SY * sh::SZ];
-    __shared__ T sJ[TX * sh::TY * sh::TZ];
     const int lane = threadIdx.x;
-    const int64_t id = tw.list ? tw.list[blockIdx.x] : blockIdx.x;
     const int64_t tx = id % tw.ntx, ty = (id / tw.ntx) % tw.nty, tz = id / (tw.ntx * tw.nty);
     const int64_t X0 = tx * TX, Y0 = ty * sh::TY, Z0 = IS3D ? tz * sh::TZ : 0; // grid coords of halo corner
     // load: the halo'd tile of I, the core of J; beyond the grid: the dtype's minimum
@@ -163,48 +165,86 @@ __global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, ti
     }
 }
 
-__global__ void clear_flags(unsigned *flag, const unsigned *list, unsigned n)
+// A round: the blocks (one warp each, as many as fit on the device at once)
+// take the round's tiles in turn, so the host need not know how many there are.
+template <typename T, bool IS3D, int CONN>
+__global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, tile_work tw,
+                                                  unsigned tiles)
 {
+    using sh = tile_shape<IS3D>;
+    __shared__ T sI[sh::SX * sh::SY * sh::SZ];
+    __shared__ T sJ[TX * sh::TY * sh::TZ];
+    const unsigned n = tw.list ? *tw.count : tiles;
+    for (unsigned i = blockIdx.x; i < n; i += gridDim.x) {
+        tile_step<T, IS3D, CONN>(sI, sJ, I, J, g, tw, tw.list ? (int64_t)tw.list[i] : (int64_t)i);
+        __syncwarp();
+    }
+}
+
+// After a round: unflag the tiles queued for the next one (so that round can
+// queue them again), record how many there are in the round's history.
+__global__ void clear_flags(unsigned *flag, const unsigned *list, const unsigned *count,
+                            unsigned *history)
+{
+    const unsigned n = *count;
+    if (blockIdx.x == 0 && threadIdx.x == 0) *history = n;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
         flag[list[i]] = 0;
 }
 
 template <typename T, bool IS3D, int CONN>
-cudaError_t launch_tiles(unsigned blocks, T *I, const T *J, grid_d g, tile_work tw, cudaStream_t st)
+cudaError_t launch_tiles(unsigned blocks, unsigned tiles, T *I, const T *J, grid_d g, tile_work tw,
+                         cudaStream_t st)
 {
-    tile_kernel<T, IS3D, CONN><<<blocks, 32, 0, st>>>(I, J, g, tw);
+    tile_kernel<T, IS3D, CONN><<<blocks, 32, 0, st>>>(I, J, g, tw, tiles);
     return cudaGetLastError();
 }
 
 template <typename T>
-cudaError_t launch_tiles_conn(int conn, unsigned blocks, T *I, const T *J, grid_d g, tile_work tw,
-                              cudaStream_t st)
+cudaError_t launch_tiles_conn(int conn, unsigned blocks, unsigned tiles, T *I, const T *J, grid_d g,
+                              tile_work tw, cudaStream_t st)
 {
     switch (conn) {
-    case 4: return launch_tiles<T, false, 4>(blocks, I, J, g, tw, st);
-    case 8: return launch_tiles<T, false, 8>(blocks, I, J, g, tw, st);
-    case 6: return launch_tiles<T, true, 6>(blocks, I, J, g, tw, st);
-    case 18: return launch_tiles<T, true, 18>(blocks, I, J, g, tw, st);
-    default: return launch_tiles<T, true, 26>(blocks, I, J, g, tw, st);
+    case 4: return launch_tiles<T, false, 4>(blocks, tiles, I, J, g, tw, st);
+    case 8: return launch_tiles<T, false, 8>(blocks, tiles, I, J, g, tw, st);
+    case 6: return launch_tiles<T, true, 6>(blocks, tiles, I, J, g, tw, st);
+    case 18: return launch_tiles<T, true, 18>(blocks, tiles, I, J, g, tw, st);
+    default: return launch_tiles<T, true, 26>(blocks, tiles, I, J, g, tw, st);
+    }
+}
+
+template <typename T>
+cudaError_t occupancy_conn(int conn, int *per_sm)
+{
+    switch (conn) {
+    case 4: return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, tile_kernel<T, false, 4>, 32, 0);
+    case 8: return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, tile_kernel<T, false, 8>, 32, 0);
+    case 6: return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, tile_kernel<T, true, 6>, 32, 0);
+    case 18: return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, tile_kernel<T, true, 18>, 32, 0);
+    default: return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, tile_kernel<T, true, 26>, 32, 0);
     }
 }
 
 // Rounds before the stall rule may apply, and how long the active set must
 // stay under the limit.
-// Rounds before the stall rule may apply, and how long the active set must
-// stay under the limit.
 constexpr int STALL_WARMUP = 64, STALL_ROUNDS = 32;
+// Rounds queued between two looks from the host: the first batch is short
+// (most images settle in a few dozen rounds), then batches double up to
+// the maximum. An empty round costs two small launches on the device and no
+// wait on the host.
+constexpr int BATCH_FIRST = 8, BATCH_MAX = 64;
 
 struct tile_buffers {
     int dev = -1;
     size_t bytes = 0;
-    void *flag = nullptr, *list[2] = {nullptr, nullptr}, *count = nullptr;
+    void *flag = nullptr, *list[2] = {nullptr, nullptr}, *count = nullptr, *history = nullptr;
     ~tile_buffers()
     {
         if (flag) parac__cuda_release(dev, flag, bytes);
         for (void *l : list)
             if (l) parac__cuda_release(dev, l, bytes);
         if (count) parac__cuda_release(dev, count, 8);
+        if (history) parac__cuda_release(dev, history, sizeof(unsigned) * BATCH_MAX);
     }
 };
 
@@ -233,7 +273,7 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
 {
     const bool is3d = g.d > 1;
     const int TY = is3d ? 8 : 32, TZ = is3d ? 8 : 1;
-    tile_work tw{(g.w + TX - 1) / TX, (g.h + TY - 1) / TY, (g.d + TZ - 1) / TZ, nullptr, nullptr,
+    tile_work tw{(g.w + TX - 1) / TX, (g.h + TY - 1) / TY, (g.d + TZ - 1) / TZ, nullptr, nullptr, nullptr,
                  nullptr, nullptr};
     const int64_t tiles = tw.ntx * tw.nty * tw.ntz;
     if (tiles >= (int64_t)UINT32_MAX)
@@ -246,30 +286,41 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
     PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[0]));
     PARAC_TRY(parac__cuda_alloc(b.dev, b.bytes, &b.list[1]));
     PARAC_TRY(parac__cuda_alloc(b.dev, 8, &b.count));
-    unsigned *count = (unsigned *)b.count;
+    PARAC_TRY(parac__cuda_alloc(b.dev, sizeof(unsigned) * BATCH_MAX, &b.history));
+    unsigned *count = (unsigned *)b.count, *history = (unsigned *)b.history;
     PARAC_CUDA_TRY(cudaMemsetAsync(b.flag, 0, b.bytes, st));
-    int sms = 0;
+    int sms = 0, per_sm = 0;
     PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    const unsigned stall_limit = (unsigned)(sms > 0 ? sms : 64);
-    unsigned active = (unsigned)tiles;
-    int cur = 0, quiet = 0;
-    for (int64_t round = 0; active > 0; round++) {
-        tw.list = round == 0 ? nullptr : (const unsigned *)b.list[cur];
-        tw.flag = (unsigned *)b.flag;
-        tw.next = (unsigned *)b.list[cur ^ 1];
-        tw.next_count = count;
-        PARAC_CUDA_TRY(cudaMemsetAsync(count, 0, 4, st));
-        PARAC_CUDA_TRY(launch_tiles_conn<T>(conn, active, I, J, g, tw, st));
-        PARAC_CUDA_TRY(cudaMemcpyAsync(&active, count, 4, cudaMemcpyDeviceToHost, st));
+    PARAC_CUDA_TRY(occupancy_conn<T>(conn, &per_sm));
+    if (sms < 1) sms = 1;
+    if (per_sm < 1) per_sm = 1;
+    const unsigned blocks = (unsigned)((int64_t)sms * per_sm < tiles ? (int64_t)sms * per_sm : tiles);
+    const unsigned stall_limit = (unsigned)sms;
+    const char *env = getenv("PARAC_WAVEFRONT_BATCH"); // rounds per look from the host (tuning)
+    const int fixed = env ? atoi(env) : 0;
+    unsigned seen[BATCH_MAX];
+    int cur = 0, quiet = 0, batch = fixed > 0 ? (fixed < BATCH_MAX ? fixed : BATCH_MAX) : BATCH_FIRST;
+    for (int64_t round = 0;;) {
+        // queue a batch of rounds; round r reads list[cur] (count[cur]) and fills list[cur^1]
+        for (int k = 0; k < batch; k++, round++) {
+            tw.list = round == 0 ? nullptr : (const unsigned *)b.list[cur];
+            tw.count = count + cur;
+            tw.flag = (unsigned *)b.flag;
+            tw.next = (unsigned *)b.list[cur ^ 1];
+            tw.next_count = count + (cur ^ 1);
+            PARAC_CUDA_TRY(cudaMemsetAsync(count + (cur ^ 1), 0, 4, st));
+            PARAC_CUDA_TRY(launch_tiles_conn<T>(conn, blocks, (unsigned)tiles, I, J, g, tw, st));
+            clear_flags<<<blocks / 8 + 1, 256, 0, st>>>((unsigned *)b.flag, (const unsigned *)b.list[cur ^ 1],
+                                                       count + (cur ^ 1), history + k);
+            PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+            cur ^= 1;
+        }
+        PARAC_CUDA_TRY(cudaMemcpyAsync(seen, history, sizeof(unsigned) * batch, cudaMemcpyDeviceToHost, st));
         PARAC_CUDA_TRY(cudaStreamSynchronize(st));
-        if (active == 0) break;
-        clear_flags<<<(active + 255) / 256 < 4096 ? (active + 255) / 256 : 4096, 256, 0, st>>>(
-            (unsigned *)b.flag, (const unsigned *)b.list[cur ^ 1], active);
-        PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-        cur ^= 1;
-        quiet = active <= stall_limit ? quiet + 1 : 0;
-        if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS)
-            return finish_on_host(dt, conn, g, I, J, st);
+        if (seen[batch - 1] == 0) break;
+        for (int k = 0; k < batch; k++) quiet = seen[k] <= stall_limit ? quiet + 1 : 0;
+        if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS) return finish_on_host(dt, conn, g, I, J, st);
+        if (fixed <= 0 && batch < BATCH_MAX) batch *= 2;
     }
     return PARAC_OK;
 }
