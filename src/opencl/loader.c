@@ -7,7 +7,8 @@
  * per registered library plus one per such driver, and OCL_ICD_VENDORS
  * points the loader there (ocl-icd and the Khronos loader both read it)
  * while it initialises; then the directory is removed and the variable
- * restored. What was done, or why nothing could be, is kept for
+ * restored. Libraries named by OCL_ICD_FILENAMES join the directory;
+ * PARAC_OPENCL_ADD_DRIVERS=0 leaves the loader's configuration alone. What was done, or why nothing could be, is kept for
  * parac_opencl_loader_note(). */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -21,7 +22,7 @@
 #include "parac/opencl.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static char note[1024];
+static char note[4096];
 
 /* Drivers tried when no ICD file names them, NVIDIA's first; each by its
  * name (the loader's search path), then where drivers are often installed. */
@@ -104,20 +105,23 @@ static int load_through(const char *list, char *why, size_t why_size)
         n++;
         p += len + (p[len] == ':');
     }
-    const char *old = getenv("OCL_ICD_VENDORS");
-    char *saved = old ? strdup(old) : NULL;
+    const char *old = getenv("OCL_ICD_VENDORS"), *old_names = getenv("OCL_ICD_FILENAMES");
+    char *saved = old ? strdup(old) : NULL, *saved_names = old_names ? strdup(old_names) : NULL;
     if (ok) {
         char slash[sizeof dir + 1];
         snprintf(slash, sizeof slash, "%s/", dir); /* the Khronos loader appends file names as they are */
         setenv("OCL_ICD_VENDORS", slash, 1);
+        unsetenv("OCL_ICD_FILENAMES"); /* its libraries are in the directory now */
         cl_uint np = 0;
         clGetPlatformIDs(0, NULL, &np); /* the loader reads the directory now, once */
         if (saved) setenv("OCL_ICD_VENDORS", saved, 1);
         else unsetenv("OCL_ICD_VENDORS");
+        if (saved_names) setenv("OCL_ICD_FILENAMES", saved_names, 1);
     } else {
         snprintf(why, why_size, "cannot write ICD files in %s", dir);
     }
     free(saved);
+    free(saved_names);
     for (int k = 0; k < n; k++) unlink(names[k]);
     rmdir(dir);
     return ok;
@@ -125,13 +129,30 @@ static int load_through(const char *list, char *why, size_t why_size)
 
 static void prepare(void)
 {
-    if (getenv("OCL_ICD_FILENAMES")) {
-        snprintf(note, sizeof note, "OCL_ICD_FILENAMES is set; the loader uses it as it is");
+    const char *opt = getenv("PARAC_OPENCL_ADD_DRIVERS");
+    if (opt && !strcmp(opt, "0")) {
+        snprintf(note, sizeof note, "PARAC_OPENCL_ADD_DRIVERS=0: the ICD loader's own configuration is used");
         return;
     }
     const char *dir = getenv("OCL_ICD_VENDORS") ? getenv("OCL_ICD_VENDORS") : "/etc/OpenCL/vendors";
-    char list[4096] = "", added[512] = "", missing[1024] = "";
+    char list[4096] = "", added[512] = "", missing[1024] = "", where[1024];
     const int files = registered(dir, list, sizeof list);
+    /* OCL_ICD_FILENAMES names libraries directly: the Khronos loader adds
+     * them to the directory's, ocl-icd ignores them. Machine images set it
+     * (to PoCL, say) on hosts whose GPU driver no ICD file names. Its
+     * libraries join the private directory's list, and the variable is unset
+     * while the loader initialises, so every loader sees each library once. */
+    const char *filenames = getenv("OCL_ICD_FILENAMES");
+    int from_names = 0;
+    for (const char *p = filenames ? filenames : ""; *p;) {
+        const size_t len = strcspn(p, ":");
+        char lib[1024];
+        snprintf(lib, sizeof lib, "%.*s", (int)(len < sizeof lib ? len : sizeof lib - 1), p);
+        if (lib[0] && !named(list, lib)) append(list, sizeof list, lib), from_names++;
+        p += len + (p[len] == ':');
+    }
+    snprintf(where, sizeof where, "%d ICD file%s in %.300s%s%.600s", files, files == 1 ? "" : "s", dir,
+             filenames ? ", OCL_ICD_FILENAMES=" : "", filenames ? filenames : "");
     for (size_t k = 0; k < sizeof known / sizeof known[0]; k++) {
         if (named(list, known[k])) continue;
         char path[512], why[300];
@@ -144,18 +165,15 @@ static void prepare(void)
         append(list, sizeof list, path);
         append(added, sizeof added, path);
     }
-    if (added[0]) {
-        char why[256];
-        if (load_through(list, why, sizeof why))
-            snprintf(note, sizeof note, "%d ICD file%s in %s; added %s, which no ICD file names", files,
-                     files == 1 ? "" : "s", dir, added);
-        else
-            snprintf(note, sizeof note, "%d ICD file%s in %s; %s loads but could not be added: %s", files,
-                     files == 1 ? "" : "s", dir, added, why);
-    } else {
-        snprintf(note, sizeof note, "%d ICD file%s in %s; no other driver could be loaded: %s", files,
-                 files == 1 ? "" : "s", dir, missing[0] ? missing : "none known");
-    }
+    char why[256] = "";
+    const int through = (added[0] || from_names) && load_through(list, why, sizeof why);
+    if (added[0] && through)
+        snprintf(note, sizeof note, "%s; added %s, which none of them names", where, added);
+    else if (added[0] || (from_names && !through))
+        snprintf(note, sizeof note, "%s; %s could not be added: %s", where, added[0] ? added : "OCL_ICD_FILENAMES", why);
+    else
+        snprintf(note, sizeof note, "%s; no other driver could be loaded: %s", where,
+                 missing[0] ? missing : "none known");
 }
 
 void parac__opencl_prepare_loader(void)

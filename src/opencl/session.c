@@ -70,8 +70,8 @@ static parac_status choose_device(const char *selector, cl_platform_id *pf, cl_d
         if (selector) break;
     }
     if (best < 0)
-        return parac__fail(PARAC_ERR_NO_DEVICE, "no OpenCL device matches '%s' (devices: %s)",
-                           selector ? selector : "", seen[0] ? seen : "none");
+        return parac__fail(PARAC_ERR_NO_DEVICE, "no OpenCL device matches '%s' (devices: %s; drivers: %s)",
+                           selector ? selector : "", seen[0] ? seen : "none", parac_opencl_loader_note());
     return PARAC_OK;
 }
 

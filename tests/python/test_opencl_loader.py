@@ -36,3 +36,20 @@ def test_drivers_without_icd_files(tmp_path):
     assert not [p for p in os.listdir("/tmp") if p.startswith("parac-icd-") and
                 os.stat(os.path.join("/tmp", p)).st_uid == os.getuid() and
                 os.stat(os.path.join("/tmp", p)).st_mtime > empty.stat().st_mtime]
+
+
+def test_drivers_missing_from_ocl_icd_filenames(tmp_path):
+    """A machine image may set OCL_ICD_FILENAMES (to PoCL, say) and register
+    nothing else: the drivers it leaves out are added through that variable,
+    unless PARAC_OPENCL_ADD_DRIVERS=0."""
+    normal, _ = devices()
+    if not normal:
+        pytest.skip("no OpenCL device on this machine")
+    empty = tmp_path / "vendors"
+    empty.mkdir()
+    env = {"OCL_ICD_VENDORS": str(empty), "OCL_ICD_FILENAMES": str(tmp_path / "libnot-a-driver.so")}
+    found, note = devices(env)
+    assert sorted(found) == sorted(normal), (found, normal, note)
+    assert note and "OCL_ICD_FILENAMES=" in note[0] and "added" in note[0], note
+    found, note = devices(dict(env, PARAC_OPENCL_ADD_DRIVERS="0"))
+    assert note and "PARAC_OPENCL_ADD_DRIVERS=0" in note[0], note

@@ -53,54 +53,79 @@ __device__ T px(const img_desc &im, int64_t x, int64_t y, int64_t z)
     return *(const T *)(im.data + z * im.sp + y * im.rp + x * im.ps);
 }
 
+// Pixels per thread in the load and store kernels: their loads are issued
+// together, so a thread has that many in flight instead of one (with one
+// pixel per thread the kernels wait on memory latency, not bandwidth).
+constexpr int PX = 8;
+
+// The marker value of a pixel whose (flipped) mask is m, by the spec's rule.
+template <typename T>
+__device__ __forceinline__ T marker_value(const spec_d &s, T m, T raw_marker, int64_t x, int64_t y,
+                                          int64_t z)
+{
+    switch (s.rule) {
+    case PARAC__MARKER_IMAGE: return num<T>::flip(raw_marker, s.erosion);
+    case PARAC__MARKER_SUB_H:
+        if (num<T>::is_float) return (T)((float)m - (float)s.h);
+        return (double)m > s.h ? (T)(m - (T)s.h) : num<T>::lo();
+    case PARAC__MARKER_PRED:
+        if (num<T>::is_float) return m == num<T>::lo() ? m : (T)nextafterf((float)m, -INFINITY);
+        return m > num<T>::lo() ? (T)(m - 1) : m;
+    default: {
+        const int64_t b = s.border;
+        const bool edge = x < b || y < b || x >= s.W - b || y >= s.H - b ||
+                          (s.D > 1 && (z < b || z >= s.D - b));
+        return edge ? m : num<T>::lo();
+    }
+    }
+}
+
 // Fill the framed grids; record the first problem pixel as index*4 + kind
-// (0 NaN in the mask, 1 NaN in the marker, 2 marker above the mask).
+// (0 NaN in the mask, 1 NaN in the marker, 2 marker above the mask). A block
+// covers PX * blockDim.x pixels of a row at a time.
 template <typename T>
 __global__ void load_kernel(img_desc marker, img_desc mask, spec_d s, grid_d g, T *I, T *J,
                             unsigned long long *bad)
 {
     const int64_t W2 = g.w + 2, rows = (g.h + 2) * (g.d > 1 ? g.d + 2 : 1);
+    const bool with_marker = s.rule == PARAC__MARKER_IMAGE;
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
         const int64_t gz = r / (g.h + 2), gy = r % (g.h + 2);
         const int64_t z = gz - g.z0, y = gy - 1;
-        for (int64_t gx = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; gx < W2;
-             gx += (int64_t)gridDim.x * blockDim.x) {
-            const int64_t p = gz * g.sz + gy * g.sy + gx, x = gx - 1;
-            if (x < 0 || x >= g.w || y < 0 || y >= g.h || z < 0 || z >= g.d) {
-                I[p] = J[p] = num<T>::lo();
-                continue;
+        const bool row_in = y >= 0 && y < g.h && z >= 0 && z < g.d;
+        for (int64_t base = blockIdx.x * (int64_t)blockDim.x * PX; base < W2;
+             base += (int64_t)gridDim.x * blockDim.x * PX) {
+            T raw[PX], rmk[PX];
+#pragma unroll
+            for (int k = 0; k < PX; k++) { // the loads first, all in flight together
+                const int64_t x = base + k * blockDim.x + threadIdx.x - 1;
+                const bool in = row_in && x >= 0 && x < g.w;
+                raw[k] = in ? px<T>(mask, x, y, z) : num<T>::lo();
+                rmk[k] = in && with_marker ? px<T>(marker, x, y, z) : num<T>::lo();
             }
-            const T raw = px<T>(mask, x, y, z);
-            const T m = num<T>::flip(raw, s.erosion);
-            T mk;
-            switch (s.rule) {
-            case PARAC__MARKER_IMAGE: mk = num<T>::flip(px<T>(marker, x, y, z), s.erosion); break;
-            case PARAC__MARKER_SUB_H:
-                if (num<T>::is_float) mk = (T)((float)m - (float)s.h);
-                else mk = (double)m > s.h ? (T)(m - (T)s.h) : num<T>::lo();
-                break;
-            case PARAC__MARKER_PRED:
-                if (num<T>::is_float) mk = m == num<T>::lo() ? m : (T)nextafterf((float)m, -INFINITY);
-                else mk = m > num<T>::lo() ? (T)(m - 1) : m;
-                break;
-            default: {
-                const int64_t b = s.border;
-                const bool edge = x < b || y < b || x >= s.W - b || y >= s.H - b ||
-                                  (s.D > 1 && (z < b || z >= s.D - b));
-                mk = edge ? m : num<T>::lo();
+#pragma unroll
+            for (int k = 0; k < PX; k++) {
+                const int64_t gx = base + k * blockDim.x + threadIdx.x, x = gx - 1;
+                if (gx >= W2) break;
+                const int64_t p = gz * g.sz + gy * g.sy + gx;
+                if (!row_in || x < 0 || x >= g.w) {
+                    I[p] = J[p] = num<T>::lo();
+                    continue;
+                }
+                const T m = num<T>::flip(raw[k], s.erosion);
+                T mk = marker_value<T>(s, m, rmk[k], x, y, z);
+                int kind = -1;
+                if (raw[k] != raw[k]) kind = 0;
+                else if (mk != mk) kind = 1;
+                else if (mk > m && !s.clip) kind = 2;
+                if (kind >= 0) {
+                    atomicMin(bad, (unsigned long long)(((z * s.H + y) * s.W + x) * 4 + kind));
+                    mk = m;
+                }
+                if (mk > m) mk = m;
+                I[p] = mk;
+                J[p] = m;
             }
-            }
-            int kind = -1;
-            if (raw != raw) kind = 0;
-            else if (mk != mk) kind = 1;
-            else if (mk > m && !s.clip) kind = 2;
-            if (kind >= 0) {
-                atomicMin(bad, (unsigned long long)(((z * s.H + y) * s.W + x) * 4 + kind));
-                mk = m;
-            }
-            if (mk > m) mk = m;
-            I[p] = mk;
-            J[p] = m;
         }
     }
 }
@@ -113,9 +138,20 @@ __global__ void store_kernel(const T *I, grid_d g, int erosion, char *out, int64
     for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
         const int64_t z = r / g.h, y = r % g.h;
         const T *row = I + (z + g.z0) * g.sz + (y + 1) * g.sy + 1;
-        for (int64_t x = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; x < g.w;
-             x += (int64_t)gridDim.x * blockDim.x)
-            *(T *)(out + z * sp + y * rp + x * ps) = num<T>::flip(row[x], erosion);
+        for (int64_t base = blockIdx.x * (int64_t)blockDim.x * PX; base < g.w;
+             base += (int64_t)gridDim.x * blockDim.x * PX) {
+            T v[PX];
+#pragma unroll
+            for (int k = 0; k < PX; k++) {
+                const int64_t x = base + k * blockDim.x + threadIdx.x;
+                v[k] = x < g.w ? row[x] : num<T>::lo();
+            }
+#pragma unroll
+            for (int k = 0; k < PX; k++) {
+                const int64_t x = base + k * blockDim.x + threadIdx.x;
+                if (x < g.w) *(T *)(out + z * sp + y * rp + x * ps) = num<T>::flip(v[k], erosion);
+            }
+        }
     }
 }
 
@@ -149,7 +185,7 @@ parac_status run(const char *method, const parac__recon_spec *s, const parac_ima
     const spec_d sd{s->erosion, s->clip, (int)s->rule, s->h, s->border, mask->width, mask->height, mask->depth};
     const img_desc mk = marker ? desc(marker) : desc(mask);
     const int64_t rows = (g.h + 2) * (is3d ? g.d + 2 : 1);
-    const dim3 lg((unsigned)((g.sy + 255) / 256), (unsigned)(rows < 65535 ? rows : 65535));
+    const dim3 lg((unsigned)((g.sy + 256 * PX - 1) / (256 * PX)), (unsigned)(rows < 65535 ? rows : 65535));
     load_kernel<T><<<lg, 256, 0, st>>>(mk, desc(mask), sd, g, (T *)b.I, (T *)b.J, bad);
     PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
     unsigned long long first_bad = 0;
@@ -178,7 +214,7 @@ parac_status run(const char *method, const parac__recon_spec *s, const parac_ima
         PARAC_TRY(heap_run(mask->dtype, s->conn, g, b.I, b.J, b.dev, s->heaps, s->node_size, st));
     else
         PARAC_TRY(wavefront_run(mask->dtype, s->conn, g, b.I, b.J, b.dev, st));
-    const dim3 sg((unsigned)((g.w + 255) / 256), (unsigned)(g.h * g.d < 65535 ? g.h * g.d : 65535));
+    const dim3 sg((unsigned)((g.w + 256 * PX - 1) / (256 * PX)), (unsigned)(g.h * g.d < 65535 ? g.h * g.d : 65535));
     store_kernel<T><<<sg, 256, 0, st>>>((const T *)b.I, g, s->erosion, (char *)out->data,
                                         out->pixel_stride, out->row_pitch, out->slice_pitch);
     PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());

@@ -228,11 +228,11 @@ cudaError_t occupancy_conn(int conn, int *per_sm)
 // Rounds before the stall rule may apply, and how long the active set must
 // stay under the limit.
 constexpr int STALL_WARMUP = 64, STALL_ROUNDS = 32;
-// Rounds queued between two looks from the host: the first batch is short
-// (most images settle in a few dozen rounds), then batches double up to
-// the maximum. An empty round costs two small launches on the device and no
-// wait on the host.
-constexpr int BATCH_FIRST = 8, BATCH_MAX = 64;
+// Rounds queued between two looks from the host: short batches while most
+// images settle (4096² smoothed noise: 8 to 12 rounds), then batches double
+// up to the maximum. A round queued after the end costs two empty launches
+// (about 8 us on an H100), a look from the host about as much.
+constexpr int BATCH_FIRST = 6, BATCH_SHORT_ROUNDS = 48, BATCH_MAX = 64;
 
 struct tile_buffers {
     int dev = -1;
@@ -320,7 +320,7 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
         if (seen[batch - 1] == 0) break;
         for (int k = 0; k < batch; k++) quiet = seen[k] <= stall_limit ? quiet + 1 : 0;
         if (round >= STALL_WARMUP && quiet >= STALL_ROUNDS) return finish_on_host(dt, conn, g, I, J, st);
-        if (fixed <= 0 && batch < BATCH_MAX) batch *= 2;
+        if (fixed <= 0 && round >= BATCH_SHORT_ROUNDS && batch < BATCH_MAX) batch = 2 * batch < BATCH_MAX ? 2 * batch : BATCH_MAX;
     }
     return PARAC_OK;
 }
