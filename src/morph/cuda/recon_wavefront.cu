@@ -30,6 +30,11 @@ namespace {
 
 // ---- tiles ------------------------------------------------------------------------------
 constexpr int TX = 32;
+#ifndef WF_LOAD_ROWS
+#define WF_LOAD_ROWS 6
+#define WF_STORE_ROWS 8
+#define WF_MIN_BLOCKS 32
+#endif
 
 template <bool IS3D> struct tile_shape {
     static constexpr int TY = IS3D ? 8 : 32, TZ = IS3D ? 8 : 1;
@@ -107,20 +112,36 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
     const int lane = threadIdx.x;
     const int64_t tx = id % tw.ntx, ty = (id / tw.ntx) % tw.nty, tz = id / (tw.ntx * tw.nty);
     const int64_t X0 = tx * TX, Y0 = ty * sh::TY, Z0 = IS3D ? tz * sh::TZ : 0; // grid coords of halo corner
-    // load: the halo'd tile of I, the core of J; beyond the grid: the dtype's minimum
-    for (int z = 0; z < sh::SZ; z++)
-        for (int y = 0; y < sh::SY; y++)
-            for (int x = lane; x < sh::SX; x += 32) {
-                const int64_t gx = X0 + x, gy = Y0 + y, gz = Z0 + z;
-                const bool ok = gx <= g.w + 1 && gy <= g.h + 1 && (!IS3D || gz <= g.d + 1);
-                const int64_t p = gz * g.sz + gy * g.sy + gx;
-                sI[(z * sh::SY + y) * sh::SX + x] = ok ? I[p] : num<T>::lo();
-                const bool core = x >= 1 && x <= TX && y >= 1 && y <= sh::TY &&
-                                  (!IS3D || (z >= 1 && z <= sh::TZ));
-                if (core)
-                    sJ[((z - (IS3D ? 1 : 0)) * sh::TY + (y - 1)) * TX + (x - 1)] =
-                        ok ? J[p] : num<T>::lo();
-            }
+    // load: the halo'd tile of I, the core of J; beyond the grid: the dtype's
+    // minimum. A lane takes column x = lane of every row (lanes 0 and 1 also
+    // the last two halo columns) and the core column x = lane + 1 of J. The
+    // loads of LOAD_ROWS rows are issued before any is stored: a loop that
+    // stores each load before the next waits for memory on every row.
+    constexpr int ROWS = sh::SY * sh::SZ, LOAD_ROWS = WF_LOAD_ROWS;
+    for (int r0 = 0; r0 < ROWS; r0 += LOAD_ROWS) {
+        T a[LOAD_ROWS], e[LOAD_ROWS], m[LOAD_ROWS];
+#pragma unroll
+        for (int k = 0; k < LOAD_ROWS; k++) {
+            const int r = r0 + k, y = r % sh::SY, z = r / sh::SY;
+            const int64_t gy = Y0 + y, gz = Z0 + z;
+            const bool row_ok = r < ROWS && gy <= g.h + 1 && (!IS3D || gz <= g.d + 1);
+            const int64_t row = gz * g.sz + gy * g.sy + X0;
+            a[k] = row_ok && X0 + lane <= g.w + 1 ? I[row + lane] : num<T>::lo();
+            e[k] = row_ok && lane < sh::SX - 32 && X0 + 32 + lane <= g.w + 1 ? I[row + 32 + lane]
+                                                                               : num<T>::lo();
+            const bool core = y >= 1 && y <= sh::TY && (!IS3D || (z >= 1 && z <= sh::TZ));
+            m[k] = row_ok && core && X0 + 1 + lane <= g.w + 1 ? J[row + 1 + lane] : num<T>::lo();
+        }
+#pragma unroll
+        for (int k = 0; k < LOAD_ROWS; k++) {
+            const int r = r0 + k, y = r % sh::SY, z = r / sh::SY;
+            if (r >= ROWS) break;
+            sI[r * sh::SX + lane] = a[k];
+            if (lane < sh::SX - 32) sI[r * sh::SX + 32 + lane] = e[k];
+            if (y >= 1 && y <= sh::TY && (!IS3D || (z >= 1 && z <= sh::TZ)))
+                sJ[((z - (IS3D ? 1 : 0)) * sh::TY + (y - 1)) * TX + lane] = m[k];
+        }
+    }
     __syncwarp();
     for (;;) {
         bool c = sweep<T, IS3D, CONN, 1, 1>(sI, sJ, lane);
@@ -133,21 +154,34 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
         }
         if (!__any_sync(0xffffffffu, c)) break;
     }
-    // write back what changed; faces: bit 0/1 x-/x+, 2/3 y-/y+, 4/5 z-/z+
+    // write back what changed (the old values of STORE_ROWS rows loaded
+    // together, as above); faces: bit 0/1 x-/x+, 2/3 y-/y+, 4/5 z-/z+
     unsigned faces = 0;
-    for (int z = IS3D ? 1 : 0; z < (IS3D ? sh::TZ + 1 : 1); z++)
-        for (int y = 1; y <= sh::TY; y++)
-            for (int x = lane + 1; x <= TX; x += 32) {
-                const int64_t gx = X0 + x, gy = Y0 + y, gz = Z0 + z;
-                if (gx > g.w || gy > g.h || (IS3D && gz > g.d)) continue;
-                const int64_t p = gz * g.sz + gy * g.sy + gx;
-                const T v = sI[(z * sh::SY + y) * sh::SX + x];
-                if (v == I[p]) continue;
-                I[p] = v;
-                faces |= (x == 1 ? 1u : 0u) | (x == TX ? 2u : 0u) | (y == 1 ? 4u : 0u) |
-                         (y == sh::TY ? 8u : 0u);
-                if (IS3D) faces |= (z == 1 ? 16u : 0u) | (z == sh::TZ ? 32u : 0u);
-            }
+    constexpr int CORE_ROWS = sh::TY * sh::TZ, STORE_ROWS = WF_STORE_ROWS;
+    const int x = lane + 1;
+    const bool col_ok = X0 + x <= g.w;
+    for (int r0 = 0; r0 < CORE_ROWS; r0 += STORE_ROWS) {
+        T old[STORE_ROWS];
+#pragma unroll
+        for (int k = 0; k < STORE_ROWS; k++) {
+            const int r = r0 + k, y = 1 + r % sh::TY, z = (IS3D ? 1 : 0) + r / sh::TY;
+            const int64_t gy = Y0 + y, gz = Z0 + z;
+            const bool ok = col_ok && gy <= g.h && (!IS3D || gz <= g.d);
+            old[k] = ok ? I[gz * g.sz + gy * g.sy + X0 + x] : num<T>::lo();
+        }
+#pragma unroll
+        for (int k = 0; k < STORE_ROWS; k++) {
+            const int r = r0 + k, y = 1 + r % sh::TY, z = (IS3D ? 1 : 0) + r / sh::TY;
+            const int64_t gy = Y0 + y, gz = Z0 + z;
+            if (!col_ok || gy > g.h || (IS3D && gz > g.d)) continue;
+            const T v = sI[(z * sh::SY + y) * sh::SX + x];
+            if (v == old[k]) continue;
+            I[gz * g.sz + gy * g.sy + X0 + x] = v;
+            faces |= (x == 1 ? 1u : 0u) | (x == TX ? 2u : 0u) | (y == 1 ? 4u : 0u) |
+                     (y == sh::TY ? 8u : 0u);
+            if (IS3D) faces |= (z == 1 ? 16u : 0u) | (z == sh::TZ ? 32u : 0u);
+        }
+    }
     faces = __reduce_or_sync(0xffffffffu, faces);
     if (faces == 0) return;
     // queue the neighbours next to a changed face (a diagonal one needs all its faces)
@@ -168,7 +202,7 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
 // A round: the blocks (one warp each, as many as fit on the device at once)
 // take the round's tiles in turn, so the host need not know how many there are.
 template <typename T, bool IS3D, int CONN>
-__global__ void __launch_bounds__(32) tile_kernel(T *I, const T *J, grid_d g, tile_work tw,
+__global__ void __launch_bounds__(32, WF_MIN_BLOCKS) tile_kernel(T *I, const T *J, grid_d g, tile_work tw,
                                                   unsigned tiles)
 {
     using sh = tile_shape<IS3D>;
