@@ -209,34 +209,29 @@ __global__ void join_kernel(slots S, int d, int conn8, uint32_t *G, int64_t h_it
             const int64_t r = i / S.w;
             const int edges = S.g.tiles_y - 1;
             const int y = (int)(r % edges + 1) * T, z = (int)(r / edges), ya = y - 1;
-            const uint8_t b = S.at(x, y, z);
-            if (b == NONE) continue;
-            const uint8_t a = S.at(x, ya, z);
+            // every load first: they are independent, so they are in flight together
+            const uint8_t b = S.at(x, y, z), a = S.at(x, ya, z);
             const uint8_t bl = x > 0 ? S.at(x - 1, y, z) : NONE, al = x > 0 ? S.at(x - 1, ya, z) : NONE;
+            const uint8_t br = x + 1 < S.w ? S.at(x + 1, y, z) : NONE, ar = x + 1 < S.w ? S.at(x + 1, ya, z) : NONE;
+            if (b == NONE) continue;
             if (a != NONE && (x % T == 0 || al == NONE || bl == NONE)) unite(G, S.node(x, y, z, b), S.node(x, ya, z, a));
             if (!conn8 || a != NONE) continue;
             if (al != NONE && bl == NONE) unite(G, S.node(x, y, z, b), S.node(x - 1, ya, z, al));
-            if (x + 1 < S.w) {
-                const uint8_t ar = S.at(x + 1, ya, z);
-                if (ar != NONE && S.at(x + 1, y, z) == NONE) unite(G, S.node(x, y, z, b), S.node(x + 1, ya, z, ar));
-            }
+            if (ar != NONE && br == NONE) unite(G, S.node(x, y, z, b), S.node(x + 1, ya, z, ar));
         } else {
             const int64_t j = i - h_items;
             const int edges = S.g.tiles_x - 1;
             const int x = (int)(j % edges + 1) * T, xa = x - 1;
             const int64_t r = j / edges;
             const int y = (int)(r % S.h), z = (int)(r / S.h);
-            const uint8_t b = S.at(x, y, z);
-            if (b == NONE) continue;
-            const uint8_t a = S.at(xa, y, z);
+            const uint8_t b = S.at(x, y, z), a = S.at(xa, y, z);
             const uint8_t bu = y > 0 ? S.at(x, y - 1, z) : NONE, au = y > 0 ? S.at(xa, y - 1, z) : NONE;
+            const uint8_t bd = y + 1 < S.h ? S.at(x, y + 1, z) : NONE, ad = y + 1 < S.h ? S.at(xa, y + 1, z) : NONE;
+            if (b == NONE) continue;
             if (a != NONE && (y % T == 0 || au == NONE || bu == NONE)) unite(G, S.node(x, y, z, b), S.node(xa, y, z, a));
             if (!conn8 || a != NONE) continue;
             if (au != NONE && bu == NONE) unite(G, S.node(x, y, z, b), S.node(xa, y - 1, z, au));
-            if (y + 1 < S.h) {
-                const uint8_t ad = S.at(xa, y + 1, z);
-                if (ad != NONE && S.at(x, y + 1, z) == NONE) unite(G, S.node(x, y, z, b), S.node(xa, y + 1, z, ad));
-            }
+            if (ad != NONE && bd == NONE) unite(G, S.node(x, y, z, b), S.node(xa, y + 1, z, ad));
         }
     }
 }
@@ -249,6 +244,20 @@ __global__ void __launch_bounds__(256) output_kernel(view v, rule ru, slots S, u
     const int tx = blockIdx.x, ty = blockIdx.y, z = blockIdx.z;
     const uint32_t tile = tile_index(S.g, tx, ty, z);
     const int t = threadIdx.y * blockDim.x + threadIdx.x;
+    const int x = tx * T + threadIdx.x * 4, y = ty * T + threadIdx.y;
+    const bool inside = x < v.w && y < v.h;
+    const char *in_row = v.data + z * v.sp + y * v.rp;
+    char *out_row = v.out + z * v.osp + y * v.orp;
+    const uint8_t *sl_row = S.SL + ((size_t)z * S.h + y) * S.w;
+    const uintptr_t align = (uintptr_t)(in_row + x) | (uintptr_t)(out_row + x) | (uintptr_t)(sl_row + x);
+    const bool fast = inside && !v.wide_in && !v.wide_out && x + 4 <= v.w && (align & 3) == 0;
+    // the pixels' loads go out before the walks to the slots' roots, which
+    // are chains of dependent loads: the two latencies overlap
+    uint32_t a = 0, s4 = 0;
+    if (fast) {
+        a = *(const uint32_t *)(in_row + x);
+        s4 = *(const uint32_t *)(sl_row + x);
+    }
     if (t < NS[tile]) {
         const uint32_t node = node_of(tile, (uint32_t)t);
         const uint32_t root = find_root(G, node);
@@ -256,14 +265,8 @@ __global__ void __launch_bounds__(256) output_kernel(view v, rule ru, slots S, u
         outside[t] = root == 0;
     }
     __syncthreads();
-    const int x = tx * T + threadIdx.x * 4, y = ty * T + threadIdx.y;
-    if (x >= v.w || y >= v.h) return;
-    const char *in_row = v.data + z * v.sp + y * v.rp;
-    char *out_row = v.out + z * v.osp + y * v.orp;
-    const uint8_t *sl_row = S.SL + ((size_t)z * S.h + y) * S.w;
-    const uintptr_t align = (uintptr_t)(in_row + x) | (uintptr_t)(out_row + x) | (uintptr_t)(sl_row + x);
-    if (!v.wide_in && !v.wide_out && x + 4 <= v.w && (align & 3) == 0) {
-        const uint32_t a = *(const uint32_t *)(in_row + x), s4 = *(const uint32_t *)(sl_row + x);
+    if (!inside) return;
+    if (fast) {
         uint32_t o = 0;
         #pragma unroll
         for (int k = 0; k < 4; k++) {
