@@ -283,9 +283,12 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
         return PARAC_OK;
     }
     const int threads = parac_context_threads(call->ctx);
-    /* parallel pays for its strips and rounds from about 2^18 pixels on
-     * (bench/morph, docs/morphology.md) */
-    if (threads > 1 && n >= (1 << 18) && f->height >= 64) {
+    /* parallel pays for its strips and rounds from about 2^17 pixels on
+     * the h-maxima class and fill-holes (16-core Xeon: h = 10 from 181²,
+     * h = 40 from 362², fill-holes from 256²); a single front (one seed, a
+     * spiral) favours hybrid up to 512² and beyond, which no size rule can
+     * see (bench/morph/results/crossover-xeon-2026-11-25.txt) */
+    if (threads > 1 && n >= (1 << 17) && f->height >= 64) {
         *method = "parallel";
         if (why_size)
             snprintf(why, why_size, "%lld pixels on %d threads: strips of rows, each by the fast hybrid method",
