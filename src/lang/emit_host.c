@@ -713,11 +713,31 @@ static void omp_loops(PrintCtx *p, Region *r, bool border)
     p->indent -= nd - 1;
 }
 
+/* Whether running the region's kernel twice gives what running it once does:
+ * no reduction, and no matrix both read and written (so nothing it reads
+ * is what it wrote). Only such kernels may be run by the work-group search. */
+static bool reruns_safely(const Region *r)
+{
+    if (!r->iter || r->red_var) return false;
+    for (const Access *w = r->accesses; w; w = w->next) {
+        if (!w->is_write) continue;
+        for (const Access *a = r->accesses; a; a = a->next)
+            if (!a->is_write && a->var == w->var) return false;
+    }
+    return true;
+}
+
 static void cl_launch(PrintCtx *p, Region *r, bool border)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
+    if (!border && reruns_safely(r)) {
+        line(p, "PARAC__CHECK(parac_cl_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+                "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd,
+             r->vector_width > 1 ? "parac_items" : "NULL");
+        return;
+    }
     if (!border && r->vector_width > 1) {
         line(p, "PARAC__CHECK(parac_cl_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);

@@ -102,8 +102,23 @@ parac_status parac_cl_launch(parac_cl_session *s, const char *kernel, int ndim, 
     return parac_cl_launch_items(s, kernel, ndim, lo, hi, wg, NULL, nargs, args);
 }
 
+static parac_status launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nargs, const parac_cl_arg *args, int tuned);
+
 parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
                                    const int *wg, const int *items, int nargs, const parac_cl_arg *args)
+{
+    return launch_items(s, kernel, ndim, lo, hi, wg, items, nargs, args, 0);
+}
+
+parac_status parac_cl_launch_tuned(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cl_arg *args)
+{
+    return launch_items(s, kernel, ndim, lo, hi, wg, items, nargs, args, 1);
+}
+
+static parac_status launch_items(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nargs, const parac_cl_arg *args, int tuned)
 {
     PARAC_TRY(parac__cl_injected(kernel));
     if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
@@ -141,6 +156,7 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
     /* no wider than the work itself */
     for (int d = 0; d < ndim; d++)
         while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
+    if (tuned && s->search) PARAC_TRY(parac__cl_search_shape(s, k, kernel, (cl_uint)ndim, count, kmax, local));
     for (int d = 0; d < ndim; d++) global[d] = (count[d] + local[d] - 1) / local[d] * local[d];
     cl_int err = enqueue(s, k, (cl_uint)ndim, global, local);
     if (err != CL_SUCCESS)

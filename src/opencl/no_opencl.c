@@ -52,6 +52,16 @@ parac_status parac_cl_launch_items(parac_cl_session *s, const char *kernel, int 
 {
     return no_cl();
 }
+parac_status parac_cl_launch_tuned(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cl_arg *args)
+{
+    return no_cl();
+}
+void parac_cl_search_counts(long *searched, long *reused)
+{
+    if (searched) *searched = 0;
+    if (reused) *reused = 0;
+}
 parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
                                    int nargs, const parac_cl_arg *args)
 {

@@ -16,7 +16,7 @@
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
 
-static uint64_t fnv(uint64_t h, const char *s)
+uint64_t parac__cl_fnv(uint64_t h, const char *s)
 {
     for (; *s; s++) {
         h ^= (unsigned char)*s;
@@ -25,7 +25,7 @@ static uint64_t fnv(uint64_t h, const char *s)
     return h ^ 0xff; /* separator */
 }
 
-static int cache_dir(char *dir, size_t size)
+int parac__cl_cache_dir(char *dir, size_t size)
 {
     const char *env = getenv("PARAC_CACHE_DIR");
     if (env && !strcmp(env, "off")) return 0;
@@ -50,7 +50,7 @@ static int cache_dir(char *dir, size_t size)
     return 1;
 }
 
-static unsigned char *read_all(const char *path, size_t *len)
+unsigned char *parac__cl_read_all(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
@@ -74,7 +74,7 @@ static unsigned char *read_all(const char *path, size_t *len)
     return b;
 }
 
-static void write_atomic(const char *path, const unsigned char *data, size_t len)
+void parac__cl_write_atomic(const char *path, const unsigned char *data, size_t len)
 {
     char tmp[1200];
     snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
@@ -109,18 +109,19 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
     clGetDeviceInfo(s->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
     clGetDeviceInfo(s->device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
     uint64_t h = 0xcbf29ce484222325ULL;
-    h = fnv(h, source);
-    h = fnv(h, options);
-    h = fnv(h, pname);
-    h = fnv(h, dname);
-    h = fnv(h, driver);
+    h = parac__cl_fnv(h, source);
+    h = parac__cl_fnv(h, options);
+    h = parac__cl_fnv(h, pname);
+    h = parac__cl_fnv(h, dname);
+    h = parac__cl_fnv(h, driver);
+    s->program_key = h;
     char dir[1024], path[1100];
-    int have_dir = cache_dir(dir, sizeof dir);
+    int have_dir = parac__cl_cache_dir(dir, sizeof dir);
     if (have_dir) snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, name, (unsigned long long)h);
     cl_int err;
     if (have_dir) {
         size_t len = 0;
-        unsigned char *bin = read_all(path, &len);
+        unsigned char *bin = parac__cl_read_all(path, &len);
         if (bin) {
             const unsigned char *bins[1] = {bin};
             cl_int bstatus = 0;
@@ -152,7 +153,7 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
             unsigned char *bin = malloc(len);
             unsigned char *bins[1] = {bin};
             if (bin && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
-                write_atomic(path, bin, len);
+                parac__cl_write_atomic(path, bin, len);
             free(bin);
         }
     }

@@ -3,6 +3,8 @@
 #define PARAC_OPENCL_RUNTIME_INTERNAL_H
 
 #include <CL/cl.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "parac/opencl.h"
 
@@ -23,6 +25,10 @@ struct parac_cl_session {
     parac__cl_named_kernel *kernels;
     int nkernels;
     int profile;          /* PARAC_CL_PROFILE set: kernels timed by events (launch.c) */
+    uint64_t program_key; /* the program cache's key: source, options, device, driver */
+    int search;           /* PARAC_CL_SEARCH set: work-group shapes searched (search.c) */
+    struct parac__cl_shape *shapes; /* shapes chosen so far in this session */
+    int nshapes;
 };
 
 #define PARAC_CL_TRY(call, what)                                                          \
@@ -41,5 +47,21 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
 /* PARAC_OK, or the failure parac_cl_fail_after() asked for (inject.c). */
 parac_status parac__cl_injected(const char *what);
 parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *out);
+
+/* The on-disk cache (program_cache.c): its directory (0 when off or not
+ * creatable), FNV-1a 64 of a string onto h, whole-file read, and a write
+ * through a temporary name and a rename. */
+int parac__cl_cache_dir(char *dir, size_t size);
+uint64_t parac__cl_fnv(uint64_t h, const char *s);
+unsigned char *parac__cl_read_all(const char *path, size_t *len);
+void parac__cl_write_atomic(const char *path, const unsigned char *data, size_t len);
+
+/* The work-group shape for a launch of kernel k over count work-items per
+ * dimension (search.c): local holds the model's shape on entry and the
+ * fastest measured one on return, from this session's memory, the disk
+ * cache, or a search that runs the kernel with each candidate. Only for
+ * kernels that give the same result however often they run. */
+parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char *kernel, cl_uint ndim,
+                                    const size_t count[3], size_t kmax, size_t local[3]);
 
 #endif

@@ -104,6 +104,10 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
      * launch then waits for its kernel) */
     const char *prof = getenv("PARAC_CL_PROFILE");
     s->profile = prof && *prof && strcmp(prof, "0") != 0;
+    /* PARAC_CL_SEARCH=1: work-group shapes of the kernels that allow it are
+     * searched on this device, the choice cached on disk (search.c) */
+    const char *search = getenv("PARAC_CL_SEARCH");
+    s->search = search && *search && strcmp(search, "0") != 0;
     s->queue = clCreateCommandQueue(s->context, s->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
         clReleaseContext(s->context);
@@ -130,6 +134,7 @@ void parac_cl_session_close(parac_cl_session *s)
         free(s->kernels[i].name);
     }
     free(s->kernels);
+    free(s->shapes);
     if (s->program) clReleaseProgram(s->program);
     if (s->queue) clReleaseCommandQueue(s->queue);
     if (s->context) clReleaseContext(s->context);

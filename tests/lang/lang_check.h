@@ -33,6 +33,11 @@ static inline int check_transfers(const char *name, long long up, long long down
     const long long u = now.uploads - last.uploads, d = now.downloads - last.downloads;
     last = now;
     if (getenv("PARAC_CHECK_SHOW_TRANSFERS")) printf("%s: %lld uploads, %lld downloads\n", name, u, d);
+    if (getenv("PARAC_CL_SEARCH")) {
+        long searched = 0, reused = 0;
+        parac_cl_search_counts(&searched, &reused);
+        printf("%s: work-group searches %ld, from the cache %ld\n", name, searched, reused);
+    }
     if (u > up || d > down) {
         fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,
                 down);

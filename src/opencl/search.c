@@ -1,0 +1,155 @@
+/* The search over work-group shapes (PARAC_CL_SEARCH=1).
+ *
+ * For a kernel that gives the same result however often it runs (the
+ * compiler launches only those through parac_cl_launch_tuned), the first
+ * launch with a new (program, device, kernel, work size) runs the kernel
+ * once with each candidate shape that the device and the kernel allow,
+ * times each candidate's best of three runs, and keeps the fastest. The
+ * choice is remembered for the session and written to the disk cache
+ * (search-KEY.txt beside the program binaries, keyed by the program cache's
+ * key, which covers source, options, device and driver, plus the kernel and
+ * the work size), so later processes read it instead of searching. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/error_internal.h"
+#include "opencl/runtime_internal.h"
+
+struct parac__cl_shape {
+    uint64_t key;
+    size_t local[3];
+};
+
+static long searched_count, reused_count; /* over every session, for tests */
+
+void parac_cl_search_counts(long *searched, long *reused)
+{
+    if (searched) *searched = searched_count;
+    if (reused) *reused = reused_count;
+}
+
+/* Candidate shapes per number of dimensions (x first); the model's own
+ * shape is tried first. */
+static const size_t cand1[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1}};
+static const size_t cand2[][3] = {{8, 8, 1},  {16, 8, 1}, {16, 16, 1}, {32, 4, 1},  {32, 8, 1},  {32, 16, 1},
+                                  {64, 2, 1}, {64, 4, 1}, {128, 1, 1}, {128, 2, 1}, {256, 1, 1}, {64, 8, 1}};
+static const size_t cand3[][3] = {{8, 8, 4}, {16, 4, 4}, {32, 4, 2}, {32, 8, 1}, {64, 2, 2}, {32, 2, 2}, {16, 8, 2}};
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Seconds for the best of three runs with this shape, or a negative value
+ * when the device refuses it. */
+static double time_shape(parac_cl_session *s, cl_kernel k, cl_uint ndim, const size_t count[3],
+                         const size_t local[3])
+{
+    size_t global[3];
+    for (cl_uint d = 0; d < ndim; d++) global[d] = (count[d] + local[d] - 1) / local[d] * local[d];
+    if (clEnqueueNDRangeKernel(s->queue, k, ndim, NULL, global, local, 0, NULL, NULL) != CL_SUCCESS ||
+        clFinish(s->queue) != CL_SUCCESS)
+        return -1; /* e.g. too many resources for this shape */
+    double best = -1;
+    for (int r = 0; r < 3; r++) {
+        const double t0 = now_s();
+        if (clEnqueueNDRangeKernel(s->queue, k, ndim, NULL, global, local, 0, NULL, NULL) != CL_SUCCESS ||
+            clFinish(s->queue) != CL_SUCCESS)
+            return -1;
+        const double t = now_s() - t0;
+        if (best < 0 || t < best) best = t;
+    }
+    return best;
+}
+
+static int usable(const size_t local[3], cl_uint ndim, const size_t count[3], size_t kmax, const size_t dev_max[3])
+{
+    size_t total = 1;
+    for (cl_uint d = 0; d < ndim; d++) {
+        if (local[d] > dev_max[d]) return 0;
+        if (local[d] > 1 && local[d] / 2 >= count[d]) return 0; /* wider than the work */
+        total *= local[d];
+    }
+    for (cl_uint d = ndim; d < 3; d++)
+        if (local[d] != 1) return 0;
+    return total <= kmax;
+}
+
+static parac_status remember(parac_cl_session *s, uint64_t key, const size_t local[3])
+{
+    struct parac__cl_shape *n = realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
+    if (!n) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "work-group search: no memory");
+    s->shapes = n;
+    s->shapes[s->nshapes].key = key;
+    memcpy(s->shapes[s->nshapes].local, local, sizeof s->shapes[0].local);
+    s->nshapes++;
+    return PARAC_OK;
+}
+
+parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char *kernel, cl_uint ndim,
+                                    const size_t count[3], size_t kmax, size_t local[3])
+{
+    char what[160];
+    snprintf(what, sizeof what, "%u:%zux%zux%zu", (unsigned)ndim, count[0], count[1], count[2]);
+    const uint64_t key = parac__cl_fnv(parac__cl_fnv(s->program_key, kernel), what);
+    for (int i = 0; i < s->nshapes; i++)
+        if (s->shapes[i].key == key) {
+            memcpy(local, s->shapes[i].local, sizeof s->shapes[i].local);
+            return PARAC_OK;
+        }
+    char dir[1024], path[1200];
+    const int have_dir = parac__cl_cache_dir(dir, sizeof dir);
+    if (have_dir) {
+        snprintf(path, sizeof path, "%s/search-%016llx.txt", dir, (unsigned long long)key);
+        size_t len = 0;
+        unsigned char *text = parac__cl_read_all(path, &len);
+        size_t got[3];
+        char *z = text ? realloc(text, len + 1) : NULL;
+        if (z) {
+            z[len] = 0;
+            const int ok = sscanf(z, "%zu %zu %zu", &got[0], &got[1], &got[2]) == 3;
+            free(z);
+            size_t dev_max[3] = {got[0], got[1], got[2]};
+            if (ok && got[0] && got[1] && got[2] && usable(got, ndim, count, kmax, dev_max)) {
+                memcpy(local, got, sizeof got);
+                reused_count++;
+                return remember(s, key, local);
+            }
+        } else {
+            free(text);
+        }
+    }
+    /* search: the model's shape first, then the candidates */
+    size_t dev_max[3] = {1, 1, 1};
+    size_t items[3] = {0, 0, 0};
+    if (clGetDeviceInfo(s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL) == CL_SUCCESS)
+        for (int d = 0; d < 3; d++) dev_max[d] = items[d] ? items[d] : 1;
+    const size_t(*cand)[3] = ndim == 1 ? cand1 : ndim == 2 ? cand2 : cand3;
+    const int ncand = ndim == 1 ? (int)(sizeof cand1 / sizeof cand1[0])
+                      : ndim == 2 ? (int)(sizeof cand2 / sizeof cand2[0])
+                                  : (int)(sizeof cand3 / sizeof cand3[0]);
+    size_t best[3] = {local[0], local[1], local[2]};
+    double best_t = time_shape(s, k, ndim, count, local);
+    for (int c = 0; c < ncand; c++) {
+        if (!usable(cand[c], ndim, count, kmax, dev_max) || !memcmp(cand[c], local, sizeof best)) continue;
+        const double t = time_shape(s, k, ndim, count, cand[c]);
+        if (t >= 0 && (best_t < 0 || t < best_t)) {
+            best_t = t;
+            memcpy(best, cand[c], sizeof best);
+        }
+    }
+    memcpy(local, best, sizeof best);
+    searched_count++;
+    if (have_dir) {
+        char text[400];
+        const int n = snprintf(text, sizeof text, "%zu %zu %zu\n# %s %s on %s: %.1f us\n", best[0], best[1], best[2],
+                               kernel, what, s->label, best_t * 1e6);
+        if (n > 0) parac__cl_write_atomic(path, (const unsigned char *)text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
+    }
+    return remember(s, key, local);
+}
