@@ -101,7 +101,34 @@ static void make_case(parac_image *mk, parac_image *ms, uint64_t *seed, int eros
             }
 }
 
+typedef void (*case_maker)(parac_image *mk, parac_image *ms, uint64_t *seed, int erosion);
+
+static void run_case(parac_dtype dtype, int64_t w, int64_t h, int64_t d, uint64_t seed, case_maker make);
+
 static void run_all(parac_dtype dtype, int64_t w, int64_t h, int64_t d, uint64_t seed)
+{
+    run_case(dtype, w, h, d, seed, make_case);
+}
+
+/* f32 values of both signs, tiny and huge, with many exact zeros of either
+ * sign, through every method (downhill keys its float queue by the values'
+ * bits; its order only decides how often a pixel is raised, the result is
+ * checked here). */
+static void make_signed_case(parac_image *mk, parac_image *ms, uint64_t *seed, int erosion)
+{
+    static const double vals[] = {-3, -1.5, -0.0, 0.0, 0.5, 2, -1e-30, 1e30};
+    for (int64_t z = 0; z < ms->depth; z++)
+        for (int64_t y = 0; y < ms->height; y++)
+            for (int64_t x = 0; x < ms->width; x++) {
+                const double m = vals[test_rand(seed) % 8];
+                const int r = (int)(test_rand(seed) % 4);
+                const double k = r == 0 ? m : r == 1 ? (erosion ? 0.0 : -0.0) : erosion ? m + 1 : m - 1;
+                set(ms, x, y, z, m);
+                set(mk, x, y, z, erosion ? fmax(k, m) : fmin(k, m));
+            }
+}
+
+static void run_case(parac_dtype dtype, int64_t w, int64_t h, int64_t d, uint64_t seed, case_maker make)
 {
     parac_context *ctx;
     assert_ok(parac_context_create(&ctx, "cpu"));
@@ -110,7 +137,7 @@ static void run_all(parac_dtype dtype, int64_t w, int64_t h, int64_t d, uint64_t
         parac_image *mk, *ms;
         assert_ok(parac_image_create(&mk, w, h, d, 1, dtype, PARAC_MEMORY_HOST, -1));
         assert_ok(parac_image_create(&ms, w, h, d, 1, dtype, PARAC_MEMORY_HOST, -1));
-        make_case(mk, ms, &seed, erosion);
+        make(mk, ms, &seed, erosion);
         const int conns2[] = {4, 8}, conns3[] = {6, 18, 26};
         const int *conns = d > 1 ? conns3 : conns2;
         for (int ci = 0; ci < (d > 1 ? 3 : 2); ci++) {
@@ -165,6 +192,13 @@ static void test_row_widths(void **state)
     }
 }
 
+static void test_float_signs(void **state)
+{
+    (void)state;
+    run_case(PARAC_F32, 41, 37, 1, 301, make_signed_case);
+    run_case(PARAC_F32, 13, 11, 5, 302, make_signed_case);
+}
+
 static void test_random_3d(void **state)
 {
     (void)state;
@@ -208,6 +242,7 @@ int main(void)
         cmocka_unit_test(test_random_2d),
         cmocka_unit_test(test_row_widths),
         cmocka_unit_test(test_random_3d),
+        cmocka_unit_test(test_float_signs),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
