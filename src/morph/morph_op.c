@@ -358,7 +358,7 @@ static const parac_method morph_methods[] = {
     {"sequential", PARAC_BACKEND_CPU, morph_run,
      "Vincent's sequential: raster and anti-raster scans until a pass changes nothing (one thread)"},
     {"downhill", PARAC_BACKEND_CPU, morph_run,
-     "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, heap for f32 (one thread)"},
+     "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, radix heap for f32 (one thread)"},
     {"parallel", PARAC_BACKEND_CPU, morph_run,
      "every core: strips of rows by the fast hybrid method, halo exchange until stable"},
     {"wavefront", PARAC_BACKEND_CUDA, morph_run,

@@ -77,7 +77,7 @@ typedef struct parac__engine {
     parac_status (*hybrid)(parac__grid *g, parac__queue *q);
     /* FIFO propagation from the pixels in q. */
     void (*propagate)(parac__grid *g, parac__queue *q, parac_status *st);
-    /* Robinson & Whelan: pixels by decreasing value (buckets for u8/u16, a heap for f32). */
+    /* Robinson & Whelan: pixels by decreasing value (buckets for u8/u16, a radix heap for f32). */
     parac_status (*downhill)(parac__grid *g);
     /* Raise the first/last interior rows from the halo rows, queueing what
      * changed; returns the number of raised pixels. */
