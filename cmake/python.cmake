@@ -1,0 +1,31 @@
+# The Python package: python/parac (pure Python) and its C extension
+# parac._parac (src/python/module.c) linked with the static library. Built
+# where Python's development files are found (the project's .venv first, as
+# the tests use it), never in the sanitizer builds (an instrumented module
+# cannot load into a plain interpreter). `pip install .` (pyproject.toml)
+# drives this file through scikit-build-core.
+option(PARAC_PYTHON "Build the Python extension when Python's development files are found" ON)
+set(PARAC_HAVE_PYTHON_MODULE OFF)
+if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
+  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS ${PROJECT_SOURCE_DIR}/.venv/bin/python)
+    set(Python3_EXECUTABLE ${PROJECT_SOURCE_DIR}/.venv/bin/python)
+  endif()
+  find_package(Python3 COMPONENTS Interpreter Development.Module)
+  if(Python3_Development.Module_FOUND)
+    set(PARAC_HAVE_PYTHON_MODULE ON)
+    Python3_add_library(parac_python MODULE WITH_SOABI ${PROJECT_SOURCE_DIR}/src/python/module.c)
+    set_target_properties(parac_python PROPERTIES OUTPUT_NAME _parac
+      LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/python/parac C_VISIBILITY_PRESET hidden)
+    target_link_libraries(parac_python PRIVATE parac_static)
+    target_compile_options(parac_python PRIVATE ${PARAC_C_WARNINGS})
+    # the package's Python files beside the module, so build/python is importable
+    file(GLOB parac_py_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/parac/*.py)
+    add_custom_target(parac_python_files ALL
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/python/parac
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different ${parac_py_files} ${PROJECT_BINARY_DIR}/python/parac/)
+    add_dependencies(parac_python parac_python_files)
+    if(SKBUILD)
+      install(TARGETS parac_python LIBRARY DESTINATION parac COMPONENT python)
+    endif()
+  endif()
+endif()

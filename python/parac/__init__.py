@@ -1,0 +1,28 @@
+"""parac: GPU and multi-core image processing, from Python.
+
+Every operation of parac's registry is a function of this module, made from
+the registry's own description (parameters, defaults, help), so the CLI, the
+C API and these functions always agree::
+
+    import numpy as np, parac
+    out = parac.gauss(img, sigma=2.0)                  # border="reflect101", method="auto", ...
+    filled = parac.fill(contours, connectivity=8)
+    rec = parac.reconstruct(marker, mask, method="hybrid")
+
+Arrays: 2D arrays are images (rows, columns), 3D arrays volumes (slices,
+rows, columns); uint8, uint16, int32, float32 and float64 as each operation
+allows. An input is used in place through its strides (any slicing with
+positive steps); a view with negative strides or transposed axes is copied
+once. Each output is a new NumPy array. ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
+``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
+best device). The GIL is released while an operation runs.
+
+Errors are exceptions with the library's message: ValueError (bad
+arguments), TypeError (unsupported element types), MemoryError, OSError,
+RuntimeError (device failures).
+"""
+from ._registry import make_functions as _make_functions
+from . import _parac
+
+__version__ = _parac.version
+__all__ = _make_functions(globals())

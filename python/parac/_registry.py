@@ -1,0 +1,133 @@
+"""Python functions made from parac's operation registry (_parac.ops())."""
+import keyword
+
+import numpy as np
+
+from . import _parac
+
+_DTYPES = {"u8": np.uint8, "u16": np.uint16, "i32": np.int32, "f32": np.float32, "f64": np.float64}
+
+
+def py_name(name):
+    """The Python name of a registry name ("h-maxima" -> "h_maxima")."""
+    n = name.replace("-", "_")
+    return n + "_" if keyword.iskeyword(n) else n
+
+
+def _text(value):
+    """A parameter value as the registry's text."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ";".join(_text(v) for v in value)
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def _as_input(a):
+    """The array itself when the library can read it in place (rows one
+    after another, pixels within a row, slices after rows: any slicing with
+    positive steps), else a C-contiguous copy (negative strides, transposes)."""
+    arr = np.asarray(a)
+    st, sh = arr.strides, arr.shape
+    in_place = all(s > 0 for s in st) and st[-1] >= arr.itemsize
+    if in_place and arr.ndim >= 2:
+        in_place = st[-1] * sh[-1] <= st[-2]
+    if in_place and arr.ndim == 3:
+        in_place = st[-2] * sh[-2] <= st[0]
+    return arr if in_place else np.ascontiguousarray(arr)
+
+
+def _python_default(p):
+    d = p["default"]
+    if d is None:
+        return None
+    t = p["type"]
+    try:
+        if t == "bool":
+            return d.lower() in ("1", "true", "yes", "on")
+        if t == "int":
+            return int(d)
+        if t == "float":
+            return float(d)
+    except ValueError:
+        pass
+    return d
+
+
+def _input_names(op):
+    words = [w.lower().replace("-", "_") for w in (op["usage"] or "").split() if w.isupper()]
+    names = [w for w in words if w not in ("out", "out_dir")][: op["n_inputs"]]
+    while len(names) < op["n_inputs"]:
+        names.append("input%d" % (len(names) + 1))
+    return names
+
+
+def _doc(op, inputs, params):
+    lines = [op["summary"] or op["name"], ""]
+    if op["description"]:
+        lines += [op["description"], ""]
+    lines.append("Parameters")
+    lines.append("----------")
+    for n in inputs:
+        lines.append("%s : numpy.ndarray" % n)
+    for p in params:
+        d = _python_default(p)
+        extra = "" if d is None else ", default %r" % (d,)
+        if p["choices"]:
+            extra += ", one of %s" % p["choices"].replace("|", ", ")
+        lines.append("%s : %s%s" % (py_name(p["name"]), p["type"], extra))
+        if p["help"]:
+            lines.append("    " + p["help"])
+    if op["methods"]:
+        lines.append("method : str, default 'auto'")
+        lines.append("    " + ", ".join("%s (%s)" % (m["name"], m["backend"]) for m in op["methods"]))
+    lines.append("device : str, default 'auto'")
+    lines.append("    'cpu', 'cuda', 'cuda:N' or 'auto'")
+    return "\n".join(lines)
+
+
+def _make(op):
+    name = op["name"]
+    inputs = _input_names(op)
+    params = [p for p in op["params"] if p["type"] != "path"]
+    by_py = {py_name(p["name"]): p for p in params}
+    n_out = op["n_outputs"]
+
+    def fn(*arrays, device=None, method=None, **kwargs):
+        if len(arrays) != len(inputs):
+            raise TypeError("%s() takes %d array%s (%s), %d given" % (
+                py_name(name), len(inputs), "" if len(inputs) == 1 else "s", ", ".join(inputs), len(arrays)))
+        text = {}
+        for k, v in kwargs.items():
+            p = by_py.get(k)
+            if p is None:
+                raise TypeError("%s() got an unexpected keyword argument %r (parameters: %s)" % (
+                    py_name(name), k, ", ".join(sorted(by_py))))
+            if v is not None:
+                text[p["name"]] = _text(v)
+        if method is not None:
+            if not op["methods"]:
+                raise TypeError("%s() has no methods to choose from" % py_name(name))
+            text["method"] = str(method)
+        arrs = tuple(_as_input(a) for a in arrays)
+        outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
+        res = [np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape) for buf, shape, dt in outs]
+        return res[0] if n_out == 1 else tuple(res)
+
+    fn.__name__ = fn.__qualname__ = py_name(name)
+    fn.__doc__ = _doc(op, inputs, params)
+    return fn
+
+
+def make_functions(namespace):
+    """Put one function per registry operation into namespace; return their names."""
+    names = []
+    for op in _parac.ops():
+        if op["n_inputs"] < 1 or op["n_outputs"] < 1:
+            continue  # operations that read or write files only (the CLI has them)
+        f = _make(op)
+        namespace[f.__name__] = f
+        names.append(f.__name__)
+    return names

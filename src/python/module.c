@@ -1,0 +1,285 @@
+/* parac._parac: the CPython extension under the `parac` package.
+ *
+ * Two functions, both driven by the operation registry, so that a new
+ * operation needs no binding of its own:
+ *   ops()  describes every registry operation (name, help, inputs, outputs,
+ *          typed parameters with defaults and ranges, methods); the package
+ *          builds its Python functions and docstrings from it;
+ *   run(name, inputs, params, device) runs one operation: inputs are objects
+ *          with the buffer protocol (NumPy arrays), used in place through
+ *          their strides, no copy; params a dict of text values; the GIL is
+ *          released while the operation runs. It returns, per output, a
+ *          bytearray with the packed pixels, the shape and the dtype name,
+ *          which the package views as an array without a further copy.
+ * Errors become exceptions carrying the library's message: ValueError for
+ * bad arguments, TypeError for unsupported element types, MemoryError,
+ * OSError for files, RuntimeError for device failures. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <string.h>
+
+#include "parac/parac.h"
+
+static PyObject *raise_status(parac_status st, const char *what)
+{
+    const char *msg = parac_error_message();
+    PyObject *type = PyExc_RuntimeError;
+    switch (st) {
+    case PARAC_ERR_INVALID_ARGUMENT:
+    case PARAC_ERR_OVERFLOW: type = PyExc_ValueError; break;
+    case PARAC_ERR_OUT_OF_MEMORY: type = PyExc_MemoryError; break;
+    case PARAC_ERR_IO:
+    case PARAC_ERR_FORMAT: type = PyExc_OSError; break;
+    case PARAC_ERR_UNSUPPORTED: type = PyExc_TypeError; break;
+    default: break;
+    }
+    PyErr_Format(type, "%s: %s", what, msg && *msg ? msg : parac_status_string(st));
+    return NULL;
+}
+
+static const char *const type_names[] = {"bool", "int", "float", "str", "choice", "path", "list"};
+
+static PyObject *py_ops(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    const int n = parac_op_count();
+    PyObject *list = PyList_New(n);
+    if (!list) return NULL;
+    for (int i = 0; i < n; i++) {
+        const parac_op *op = parac_op_at(i);
+        PyObject *params = PyList_New(op->n_params), *methods = PyList_New(op->n_methods);
+        if (!params || !methods) goto fail_item;
+        for (int k = 0; k < op->n_params; k++) {
+            const parac_param_spec *p = &op->params[k];
+            PyObject *t = Py_BuildValue("{s:s,s:s,s:z,s:z,s:d,s:d,s:z}", "name", p->name, "type",
+                                        type_names[p->type], "default", p->default_value, "choices", p->choices,
+                                        "min", p->min, "max", p->max, "help", p->help);
+            if (!t) goto fail_item;
+            PyList_SET_ITEM(params, k, t);
+        }
+        for (int k = 0; k < op->n_methods; k++) {
+            const parac_method *m = &op->methods[k];
+            PyObject *t = Py_BuildValue("{s:s,s:s,s:z}", "name", m->name, "backend", parac_backend_name(m->backend),
+                                        "help", m->help);
+            if (!t) goto fail_item;
+            PyList_SET_ITEM(methods, k, t);
+        }
+        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:N,s:N}", "name", op->name, "summary", op->summary,
+                                    "description", op->description, "usage", op->usage_args, "n_inputs",
+                                    op->n_inputs, "n_outputs", op->n_outputs, "params", params, "methods", methods);
+        if (!d) {
+            params = methods = NULL; /* stolen by "N" even on failure */
+            goto fail_item;
+        }
+        PyList_SET_ITEM(list, i, d);
+        continue;
+    fail_item:
+        Py_XDECREF(params);
+        Py_XDECREF(methods);
+        Py_DECREF(list);
+        return NULL;
+    }
+    return list;
+}
+
+/* The dtype of a buffer's format, or -1. */
+static int dtype_of(const Py_buffer *v)
+{
+    const char *f = v->format ? v->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++; /* native, little-endian hosts only */
+    if (f[0] == 0 || f[1] != 0) return -1;
+    switch (f[0]) {
+    case 'B': return v->itemsize == 1 ? PARAC_U8 : -1;
+    case 'H': return v->itemsize == 2 ? PARAC_U16 : -1;
+    case 'i':
+    case 'l': return v->itemsize == 4 ? PARAC_I32 : -1;
+    case 'f': return v->itemsize == 4 ? PARAC_F32 : -1;
+    case 'd': return v->itemsize == 8 ? PARAC_F64 : -1;
+    default: return -1;
+    }
+}
+
+typedef struct run_state {
+    int n_in, n_out;
+    Py_buffer views[8];
+    int n_views;
+    parac_image *in[8], *out[8];
+    parac_context *ctx;
+    parac_args *args;
+} run_state;
+
+static void run_state_free(run_state *s)
+{
+    for (int i = 0; i < s->n_views; i++) PyBuffer_Release(&s->views[i]);
+    for (int i = 0; i < 8; i++) {
+        parac_image_destroy(s->in[i]);
+        parac_image_destroy(s->out[i]);
+    }
+    parac_args_destroy(s->args);
+    parac_context_destroy(s->ctx);
+}
+
+/* An input array as a wrapped image (no copy); 2D arrays are images (rows,
+ * columns), 3D arrays volumes (slices, rows, columns). */
+static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
+{
+    Py_buffer *v = &s->views[s->n_views];
+    if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT) != 0) return -1;
+    s->n_views++;
+    const int dt = dtype_of(v);
+    if (dt < 0) {
+        PyErr_Format(PyExc_TypeError, "%s: input %d has element type '%s'; parac takes uint8, uint16, int32, "
+                     "float32 or float64", op, index + 1, v->format ? v->format : "B");
+        return -1;
+    }
+    if (v->ndim != 2 && v->ndim != 3) {
+        PyErr_Format(PyExc_ValueError, "%s: input %d has %d dimensions; parac takes 2 (rows, columns) or 3 "
+                     "(slices, rows, columns)", op, index + 1, v->ndim);
+        return -1;
+    }
+    for (int d = 0; d < v->ndim; d++)
+        if (v->strides[d] < 0 || v->shape[d] == 0) {
+            PyErr_Format(PyExc_ValueError, "%s: input %d: %s", op, index + 1,
+                         v->shape[d] == 0 ? "an empty array" : "negative strides (the package copies such views)");
+            return -1;
+        }
+    const int nd = v->ndim;
+    const int64_t w = v->shape[nd - 1], h = v->shape[nd - 2], depth = nd == 3 ? v->shape[0] : 1;
+    const int64_t ps = v->strides[nd - 1], rp = v->strides[nd - 2], sp = nd == 3 ? v->strides[0] : rp * h;
+    parac_status st = parac_image_wrap(&s->in[index], v->buf, w, h, depth, 1, (parac_dtype)dt, ps, rp, sp,
+                                       PARAC_MEMORY_HOST, -1);
+    if (st != PARAC_OK) {
+        raise_status(st, op);
+        return -1;
+    }
+    return 0;
+}
+
+/* An output image as (bytearray of packed pixels, shape, dtype name). */
+static PyObject *output_tuple(const parac_image *img, const char *op)
+{
+    parac_image *host = NULL;
+    if (img->memory == PARAC_MEMORY_CUDA) {
+        parac_status st;
+        Py_BEGIN_ALLOW_THREADS
+        st = parac_image_download(&host, img, 0, NULL);
+        Py_END_ALLOW_THREADS
+        if (st != PARAC_OK) return raise_status(st, op);
+        img = host;
+    }
+    const size_t row = parac_image_row_bytes(img);
+    const Py_ssize_t total = (Py_ssize_t)(row * (size_t)img->height * (size_t)img->depth);
+    PyObject *bytes = PyByteArray_FromStringAndSize(NULL, total);
+    if (!bytes) {
+        parac_image_destroy(host);
+        return NULL;
+    }
+    char *dst = PyByteArray_AS_STRING(bytes);
+    for (int64_t z = 0; z < img->depth; z++)
+        for (int64_t y = 0; y < img->height; y++) {
+            const char *src = (const char *)img->data + z * img->slice_pitch + y * img->row_pitch;
+            char *d = dst + ((size_t)z * (size_t)img->height + (size_t)y) * row;
+            if (img->pixel_stride == (int64_t)parac_image_pixel_bytes(img)) {
+                memcpy(d, src, row);
+            } else {
+                const size_t pb = parac_image_pixel_bytes(img);
+                for (int64_t x = 0; x < img->width; x++) memcpy(d + (size_t)x * pb, src + x * img->pixel_stride, pb);
+            }
+        }
+    PyObject *shape;
+    if (img->channels > 1)
+        shape = img->depth > 1 ? Py_BuildValue("(LLLi)", (long long)img->depth, (long long)img->height,
+                                               (long long)img->width, img->channels)
+                               : Py_BuildValue("(LLi)", (long long)img->height, (long long)img->width, img->channels);
+    else
+        shape = img->depth > 1 ? Py_BuildValue("(LLL)", (long long)img->depth, (long long)img->height,
+                                               (long long)img->width)
+                               : Py_BuildValue("(LL)", (long long)img->height, (long long)img->width);
+    const char *dt = parac_dtype_name(img->dtype);
+    parac_image_destroy(host);
+    if (!shape) {
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    return Py_BuildValue("(NNs)", bytes, shape, dt);
+}
+
+static PyObject *py_run(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    const char *name, *device = NULL;
+    PyObject *inputs, *params;
+    if (!PyArg_ParseTuple(pyargs, "sO!O!z", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device))
+        return NULL;
+    const parac_op *op = parac_op_find(name);
+    if (!op) return PyErr_Format(PyExc_ValueError, "no operation named '%s'", name);
+    run_state s;
+    memset(&s, 0, sizeof s);
+    s.n_in = (int)PyTuple_GET_SIZE(inputs);
+    s.n_out = op->n_outputs;
+    if (s.n_in != op->n_inputs || s.n_in > 8 || s.n_out > 8) {
+        return PyErr_Format(PyExc_TypeError, "%s takes %d input array%s, %d given", name, op->n_inputs,
+                            op->n_inputs == 1 ? "" : "s", s.n_in);
+    }
+    PyObject *result = NULL;
+    for (int i = 0; i < s.n_in; i++)
+        if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name) != 0) goto done;
+    parac_status st = parac_args_create(&s.args);
+    if (st != PARAC_OK) {
+        raise_status(st, name);
+        goto done;
+    }
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(params, &pos, &key, &value)) {
+        const char *k = PyUnicode_AsUTF8(key), *v = PyUnicode_AsUTF8(value);
+        if (!k || !v) goto done;
+        if ((st = parac_args_set(s.args, k, v)) != PARAC_OK) {
+            raise_status(st, name);
+            goto done;
+        }
+    }
+    char explain[512] = "";
+    Py_BEGIN_ALLOW_THREADS
+    st = parac_context_create(&s.ctx, device);
+    if (st == PARAC_OK) st = parac_op_run(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain);
+    Py_END_ALLOW_THREADS
+    if (st != PARAC_OK) {
+        raise_status(st, name);
+        goto done;
+    }
+    PyObject *outs = PyTuple_New(s.n_out);
+    if (!outs) goto done;
+    for (int i = 0; i < s.n_out; i++) {
+        PyObject *t = output_tuple(s.out[i], name);
+        if (!t) {
+            Py_DECREF(outs);
+            goto done;
+        }
+        PyTuple_SET_ITEM(outs, i, t);
+    }
+    result = Py_BuildValue("(Ns)", outs, explain);
+done:
+    run_state_free(&s);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"ops", py_ops, METH_NOARGS, "Every registry operation, as a list of dicts."},
+    {"run", py_run, METH_VARARGS,
+     "run(name, inputs, params, device) -> ((bytes, shape, dtype) per output, explanation)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_parac", "parac's C library, driven by its registry.", -1,
+                                    methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__parac(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddStringConstant(m, "version", parac_version_string()) != 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
