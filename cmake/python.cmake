@@ -24,8 +24,17 @@ if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
       COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/python/parac
       COMMAND ${CMAKE_COMMAND} -E copy_if_different ${parac_py_files} ${PROJECT_BINARY_DIR}/python/parac/)
     add_dependencies(parac_python parac_python_files)
+    # the type stub, generated from the registry by the module just built
+    set(parac_stub ${PROJECT_BINARY_DIR}/python/parac/__init__.pyi)
+    add_custom_command(OUTPUT ${parac_stub}
+      COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python
+        ${Python3_EXECUTABLE} -m parac._registry ${parac_stub}
+      DEPENDS parac_python parac_python_files ${parac_py_files}
+      COMMENT "parac/__init__.pyi from the operation registry")
+    add_custom_target(parac_python_stub ALL DEPENDS ${parac_stub})
     if(SKBUILD)
       install(TARGETS parac_python LIBRARY DESTINATION parac COMPONENT python)
+      install(FILES ${PROJECT_BINARY_DIR}/python/parac/__init__.pyi DESTINATION parac COMPONENT python)
     endif()
   endif()
 endif()

@@ -1,11 +1,11 @@
 """Python functions made from parac's operation registry (_parac.ops())."""
 import keyword
 
-import numpy as np
-
 from . import _parac
 
-_DTYPES = {"u8": np.uint8, "u16": np.uint16, "i32": np.int32, "f32": np.float32, "f64": np.float64}
+# numpy is imported where arrays are handled, so that the build can write the
+# type stub with an interpreter that has no numpy
+_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 
 
 def py_name(name):
@@ -14,12 +14,18 @@ def py_name(name):
     return n + "_" if keyword.iskeyword(n) else n
 
 
-def _text(value):
-    """A parameter value as the registry's text."""
+def _text(value, ptype=None):
+    """A parameter value as the registry's text. A list parameter takes one
+    value or several; a value that is a tuple (a point such as a seed
+    (x, y)) is written "x,y", several values are joined with ";"."""
+    if ptype == "list":
+        many = isinstance(value, list) or (isinstance(value, tuple) and value and isinstance(value[0], (list, tuple)))
+        items = value if many else [value]
+        return ";".join(",".join(_text(c) for c in v) if isinstance(v, (list, tuple)) else _text(v) for v in items)
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, (list, tuple)):
-        return ";".join(_text(v) for v in value)
+        return ",".join(_text(v) for v in value)
     if isinstance(value, float):
         return repr(value)
     return str(value)
@@ -29,6 +35,8 @@ def _as_input(a):
     """The array itself when the library can read it in place (rows one
     after another, pixels within a row, slices after rows: any slicing with
     positive steps), else a C-contiguous copy (negative strides, transposes)."""
+    import numpy as np
+
     arr = np.asarray(a)
     st, sh = arr.strides, arr.shape
     in_place = all(s > 0 for s in st) and st[-1] >= arr.itemsize
@@ -58,7 +66,7 @@ def _python_default(p):
 
 def _input_names(op):
     words = [w.lower().replace("-", "_") for w in (op["usage"] or "").split() if w.isupper()]
-    names = [w for w in words if w not in ("out", "out_dir")][: op["n_inputs"]]
+    names = [py_name(w) for w in words if w not in ("out", "out_dir")][: op["n_inputs"]]
     while len(names) < op["n_inputs"]:
         names.append("input%d" % (len(names) + 1))
     return names
@@ -91,7 +99,7 @@ def _doc(op, inputs, params):
 def _make(op):
     name = op["name"]
     inputs = _input_names(op)
-    params = [p for p in op["params"] if p["type"] != "path"]
+    params = list(op["params"])
     by_py = {py_name(p["name"]): p for p in params}
     n_out = op["n_outputs"]
 
@@ -106,13 +114,15 @@ def _make(op):
                 raise TypeError("%s() got an unexpected keyword argument %r (parameters: %s)" % (
                     py_name(name), k, ", ".join(sorted(by_py))))
             if v is not None:
-                text[p["name"]] = _text(v)
+                text[p["name"]] = _text(v, p["type"])
         if method is not None:
             if not op["methods"]:
                 raise TypeError("%s() has no methods to choose from" % py_name(name))
             text["method"] = str(method)
         arrs = tuple(_as_input(a) for a in arrays)
         outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
+        import numpy as np
+
         res = [np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape) for buf, shape, dt in outs]
         return res[0] if n_out == 1 else tuple(res)
 
@@ -131,3 +141,36 @@ def make_functions(namespace):
         namespace[f.__name__] = f
         names.append(f.__name__)
     return names
+
+
+_PY_TYPES = {"bool": "bool", "int": "int", "float": "float", "str": "str", "choice": "str", "path": "str",
+             "list": "object"}
+
+
+def stub_text():
+    """The type stub (__init__.pyi) of the generated functions, from the same registry."""
+    out = ['"""Type stub of parac, generated from its operation registry (parac/_registry.py)."""',
+           "from typing import Optional", "", "import numpy as np", "", "__version__: str", ""]
+    for op in _parac.ops():
+        if op["n_inputs"] < 1 or op["n_outputs"] < 1:
+            continue
+        args = ["%s: np.ndarray" % n for n in _input_names(op)] + ["/", "*"]
+        for p in op["params"]:
+            t = _PY_TYPES[p["type"]]
+            d = _python_default(p)
+            args.append("%s: Optional[%s] = %s" % (py_name(p["name"]), t, repr(d)))
+        if op["methods"]:
+            args.append("method: Optional[str] = None")
+        args.append("device: Optional[str] = None")
+        ret = "np.ndarray" if op["n_outputs"] == 1 else "tuple[%s]" % ", ".join(["np.ndarray"] * op["n_outputs"])
+        out.append("def %s(%s) -> %s:" % (py_name(op["name"]), ", ".join(args), ret))
+        out.append('    """%s"""' % (op["summary"] or op["name"]).replace('"""', "'''"))
+        out.append("")
+    return "\n".join(out)
+
+
+if __name__ == "__main__":  # python -m parac._registry OUT.pyi (the build writes the stub so)
+    import sys
+
+    with open(sys.argv[1], "w") as f:
+        f.write(stub_text())

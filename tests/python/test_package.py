@@ -99,3 +99,26 @@ def test_threads_get_their_own_results():
         t.join()
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, atol=2e-6)
+
+
+def test_floodfill_seeds_match_skimage():
+    from skimage.segmentation import flood_fill
+    img = (rng(5).random((41, 57)) * 4).astype(np.uint8)
+    want = flood_fill(flood_fill(img, (3, 5), 9, connectivity=1), (30, 40), 9, connectivity=1)
+    # x = column, y = row, as OpenCV's Point and the CLI's --seed X,Y
+    got = parac.floodfill(img, seed=[(5, 3), (40, 30)], value=9, connectivity=4, device="cpu")
+    np.testing.assert_array_equal(got, want)
+    one = parac.floodfill(img, seed=(5, 3), value=9, connectivity=4, device="cpu")
+    np.testing.assert_array_equal(one, flood_fill(img, (3, 5), 9, connectivity=1))
+
+
+def test_type_stub_from_the_registry():
+    import ast
+    stub = os.path.join(os.path.dirname(parac.__file__), "__init__.pyi")
+    assert os.path.exists(stub), stub
+    text = open(stub).read()
+    tree = ast.parse(text)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert set(parac.__all__) <= set(defs)
+    g = defs["gauss"]
+    assert {a.arg for a in g.args.kwonlyargs} >= {"sigma", "sigma_y", "truncate", "border", "method", "device"}
