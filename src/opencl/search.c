@@ -5,7 +5,7 @@
  * launch with a new (program, device, kernel, work size) runs the kernel
  * once with each candidate shape that the device and the kernel allow,
  * times each candidate's best of three runs, and keeps the fastest. The
- * choice is remembered for the session and written to the disk cache
+ * choice is remembered by the OpenCL session object and written to the disk cache
  * (search-KEY.txt beside the program binaries, keyed by the program cache's
  * key, which covers source, options, device and driver, plus the kernel and
  * the work size), so later processes read it instead of searching. */
