@@ -2,7 +2,9 @@
 the call. What parac does not support yet raises NotImplementedError."""
 import numpy as np
 
+from . import fill as _fill
 from . import gauss as _gauss
+from ._compat import connectivity as _conn
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101", "nearest": "replicate",
           "wrap": "wrap", "grid-wrap": "wrap", "constant": "constant", "grid-constant": "constant"}
@@ -45,3 +47,22 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
         out[...] = res
         return out
     return res
+
+
+def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None, device=None, method=None):
+    """scipy.ndimage.binary_fill_holes: bool, the objects (nonzero pixels)
+    with their holes filled. ``structure``: the background's connectivity as
+    scipy's (default: the cross, 4 / 6 neighbours; the full 3x3 block: 8 / 26)."""
+    if np.any(np.asarray(origin) != 0) or axes is not None:
+        raise NotImplementedError("parac.ndimage.binary_fill_holes: origin and axes are not supported")
+    a = np.asarray(input)
+    if a.ndim not in (2, 3):
+        raise ValueError("parac.ndimage.binary_fill_holes: 2D or 3D input, got %d dimensions" % a.ndim)
+    conn = _conn(a.ndim, structure, 1 if structure is None else None, who="parac.ndimage.binary_fill_holes")
+    res = _fill((a != 0).astype(np.uint8), connectivity=conn, device=device, method=method) > 0
+    if output is None:
+        return res
+    if isinstance(output, np.ndarray):
+        output[...] = res
+        return output
+    return res.astype(output)

@@ -122,3 +122,75 @@ def test_type_stub_from_the_registry():
     assert set(parac.__all__) <= set(defs)
     g = defs["gauss"]
     assert {a.arg for a in g.args.kwonlyargs} >= {"sigma", "sigma_y", "truncate", "border", "method", "device"}
+
+
+# ---- scipy / scikit-image names ----------------------------------------------
+def smooth_u8(shape, seed, sigma=2):
+    return (ndi.gaussian_filter(rng(seed).random(shape), sigma) * 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape", [(53, 67), (9, 31, 27)])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_morphology_reconstruction_matches_skimage(shape, dtype):
+    from skimage import morphology as skm
+    pm = pytest.importorskip("parac.morphology")
+    mask = smooth_u8(shape, 6).astype(dtype)
+    seed = np.maximum(mask.astype(np.float64) - 25, 0).astype(dtype)
+    for method in ("dilation", "erosion"):
+        s, m = (seed, mask) if method == "dilation" else (mask.astype(np.float64) + 25, mask)
+        s = np.asarray(s).astype(dtype) if method == "dilation" else np.minimum(s, 255).astype(dtype)
+        if method == "erosion":
+            s = np.maximum(s, m)
+        fp = np.ones((3,) * len(shape), bool)
+        want = skm.reconstruction(s, m, method=method, footprint=fp)
+        got = pm.reconstruction(s, m, method=method, device="cpu")
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(61, 59), (11, 23, 19)])
+def test_morphology_extrema_match_skimage(shape):
+    from skimage import morphology as skm
+    pm = pytest.importorskip("parac.morphology")
+    img = smooth_u8(shape, 7)
+    for conn in (1, len(shape)):
+        fp = ndi.generate_binary_structure(len(shape), conn)
+        np.testing.assert_array_equal(pm.h_maxima(img, 10, footprint=fp, device="cpu"), skm.h_maxima(img, 10, footprint=fp))
+        np.testing.assert_array_equal(pm.h_minima(img, 10, footprint=fp, device="cpu"), skm.h_minima(img, 10, footprint=fp))
+        np.testing.assert_array_equal(pm.local_maxima(img, connectivity=conn, device="cpu"),
+                                      skm.local_maxima(img, connectivity=conn))
+        np.testing.assert_array_equal(pm.local_minima(img, connectivity=conn, device="cpu"),
+                                      skm.local_minima(img, connectivity=conn))
+    want = skm.local_maxima(img, indices=True)
+    got = pm.local_maxima(img, indices=True, device="cpu")
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    with pytest.raises(NotImplementedError):
+        pm.local_maxima(img, allow_borders=False)
+
+
+@pytest.mark.parametrize("shape", [(64, 80), (7, 40, 33)])
+def test_binary_fill_holes_matches_scipy(shape):
+    a = rng(8).random(shape) < 0.4
+    for structure in (None, np.ones((3,) * len(shape), bool)):
+        np.testing.assert_array_equal(pndi.binary_fill_holes(a, structure=structure, device="cpu"),
+                                      ndi.binary_fill_holes(a, structure=structure))
+
+
+def test_flood_fill_and_clear_border_match_skimage():
+    from skimage import segmentation as sks
+    from skimage.measure import label
+    ps = pytest.importorskip("parac.segmentation")
+    img = (rng(9).random((45, 52)) * 3).astype(np.uint8)
+    for conn in (None, 1):
+        for seed in ((4, 7), (-1, -1), (20, 30)):
+            np.testing.assert_array_equal(ps.flood_fill(img, seed, 9, connectivity=conn, device="cpu"),
+                                          sks.flood_fill(img, seed, 9, connectivity=conn))
+    f = rng(10).random((40, 50)).astype(np.float32)
+    np.testing.assert_array_equal(ps.flood_fill(f, (5, 5), 2.0, tolerance=0.3, device="cpu"),
+                                  sks.flood_fill(f, (5, 5), 2.0, tolerance=0.3))
+    b = (rng(11).random((50, 60)) < 0.3).astype(np.uint8)
+    for buf in (0, 2):
+        np.testing.assert_array_equal(ps.clear_border(b, buffer_size=buf, device="cpu"), sks.clear_border(b, buffer_size=buf))
+    lab = label(b)
+    np.testing.assert_array_equal(ps.clear_border(lab.astype(np.uint16), device="cpu") > 0, sks.clear_border(lab) > 0)
