@@ -16,6 +16,7 @@
  * OSError for files, RuntimeError for device failures. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "parac/parac.h"
@@ -35,6 +36,26 @@ static PyObject *raise_status(parac_status st, const char *what)
     }
     PyErr_Format(type, "%s: %s", what, msg && *msg ? msg : parac_status_string(st));
     return NULL;
+}
+
+/* The addresses of the last run's inputs on this thread, as handed to the
+ * library: the package's tests check that arrays are used in place. */
+static _Thread_local uintptr_t last_inputs[8];
+static _Thread_local int n_last_inputs;
+
+static PyObject *py_last_inputs(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    PyObject *t = PyTuple_New(n_last_inputs);
+    for (int i = 0; t && i < n_last_inputs; i++) {
+        PyObject *v = PyLong_FromSize_t((size_t)last_inputs[i]);
+        if (!v) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, i, v);
+    }
+    return t;
 }
 
 static const char *const type_names[] = {"bool", "int", "float", "str", "choice", "path", "list"};
@@ -148,6 +169,8 @@ static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
     const int64_t ps = v->strides[nd - 1], rp = v->strides[nd - 2], sp = nd == 3 ? v->strides[0] : rp * h;
     parac_status st = parac_image_wrap(&s->in[index], v->buf, w, h, depth, 1, (parac_dtype)dt, ps, rp, sp,
                                        PARAC_MEMORY_HOST, -1);
+    last_inputs[index] = (uintptr_t)v->buf;
+    n_last_inputs = index + 1;
     if (st != PARAC_OK) {
         raise_status(st, op);
         return -1;
@@ -222,6 +245,7 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
                             op->n_inputs == 1 ? "" : "s", s.n_in);
     }
     PyObject *result = NULL;
+    n_last_inputs = 0;
     for (int i = 0; i < s.n_in; i++)
         if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name) != 0) goto done;
     parac_status st = parac_args_create(&s.args);
@@ -266,6 +290,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"ops", py_ops, METH_NOARGS, "Every registry operation, as a list of dicts."},
+    {"last_inputs", py_last_inputs, METH_NOARGS,
+     "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
      "run(name, inputs, params, device) -> ((bytes, shape, dtype) per output, explanation)"},
     {NULL, NULL, 0, NULL},

@@ -194,3 +194,19 @@ def test_flood_fill_and_clear_border_match_skimage():
         np.testing.assert_array_equal(ps.clear_border(b, buffer_size=buf, device="cpu"), sks.clear_border(b, buffer_size=buf))
     lab = label(b)
     np.testing.assert_array_equal(ps.clear_border(lab.astype(np.uint16), device="cpu") > 0, sks.clear_border(lab) > 0)
+
+
+def test_inputs_are_used_in_place():
+    a = rng(12).random((70, 90)).astype(np.float32)
+    views = {"contiguous": a, "strided": a[3::2, 5:80:3], "reversed": a[::-1], "transposed": a.T}
+    for kind, v in views.items():
+        parac.gauss(v, sigma=1.0, device="cpu")
+        (addr,) = parac._parac.last_inputs()
+        if kind in ("contiguous", "strided"):
+            assert addr == v.ctypes.data, kind  # the array's own memory, no copy
+        else:
+            assert addr != v.ctypes.data, kind  # copied once (rows must run forwards)
+    m = smooth_u8((40, 41), 13)
+    k = np.maximum(m.astype(int) - 9, 0).astype(np.uint8)
+    parac.reconstruct(k, m, device="cpu")
+    assert parac._parac.last_inputs() == (k.ctypes.data, m.ctypes.data)
