@@ -30,11 +30,12 @@ namespace {
 
 // ---- tiles ------------------------------------------------------------------------------
 constexpr int TX = 32;
-#ifndef WF_LOAD_ROWS
-#define WF_LOAD_ROWS 6
-#define WF_STORE_ROWS 8
-#define WF_MIN_BLOCKS 32
-#endif
+// Rows of a tile whose loads are issued together (and rows written back
+// together), and the warps held per SM: 32 one-warp blocks need at most 64
+// registers a thread, which groups of 6 and 8 rows fit (2D kernels spill 8
+// to 36 bytes, 3D none); groups of 17 without the cap took 80 registers, 25
+// warps per SM, and ran 1.7x slower.
+constexpr int LOAD_ROWS = 6, STORE_ROWS = 8, BLOCKS_PER_SM = 32;
 
 template <bool IS3D> struct tile_shape {
     static constexpr int TY = IS3D ? 8 : 32, TZ = IS3D ? 8 : 1;
@@ -117,7 +118,7 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
     // the last two halo columns) and the core column x = lane + 1 of J. The
     // loads of LOAD_ROWS rows are issued before any is stored: a loop that
     // stores each load before the next waits for memory on every row.
-    constexpr int ROWS = sh::SY * sh::SZ, LOAD_ROWS = WF_LOAD_ROWS;
+    constexpr int ROWS = sh::SY * sh::SZ;
     for (int r0 = 0; r0 < ROWS; r0 += LOAD_ROWS) {
         T a[LOAD_ROWS], e[LOAD_ROWS], m[LOAD_ROWS];
 #pragma unroll
@@ -157,7 +158,7 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
     // write back what changed (the old values of STORE_ROWS rows loaded
     // together, as above); faces: bit 0/1 x-/x+, 2/3 y-/y+, 4/5 z-/z+
     unsigned faces = 0;
-    constexpr int CORE_ROWS = sh::TY * sh::TZ, STORE_ROWS = WF_STORE_ROWS;
+    constexpr int CORE_ROWS = sh::TY * sh::TZ;
     const int x = lane + 1;
     const bool col_ok = X0 + x <= g.w;
     for (int r0 = 0; r0 < CORE_ROWS; r0 += STORE_ROWS) {
@@ -202,7 +203,7 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
 // A round: the blocks (one warp each, as many as fit on the device at once)
 // take the round's tiles in turn, so the host need not know how many there are.
 template <typename T, bool IS3D, int CONN>
-__global__ void __launch_bounds__(32, WF_MIN_BLOCKS) tile_kernel(T *I, const T *J, grid_d g, tile_work tw,
+__global__ void __launch_bounds__(32, BLOCKS_PER_SM) tile_kernel(T *I, const T *J, grid_d g, tile_work tw,
                                                   unsigned tiles)
 {
     using sh = tile_shape<IS3D>;
