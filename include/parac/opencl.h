@@ -129,15 +129,15 @@ PARAC_API parac_status parac_cl_launch_items(parac_cl_session *session, const ch
                                              const long *lo, const long *hi, const int *wg, const int *items,
                                              int nargs, const parac_cl_arg *args);
 /* parac_cl_launch_items for a kernel that gives the same result however
- * often it runs: with PARAC_CL_SEARCH=1 in the environment when the session
- * opened, its work-group shape is searched on the device the first time a
+ * often it runs: with PARAC_CL_SEARCH=1 in the environment when
+ * parac_cl_session_open ran, its work-group shape is searched on the device the first time a
  * work size is seen and the choice is cached on disk (next to the program
  * binaries), so later runs pay nothing; otherwise wg is used as given. */
 PARAC_API parac_status parac_cl_launch_tuned(parac_cl_session *session, const char *kernel, int ndim,
                                              const long *lo, const long *hi, const int *wg, const int *items,
                                              int nargs, const parac_cl_arg *args);
 /* Work-group searches run and shapes read from the disk cache since the
- * process started, over every session (for tests). */
+ * process started, over every parac_cl_session (for tests). */
 PARAC_API void parac_cl_search_counts(long *searched, long *reused);
 /* Launch a border kernel once over nbox boxes (at most 6); box i is the
  * 6 longs at boxes + 6 i: lo[0..2] then hi[0..2]. The kernel's first

@@ -27,7 +27,7 @@ struct parac_cl_session {
     int profile;          /* PARAC_CL_PROFILE set: kernels timed by events (launch.c) */
     uint64_t program_key; /* the program cache's key: source, options, device, driver */
     int search;           /* PARAC_CL_SEARCH set: work-group shapes searched (search.c) */
-    struct parac__cl_shape *shapes; /* shapes chosen so far in this session */
+    struct parac__cl_shape *shapes; /* shapes chosen so far through this handle */
     int nshapes;
 };
 
@@ -58,7 +58,7 @@ void parac__cl_write_atomic(const char *path, const unsigned char *data, size_t 
 
 /* The work-group shape for a launch of kernel k over count work-items per
  * dimension (search.c): local holds the model's shape on entry and the
- * fastest measured one on return, from this session's memory, the disk
+ * fastest measured one on return, from the shapes s already holds, the disk
  * cache, or a search that runs the kernel with each candidate. Only for
  * kernels that give the same result however often they run. */
 parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char *kernel, cl_uint ndim,

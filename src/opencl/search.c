@@ -5,7 +5,7 @@
  * launch with a new (program, device, kernel, work size) runs the kernel
  * once with each candidate shape that the device and the kernel allow,
  * times each candidate's best of three runs, and keeps the fastest. The
- * choice is remembered by the OpenCL session object and written to the disk cache
+ * choice is kept in the parac_cl_session (s->shapes) and written to the disk cache
  * (search-KEY.txt beside the program binaries, keyed by the program cache's
  * key, which covers source, options, device and driver, plus the kernel and
  * the work size), so later processes read it instead of searching. */
@@ -23,7 +23,7 @@ struct parac__cl_shape {
     size_t local[3];
 };
 
-static long searched_count, reused_count; /* over every session, for tests */
+static long searched_count, reused_count; /* since the process started, for tests */
 
 void parac_cl_search_counts(long *searched, long *reused)
 {
