@@ -33,11 +33,12 @@ typedef struct shared {
     const parac_image *in;
     parac_image *out;
     parac__fill_geom g;
-    _Atomic uint64_t *W;        /* the labels, four 16-bit lanes per word */
+    uint16_t *L;                /* the labels, plain memory outside the fill phase */
+    _Atomic uint64_t *W;        /* the same memory as words of four labels, during the fill */
     parac__fill_run *border;
     int64_t n_border, n_inner, n_seeds;
     atomic_llong next;          /* the next seed to take */
-    const uint8_t *outside;     /* per label, after union-find */
+    const uint16_t *value;      /* per label (and CONTOUR): the output value; other entries unused */
 } shared;
 
 typedef struct worker {
@@ -49,40 +50,57 @@ typedef struct worker {
     parac_status status;
 } worker;
 
-/* Label i lives in lane i % 4 of word i / 4 (little-endian lanes, so the
- * words are also a plain uint16_t array once the threads have joined).
- * Every access is a 64-bit relaxed atomic, so four pixels of one run can
- * be claimed with one compare-and-swap. */
+/* During the fill, label i lives in lane i % 4 of word i / 4 (little-endian
+ * lanes, the same bytes as the plain uint16_t array the other phases use;
+ * the phases are separated by the thread pool's locks). Every access in the
+ * fill is a 64-bit relaxed atomic, so up to four pixels of a run are claimed
+ * with one compare-and-swap. */
+_Static_assert(sizeof(_Atomic uint64_t) == sizeof(uint64_t), "words of four labels");
+
+static inline uint16_t lane(uint64_t word, int k) { return (uint16_t)(word >> (16 * k)); }
+
 static inline uint16_t load(_Atomic uint64_t *W, int64_t i)
 {
-    return (uint16_t)(atomic_load_explicit(&W[i >> 2], memory_order_relaxed) >> (16 * (i & 3)));
+    return lane(atomic_load_explicit(&W[i >> 2], memory_order_relaxed), (int)(i & 3));
 }
 
-/* Claim pixel i for `label`; on failure *seen holds its label. */
-static inline int claim(_Atomic uint64_t *W, int64_t i, uint16_t label, uint16_t *seen)
+/* Lanes lo..hi of a word. */
+static inline uint64_t lanes(int lo, int hi) { return (~0ull >> (16 * (3 - hi))) & (~0ull << (16 * lo)); }
+
+/* Claim for `pattern` (the label in every lane) the unbroken 0 pixels from i
+ * upward, within i's word and up to `last`. Returns how many; *seen is the
+ * pixel that stopped it (0 when the word or `last` did). */
+static inline int claim_up(_Atomic uint64_t *W, int64_t i, int64_t last, uint64_t pattern, uint16_t *seen)
 {
     _Atomic uint64_t *w = &W[i >> 2];
-    const int shift = 16 * (int)(i & 3);
+    const int lo = (int)(i & 3), hi = last - i < 3 - lo ? lo + (int)(last - i) : 3;
     uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
     for (;;) {
-        const uint16_t v = (uint16_t)(old >> shift);
-        if (v != 0) {
-            *seen = v;
-            return 0;
-        }
-        if (atomic_compare_exchange_weak_explicit(w, &old, old | (uint64_t)label << shift, memory_order_relaxed,
+        int k = lo;
+        while (k <= hi && lane(old, k) == 0) k++;
+        *seen = k <= hi ? lane(old, k) : 0;
+        if (k == lo) return 0;
+        if (atomic_compare_exchange_weak_explicit(w, &old, old | (pattern & lanes(lo, k - 1)), memory_order_relaxed,
                                                   memory_order_relaxed))
-            return 1;
+            return k - lo;
     }
 }
 
-/* Claim the four pixels of word j at once when all are 0. */
-static inline int claim4(_Atomic uint64_t *W, int64_t j, uint16_t label)
+/* The same downward from i, down to `first`. */
+static inline int claim_down(_Atomic uint64_t *W, int64_t i, int64_t first, uint64_t pattern, uint16_t *seen)
 {
-    uint64_t expect = 0;
-    return atomic_load_explicit(&W[j], memory_order_relaxed) == 0 &&
-           atomic_compare_exchange_strong_explicit(&W[j], &expect, 0x0001000100010001ull * label,
-                                                   memory_order_relaxed, memory_order_relaxed);
+    _Atomic uint64_t *w = &W[i >> 2];
+    const int hi = (int)(i & 3), lo = i - first < hi ? hi - (int)(i - first) : 0;
+    uint64_t old = atomic_load_explicit(w, memory_order_relaxed);
+    for (;;) {
+        int k = hi;
+        while (k >= lo && lane(old, k) == 0) k--;
+        *seen = k >= lo ? lane(old, k) : 0;
+        if (k == hi) return 0;
+        if (atomic_compare_exchange_weak_explicit(w, &old, old | (pattern & lanes(k + 1, hi)), memory_order_relaxed,
+                                                  memory_order_relaxed))
+            return hi - k;
+    }
 }
 
 static void record(worker *wk, uint16_t label, uint16_t other)
@@ -103,35 +121,70 @@ static void record(worker *wk, uint16_t label, uint16_t other)
     wk->pairs[wk->n_pairs++] = pair;
 }
 
+/* Read pixels a..b of a neighbour row (starting at index nbase) a word at a
+ * time: record the other labels met, push the runs of 0 pixels. */
+static int scan_row(worker *wk, uint16_t label, uint64_t pattern, int32_t y, int32_t z, int64_t nbase, int64_t a,
+                    int64_t b)
+{
+    _Atomic uint64_t *W = wk->sh->W;
+    int64_t start = -1;
+    for (int64_t i = a; i <= b;) {
+        const int64_t p = nbase + i;
+        const uint64_t word = atomic_load_explicit(&W[p >> 2], memory_order_relaxed);
+        const int k0 = (int)(p & 3), k1 = b - i < 3 - k0 ? k0 + (int)(b - i) : 3;
+        if (word == pattern) { /* all this fill's own */
+            if (start >= 0) {
+                wk->status = parac__fill_push(&wk->stack, (parac__fill_run){y, z, (int32_t)start, (int32_t)(i - 1)});
+                start = -1;
+            }
+            i += k1 - k0 + 1;
+            continue;
+        }
+        for (int k = k0; k <= k1; k++, i++) {
+            const uint16_t v = lane(word, k);
+            if (v == 0) {
+                if (start < 0) start = i;
+                continue;
+            }
+            if (start >= 0) {
+                wk->status = parac__fill_push(&wk->stack, (parac__fill_run){y, z, (int32_t)start, (int32_t)(i - 1)});
+                start = -1;
+            }
+            record(wk, label, v);
+        }
+        if (wk->status != PARAC_OK) return 0;
+    }
+    if (start >= 0) wk->status = parac__fill_push(&wk->stack, (parac__fill_run){y, z, (int32_t)start, (int32_t)b});
+    return wk->status == PARAC_OK;
+}
+
+/* Every pixel of a popped run is either claimed or, when another label holds
+ * it, recorded against this one. Pixels of neighbour rows are read after the
+ * run is claimed; one that is still 0 is pushed and later claimed or recorded.
+ * So every pair of adjacent labels is recorded by one of its two threads. */
 static void fill_seed(worker *wk, parac__fill_run first, uint16_t label)
 {
     const parac__fill_geom *g = &wk->sh->g;
     _Atomic uint64_t *W = wk->sh->W;
+    const uint64_t pattern = 0x0001000100010001ull * label;
     if ((wk->status = parac__fill_push(&wk->stack, first)) != PARAC_OK) return;
     parac__fill_run r;
     while (wk->status == PARAC_OK && parac__fill_pop(&wk->stack, &r)) {
-        const int64_t base = ((int64_t)r.z * g->h + r.y) * g->w;
+        const int64_t base = ((int64_t)r.z * g->h + r.y) * g->w, last = base + g->w - 1;
         for (int64_t x = r.x0; x <= r.x1; x++) {
-            uint16_t v = load(W, base + x);
-            if (v != 0 || !claim(W, base + x, label, &v)) {
-                record(wk, label, v);
-                continue;
+            uint16_t seen = 0;
+            int64_t e = x - 1, l = x;
+            while (e < g->w - 1) { /* x and what follows it */
+                e += claim_up(W, base + e + 1, last, pattern, &seen);
+                if (seen) break;
             }
-            int64_t l = x, e = x;
+            record(wk, label, seen);
+            if (e < x) continue; /* x was taken */
             while (l > 0) {
-                const int64_t i = base + l - 1;
-                if ((i & 3) == 3 && l >= 4 && claim4(W, i >> 2, label)) { l -= 4; continue; }
-                if (claim(W, i, label, &v)) { l--; continue; }
-                record(wk, label, v);
-                break;
+                l -= claim_down(W, base + l - 1, base, pattern, &seen);
+                if (seen) break;
             }
-            while (e < g->w - 1) {
-                const int64_t i = base + e + 1;
-                if ((i & 3) == 0 && e + 4 <= g->w - 1 && claim4(W, i >> 2, label)) { e += 4; continue; }
-                if (claim(W, i, label, &v)) { e++; continue; }
-                record(wk, label, v);
-                break;
-            }
+            record(wk, label, seen);
             for (int k = 0; k < g->n_rows; k++) {
                 const parac__fill_row *nb = &g->rows[k];
                 const int64_t ny = r.y + nb->dy, nz = r.z + nb->dz;
@@ -140,18 +193,7 @@ static void fill_seed(worker *wk, parac__fill_run first, uint16_t label)
                 int64_t a = l - nb->grow, b = e + nb->grow;
                 if (a < 0) a = 0;
                 if (b > g->w - 1) b = g->w - 1;
-                for (int64_t i = a; i <= b; i++) {
-                    v = load(W, nbase + i);
-                    if (v != 0) {
-                        record(wk, label, v);
-                        continue;
-                    }
-                    const int64_t j = i;
-                    while (i < b && load(W, nbase + i + 1) == 0) i++;
-                    wk->status = parac__fill_push(&wk->stack, (parac__fill_run){(int32_t)ny, (int32_t)nz,
-                                                                               (int32_t)j, (int32_t)i});
-                    if (wk->status != PARAC_OK) return;
-                }
+                if (!scan_row(wk, label, pattern, (int32_t)ny, (int32_t)nz, nbase, a, b)) return;
             }
             x = e;
         }
@@ -171,22 +213,20 @@ static void phase_labels(void *arg, int index, int threads)
     (void)threads;
     worker *wk = (worker *)arg + index;
     const shared *sh = wk->sh;
-    /* whole words per thread, so no word is written by two threads */
-    const int64_t n = sh->g.w * sh->g.h * sh->g.d, words = (n + 3) / 4;
-    const int64_t j0 = words * wk->index / wk->threads, j1 = words * (wk->index + 1) / wk->threads;
-    int64_t i = 4 * j0, y = (i / sh->g.w) % sh->g.h, z = i / (sh->g.w * sh->g.h), x = i % sh->g.w;
-    const void *src = parac__fill_row_in(sh->in, y, z);
-    for (int64_t j = j0; j < j1; j++) {
-        uint64_t word = 0;
-        for (int lane = 0; lane < 4 && i < n; lane++, i++) {
-            if (parac__fill_pixel(sh->in, src, x) >= sh->s->threshold) word |= (uint64_t)CONTOUR << (16 * lane);
-            if (++x == sh->g.w) {
-                x = 0;
-                if (++y == sh->g.h) y = 0, z++;
-                if (i + 1 < n) src = parac__fill_row_in(sh->in, y, z);
-            }
+    const int64_t w = sh->g.w;
+    const uint32_t t = sh->s->threshold;
+    int64_t r0, r1;
+    rows_of(wk, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const void *src = parac__fill_row_in(sh->in, r % sh->g.h, r / sh->g.h);
+        uint16_t *o = sh->L + r * w;
+        if (sh->in->dtype == PARAC_U8) {
+            const uint8_t *p = src;
+            for (int64_t x = 0; x < w; x++) o[x] = (uint32_t)p[x] >= t ? CONTOUR : 0;
+        } else {
+            const uint16_t *p = src;
+            for (int64_t x = 0; x < w; x++) o[x] = (uint32_t)p[x] >= t ? CONTOUR : 0;
         }
-        atomic_store_explicit(&sh->W[j], word, memory_order_relaxed);
     }
 }
 
@@ -209,26 +249,41 @@ static void phase_fill(void *arg, int index, int threads)
     }
 }
 
+/* Contour pixels take their input value when the spec keeps them, otherwise
+ * every label (CONTOUR included) maps to its output value through a table. */
+#define WRITE_ROW(OUT_T, IN_T)                                                                       \
+    do {                                                                                             \
+        OUT_T *o = dst;                                                                              \
+        const IN_T *p = src;                                                                         \
+        if (keep)                                                                                    \
+            for (int64_t x = 0; x < w; x++) o[x] = (OUT_T)(l[x] == CONTOUR ? p[x] : value[l[x]]);     \
+        else                                                                                         \
+            for (int64_t x = 0; x < w; x++) o[x] = (OUT_T)value[l[x]];                               \
+    } while (0)
+
 static void phase_output(void *arg, int index, int threads)
 {
     (void)threads;
     worker *wk = (worker *)arg + index;
     const shared *sh = wk->sh;
-    uint8_t *cls = malloc((size_t)sh->g.w);
-    if (!cls) {
-        wk->status = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: a row of %lld pixels", (long long)sh->g.w);
-        return;
-    }
+    const int64_t w = sh->g.w;
+    const int keep = sh->s->contour == PARAC_FILL_CONTOUR_KEEP;
+    const uint16_t *value = sh->value;
     int64_t r0, r1;
     rows_of(wk, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
-        for (int64_t x = 0; x < sh->g.w; x++) {
-            const uint16_t v = load(sh->W, r * sh->g.w + x);
-            cls[x] = v == CONTOUR ? 2 : sh->outside[v];
+        const int64_t y = r % sh->g.h, z = r / sh->g.h;
+        const void *src = parac__fill_row_in(sh->in, y, z);
+        void *dst = (char *)sh->out->data + z * sh->out->slice_pitch + y * sh->out->row_pitch;
+        const uint16_t *l = sh->L + r * w;
+        if (sh->out->dtype == PARAC_U8) {
+            if (sh->in->dtype == PARAC_U8) WRITE_ROW(uint8_t, uint8_t);
+            else WRITE_ROW(uint8_t, uint16_t);
+        } else {
+            if (sh->in->dtype == PARAC_U8) WRITE_ROW(uint16_t, uint8_t);
+            else WRITE_ROW(uint16_t, uint16_t);
         }
-        parac__fill_write_row(sh->s, sh->in, sh->out, r % sh->g.h, r / sh->g.h, cls);
     }
-    free(cls);
 }
 
 static parac_status run_phase(worker *wk, int threads, void (*fn)(void *, int, int))
@@ -280,10 +335,15 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: at most %d inner seeds (16-bit labels), got %lld",
                            s->op, PARAC__FILL_MAX_SEEDS, (long long)sh.n_inner);
     const int threads = parac__fill_thread_count(s->threads);
-    sh.W = malloc((size_t)((n + 3) / 4) * sizeof *sh.W);
+    const int64_t words = (n + 3) / 4;
+    uint64_t *mem = malloc((size_t)words * sizeof *mem);
+    uint16_t *value = malloc(65536 * sizeof *value);
     worker *wk = calloc((size_t)threads, sizeof *wk);
     parac_status rc = PARAC_OK;
-    if (!sh.W || !wk) rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: labels of %lld pixels", s->op, (long long)n);
+    if (mem) mem[words - 1] = 0; /* lanes past the last pixel */
+    sh.L = (uint16_t *)mem;
+    sh.W = (_Atomic uint64_t *)mem;
+    if (!mem || !value || !wk) rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: labels of %lld pixels", s->op, (long long)n);
     if (rc == PARAC_OK) rc = parac__fill_border_runs(&sh.g, &sh.border, &sh.n_border);
     sh.n_seeds = sh.n_border + sh.n_inner;
     atomic_init(&sh.next, 0);
@@ -301,17 +361,22 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
         if (all) rc = parac__fill_union_pairs(all, total, (uint32_t)sh.n_inner + 2, outside);
         free(all);
     }
-    sh.outside = outside;
-    if (rc == PARAC_OK && out) rc = run_phase(wk, threads, phase_output);
+    if (rc == PARAC_OK && out) {
+        const uint32_t labels = (uint32_t)sh.n_inner + 2;
+        for (uint32_t v = 0; v < labels; v++) value[v] = (uint16_t)parac__fill_value(s, outside[v], 0);
+        value[CONTOUR] = (uint16_t)parac__fill_value(s, 2, 0);
+        sh.value = value;
+        rc = run_phase(wk, threads, phase_output);
+    }
     for (int i = 0; wk && i < threads; i++) {
         parac__fill_stack_free(&wk[i].stack);
         free(wk[i].pairs);
     }
     free(wk);
+    free(value);
     free(sh.border);
-    /* handed over once every thread has joined: plain memory from here on */
-    if (rc == PARAC_OK && labels_out) *labels_out = (uint16_t *)sh.W;
-    else free(sh.W);
+    if (rc == PARAC_OK && labels_out) *labels_out = sh.L;
+    else free(mem);
     return rc;
 }
 
