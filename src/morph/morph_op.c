@@ -283,15 +283,14 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
         return PARAC_OK;
     }
     const int threads = parac_context_threads(call->ctx);
-    /* parallel pays for its strips and rounds from about 2^17 pixels on
-     * the h-maxima class and fill-holes (16-core Xeon: h = 10 from 181²,
-     * h = 40 from 362², fill-holes from 256²); a single front (one seed, a
-     * spiral) favours hybrid up to 512² and beyond, which no size rule can
-     * see (bench/morph/results/crossover-xeon-2026-11-25.txt) */
-    if (threads > 1 && n >= (1 << 17) && f->height >= 64) {
+    /* parallel pays for its strips and rounds from 2^16 pixels on the
+     * h-maxima class and fill-holes (16-core Xeon, 256²: 1.6-3x hybrid); a
+     * single front (one seed, a spiral) favours hybrid up to 512², which no
+     * size rule can see (bench/morph/results/cpu-parallel-2026-11-25.txt) */
+    if (threads > 1 && n >= (1 << 16) && f->height >= 64) {
         *method = "parallel";
         if (why_size)
-            snprintf(why, why_size, "%lld pixels on %d threads: strips of rows, each by the fast hybrid method",
+            snprintf(why, why_size, "%lld pixels on %d threads: strips of rows, rounds of scans, then the fast hybrid's FIFO",
                      (long long)n, threads);
         return PARAC_OK;
     }
@@ -360,7 +359,7 @@ static const parac_method morph_methods[] = {
     {"downhill", PARAC_BACKEND_CPU, morph_run,
      "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, radix heap for f32 (one thread)"},
     {"parallel", PARAC_BACKEND_CPU, morph_run,
-     "every core: strips of rows by the fast hybrid method, halo exchange until stable"},
+     "every core: strips of rows, rounds of raster/anti-raster scans with halo exchange, then FIFO rounds until stable"},
     {"wavefront", PARAC_BACKEND_CUDA, morph_run,
      "tiles propagated to convergence in shared memory, only tiles whose halo changed run again"},
     {"heap", PARAC_BACKEND_CUDA, morph_run,

@@ -22,8 +22,8 @@ parac_status parac__recon_cpu(const char *method, const parac__recon_spec *s,
     else if (strcmp(method, "sequential") == 0) {
         /* until a raster + anti-raster pair changes nothing */
         for (;;) {
-            int a = e->scan(&g, 0);
-            int b = e->scan(&g, 1);
+            const int64_t a = e->scan(&g, 0);
+            const int64_t b = e->scan(&g, 1);
             if (!a && !b) break;
         }
     } else if (strcmp(method, "hybrid") == 0) {

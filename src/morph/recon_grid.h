@@ -70,8 +70,11 @@ typedef struct parac__engine {
                  const parac_image *mask, int64_t y0, parac__recon_violation *v);
     /* Write the interior back to image rows [y0, y0 + g->h) of `out`. */
     void (*store)(const parac__grid *g, int erosion, parac_image *out, int64_t y0);
-    /* One raster (backward = 0) or anti-raster pass; returns whether a value changed. */
-    int (*scan)(parac__grid *g, int backward);
+    /* One raster (backward = 0) or anti-raster pass; returns how many pixels changed. */
+    int64_t (*scan)(parac__grid *g, int backward);
+    /* The anti-raster pass that also queues every pixel that can still raise
+     * a later neighbour (Vincent's condition); returns how many pixels changed. */
+    int64_t (*scan_queue)(parac__grid *g, parac__queue *q, parac_status *st);
     /* Vincent's fast hybrid: a raster and an anti-raster pass that queues
      * pixels that can still raise a neighbour, then FIFO propagation. */
     parac_status (*hybrid)(parac__grid *g, parac__queue *q);
@@ -93,8 +96,9 @@ int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, 
 /* Whether violation a comes before b in raster order (z, then y, then x). */
 int parac__violation_earlier(const parac__recon_violation *a, const parac__recon_violation *b);
 
-/* The parallel method: strips of rows, each reconstructed by the hybrid
- * method, with halo exchange between them until nothing changes. */
+/* The parallel method: strips of rows; rounds of scans with halo exchange
+ * while they change many pixels, then the fast hybrid's FIFO in every strip
+ * and halo exchange rounds until nothing changes. */
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads);
 

@@ -1,12 +1,19 @@
 /* The parallel CPU method: the image's rows are cut into one strip per
  * thread; every strip is a grid of its own whose first and last frame rows
- * are halo rows holding the neighbouring strips' boundary rows. Rounds:
- *   1. every strip runs the fast hybrid method alone (the halo rows are
- *      sources it reads but never changes);
- *   2. every strip copies its neighbours' boundary rows into its halo rows;
- *   3. every strip raises its boundary rows from the new halo values and
- *      propagates with its FIFO; if no strip raised anything, the result is
- *      final, else back to 2.
+ * are halo rows holding the neighbouring strips' boundary rows. Phases:
+ *   1. rounds of scans: every strip runs a raster and an anti-raster pass
+ *      (the latter queueing, as the fast hybrid does, every pixel that can
+ *      still raise a later neighbour), then the halo rows are brought up to
+ *      date. Another round follows while a round changes at least 1/16 of
+ *      the pixels: scans carry fronts at streaming speed and in parallel, so
+ *      long-range propagation (fill-holes, one seed) costs a few passes
+ *      instead of FIFO work. A round that leaves every queue empty and no
+ *      halo changed is the end: every strip is stable with its neighbours;
+ *   2. every strip propagates from its queue with its FIFO (the fast
+ *      hybrid's end; the halo rows are sources it reads but never changes);
+ *   3. rounds of halo exchange: every strip raises its boundary rows from
+ *      the new halo values and propagates with its FIFO; if no strip raised
+ *      anything, the result is final.
  * Each phase is its own parallel loop, so a strip's pixels are never read
  * by one thread while another writes them. Values only rise and every round
  * uses values the final result bounds from below, so the fix point reached
@@ -18,7 +25,34 @@
 #include "../core/error_internal.h"
 #include "recon_grid.h"
 
-enum { MIN_STRIP_ROWS = 16 };
+enum {
+    MIN_STRIP_ROWS = 16,
+    SCAN_ROUNDS_WHILE_DIV = 16 /* scan rounds go on while a round changes 1/16 of the pixels or more */
+};
+
+/* Every strip's halo rows from its neighbours' boundary rows; returns
+ * whether a halo changed. */
+static int copy_halos(parac__grid *g, int64_t n)
+{
+    int changed = 0;
+    if (n < 2) return 0;
+#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(| : changed)
+    for (int64_t i = 0; i < n; i++) {
+        if (i > 0) changed |= parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
+        if (i + 1 < n) changed |= parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+    }
+    return changed;
+}
+
+/* Messages are per thread: say here which strip failed. */
+static parac_status strips_status(const parac__recon_spec *s, const parac_status *st, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (st[i] != PARAC_OK)
+            return parac__fail(st[i], "%s: strip %" PRId64 " of the parallel method: %s", s->op, i,
+                               parac_status_string(st[i]));
+    return PARAC_OK;
+}
 
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads)
@@ -39,14 +73,12 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     }
 #define STRIP_Y0(i) (H * (i) / n)
 
-    /* Load and the first local run. */
+    /* Load. */
 #pragma omp parallel for schedule(static, 1) num_threads((int)n)
     for (int64_t i = 0; i < n; i++) {
         const int64_t y0 = STRIP_Y0(i), h = STRIP_Y0(i + 1) - y0;
         st[i] = parac__grid_alloc(&g[i], mask->dtype, s->conn, mask->width, h, mask->depth);
-        if (st[i] != PARAC_OK) continue;
-        e->load(&g[i], s, marker, mask, y0, &v[i]);
-        if (!v[i].found) st[i] = e->hybrid(&g[i], &q[i]);
+        if (st[i] == PARAC_OK) e->load(&g[i], s, marker, mask, y0, &v[i]);
     }
     parac_status result = PARAC_OK;
     parac__recon_violation first = {0};
@@ -59,23 +91,44 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     }
     if (result == PARAC_OK && first.found) result = parac__recon_violation_error(s, &first);
 
-    /* Halo exchange rounds until no strip changes. */
-    while (result == PARAC_OK && n > 1) {
-#pragma omp parallel for schedule(static, 1) num_threads((int)n)
+    /* Rounds of scans while they change many pixels; every round's
+     * anti-raster pass queues what the FIFO would start from. The halo rows
+     * start as the neighbours' first values and are brought up to date after
+     * every round. A round that leaves every queue empty without changing a
+     * halo is the end: every strip is stable with its neighbours' rows. */
+    const int64_t pixels = H * mask->depth * mask->width;
+    int stable = 0;
+    while (result == PARAC_OK) {
+        int64_t changed = 0, queued = 0;
+#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : changed, queued)
         for (int64_t i = 0; i < n; i++) {
-            if (i > 0) parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
-            if (i + 1 < n) parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+            q[i].head = q[i].count = 0;
+            changed += e->scan(&g[i], 0) + e->scan_queue(&g[i], &q[i], &st[i]);
+            queued += q[i].count;
         }
+        result = strips_status(s, st, n);
+        const int halos_changed = copy_halos(g, n);
+        if (!halos_changed && queued == 0) stable = 1;
+        if (stable || changed * SCAN_ROUNDS_WHILE_DIV < pixels) break;
+    }
+
+    /* FIFO propagation in every strip from its queue (the fast hybrid's end). */
+    if (result == PARAC_OK && !stable) {
+#pragma omp parallel for schedule(static, 1) num_threads((int)n)
+        for (int64_t i = 0; i < n; i++) e->propagate(&g[i], &q[i], &st[i]);
+        result = strips_status(s, st, n);
+    }
+
+    /* Halo exchange rounds until no strip changes. */
+    while (result == PARAC_OK && !stable && n > 1) {
+        copy_halos(g, n); /* the FIFO phase may have changed boundary rows since the last copy */
         int64_t total = 0;
 #pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : total)
         for (int64_t i = 0; i < n; i++) {
             raised[i] = e->seed_from_halo(&g[i], &q[i], &st[i]);
             total += raised[i];
         }
-        for (int64_t i = 0; i < n; i++)
-            if (st[i] != PARAC_OK && result == PARAC_OK)
-                result = parac__fail(st[i], "%s: strip %" PRId64 " of the parallel method: %s", s->op,
-                                     i, parac_status_string(st[i]));
+        result = strips_status(s, st, n);
         if (total == 0) break;
     }
 
