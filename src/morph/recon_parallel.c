@@ -4,11 +4,11 @@
  *   1. rounds of scans: every strip runs a raster and an anti-raster pass
  *      (the latter queueing, as the fast hybrid does, every pixel that can
  *      still raise a later neighbour), then the halo rows are brought up to
- *      date. Another round follows while a round changes at least 1/16 of
- *      the pixels: scans carry fronts at streaming speed and in parallel, so
+ *      date. Another round follows while the rounds change many pixels
+ *      (below): scans carry fronts at streaming speed and in parallel, so
  *      long-range propagation (fill-holes, one seed) costs a few passes
- *      instead of FIFO work. A round that leaves every queue empty and no
- *      halo changed is the end: every strip is stable with its neighbours;
+ *      instead of FIFO work. Strips that are stable sit rounds out; a round
+ *      after which every strip is stable is the end;
  *   2. every strip propagates from its queue with its FIFO (the fast
  *      hybrid's end; the halo rows are sources it reads but never changes);
  *   3. rounds of halo exchange: every strip raises its boundary rows from
@@ -27,21 +27,25 @@
 
 enum {
     MIN_STRIP_ROWS = 16,
-    SCAN_ROUNDS_WHILE_DIV = 16 /* scan rounds go on while a round changes 1/16 of the pixels or more */
+    SCAN_ROUNDS_WHILE_DIV = 16 /* scan rounds go on while a round changes 1/(16 strips) of the pixels */
 };
 
-/* Every strip's halo rows from its neighbours' boundary rows; returns
- * whether a halo changed. */
-static int copy_halos(parac__grid *g, int64_t n)
+/* Every strip's halo rows from its neighbours' boundary rows; changed[i]
+ * (when not NULL) says whether strip i's halos changed. Returns whether any
+ * did. */
+static int copy_halos(parac__grid *g, int64_t n, unsigned char *changed)
 {
-    int changed = 0;
+    int any = 0;
     if (n < 2) return 0;
-#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(| : changed)
+#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(| : any)
     for (int64_t i = 0; i < n; i++) {
-        if (i > 0) changed |= parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
-        if (i + 1 < n) changed |= parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+        int c = 0;
+        if (i > 0) c |= parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
+        if (i + 1 < n) c |= parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+        if (changed) changed[i] = (unsigned char)c;
+        any |= c;
     }
-    return changed;
+    return any;
 }
 
 /* Messages are per thread: say here which strip failed. */
@@ -67,8 +71,9 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     parac__recon_violation *v = calloc((size_t)n, sizeof *v);
     parac_status *st = calloc((size_t)n, sizeof *st);
     int64_t *raised = calloc((size_t)n, sizeof *raised);
-    if (!g || !q || !v || !st || !raised) {
-        free(g), free(q), free(v), free(st), free(raised);
+    unsigned char *active = malloc((size_t)n), *halo_changed = calloc((size_t)n, 1);
+    if (!g || !q || !v || !st || !raised || !active || !halo_changed) {
+        free(g), free(q), free(v), free(st), free(raised), free(active), free(halo_changed);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: no memory for %" PRId64 " strips", s->op, n);
     }
 #define STRIP_Y0(i) (H * (i) / n)
@@ -94,22 +99,34 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     /* Rounds of scans while they change many pixels; every round's
      * anti-raster pass queues what the FIFO would start from. The halo rows
      * start as the neighbours' first values and are brought up to date after
-     * every round. A round that leaves every queue empty without changing a
-     * halo is the end: every strip is stable with its neighbours' rows. */
+     * every round. A strip whose last round left its queue empty (it is
+     * stable with the halo rows it read) and whose halo rows did not change
+     * since sits the next round out; when every strip does, the result is
+     * final. Rounds stop once one changes less than 1/(16 n) of the pixels
+     * (a round costs about 1/n of the image's scans, the FIFO work left does
+     * not spread as evenly), or less than a quarter of the round before (the
+     * fronts left are short: the h-maxima class after two or three rounds). */
     const int64_t pixels = H * mask->depth * mask->width;
     int stable = 0;
+    int64_t before = -1;
+    memset(active, 1, (size_t)n);
     while (result == PARAC_OK) {
-        int64_t changed = 0, queued = 0;
-#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : changed, queued)
+        int64_t changed = 0;
+#pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : changed)
         for (int64_t i = 0; i < n; i++) {
+            if (!active[i]) continue;
             q[i].head = q[i].count = 0;
             changed += e->scan(&g[i], 0) + e->scan_queue(&g[i], &q[i], &st[i]);
-            queued += q[i].count;
         }
         result = strips_status(s, st, n);
-        const int halos_changed = copy_halos(g, n);
-        if (!halos_changed && queued == 0) stable = 1;
-        if (stable || changed * SCAN_ROUNDS_WHILE_DIV < pixels) break;
+        copy_halos(g, n, halo_changed);
+        stable = 1;
+        for (int64_t i = 0; i < n; i++) {
+            active[i] = q[i].count > 0 || halo_changed[i];
+            stable &= !active[i];
+        }
+        if (stable || changed * SCAN_ROUNDS_WHILE_DIV * n < pixels || (before >= 0 && changed * 4 < before)) break;
+        before = changed;
     }
 
     /* FIFO propagation in every strip from its queue (the fast hybrid's end). */
@@ -121,7 +138,7 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
 
     /* Halo exchange rounds until no strip changes. */
     while (result == PARAC_OK && !stable && n > 1) {
-        copy_halos(g, n); /* the FIFO phase may have changed boundary rows since the last copy */
+        copy_halos(g, n, NULL); /* the FIFO phase may have changed boundary rows since the last copy */
         int64_t total = 0;
 #pragma omp parallel for schedule(static, 1) num_threads((int)n) reduction(+ : total)
         for (int64_t i = 0; i < n; i++) {
@@ -141,6 +158,6 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
         parac__grid_free(&g[i]);
         parac__queue_free(&q[i]);
     }
-    free(g), free(q), free(v), free(st), free(raised);
+    free(g), free(q), free(v), free(st), free(raised), free(active), free(halo_changed);
     return result;
 }
