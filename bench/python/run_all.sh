@@ -10,4 +10,5 @@ PY=${PYTHON:-python3}
 PYTHONPATH="$build/python" $PY bench/python/overhead.py --device cpu | tee "$out/overhead-cpu.txt"
 if "$build/bin/parac" devices --cuda-count 2>/dev/null | grep -qv '^0$'; then
   PYTHONPATH="$build/python" $PY bench/python/overhead.py --device cuda | tee "$out/overhead-cuda.txt"
+  PYTHONPATH="$build/python" $PY bench/python/gpu.py | tee "$out/gpu.txt"
 fi

@@ -1,7 +1,7 @@
 """Python functions made from parac's operation registry (_parac.ops())."""
 import keyword
 
-from . import _parac
+from . import _device, _parac
 
 # numpy is imported where arrays are handled, so that the build can write the
 # type stub with an interpreter that has no numpy
@@ -45,6 +45,21 @@ def _as_input(a):
     if in_place and arr.ndim == 3:
         in_place = st[-2] * sh[-2] <= st[0]
     return arr if in_place else np.ascontiguousarray(arr)
+
+
+def _host_as(out, kind, like):
+    """A host output (an operation that ran on the CPU) as the caller's kind of array."""
+    import numpy as np
+
+    buf, shape, dt = out
+    a = np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape)
+    if kind == "torch":
+        import torch
+
+        return torch.from_numpy(a.copy()).to(like.device)
+    import cupy
+
+    return cupy.asarray(a)
 
 
 def _python_default(p):
@@ -119,11 +134,31 @@ def _make(op):
             if not op["methods"]:
                 raise TypeError("%s() has no methods to choose from" % py_name(name))
             text["method"] = str(method)
-        arrs = tuple(_as_input(a) for a in arrays)
-        outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
-        import numpy as np
+        kinds = [_device.kind_of(a) for a in arrays]
+        kind = next((k for k in kinds if k), None)
+        if kind is None:
+            arrs = tuple(_as_input(a) for a in arrays)
+            outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
+            import numpy as np
 
-        res = [np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape) for buf, shape, dt in outs]
+            res = [np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape) for buf, shape, dt in outs]
+            return res[0] if n_out == 1 else tuple(res)
+        # device arrays: used where they live, results stay there
+        first = arrays[kinds.index(kind)]
+        keep, arrs = [], []
+        for a, k in zip(arrays, kinds):
+            if k:
+                a, d = _device.describe(a, k)
+                keep.append(a)
+                arrs.append(d)
+            else:
+                arrs.append(_as_input(a))
+        if device in (None, "auto"):
+            device = "cuda:%d" % _device.device_index(first, kind)
+        stream = _device.stream_of(first, kind)
+        outs, _why = _parac.run(name, tuple(arrs), text, str(device), stream, True)
+        del keep
+        res = [_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first) for o in outs]
         return res[0] if n_out == 1 else tuple(res)
 
     fn.__name__ = fn.__qualname__ = py_name(name)

@@ -4,6 +4,7 @@ import numpy as np
 
 from . import fill as _fill
 from . import gauss as _gauss
+from . import _device
 from ._compat import connectivity as _conn
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101", "nearest": "replicate",
@@ -27,11 +28,14 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     if not isinstance(mode, str) or mode not in _MODES:
         raise NotImplementedError("parac.ndimage.gaussian_filter: mode %r is not supported (one of %s)" % (
             mode, ", ".join(sorted(_MODES))))
-    a = np.asarray(input)
+    kind = _device.kind_of(input)
+    a = input if kind else np.asarray(input)
     if a.ndim not in (2, 3):
         raise ValueError("parac.ndimage.gaussian_filter: 2D or 3D input, got %d dimensions" % a.ndim)
     s = np.broadcast_to(np.asarray(sigma, dtype=float), (a.ndim,))
     border = _MODES[mode] + (":%r" % float(cval) if _MODES[mode] == "constant" else "")
+    if kind:  # CuPy array or CUDA tensor: filtered where it lives, returned as the same kind
+        return _gaussian_device(a, kind, s, border, truncate, output, radius, device, method)
     work = a.astype(np.float32) if a.dtype == np.float64 else a
     kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
     if a.ndim == 3:
@@ -47,6 +51,26 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
         out[...] = res
         return out
     return res
+
+
+def _gaussian_device(a, kind, s, border, truncate, output, radius, device, method):
+    """gaussian_filter of a CuPy array or CUDA tensor, on its device (float64 filtered in float32)."""
+    f64 = str(a.dtype) in ("float64", "torch.float64")
+    work = _device.astype(a, kind, "float32") if f64 else a
+    kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
+    if a.ndim == 3:
+        kw["sigma_z"] = float(s[0])
+    if radius is not None:
+        kw["radius"] = int(radius)
+    res = _gauss(work, device=device, method=method, **kw)
+    if f64:
+        res = _device.astype(res, kind, "float64")
+    if output is None:
+        return res
+    if _device.kind_of(output) != kind:
+        raise TypeError("parac.ndimage.gaussian_filter: output= for a %s input must be a %s array" % (kind, kind))
+    output[...] = res
+    return output
 
 
 def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None, device=None, method=None):

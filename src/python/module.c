@@ -5,12 +5,18 @@
  *   ops()  describes every registry operation (name, help, inputs, outputs,
  *          typed parameters with defaults and ranges, methods); the package
  *          builds its Python functions and docstrings from it;
- *   run(name, inputs, params, device) runs one operation: inputs are objects
- *          with the buffer protocol (NumPy arrays), used in place through
- *          their strides, no copy; params a dict of text values; the GIL is
- *          released while the operation runs. It returns, per output, a
- *          bytearray with the packed pixels, the shape and the dtype name,
- *          which the package views as an array without a further copy.
+ *   run(name, inputs, params, device, stream=0, keep_device=False) runs
+ *          one operation: inputs are objects with the buffer protocol (NumPy
+ *          arrays), used in place through their strides, no copy, or device
+ *          arrays described as ("cuda", address, shape, strides, typestr,
+ *          device) (what CuPy and PyTorch export), also used in place;
+ *          params a dict of text values; the GIL is released while the
+ *          operation runs, on `stream` when given (the caller's CUDA stream).
+ *          It returns, per output, a bytearray with the packed pixels, the
+ *          shape and the dtype name, which the package views as an array
+ *          without a further copy; with keep_device, an output in device
+ *          memory stays there: ("cuda", owner, address, shape, strides,
+ *          dtype, device), where `owner` frees it when it is collected.
  * Errors become exceptions carrying the library's message: ValueError for
  * bad arguments, TypeError for unsupported element types, MemoryError,
  * OSError for files, RuntimeError for device failures. */
@@ -137,13 +143,108 @@ static void run_state_free(run_state *s)
         parac_image_destroy(s->out[i]);
     }
     parac_args_destroy(s->args);
-    parac_context_destroy(s->ctx);
+}
+
+/* Contexts are kept per thread and device name: creating one for a CUDA
+ * device (a stream, the device's properties) costs far more than a small
+ * operation. A thread's contexts live as long as the process. */
+enum { CACHED_CONTEXTS = 8 };
+static _Thread_local struct {
+    char device[64];
+    parac_context *ctx;
+} contexts[CACHED_CONTEXTS];
+
+static parac_status cached_context(const char *device, parac_context **out)
+{
+    const char *key = device ? device : "";
+    for (int i = 0; i < CACHED_CONTEXTS && contexts[i].ctx; i++)
+        if (strcmp(contexts[i].device, key) == 0) {
+            *out = contexts[i].ctx;
+            return PARAC_OK;
+        }
+    parac_status st = parac_context_create(out, device);
+    if (st != PARAC_OK || strlen(key) >= sizeof contexts[0].device) return st;
+    for (int i = 0; i < CACHED_CONTEXTS; i++)
+        if (!contexts[i].ctx) {
+            snprintf(contexts[i].device, sizeof contexts[i].device, "%s", key);
+            contexts[i].ctx = *out;
+            return PARAC_OK;
+        }
+    return st; /* the cache is full: this one is the caller's (not cached) */
+}
+
+static int is_cached(const parac_context *ctx)
+{
+    for (int i = 0; i < CACHED_CONTEXTS; i++)
+        if (contexts[i].ctx == ctx) return 1;
+    return 0;
+}
+
+/* The dtype of an array interface type string ("<f4", "|u1"), or -1. */
+static int dtype_of_typestr(const char *t)
+{
+    if (!t || strlen(t) != 3 || t[0] == '>') return -1;
+    const int size = t[2] - '0';
+    switch (t[1]) {
+    case 'u': return size == 1 ? PARAC_U8 : size == 2 ? PARAC_U16 : -1;
+    case 'i': return size == 4 ? PARAC_I32 : -1;
+    case 'f': return size == 4 ? PARAC_F32 : size == 8 ? PARAC_F64 : -1;
+    default: return -1;
+    }
+}
+
+/* A device array ("cuda", address, shape, strides in bytes, typestr, device)
+ * as a wrapped image in device memory (no copy). */
+static int wrap_device_input(run_state *s, PyObject *t, int index, const char *op)
+{
+    unsigned long long addr;
+    PyObject *shape, *strides;
+    const char *kind, *typestr;
+    int device;
+    if (!PyArg_ParseTuple(t, "sKO!O!si", &kind, &addr, &PyTuple_Type, &shape, &PyTuple_Type, &strides, &typestr,
+                          &device))
+        return -1;
+    const int dt = dtype_of_typestr(typestr);
+    if (dt < 0) {
+        PyErr_Format(PyExc_TypeError, "%s: input %d has element type '%s'; parac takes uint8, uint16, int32, "
+                     "float32 or float64", op, index + 1, typestr);
+        return -1;
+    }
+    const Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+    if ((nd != 2 && nd != 3) || PyTuple_GET_SIZE(strides) != nd) {
+        PyErr_Format(PyExc_ValueError, "%s: input %d has %zd dimensions; parac takes 2 (rows, columns) or 3 "
+                     "(slices, rows, columns)", op, index + 1, nd);
+        return -1;
+    }
+    long long sh[3], st[3];
+    for (Py_ssize_t d = 0; d < nd; d++) {
+        sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
+        st[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
+        if (PyErr_Occurred()) return -1;
+        if (sh[d] <= 0 || st[d] <= 0) {
+            PyErr_Format(PyExc_ValueError, "%s: input %d: %s", op, index + 1,
+                         sh[d] <= 0 ? "an empty array" : "negative strides (the package copies such views)");
+            return -1;
+        }
+    }
+    const int64_t w = sh[nd - 1], h = sh[nd - 2], depth = nd == 3 ? sh[0] : 1;
+    const int64_t ps = st[nd - 1], rp = st[nd - 2], sp = nd == 3 ? st[0] : rp * h;
+    parac_status status = parac_image_wrap(&s->in[index], (void *)(uintptr_t)addr, w, h, depth, 1, (parac_dtype)dt,
+                                           ps, rp, sp, PARAC_MEMORY_CUDA, device);
+    last_inputs[index] = (uintptr_t)addr;
+    n_last_inputs = index + 1;
+    if (status != PARAC_OK) {
+        raise_status(status, op);
+        return -1;
+    }
+    return 0;
 }
 
 /* An input array as a wrapped image (no copy); 2D arrays are images (rows,
  * columns), 3D arrays volumes (slices, rows, columns). */
 static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
 {
+    if (PyTuple_Check(obj)) return wrap_device_input(s, obj, index, op);
     Py_buffer *v = &s->views[s->n_views];
     if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT) != 0) return -1;
     s->n_views++;
@@ -176,6 +277,35 @@ static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
         return -1;
     }
     return 0;
+}
+
+static void free_image_capsule(PyObject *capsule)
+{
+    parac_image_destroy(PyCapsule_GetPointer(capsule, "parac.image"));
+}
+
+static PyObject *dims_tuple(const parac_image *img, int64_t x, int64_t y, int64_t z)
+{
+    return img->depth > 1 ? Py_BuildValue("(LLL)", (long long)z, (long long)y, (long long)x)
+                          : Py_BuildValue("(LL)", (long long)y, (long long)x);
+}
+
+/* A device output kept on the device: ("cuda", owner, address, shape,
+ * strides, dtype, device). The owner capsule takes the image. */
+static PyObject *device_output(parac_image **img)
+{
+    const parac_image *m = *img;
+    PyObject *shape = dims_tuple(m, m->width, m->height, m->depth);
+    PyObject *strides = dims_tuple(m, m->pixel_stride, m->row_pitch, m->slice_pitch);
+    PyObject *owner = shape && strides ? PyCapsule_New(*img, "parac.image", free_image_capsule) : NULL;
+    if (!owner) {
+        Py_XDECREF(shape);
+        Py_XDECREF(strides);
+        return NULL;
+    }
+    *img = NULL; /* the capsule owns it now */
+    return Py_BuildValue("(sNKNNsi)", "cuda", owner, (unsigned long long)(uintptr_t)m->data, shape, strides,
+                         parac_dtype_name(m->dtype), m->device);
 }
 
 /* An output image as (bytearray of packed pixels, shape, dtype name). */
@@ -232,7 +362,10 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     (void)self;
     const char *name, *device = NULL;
     PyObject *inputs, *params;
-    if (!PyArg_ParseTuple(pyargs, "sO!O!z", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device))
+    unsigned long long stream = 0;
+    int keep_device = 0;
+    if (!PyArg_ParseTuple(pyargs, "sO!O!z|Kp", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
+                          &stream, &keep_device))
         return NULL;
     const parac_op *op = parac_op_find(name);
     if (!op) return PyErr_Format(PyExc_ValueError, "no operation named '%s'", name);
@@ -265,8 +398,12 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     }
     char explain[512] = "";
     Py_BEGIN_ALLOW_THREADS
-    st = parac_context_create(&s.ctx, device);
+    st = cached_context(device, &s.ctx);
+    if (st == PARAC_OK && parac_context_backend(s.ctx) == PARAC_BACKEND_CUDA) /* the caller's stream, or its own */
+        st = parac_context_set_stream(s.ctx, (void *)(uintptr_t)stream);
     if (st == PARAC_OK) st = parac_op_run(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain);
+    if (s.ctx && !is_cached(s.ctx)) parac_context_destroy(s.ctx);
+    s.ctx = NULL;
     Py_END_ALLOW_THREADS
     if (st != PARAC_OK) {
         raise_status(st, name);
@@ -275,7 +412,8 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     PyObject *outs = PyTuple_New(s.n_out);
     if (!outs) goto done;
     for (int i = 0; i < s.n_out; i++) {
-        PyObject *t = output_tuple(s.out[i], name);
+        PyObject *t = keep_device && s.out[i]->memory == PARAC_MEMORY_CUDA ? device_output(&s.out[i])
+                                                                            : output_tuple(s.out[i], name);
         if (!t) {
             Py_DECREF(outs);
             goto done;
@@ -293,7 +431,8 @@ static PyMethodDef methods[] = {
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
-     "run(name, inputs, params, device) -> ((bytes, shape, dtype) per output, explanation)"},
+     "run(name, inputs, params, device, stream=0, keep_device=False) -> (outputs, explanation); an output is "
+     "(bytes, shape, dtype), or (\"cuda\", owner, address, shape, strides, dtype, device) kept on the device"},
     {NULL, NULL, 0, NULL},
 };
 

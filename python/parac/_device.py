@@ -1,0 +1,114 @@
+"""CuPy arrays and PyTorch CUDA tensors in and out of parac without copies.
+
+An input that exports ``__cuda_array_interface__`` is handed to the library
+by its device address, shape and strides; the operation runs on its device,
+on the caller's current stream (CuPy's, or PyTorch's for the tensor's
+device), and each output stays in device memory: it comes back as the same
+kind of array (a CuPy array for CuPy input, a tensor for a tensor), viewing
+memory that the library allocated and frees when the array is collected.
+"""
+
+_TYPESTR = {"u8": "|u1", "u16": "<u2", "i32": "<i4", "f32": "<f4", "f64": "<f8"}
+
+
+def kind_of(a):
+    """'cupy', 'torch' or 'cuda' (another exporter) for a device array, else None."""
+    if not hasattr(a, "__cuda_array_interface__"):
+        return None
+    top = type(a).__module__.split(".")[0]
+    return top if top in ("cupy", "torch") else "cuda"
+
+
+def _layout_ok(shape, strides, itemsize):
+    """Rows after rows, slices after slices, positive steps: usable in place."""
+    if len(shape) not in (2, 3) or any(s <= 0 for s in strides) or strides[-1] < itemsize:
+        return False
+    if strides[-1] * shape[-1] > strides[-2]:
+        return False
+    return len(shape) == 2 or strides[-2] * shape[-2] <= strides[0]
+
+
+def _c_strides(shape, itemsize):
+    out, step = [], itemsize
+    for n in reversed(shape):
+        out.append(step)
+        step *= n
+    return tuple(reversed(out))
+
+
+def _contiguous(a, kind):
+    if kind == "torch":
+        return a.contiguous()
+    if kind == "cupy":
+        import cupy
+
+        return cupy.ascontiguousarray(a)
+    raise ValueError("parac: a device array with this layout must be made C-contiguous first")
+
+
+def astype(a, kind, name):
+    """a converted to the element type `name` ("float32"), on its device."""
+    if kind == "torch":
+        import torch
+
+        return a.to(getattr(torch, name))
+    return a.astype(name)
+
+
+def device_index(a, kind):
+    if kind == "torch":
+        return a.device.index or 0
+    if kind == "cupy":
+        return a.device.id
+    return 0
+
+
+def describe(a, kind):
+    """(array kept alive, ("cuda", address, shape, strides, typestr, device))."""
+    cai = a.__cuda_array_interface__
+    shape, typestr = tuple(cai["shape"]), cai["typestr"]
+    itemsize = int(typestr[2:])
+    strides = tuple(cai["strides"]) if cai.get("strides") else _c_strides(shape, itemsize)
+    if not _layout_ok(shape, strides, itemsize) and len(shape) in (2, 3):
+        a = _contiguous(a, kind)
+        cai = a.__cuda_array_interface__
+        strides = tuple(cai["strides"]) if cai.get("strides") else _c_strides(shape, itemsize)
+    return a, ("cuda", int(cai["data"][0]), shape, strides, typestr, device_index(a, kind))
+
+
+def stream_of(a, kind):
+    """The caller's stream for work on a's data (0: the default stream)."""
+    if kind == "torch":
+        import torch
+
+        return int(torch.cuda.current_stream(a.device).cuda_stream)
+    s = a.__cuda_array_interface__.get("stream")
+    return int(s) if s else 0
+
+
+class _Buffer:
+    """Library-owned device memory, exported by ``__cuda_array_interface__``;
+    it lives as long as an array views it."""
+
+    def __init__(self, owner, address, shape, strides, dtype, stream):
+        self._owner = owner  # frees the library's image when collected
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape), "strides": tuple(strides), "typestr": _TYPESTR[dtype],
+            "data": (address, False), "version": 3, "stream": stream or None,
+        }
+
+
+def wrap_output(out, kind, stream):
+    """A kept device output as the caller's kind of array, without a copy."""
+    _, owner, address, shape, strides, dtype, device = out
+    buf = _Buffer(owner, address, shape, strides, dtype, stream)
+    if kind == "torch":
+        import torch
+
+        return torch.as_tensor(buf, device="cuda:%d" % device)
+    import cupy
+
+    nbytes = sum((n - 1) * s for n, s in zip(shape, strides)) + int(_TYPESTR[dtype][2:])
+    mem = cupy.cuda.UnownedMemory(address, nbytes, buf, device)
+    return cupy.ndarray(tuple(shape), dtype=_TYPESTR[dtype], memptr=cupy.cuda.MemoryPointer(mem, 0),
+                        strides=tuple(strides))

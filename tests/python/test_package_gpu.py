@@ -1,0 +1,115 @@
+"""The Python package with device arrays: CuPy arrays and PyTorch CUDA
+tensors are used where they live (their device address handed to the
+library, no host copy) and results come back as the same kind of array on
+the same device. Needs a CUDA GPU and CuPy / PyTorch (skipped otherwise)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+pndi = pytest.importorskip("parac.ndimage")
+from parac import _parac  # noqa: E402
+
+pytestmark = pytest.mark.gpu
+
+
+def smooth(shape, dtype, seed=0):
+    import scipy.ndimage as ndi
+
+    a = ndi.gaussian_filter(np.random.default_rng(seed).random(shape) * 255, 2)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("shape", [(301, 517), (9, 40, 33)])
+def test_cupy_in_cupy_out_same_bits_as_numpy(dtype, shape):
+    cupy = pytest.importorskip("cupy")
+    host = smooth(shape, dtype)
+    dev = cupy.asarray(host)
+    got = parac.gauss(dev, sigma=2.0, device="cuda")
+    assert isinstance(got, cupy.ndarray) and got.device.id == dev.device.id
+    assert _parac.last_inputs()[0] == dev.data.ptr  # the CuPy buffer itself went to the library
+    want = parac.gauss(host, sigma=2.0, device="cuda")
+    np.testing.assert_array_equal(cupy.asnumpy(got), want)
+
+
+def test_cupy_views_and_results_that_outlive_their_inputs():
+    cupy = pytest.importorskip("cupy")
+    host = smooth((200, 300), np.float32)
+    dev = cupy.asarray(host)
+    view = dev[10:150:2, 5:250]  # strided: used in place
+    got = parac.gauss(view, sigma=1.5)
+    assert _parac.last_inputs()[0] == view.data.ptr
+    np.testing.assert_allclose(cupy.asnumpy(got), parac.gauss(np.ascontiguousarray(host[10:150:2, 5:250]),
+                                                              sigma=1.5, device="cuda"), rtol=0, atol=0)
+    t = parac.gauss(dev.T, sigma=1.5)  # transposed: copied once on the device
+    np.testing.assert_array_equal(cupy.asnumpy(t), parac.gauss(np.ascontiguousarray(host.T), sigma=1.5,
+                                                                device="cuda"))
+    del dev, view
+    cupy.get_default_memory_pool().free_all_blocks()
+    assert float(got.sum()) > 0  # the result's memory belongs to the library, not to the inputs
+
+
+def test_cupy_reconstruct_fill_and_several_inputs():
+    cupy = pytest.importorskip("cupy")
+    mask = smooth((257, 311), np.uint8)
+    marker = np.maximum(mask.astype(int) - 20, 0).astype(np.uint8)
+    got = parac.reconstruct(cupy.asarray(marker), cupy.asarray(mask), method="wavefront")
+    assert isinstance(got, cupy.ndarray)
+    np.testing.assert_array_equal(cupy.asnumpy(got), parac.reconstruct(marker, mask, method="hybrid", device="cpu"))
+    contours = (np.random.default_rng(3).random((300, 400)) < 0.3).astype(np.uint8) * 255
+    np.testing.assert_array_equal(cupy.asnumpy(parac.fill(cupy.asarray(contours))), parac.fill(contours, device="cpu"))
+
+
+def test_gaussian_filter_on_cupy_matches_cupyx():
+    cupy = pytest.importorskip("cupy")
+    cndi = pytest.importorskip("cupyx.scipy.ndimage")
+    a = cupy.asarray(np.random.default_rng(1).random((513, 767), dtype=np.float32))
+    for mode in ["reflect", "nearest", "mirror", "constant", "wrap"]:
+        got = pndi.gaussian_filter(a, 3.0, mode=mode)
+        want = cndi.gaussian_filter(a, 3.0, mode=mode)
+        assert isinstance(got, cupy.ndarray)
+        np.testing.assert_allclose(cupy.asnumpy(got), cupy.asnumpy(want), rtol=0, atol=2e-5)
+    out = cupy.empty_like(a)
+    assert pndi.gaussian_filter(a, 2.0, output=out) is out
+    np.testing.assert_allclose(cupy.asnumpy(out), cupy.asnumpy(cndi.gaussian_filter(a, 2.0)), atol=2e-5)
+    d = a.astype(cupy.float64)
+    assert pndi.gaussian_filter(d, 2.0).dtype == cupy.float64
+
+
+def test_cupy_on_its_stream():
+    cupy = pytest.importorskip("cupy")
+    a = cupy.asarray(smooth((400, 500), np.float32))
+    with cupy.cuda.Stream(non_blocking=True) as s:
+        got = parac.gauss(a, sigma=2.0)
+        total = got.sum()  # queued after parac's kernels on the same stream
+    s.synchronize()
+    assert abs(float(total) - float(parac.gauss(cupy.asnumpy(a), sigma=2.0, device="cuda").sum())) < 1e-2 * float(total)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+def test_torch_tensor_in_tensor_out(dtype):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for PyTorch")
+    host = smooth((123, 457), getattr(np, dtype))
+    t = torch.from_numpy(host).cuda()
+    got = parac.gauss(t, sigma=2.0)
+    assert isinstance(got, torch.Tensor) and got.is_cuda and got.dtype == t.dtype
+    assert _parac.last_inputs()[0] == t.data_ptr()
+    np.testing.assert_array_equal(got.cpu().numpy(), parac.gauss(host, sigma=2.0, device="cuda"))
+    g = pndi.gaussian_filter(t.float(), 2.0)
+    assert isinstance(g, torch.Tensor) and g.is_cuda
+
+
+def test_device_array_errors():
+    cupy = pytest.importorskip("cupy")
+    with pytest.raises(TypeError, match="element type"):
+        parac.gauss(cupy.zeros((8, 8), cupy.int8), sigma=1.0)
+    with pytest.raises(ValueError, match="dimensions"):
+        parac.gauss(cupy.zeros((8,), cupy.float32), sigma=1.0)
