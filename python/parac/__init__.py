@@ -17,12 +17,16 @@ once. Each output is a new NumPy array. ``device`` is ``"cpu"``, ``"cuda"``, ``"
 ``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
 best device). The GIL is released while an operation runs.
 
+``parac.imread`` and ``parac.imwrite`` read and write PNG, JPEG, TIFF
+(multi-page volumes), PGM/PPM, .npy and NRRD through the library.
+
 Errors are exceptions with the library's message: ValueError (bad
 arguments), TypeError (unsupported element types), MemoryError, OSError,
 RuntimeError (device failures).
 """
 from ._registry import make_functions as _make_functions
 from . import _parac
+from ._io import imread, imwrite
 
 __version__ = _parac.version
-__all__ = _make_functions(globals())
+__all__ = _make_functions(globals()) + ["imread", "imwrite"]

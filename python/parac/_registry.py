@@ -201,6 +201,11 @@ def stub_text():
         out.append("def %s(%s) -> %s:" % (py_name(op["name"]), ", ".join(args), ret))
         out.append('    """%s"""' % (op["summary"] or op["name"]).replace('"""', "'''"))
         out.append("")
+    out += ["def imread(path: str, *, layout: Optional[str] = None) -> np.ndarray:",
+            '    """Read an image file (PNG, JPEG, TIFF, PGM/PPM, .npy, NRRD) into an array."""', "",
+            "def imwrite(path: str, image: np.ndarray, *, format: Optional[str] = None, quality: Optional[int] = None,",
+            "            compression: Optional[object] = None, channels: Optional[int] = None) -> None:",
+            '    """Write an array to an image file, atomically."""', ""]
     return "\n".join(out)
 
 

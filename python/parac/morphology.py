@@ -60,3 +60,45 @@ def local_minima(image, footprint=None, connectivity=None, indices=False, allow_
     """skimage.morphology.local_minima: bool, True on every regional minimum."""
     return _local(_regional_minima, "parac.morphology.local_minima", image, footprint, connectivity, indices,
                   allow_borders, device, algorithm)
+
+
+def skeletonize_pf(image, *, threshold=None, field_strength=6, charge_distance=1, divergence=0.5, spacing=None,
+                   rules="paper", return_graph=False, device=None, method=None):
+    """The curve skeleton of every object of a 3D volume by the potential-field
+    method (parac's ``skeleton`` operation; docs/skeleton.md): bool, True on
+    the skeleton, 26-connected and thin, one connected skeleton per object.
+
+    The object is the voxels ``>= threshold`` (default: every nonzero voxel).
+    ``spacing`` is the voxel size in array order (slices, rows, columns).
+    ``field_strength``, ``charge_distance``, ``divergence`` and ``rules`` are
+    the operation's parameters. With ``return_graph=True`` the result is
+    ``(skeleton, graph)``, the graph a dict of nodes and segments in physical
+    units (the operation's JSON graph)."""
+    import json
+    import os
+    import tempfile
+
+    from . import skeleton as _skeleton
+
+    a = np.asarray(image)
+    if a.ndim != 3:
+        raise ValueError("parac.morphology.skeletonize_pf: a 3D volume (slices, rows, columns), got %d dimensions"
+                         % a.ndim)
+    if a.dtype == np.bool_:
+        a = a.astype(np.uint8)
+    elif a.dtype not in (np.uint8, np.uint16, np.float32):
+        (a,) = _work(a, who="parac.morphology.skeletonize_pf")
+    kw = dict(field_strength=int(field_strength), charge_distance=int(charge_distance),
+              divergence=float(divergence), rules=rules, device=device, method=method)
+    if threshold is not None:
+        kw["threshold"] = float(threshold)
+    if spacing is not None:
+        sz, sy, sx = (float(s) for s in spacing)
+        kw["spacing"] = "%r,%r,%r" % (sx, sy, sz)
+    if not return_graph:
+        return _skeleton(a, **kw) > 0
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "skeleton.json")
+        skel = _skeleton(a, graph=path, **kw) > 0
+        with open(path) as f:
+            return skel, json.load(f)

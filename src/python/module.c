@@ -17,6 +17,8 @@
  *          without a further copy; with keep_device, an output in device
  *          memory stays there: ("cuda", owner, address, shape, strides,
  *          dtype, device), where `owner` frees it when it is collected.
+ * read(path, layout) and write(path, array, channels, ...) are the library's
+ * image readers and writers (parac.imread, parac.imwrite).
  * Errors become exceptions carrying the library's message: ValueError for
  * bad arguments, TypeError for unsupported element types, MemoryError,
  * OSError for files, RuntimeError for device failures. */
@@ -426,7 +428,92 @@ done:
     return result;
 }
 
+/* read(path, layout) -> (bytes, shape, dtype): a file through the library's readers. */
+static PyObject *py_read(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    const char *path, *layout = "auto";
+    if (!PyArg_ParseTuple(pyargs, "s|s", &path, &layout)) return NULL;
+    parac_read_options o = {PARAC_FORMAT_AUTO, PARAC_LAYOUT_AUTO};
+    if (strcmp(layout, "hwc") == 0) o.layout = PARAC_LAYOUT_HWC;
+    else if (strcmp(layout, "dhw") == 0) o.layout = PARAC_LAYOUT_DHW;
+    else if (strcmp(layout, "auto") != 0)
+        return PyErr_Format(PyExc_ValueError, "imread: layout must be 'auto', 'hwc' or 'dhw', got '%s'", layout);
+    parac_image *img = NULL;
+    parac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = parac_image_read(path, &o, &img);
+    Py_END_ALLOW_THREADS
+    if (st != PARAC_OK) return raise_status(st, "imread");
+    PyObject *r = output_tuple(img, "imread");
+    parac_image_destroy(img);
+    return r;
+}
+
+/* write(path, array, channels, options) with the array's buffer used in
+ * place: (rows, columns), (rows, columns, channels), (slices, rows,
+ * columns) or (slices, rows, columns, channels) as `channels` says (0: no
+ * channel axis). options: format, jpeg_quality, png_compression,
+ * tiff_compress, nrrd_gzip. */
+static PyObject *py_write(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    const char *path, *format = NULL;
+    PyObject *obj;
+    int channels, quality = 0, compression = -1, tiff_compress = 0, nrrd_gzip = 0;
+    if (!PyArg_ParseTuple(pyargs, "sOi|ziipp", &path, &obj, &channels, &format, &quality, &compression,
+                          &tiff_compress, &nrrd_gzip))
+        return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_STRIDES | PyBUF_FORMAT) != 0) return NULL;
+    PyObject *result = NULL;
+    parac_image *img = NULL;
+    const int dt = dtype_of(&v), spatial = v.ndim - (channels ? 1 : 0);
+    parac_write_options o = {PARAC_FORMAT_AUTO, quality, compression, 0, nrrd_gzip, 0, tiff_compress};
+    parac_status st = PARAC_OK;
+    if (dt < 0) {
+        PyErr_Format(PyExc_TypeError, "imwrite: element type '%s'; parac writes uint8, uint16, int32, float32 "
+                     "or float64", v.format ? v.format : "B");
+        goto done;
+    }
+    if (spatial != 2 && spatial != 3) {
+        PyErr_Format(PyExc_ValueError, "imwrite: %d dimensions; parac writes (rows, columns[, channels]) or "
+                     "(slices, rows, columns[, channels])", v.ndim);
+        goto done;
+    }
+    if (channels && (v.shape[v.ndim - 1] != channels || v.strides[v.ndim - 1] != v.itemsize)) {
+        PyErr_SetString(PyExc_ValueError, "imwrite: channels must be the last, contiguous axis");
+        goto done;
+    }
+    if (format && (st = parac_format_from_name(format, &o.format)) != PARAC_OK) {
+        raise_status(st, "imwrite");
+        goto done;
+    }
+    const int64_t w = v.shape[spatial - 1], h = v.shape[spatial - 2], depth = spatial == 3 ? v.shape[0] : 1;
+    const int64_t ps = v.strides[spatial - 1], rp = v.strides[spatial - 2], sp = spatial == 3 ? v.strides[0] : rp * h;
+    st = parac_image_wrap(&img, v.buf, w, h, depth, channels ? channels : 1, (parac_dtype)dt, ps, rp, sp,
+                          PARAC_MEMORY_HOST, -1);
+    if (st == PARAC_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = parac_image_write(path, img, &o);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != PARAC_OK) raise_status(st, "imwrite");
+    else {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+done:
+    parac_image_destroy(img);
+    PyBuffer_Release(&v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
+    {"read", py_read, METH_VARARGS, "read(path, layout='auto') -> (bytes, shape, dtype)"},
+    {"write", py_write, METH_VARARGS,
+     "write(path, array, channels, format=None, jpeg_quality=0, png_compression=-1, tiff_compress=False, "
+     "nrrd_gzip=False)"},
     {"ops", py_ops, METH_NOARGS, "Every registry operation, as a list of dicts."},
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
