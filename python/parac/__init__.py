@@ -17,6 +17,7 @@ once. Each output is a new NumPy array. ``device`` is ``"cpu"``, ``"cuda"``, ``"
 ``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
 best device). The GIL is released while an operation runs.
 
+``parac.compile`` builds ParaC source into functions on NumPy arrays.
 ``parac.imread`` and ``parac.imwrite`` read and write PNG, JPEG, TIFF
 (multi-page volumes), PGM/PPM, .npy and NRRD through the library.
 
@@ -26,7 +27,8 @@ RuntimeError (device failures).
 """
 from ._registry import make_functions as _make_functions
 from . import _parac
+from ._compile import compile
 from ._io import imread, imwrite
 
 __version__ = _parac.version
-__all__ = _make_functions(globals()) + ["imread", "imwrite"]
+__all__ = _make_functions(globals()) + ["compile", "imread", "imwrite"]
