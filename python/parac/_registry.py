@@ -206,6 +206,8 @@ def stub_text():
             "def imwrite(path: str, image: np.ndarray, *, format: Optional[str] = None, quality: Optional[int] = None,",
             "            compression: Optional[object] = None, channels: Optional[int] = None) -> None:",
             '    """Write an array to an image file, atomically."""', ""]
+    out += ["def compile(source: str, target: str = 'c', *, flags: tuple = (), cc: Optional[str] = None) -> object:",
+            '    """Compile ParaC source (text or a .pc path) into functions on NumPy arrays."""', ""]
     return "\n".join(out)
 
 
