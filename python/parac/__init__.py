@@ -13,7 +13,8 @@ Arrays: 2D arrays are images (rows, columns), 3D arrays volumes (slices,
 rows, columns); uint8, uint16, int32, float32 and float64 as each operation
 allows. An input is used in place through its strides (any slicing with
 positive steps); a view with negative strides or transposed axes is copied
-once. Each output is a new NumPy array. ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
+once. Each output is a NumPy view of the image the library made (no copy;
+rows may be padded). ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
 ``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
 best device). The GIL is released while an operation runs.
 

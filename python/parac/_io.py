@@ -18,7 +18,7 @@ def imread(path, *, layout=None):
     import numpy as np
 
     buf, shape, dt = _parac.read(os.fspath(path), layout or "auto")
-    return np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape)
+    return np.asarray(buf)  # a view of the library's image, no copy
 
 
 def imwrite(path, image, *, format=None, quality=None, compression=None, channels=None):

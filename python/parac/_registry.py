@@ -52,7 +52,7 @@ def _host_as(out, kind, like):
     import numpy as np
 
     buf, shape, dt = out
-    a = np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape)
+    a = np.asarray(buf)
     if kind == "torch":
         import torch
 
@@ -141,7 +141,7 @@ def _make(op):
             outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
             import numpy as np
 
-            res = [np.frombuffer(buf, dtype=_DTYPES[dt]).reshape(shape) for buf, shape, dt in outs]
+            res = [np.asarray(img) for img, _shape, _dt in outs]  # views of the library's images, no copy
             return res[0] if n_out == 1 else tuple(res)
         # device arrays: used where they live, results stay there
         first = arrays[kinds.index(kind)]

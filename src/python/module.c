@@ -12,9 +12,9 @@
  *          device) (what CuPy and PyTorch export), also used in place;
  *          params a dict of text values; the GIL is released while the
  *          operation runs, on `stream` when given (the caller's CUDA stream).
- *          It returns, per output, a bytearray with the packed pixels, the
- *          shape and the dtype name, which the package views as an array
- *          without a further copy; with keep_device, an output in device
+ *          It returns, per output, an Image (the library's host image, which
+ *          NumPy views through the buffer protocol without a copy), the
+ *          shape and the dtype name; with keep_device, an output in device
  *          memory stays there: ("cuda", owner, address, shape, strides,
  *          dtype, device), where `owner` frees it when it is collected.
  * read(path, layout) and write(path, array, channels, ...) are the library's
@@ -310,53 +310,112 @@ static PyObject *device_output(parac_image **img)
                          parac_dtype_name(m->dtype), m->device);
 }
 
-/* An output image as (bytearray of packed pixels, shape, dtype name). */
-static PyObject *output_tuple(const parac_image *img, const char *op)
+/* parac._parac.Image: a host image the library made, lent to NumPy through
+ * the buffer protocol (shape and strides as the image has them, rows padded
+ * or not), so an output reaches Python without a copy; the image is freed
+ * when the last array viewing it goes. */
+typedef struct image_object {
+    PyObject_HEAD
+    parac_image *img;
+    int ndim;
+    Py_ssize_t shape[4], strides[4];
+    char format[2];
+} image_object;
+
+static void image_dealloc(image_object *self)
+{
+    parac_image_destroy(self->img);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static int image_getbuffer(image_object *self, Py_buffer *view, int flags)
+{
+    if (!(flags & PyBUF_STRIDES)) {
+        PyErr_SetString(PyExc_BufferError, "parac image: a strided view is needed (use numpy.asarray)");
+        return -1;
+    }
+    Py_ssize_t len = (Py_ssize_t)parac_dtype_size(self->img->dtype);
+    for (int d = 0; d < self->ndim; d++) len += (self->shape[d] - 1) * self->strides[d];
+    view->obj = (PyObject *)self;
+    Py_INCREF(self);
+    view->buf = self->img->data;
+    view->len = len;
+    view->readonly = 0;
+    view->itemsize = (Py_ssize_t)parac_dtype_size(self->img->dtype);
+    view->format = (flags & PyBUF_FORMAT) ? self->format : NULL;
+    view->ndim = self->ndim;
+    view->shape = self->shape;
+    view->strides = self->strides;
+    view->suboffsets = NULL;
+    view->internal = NULL;
+    return 0;
+}
+
+static PyBufferProcs image_buffer = {(getbufferproc)image_getbuffer, NULL};
+
+static PyTypeObject image_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "parac._parac.Image",
+    .tp_basicsize = sizeof(image_object),
+    .tp_dealloc = (destructor)image_dealloc,
+    .tp_as_buffer = &image_buffer,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A host image of the library, viewed by NumPy without a copy.",
+};
+
+static char format_of(parac_dtype dt)
+{
+    switch (dt) {
+    case PARAC_U8: return 'B';
+    case PARAC_U16: return 'H';
+    case PARAC_I32: return 'i';
+    case PARAC_F32: return 'f';
+    default: return 'd';
+    }
+}
+
+/* An output image as (Image, shape, dtype name): a host image is taken over
+ * (*img becomes NULL), a device image is downloaded first. */
+static PyObject *output_tuple(parac_image **img, const char *op)
 {
     parac_image *host = NULL;
-    if (img->memory == PARAC_MEMORY_CUDA) {
+    if ((*img)->memory == PARAC_MEMORY_CUDA) {
         parac_status st;
         Py_BEGIN_ALLOW_THREADS
-        st = parac_image_download(&host, img, 0, NULL);
+        st = parac_image_download(&host, *img, 0, NULL);
         Py_END_ALLOW_THREADS
         if (st != PARAC_OK) return raise_status(st, op);
-        img = host;
+    } else {
+        host = *img;
+        *img = NULL;
     }
-    const size_t row = parac_image_row_bytes(img);
-    const Py_ssize_t total = (Py_ssize_t)(row * (size_t)img->height * (size_t)img->depth);
-    PyObject *bytes = PyByteArray_FromStringAndSize(NULL, total);
-    if (!bytes) {
+    image_object *o = PyObject_New(image_object, &image_type);
+    if (!o) {
         parac_image_destroy(host);
         return NULL;
     }
-    char *dst = PyByteArray_AS_STRING(bytes);
-    for (int64_t z = 0; z < img->depth; z++)
-        for (int64_t y = 0; y < img->height; y++) {
-            const char *src = (const char *)img->data + z * img->slice_pitch + y * img->row_pitch;
-            char *d = dst + ((size_t)z * (size_t)img->height + (size_t)y) * row;
-            if (img->pixel_stride == (int64_t)parac_image_pixel_bytes(img)) {
-                memcpy(d, src, row);
-            } else {
-                const size_t pb = parac_image_pixel_bytes(img);
-                for (int64_t x = 0; x < img->width; x++) memcpy(d + (size_t)x * pb, src + x * img->pixel_stride, pb);
-            }
-        }
-    PyObject *shape;
-    if (img->channels > 1)
-        shape = img->depth > 1 ? Py_BuildValue("(LLLi)", (long long)img->depth, (long long)img->height,
-                                               (long long)img->width, img->channels)
-                               : Py_BuildValue("(LLi)", (long long)img->height, (long long)img->width, img->channels);
-    else
-        shape = img->depth > 1 ? Py_BuildValue("(LLL)", (long long)img->depth, (long long)img->height,
-                                               (long long)img->width)
-                               : Py_BuildValue("(LL)", (long long)img->height, (long long)img->width);
-    const char *dt = parac_dtype_name(img->dtype);
-    parac_image_destroy(host);
+    o->img = host;
+    o->ndim = 0;
+    o->format[0] = format_of(host->dtype);
+    o->format[1] = 0;
+    if (host->depth > 1) {
+        o->shape[o->ndim] = (Py_ssize_t)host->depth;
+        o->strides[o->ndim++] = (Py_ssize_t)host->slice_pitch;
+    }
+    o->shape[o->ndim] = (Py_ssize_t)host->height;
+    o->strides[o->ndim++] = (Py_ssize_t)host->row_pitch;
+    o->shape[o->ndim] = (Py_ssize_t)host->width;
+    o->strides[o->ndim++] = (Py_ssize_t)host->pixel_stride;
+    if (host->channels > 1) {
+        o->shape[o->ndim] = host->channels;
+        o->strides[o->ndim++] = (Py_ssize_t)parac_dtype_size(host->dtype);
+    }
+    PyObject *shape = PyTuple_New(o->ndim);
+    for (int d = 0; shape && d < o->ndim; d++) PyTuple_SET_ITEM(shape, d, PyLong_FromSsize_t(o->shape[d]));
     if (!shape) {
-        Py_DECREF(bytes);
+        Py_DECREF(o);
         return NULL;
     }
-    return Py_BuildValue("(NNs)", bytes, shape, dt);
+    return Py_BuildValue("(NNs)", (PyObject *)o, shape, parac_dtype_name(host->dtype));
 }
 
 static PyObject *py_run(PyObject *self, PyObject *pyargs)
@@ -415,7 +474,7 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     if (!outs) goto done;
     for (int i = 0; i < s.n_out; i++) {
         PyObject *t = keep_device && s.out[i]->memory == PARAC_MEMORY_CUDA ? device_output(&s.out[i])
-                                                                            : output_tuple(s.out[i], name);
+                                                                            : output_tuple(&s.out[i], name);
         if (!t) {
             Py_DECREF(outs);
             goto done;
@@ -428,7 +487,7 @@ done:
     return result;
 }
 
-/* read(path, layout) -> (bytes, shape, dtype): a file through the library's readers. */
+/* read(path, layout) -> (Image, shape, dtype): a file through the library's readers. */
 static PyObject *py_read(PyObject *self, PyObject *pyargs)
 {
     (void)self;
@@ -445,7 +504,7 @@ static PyObject *py_read(PyObject *self, PyObject *pyargs)
     st = parac_image_read(path, &o, &img);
     Py_END_ALLOW_THREADS
     if (st != PARAC_OK) return raise_status(st, "imread");
-    PyObject *r = output_tuple(img, "imread");
+    PyObject *r = output_tuple(&img, "imread");
     parac_image_destroy(img);
     return r;
 }
@@ -510,7 +569,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"read", py_read, METH_VARARGS, "read(path, layout='auto') -> (bytes, shape, dtype)"},
+    {"read", py_read, METH_VARARGS, "read(path, layout='auto') -> (Image, shape, dtype)"},
     {"write", py_write, METH_VARARGS,
      "write(path, array, channels, format=None, jpeg_quality=0, png_compression=-1, tiff_compress=False, "
      "nrrd_gzip=False)"},
@@ -519,7 +578,7 @@ static PyMethodDef methods[] = {
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
      "run(name, inputs, params, device, stream=0, keep_device=False) -> (outputs, explanation); an output is "
-     "(bytes, shape, dtype), or (\"cuda\", owner, address, shape, strides, dtype, device) kept on the device"},
+     "(Image, shape, dtype), or (\"cuda\", owner, address, shape, strides, dtype, device) kept on the device"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -528,6 +587,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_parac", "parac's C 
 
 PyMODINIT_FUNC PyInit__parac(void)
 {
+    if (PyType_Ready(&image_type) < 0) return NULL;
     PyObject *m = PyModule_Create(&module);
     if (m && PyModule_AddStringConstant(m, "version", parac_version_string()) != 0) {
         Py_DECREF(m);

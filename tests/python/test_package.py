@@ -210,3 +210,19 @@ def test_inputs_are_used_in_place():
     k = np.maximum(m.astype(int) - 9, 0).astype(np.uint8)
     parac.reconstruct(k, m, device="cpu")
     assert parac._parac.last_inputs() == (k.ctypes.data, m.ctypes.data)
+
+
+def test_outputs_are_the_library_images():
+    """An output is a view of the image the library made (no copy into a new
+    buffer): writable, with the library's row pitch, alive after its input."""
+    a = rng(9).random((37, 53), dtype=np.float32)
+    r = parac.gauss(a, sigma=2.0, device="cpu")
+    assert type(r.base.obj).__name__ == "Image" and not r.flags.owndata and r.flags.writeable
+    assert r.strides[0] >= 53 * 4
+    want = ndi.gaussian_filter(a, 2.0, mode="mirror", truncate=4.0)
+    del a
+    np.testing.assert_allclose(r, want, atol=1e-5)
+    r[0, 0] = -1.0
+    assert r[0, 0] == -1.0
+    vol = parac.gauss(rng(10).random((5, 9, 11), dtype=np.float32), sigma=1.0, device="cpu")
+    assert vol.shape == (5, 9, 11) and type(vol.base.obj).__name__ == "Image"
