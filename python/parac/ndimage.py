@@ -21,7 +21,7 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     array to write into (returned). ``device`` and ``method`` pass through to
     ``parac.gauss``. Not supported: ``order`` > 0, ``axes``, a mode per axis.
     """
-    if np.any(np.asarray(order) != 0):
+    if not (isinstance(order, int) and order == 0) and np.any(np.asarray(order) != 0):
         raise NotImplementedError("parac.ndimage.gaussian_filter: derivatives (order > 0) are not supported yet")
     if axes is not None:
         raise NotImplementedError("parac.ndimage.gaussian_filter: axes is not supported yet (every axis is filtered)")
@@ -32,7 +32,10 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     a = input if kind else np.asarray(input)
     if a.ndim not in (2, 3):
         raise ValueError("parac.ndimage.gaussian_filter: 2D or 3D input, got %d dimensions" % a.ndim)
-    s = np.broadcast_to(np.asarray(sigma, dtype=float), (a.ndim,))
+    if isinstance(sigma, (int, float)):  # the common call, without NumPy's broadcasting
+        s = (float(sigma),) * a.ndim
+    else:
+        s = np.broadcast_to(np.asarray(sigma, dtype=float), (a.ndim,))
     border = _MODES[mode] + (":%r" % float(cval) if _MODES[mode] == "constant" else "")
     if kind:  # CuPy array or CUDA tensor: filtered where it lives, returned as the same kind
         return _gaussian_device(a, kind, s, border, truncate, output, radius, device, method)
