@@ -1,5 +1,6 @@
-/* CPU timing, statistics and JSON output. */
+/* CPU timing, statistics, JSON output and the ParaC benchmarks' inputs. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -62,4 +63,22 @@ void bench_emit(FILE *f, const char *bench, const char *case_name, const char *m
             "\"median_ms\":%.6f,\"bytes\":%.0f,\"gbs\":%.3f,\"extra\":%.6g}\n",
             bench, case_name, method, device, median_ms, bytes, gbs, extra);
     fflush(f);
+}
+
+void bench_fill_lcg(void *p, size_t bytes, int as_float)
+{
+    uint32_t s = 12345;
+    if (as_float) {
+        float *f = p;
+        for (size_t i = 0; i < bytes / 4; i++) {
+            s = s * 1664525u + 1013904223u;
+            f[i] = 0.05f + (float)(s >> 8) / 16777216.0f;
+        }
+        return;
+    }
+    unsigned char *c = p;
+    for (size_t i = 0; i < bytes; i++) {
+        s = s * 1664525u + 1013904223u;
+        c[i] = (unsigned char)(s >> 24);
+    }
 }

@@ -8,6 +8,7 @@
 #ifndef PARAC_BENCH_UTIL_H
 #define PARAC_BENCH_UTIL_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 typedef struct bench_stats {
@@ -34,6 +35,10 @@ int bench_rotation_count(int device, double bytes);
  * "bytes":..,"gbs":..,"extra":..}. */
 void bench_emit(FILE *jsonl, const char *bench, const char *case_name, const char *method,
                 const char *device, double median_ms, double bytes_moved, double extra_metric);
+
+/* The ParaC benchmarks' inputs: a linear congruential sequence from a fixed
+ * seed, as bytes, or as floats in [0.05, 1.05) when as_float. */
+void bench_fill_lcg(void *p, size_t bytes, int as_float);
 
 /* Fill `stats` from `n` samples in milliseconds (sorted in place). */
 void bench_summarize(double *samples_ms, int n, bench_stats *stats);

@@ -56,24 +56,6 @@ static const app apps[] = {
     {"unsharp", 64, run_unsharp},     /* f32: gray 16, hblur 8, ratio 12, out 28 */
 };
 
-static void fill_random(void *p, size_t bytes, int as_float)
-{
-    uint32_t s = 12345;
-    if (as_float) {
-        float *f = p;
-        for (size_t i = 0; i < bytes / 4; i++) {
-            s = s * 1664525u + 1013904223u;
-            f[i] = 0.05f + (float)(s >> 8) / 16777216.0f;
-        }
-        return;
-    }
-    unsigned char *c = p;
-    for (size_t i = 0; i < bytes; i++) {
-        s = s * 1664525u + 1013904223u;
-        c[i] = (unsigned char)(s >> 24);
-    }
-}
-
 /* Kernel totals before the current program's calls, to print the
  * difference: the program's own kernels, each its mean per call. */
 static unsigned long long before[256];
@@ -191,7 +173,7 @@ int main(int argc, char **argv)
         for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
             /* unsharp and gaussian take floats, the others bytes or u16 */
             int as_float = !strcmp(apps[a].name, "unsharp") || !strcmp(apps[a].name, "gaussian");
-            fill_random(b.in, n * 12, as_float);
+            bench_fill_lcg(b.in, n * 12, as_float);
             if (per_kernel) snapshot_kernel_times();
             apps[a].run(&b); /* builds (or loads) the program */
             apps[a].run(&b);

@@ -40,12 +40,7 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     if kind:  # CuPy array or CUDA tensor: filtered where it lives, returned as the same kind
         return _gaussian_device(a, kind, s, border, truncate, output, radius, device, method)
     work = a.astype(np.float32) if a.dtype == np.float64 else a
-    kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
-    if a.ndim == 3:
-        kw["sigma_z"] = float(s[0])
-    if radius is not None:
-        kw["radius"] = int(radius)
-    res = _gauss(work, device=device, method=method, **kw)
+    res = _gauss(work, device=device, method=method, **_gauss_args(s, truncate, border, radius))
     res = res.astype(a.dtype) if res.dtype != a.dtype else res
     if output is not None:
         out = output if isinstance(output, np.ndarray) else None
@@ -56,16 +51,21 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     return res
 
 
+def _gauss_args(s, truncate, border, radius):
+    """parac.gauss's parameters from sigma per axis (slices first), truncate, border and radius."""
+    kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
+    if len(s) == 3:
+        kw["sigma_z"] = float(s[0])
+    if radius is not None:
+        kw["radius"] = int(radius)
+    return kw
+
+
 def _gaussian_device(a, kind, s, border, truncate, output, radius, device, method):
     """gaussian_filter of a CuPy array or CUDA tensor, on its device (float64 filtered in float32)."""
     f64 = str(a.dtype) in ("float64", "torch.float64")
     work = _device.astype(a, kind, "float32") if f64 else a
-    kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
-    if a.ndim == 3:
-        kw["sigma_z"] = float(s[0])
-    if radius is not None:
-        kw["radius"] = int(radius)
-    res = _gauss(work, device=device, method=method, **kw)
+    res = _gauss(work, device=device, method=method, **_gauss_args(s, truncate, border, radius))
     if f64:
         res = _device.astype(res, kind, "float64")
     if output is None:

@@ -33,23 +33,7 @@ void peer_sizes(int app, int H, int W, size_t *in, size_t *out, size_t *aux)
     }
 }
 
-void peer_fill_random(int app, void *p, size_t bytes) /* as bench_apps.c */
-{
-    uint32_t s = 12345;
-    if (is_float(app)) {
-        float *f = p;
-        for (size_t i = 0; i < bytes / 4; i++) {
-            s = s * 1664525u + 1013904223u;
-            f[i] = 0.05f + (float)(s >> 8) / 16777216.0f;
-        }
-        return;
-    }
-    unsigned char *c = p;
-    for (size_t i = 0; i < bytes; i++) {
-        s = s * 1664525u + 1013904223u;
-        c[i] = (unsigned char)(s >> 24);
-    }
-}
+void peer_fill_random(int app, void *p, size_t bytes) { bench_fill_lcg(p, bytes, is_float(app)); }
 
 void peer_reference(int app, int H, int W, const void *in, void *out, void *aux)
 {
