@@ -33,6 +33,7 @@ np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
              "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 26" "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --connectivity 6" \
              "h-maxima /tmp/ms.npy --h 10" "opening-by-reconstruction /tmp/ms.npy --radius 2" "clear-border /tmp/ms.npy" "regional-minima /tmp/vs.npy --layout dhw" \
              "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap" "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap --connectivity 4 --node-size 32 --heaps 5" \
+             "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap --node-size 32 --heaps 1" "reconstruct /tmp/mk.npy /tmp/ms.npy --method heap --heap-updates serial" \
              "reconstruct /tmp/vk.npy /tmp/vs.npy --layout dhw --method heap --connectivity 26" "h-minima /tmp/vs.npy --layout dhw --h 30 --method heap"; do
       set -- $c
       op=$1; shift

@@ -2,8 +2,9 @@
  * through the operation registry with data resident where the method runs
  * (CUDA events on the GPU, wall clock on the CPU; warm-up + median).
  *   bench_morph --sides 1024,4096 --dtypes u8,f32 --cases hmax10,hmax40,fill,serpentine,spiral,seed
- *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront,cuda:heap:R:K
- *               --runs N --json FILE     (cuda:heap:R:K: node size R, K heaps)
+ *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront,cuda:heap:R:K:U
+ *               --runs N --json FILE     (cuda:heap:R:K:U: node size R, K heaps, 0 = default;
+ *                                         U = pipelined or serial updates)
  *               --cuda cuda:0,cuda:1    the devices of the cuda: methods (default cuda)
  * Workloads: hmaxH = reconstruction of (mask - H) under smoothed noise (the
  * h-maxima class); fill = fill-holes of smoothed noise; serpentine = a
@@ -218,14 +219,20 @@ static const char *make_case(const char *name, int64_t n, parac_dtype dt, parac_
 static int split(char *s, char **out, int max)
 {
     int n = 0;
-    for (char *t = strtok(s, ","); t && n < max; t = strtok(NULL, ",")) out[n++] = t;
+    for (char *t = strtok(s, ","); t; t = strtok(NULL, ",")) {
+        if (n == max) {
+            fprintf(stderr, "bench_morph: more than %d items in a list; '%s' and after left out\n", max, t);
+            break;
+        }
+        out[n++] = t;
+    }
     return n;
 }
 
 int main(int argc, char **argv)
 {
     char sides_s[256] = "1024,4096", dtypes_s[64] = "u8", cases_s[256] = "hmax10,hmax40,fill,serpentine,spiral,seed",
-         methods_s[256] = "cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront";
+         methods_s[2048] = "cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront";
     int runs = 5;
     char cuda_dev[64] = "cuda"; /* --cuda cuda:0,cuda:1: what "cuda:" methods run on */
     FILE *json = NULL;
@@ -238,9 +245,9 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--cuda")) snprintf(cuda_dev, sizeof cuda_dev, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--json")) json = fopen(argv[i + 1], "a");
     }
-    char *sides[16], *dtypes[4], *cases[16], *methods[16];
+    char *sides[16], *dtypes[4], *cases[16], *methods[64];
     int ns = split(sides_s, sides, 16), nd = split(dtypes_s, dtypes, 4), nc = split(cases_s, cases, 16),
-        nm = split(methods_s, methods, 16);
+        nm = split(methods_s, methods, 64);
     printf("%-6s %-4s %-11s %-22s %10s %10s %9s\n", "side", "dt", "case", "method", "median_ms", "min_ms", "MPx/s");
     for (int si = 0; si < ns; si++)
         for (int di = 0; di < nd; di++)
@@ -277,10 +284,11 @@ int main(int argc, char **argv)
                     snprintf(dev, sizeof dev, "%.*s", (int)(colon - methods[mi]), methods[mi]);
                     char method[64], *extra;
                     snprintf(method, sizeof method, "%s", colon + 1);
-                    int node = 0, heaps = 0; /* cuda:heap:R:K */
+                    int node = 0, heaps = 0; /* cuda:heap:R:K:U */
+                    char updates[16] = "";
                     if ((extra = strchr(method, ':'))) {
                         *extra = '\0';
-                        sscanf(extra + 1, "%d:%d", &node, &heaps);
+                        sscanf(extra + 1, "%d:%d:%15s", &node, &heaps, updates);
                     }
                     job j = {0};
                     if (parac_context_create(&j.ctx, strcmp(dev, "cuda") == 0 ? cuda_dev : dev) != PARAC_OK) {
@@ -292,11 +300,16 @@ int main(int argc, char **argv)
                     parac_args_create(&j.args);
                     parac_args_set(j.args, "method", method);
                     char num_s[32];
-                    if (node && strcmp(op, "reconstruct") == 0) {
-                        snprintf(num_s, sizeof num_s, "%d", node);
-                        parac_args_set(j.args, "node-size", num_s);
-                        snprintf(num_s, sizeof num_s, "%d", heaps);
-                        parac_args_set(j.args, "heaps", num_s);
+                    if (strcmp(op, "reconstruct") == 0) {
+                        if (node) {
+                            snprintf(num_s, sizeof num_s, "%d", node);
+                            parac_args_set(j.args, "node-size", num_s);
+                        }
+                        if (heaps) {
+                            snprintf(num_s, sizeof num_s, "%d", heaps);
+                            parac_args_set(j.args, "heaps", num_s);
+                        }
+                        if (updates[0]) parac_args_set(j.args, "heap-updates", updates);
                     }
                     int cuda = parac_context_backend(j.ctx) == PARAC_BACKEND_CUDA;
                     parac_image *src[2] = {mk, ms};

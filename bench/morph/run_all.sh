@@ -24,9 +24,10 @@ if [ $gpu = 1 ]; then
   echo "-- the paper's heap cluster (pathological paths: one pixel per iteration, left out at 4096²)"
   $B --sides 1024 --cases hmax10,hmax40,fill,seed --methods cuda:heap --json "$json" | tee "$out/heap.txt"
   $B --sides 4096 --cases hmax10,hmax40,fill --dtypes u8,f32 --methods cuda:heap --json "$json" | tee -a "$out/heap.txt"
-  echo "-- heap: node size r and heap count K (4096² u8, h = 10)"
+  echo "-- heap: node size r, heap count K, pipelined or serial updates (4096² u8, h = 10)"
   hm=""
-  for r in 32 64 128 256; do for k in 132 1056 4224; do hm=$hm${hm:+,}cuda:heap:$r:$k; done; done
+  for u in pipelined serial; do for r in 32 64 128 256; do for k in 132 528 1056 4224; do
+    hm=$hm${hm:+,}cuda:heap:$r:$k:$u; done; done; done
   $B --sides 4096 --cases hmax10 --methods $hm --runs 3 --json "$json" | tee "$out/heap_sweep.txt"
   echo "-- volumes (26-connected)"
   $B --sides 256,512 --cases vol10 --methods cpu:hybrid,cpu:parallel,cuda:wavefront,cuda:heap --runs 3 --json "$json" | tee "$out/vol.txt"

@@ -36,6 +36,8 @@ typedef enum parac__marker_rule {
     PARAC__MARKER_BORDER
 } parac__marker_rule;
 
+enum { PARAC__HEAP_AUTO, PARAC__HEAP_PIPELINED, PARAC__HEAP_SERIAL }; /* heap_updates */
+
 typedef struct parac__recon_spec {
     int erosion;   /* 0: by dilation, 1: by erosion */
     int conn;      /* 4, 8 (2D); 6, 18, 26 (3D) */
@@ -46,6 +48,7 @@ typedef struct parac__recon_spec {
     const char *op; /* operation name for messages */
     int heaps;      /* CUDA heap method: heaps in the cluster, 0 = default */
     int node_size;  /* CUDA heap method: elements per heap node r, 0 = default */
+    int heap_updates; /* CUDA heap method: PARAC__HEAP_AUTO, _PIPELINED or _SERIAL */
 } parac__recon_spec;
 
 /* Neighbour offsets of a connectivity, as (dx, dy, dz) triples in raster
@@ -68,6 +71,7 @@ parac_status parac__recon_cpu(const char *method, const parac__recon_spec *s,
 
 /* The first pixel, in raster order (z, then y, then x), where the marker
  * crosses the mask or an input is NaN. */
+
 typedef struct parac__recon_violation {
     int found;
     int64_t x, y, z;

@@ -444,14 +444,37 @@ def test_gpu_errors(tmp_path, rng):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("opts", [["--node-size", "32", "--heaps", "1"], ["--node-size", "128", "--heaps", "7"],
-                                  ["--node-size", "512", "--heaps", "1000"]])
+                                  ["--node-size", "512", "--heaps", "1000"], ["--node-size", "256", "--heaps", "2"],
+                                  ["--heap-updates", "serial"], ["--heap-updates", "pipelined"],
+                                  ["--heap-updates", "serial", "--node-size", "32", "--heaps", "3"]])
 def test_gpu_heap_shapes(tmp_path, rng, opts):
-    """The heap cluster's node size and heap count change the order of work, never the result."""
+    """The heap cluster's node size, heap count and update schedule change the order of work,
+    never the result (one heap of r = 32 is deep enough for several units in flight; r = 256
+    leaves fewer groups than units)."""
     mask = smooth(rng, (97, 131), np.uint16)
     marker = np.maximum(mask.astype(np.int64) - 20, 0).astype(np.uint16)
     ref = skm.reconstruction(marker, mask)
     out = recon_cli(tmp_path, marker, mask, "--method", "heap", *opts, device="cuda")
     assert np.array_equal(out.astype(np.float64), ref)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("updates", ["pipelined", "serial"])
+@pytest.mark.parametrize("dtype,conn", [(np.uint16, 26), (np.float32, 6), (np.uint8, 18)])
+def test_gpu_heap_updates_3d(tmp_path, rng, updates, dtype, conn):
+    """Both update schedules of the heap cluster on volumes, by dilation and by erosion."""
+    mask = smooth(rng, (9, 23, 31), dtype)
+    marker = (mask - 20 if dtype == np.float32 else np.maximum(mask.astype(np.int64) - 20, 0)).astype(dtype)
+    fp = ndi.generate_binary_structure(3, {6: 1, 18: 2, 26: 3}[conn])
+    ref = skm.reconstruction(marker, mask, footprint=fp)
+    out = recon_cli(tmp_path, marker, mask, "--method", "heap", "--heap-updates", updates,
+                    "--connectivity", str(conn), "--heaps", "5", device="cuda")
+    assert np.array_equal(out.astype(np.float64), ref.astype(np.float64))
+    above = (mask.astype(np.float64) + 20).astype(dtype)  # smooth() stays below 235
+    ero = recon_cli(tmp_path, above, mask, "--method", "heap", "--mode", "erosion",
+                    "--heap-updates", updates, "--connectivity", str(conn), device="cuda")
+    ref_e = skm.reconstruction(above, mask, method="erosion", footprint=fp)
+    assert np.array_equal(ero.astype(np.float64), ref_e.astype(np.float64))
 
 
 @pytest.mark.gpu

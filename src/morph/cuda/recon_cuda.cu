@@ -211,7 +211,7 @@ parac_status run(const char *method, const parac__recon_spec *s, const parac_ima
         return parac__recon_violation_error(s, &v);
     }
     if (strcmp(method, "heap") == 0)
-        PARAC_TRY(heap_run(mask->dtype, s->conn, g, b.I, b.J, b.dev, s->heaps, s->node_size, st));
+        PARAC_TRY(heap_run(mask->dtype, s->conn, g, b.I, b.J, b.dev, s->heaps, s->node_size, s->heap_updates, st));
     else
         PARAC_TRY(wavefront_run(mask->dtype, s->conn, g, b.I, b.J, b.dev, st));
     const dim3 sg((unsigned)((g.w + 256 * PX - 1) / (256 * PX)), (unsigned)(g.h * g.d < 65535 ? g.h * g.d : 65535));

@@ -58,9 +58,11 @@ size_t grid_bytes(parac_dtype dt, const grid_d &g);
 parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
                            int device, cudaStream_t st);
 
-// The parallel heap cluster (recon_heap.cu). heaps/node_size: 0 = defaults.
+// The parallel heap cluster (recon_heap.cu). heaps/node_size: 0 = defaults;
+// updates: PARAC__HEAP_AUTO, _PIPELINED (level by level) or _SERIAL (one
+// update after another).
 parac_status heap_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J, int device,
-                      int heaps, int node_size, cudaStream_t st);
+                      int heaps, int node_size, int serial, cudaStream_t st);
 
 // Neighbour offsets of a connectivity in a framed grid, raster order.
 int grid_offsets(int conn, const grid_d &g, int64_t off[26]);
