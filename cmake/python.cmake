@@ -32,12 +32,24 @@ if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
       DEPENDS parac_python parac_python_files ${parac_py_files}
       COMMENT "parac/__init__.pyi from the operation registry")
     add_custom_target(parac_python_stub ALL DEPENDS ${parac_stub})
+    # where parac.compile(target='opencl') finds the headers and the shared
+    # library in the build tree (an installed package has them inside)
+    file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/python/parac/_build_paths.py CONTENT
+"\"\"\"The build tree's headers and shared library (written by CMake; not installed).\"\"\"
+INCLUDE_DIRS = [\"${PROJECT_SOURCE_DIR}/include\", \"${PROJECT_BINARY_DIR}/include\"]
+LIB_DIR = \"$<TARGET_FILE_DIR:parac_shared>\"
+")
     if(SKBUILD)
       install(TARGETS parac_python LIBRARY DESTINATION parac COMPONENT python)
       install(FILES ${PROJECT_BINARY_DIR}/python/parac/__init__.pyi DESTINATION parac COMPONENT python)
       if(TARGET paracc) # parac.compile runs it
         install(TARGETS paracc RUNTIME DESTINATION parac/bin COMPONENT python)
       endif()
+      # parac.compile(target='opencl') links paracc's host code with these
+      install(TARGETS parac_shared LIBRARY DESTINATION parac/lib COMPONENT python)
+      install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/parac DESTINATION parac/include COMPONENT python
+              FILES_MATCHING PATTERN "*.h")
+      install(FILES ${PROJECT_BINARY_DIR}/include/parac/config.h DESTINATION parac/include/parac COMPONENT python)
     endif()
   endif()
 endif()

@@ -1,5 +1,11 @@
-"""Shared helpers of the scipy / scikit-image compatible wrappers."""
+"""Shared helpers of the scipy / scikit-image compatible wrappers: the
+arguments they translate, and the few array operations they do around the
+library's call, for NumPy arrays and for CuPy arrays / PyTorch CUDA tensors
+alike (those stay on their device: parac computes there and the wrappers'
+casts and comparisons run there too)."""
 import numpy as np
+
+from . import _device
 
 
 def connectivity(ndim, footprint=None, connectivity=None, default_full=True, who=""):
@@ -28,31 +34,88 @@ def connectivity(ndim, footprint=None, connectivity=None, default_full=True, who
     return full
 
 
+def dtype_name(a):
+    """'uint8', 'float32', ... for a NumPy, CuPy or PyTorch array."""
+    return str(a.dtype).replace("torch.", "")
+
+
+def same_kind(arrays, who):
+    """The kind shared by every array (None: host arrays), or TypeError."""
+    kinds = {_device.kind_of(a) for a in arrays}
+    if len(kinds) > 1:
+        raise TypeError("%s: the arrays must all be NumPy or all of one device kind, got %s" % (
+            who, ", ".join(sorted(str(k or "numpy") for k in kinds))))
+    return kinds.pop()
+
+
+def to_type(a, name):
+    """a converted to the element type `name` where it lives (no copy when it has it)."""
+    kind = _device.kind_of(a)
+    if kind is None:
+        return np.asarray(a).astype(name, copy=False)
+    return a if dtype_name(a) == name else _device.astype(a, kind, name)
+
+
+def _equal(a, b, kind):
+    if kind is None:
+        return np.array_equal(a, b)
+    if kind == "torch":
+        import torch
+
+        return bool(torch.equal(a, b))
+    import cupy
+
+    return bool(cupy.array_equal(a, b))
+
+
 def work_dtype(*arrays, who=""):
     """The dtype parac computes in for these arrays (uint8, uint16, float32),
-    and the arrays cast to it. Values that would change in the cast raise."""
-    dt = np.result_type(*arrays)
+    and the arrays cast to it, where they live. Values that would change in
+    the cast raise."""
+    kind = same_kind(arrays, who)
+    if kind is None:
+        arrays = [np.asarray(a) for a in arrays]
+        dt = np.result_type(*arrays)
+    else:
+        dt = np.result_type(*[np.dtype(dtype_name(a)) for a in arrays])
     if dt == np.bool_:
         dt = np.dtype(np.uint8)
     if dt in (np.uint8, np.uint16, np.float32):
-        return [np.asarray(a, dtype=dt) for a in arrays]
+        return [to_type(a, dt.name) for a in arrays]
     if np.issubdtype(dt, np.integer):
-        lo = min(int(np.min(a)) for a in arrays)
-        hi = max(int(np.max(a)) for a in arrays)
-        target = np.uint8 if 0 <= lo and hi <= 255 else np.uint16 if 0 <= lo and hi <= 65535 else np.float32
+        lo = min(int(a.min()) for a in arrays)
+        hi = max(int(a.max()) for a in arrays)
+        target = "uint8" if 0 <= lo and hi <= 255 else "uint16" if 0 <= lo and hi <= 65535 else "float32"
     else:
-        target = np.float32
-    cast = [np.asarray(a).astype(target) for a in arrays]
+        target = "float32"
+    cast = [to_type(a, target) for a in arrays]
     for a, c in zip(arrays, cast):
-        if not np.array_equal(np.asarray(a), c.astype(np.asarray(a).dtype)):
+        if not _equal(a, to_type(c, dtype_name(a)), kind):
             raise TypeError("%s: values of dtype %s do not fit uint8, uint16 or float32 exactly; parac computes "
-                            "in those" % (who, np.asarray(a).dtype))
+                            "in those" % (who, dtype_name(a)))
     return cast
 
 
-def into(result, out):
-    """Write result into out (returned) when out is given."""
+def nonzero(a):
+    """The indices of a's nonzero elements, a tuple of arrays as np.nonzero, where a lives."""
+    kind = _device.kind_of(a)
+    if kind == "torch":
+        import torch
+
+        return torch.nonzero(a, as_tuple=True)
+    if kind == "cupy":
+        import cupy
+
+        return cupy.nonzero(a)
+    return np.nonzero(a)
+
+
+def into(result, out, who=""):
+    """Write result into out (returned) when out is given; out must live
+    where result does."""
     if out is None:
         return result
+    if _device.kind_of(out) != _device.kind_of(result):
+        raise TypeError("%s: out must be a %s array like the input" % (who, _device.kind_of(result) or "NumPy"))
     out[...] = result
     return out

@@ -1,5 +1,6 @@
-"""parac.compile: ParaC source compiled by paracc (the C target, OpenMP) and
-the system C compiler into a shared library, its functions callable on
+"""parac.compile: ParaC source compiled by paracc (the C target with OpenMP,
+or the OpenCL target: kernels plus host code on libparac's OpenCL runtime)
+and the system C compiler into a shared library, its functions callable on
 NumPy arrays.
 
 A matrix parameter that some parallel region writes (paracc's analysis) is an
@@ -36,6 +37,32 @@ def _paracc():
         if p and os.path.isfile(p) and os.access(p, os.X_OK):
             return p
     raise RuntimeError("parac.compile: paracc not found (set PARACC to the compiler)")
+
+
+def _library_paths():
+    """(include directories, library directory) of libparac for the OpenCL
+    target's host code: $PARAC_INCLUDE_DIR / $PARAC_LIB_DIR, then inside the
+    package (pip install), then the build tree (CMake's _build_paths.py)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    if os.environ.get("PARAC_INCLUDE_DIR") and os.environ.get("PARAC_LIB_DIR"):
+        return [os.environ["PARAC_INCLUDE_DIR"]], os.environ["PARAC_LIB_DIR"]
+    if os.path.isfile(os.path.join(here, "include", "parac", "opencl.h")):
+        return [os.path.join(here, "include")], os.path.join(here, "lib")
+    try:
+        from . import _build_paths
+    except ImportError:
+        raise RuntimeError("parac.compile: libparac's headers and shared library were not found (set "
+                           "PARAC_INCLUDE_DIR and PARAC_LIB_DIR)") from None
+    return list(_build_paths.INCLUDE_DIRS), _build_paths.LIB_DIR
+
+
+def _cc_command(cc, target, source, so):
+    """The C compiler's command line for paracc's output of `target`."""
+    cmd = [cc, "-O2", "-std=c11", "-shared", "-fPIC", source, "-o", so]
+    if target == "c":
+        return cmd + ["-fopenmp", "-lm"]
+    includes, libdir = _library_paths()
+    return cmd + ["-I" + d for d in includes] + ["-L" + libdir, "-lparac", "-Wl,-rpath," + libdir, "-lm"]
 
 
 def _strip_comments(src):
@@ -216,13 +243,20 @@ def compile(source, target="c", *, flags=(), cc=None):
     """Compile ParaC source (its text, or the path of a .pc file) and return
     a Program whose functions take and return NumPy arrays.
 
-    ``target``: 'c' (plain C with OpenMP: the host's cores). 'opencl' and
-    'cuda' are not available from Python yet. ``flags``: paracc options
-    (``("-O0",)``, ``("--vector-width", "4")``); ``cc``: the C compiler
-    (default $CC, else cc). Compile errors raise ValueError with paracc's
-    diagnostics (file:line:col)."""
-    if target != "c":
-        raise NotImplementedError("parac.compile: target %r is not available from Python yet (use 'c')" % target)
+    ``target``: 'c' (plain C with OpenMP: the host's cores) or 'opencl'
+    (paracc's OpenCL kernels, run by libparac's OpenCL runtime on the device
+    that $PARAC_OPENCL_DEVICE or the runtime's default picks; arrays are
+    copied to the device and back per call). 'cuda' waits for paracc's CUDA
+    target. ``flags``: paracc options (``("-O0",)``, ``("--vector-width",
+    "4")``); ``cc``: the C compiler (default $CC, else cc). Compile errors
+    raise ValueError with paracc's diagnostics (file:line:col); a run that
+    fails (no OpenCL device, out of memory) raises RuntimeError with the
+    runtime's message."""
+    if target == "cuda":
+        raise NotImplementedError("parac.compile: target 'cuda' needs paracc's CUDA target, which does not exist "
+                                  "yet (use 'c' or 'opencl')")
+    if target not in ("c", "opencl"):
+        raise ValueError("parac.compile: target must be 'c', 'opencl' or 'cuda', got %r" % (target,))
     if os.path.isfile(str(source)):
         with open(source) as f:
             text, name = f.read(), os.path.basename(str(source))
@@ -235,14 +269,13 @@ def compile(source, target="c", *, flags=(), cc=None):
             f.write(text)
         base = os.path.join(d, "program")
         paracc = _paracc()
-        r = subprocess.run([paracc, pc, "--target", "c", "-o", base] + list(flags), capture_output=True, text=True)
+        r = subprocess.run([paracc, pc, "--target", target, "-o", base] + list(flags), capture_output=True, text=True)
         if r.returncode != 0:
             raise ValueError("parac.compile: paracc rejected the program:\n" + (r.stderr or r.stdout).strip())
         analysis = subprocess.run([paracc, pc, "--dump=analysis"] + list(flags), capture_output=True, text=True).stdout
         so = os.path.join(d, "program.so")
         cc = cc or os.environ.get("CC") or "cc"
-        r = subprocess.run([cc, "-O2", "-std=c11", "-fopenmp", "-shared", "-fPIC", base + ".c", "-o", so, "-lm"],
-                           capture_output=True, text=True)
+        r = subprocess.run(_cc_command(cc, target, base + ".c", so), capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("parac.compile: %s failed on paracc's output:\n%s" % (cc, r.stderr.strip()))
         lib = ctypes.CDLL(so)

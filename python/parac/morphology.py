@@ -1,11 +1,13 @@
 """scikit-image-compatible morphology over parac (skimage.morphology names
 and signatures). Results are exact: reconstruction is the same fix point
-whatever the method or device."""
+whatever the method or device. NumPy arrays are computed on the host (or
+where ``device`` says); CuPy arrays and PyTorch CUDA tensors on their GPU,
+returned as the same kind of array."""
 import numpy as np
 
 from . import h_maxima as _h_maxima, h_minima as _h_minima, reconstruct as _reconstruct
 from . import regional_maxima as _regional_maxima, regional_minima as _regional_minima
-from ._compat import connectivity as _conn, work_dtype as _work
+from ._compat import connectivity as _conn, nonzero as _nonzero, to_type as _to, work_dtype as _work
 
 
 def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *, device=None, algorithm=None):
@@ -21,21 +23,21 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *
     s, m = _work(seed, mask, who="parac.morphology.reconstruction")
     conn = _conn(m.ndim, footprint, None, who="parac.morphology.reconstruction")
     out = _reconstruct(s, m, mode=method, connectivity=conn, device=device, method=algorithm)
-    return out.astype(np.float64)
+    return _to(out, "float64")
 
 
 def h_maxima(image, h, footprint=None, *, device=None, algorithm=None):
     """skimage.morphology.h_maxima: uint8, 1 on the maxima of height >= h."""
     (im,) = _work(image, who="parac.morphology.h_maxima")
     conn = _conn(im.ndim, footprint, None, who="parac.morphology.h_maxima")
-    return (_h_maxima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0).astype(np.uint8)
+    return _to(_h_maxima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0, "uint8")
 
 
 def h_minima(image, h, footprint=None, *, device=None, algorithm=None):
     """skimage.morphology.h_minima: uint8, 1 on the minima of depth >= h."""
     (im,) = _work(image, who="parac.morphology.h_minima")
     conn = _conn(im.ndim, footprint, None, who="parac.morphology.h_minima")
-    return (_h_minima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0).astype(np.uint8)
+    return _to(_h_minima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0, "uint8")
 
 
 def _local(fn, who, image, footprint, connectivity, indices, allow_borders, device, algorithm):
@@ -44,7 +46,7 @@ def _local(fn, who, image, footprint, connectivity, indices, allow_borders, devi
     (im,) = _work(image, who=who)
     conn = _conn(im.ndim, footprint, connectivity, who=who)
     res = fn(im, connectivity=conn, device=device, method=algorithm) > 0
-    return np.nonzero(res) if indices else res
+    return _nonzero(res) if indices else res
 
 
 def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_borders=True, *, device=None,

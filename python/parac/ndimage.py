@@ -5,7 +5,7 @@ import numpy as np
 from . import fill as _fill
 from . import gauss as _gauss
 from . import _device
-from ._compat import connectivity as _conn
+from ._compat import connectivity as _conn, into as _into, to_type as _to
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101", "nearest": "replicate",
           "wrap": "wrap", "grid-wrap": "wrap", "constant": "constant", "grid-constant": "constant"}
@@ -82,14 +82,14 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     scipy's (default: the cross, 4 / 6 neighbours; the full 3x3 block: 8 / 26)."""
     if np.any(np.asarray(origin) != 0) or axes is not None:
         raise NotImplementedError("parac.ndimage.binary_fill_holes: origin and axes are not supported")
-    a = np.asarray(input)
+    kind = _device.kind_of(input)
+    a = input if kind else np.asarray(input)
     if a.ndim not in (2, 3):
         raise ValueError("parac.ndimage.binary_fill_holes: 2D or 3D input, got %d dimensions" % a.ndim)
     conn = _conn(a.ndim, structure, 1 if structure is None else None, who="parac.ndimage.binary_fill_holes")
-    res = _fill((a != 0).astype(np.uint8), connectivity=conn, device=device, method=method) > 0
+    res = _fill(_to(a != 0, "uint8"), connectivity=conn, device=device, method=method) > 0
     if output is None:
         return res
-    if isinstance(output, np.ndarray):
-        output[...] = res
-        return output
-    return res.astype(output)
+    if kind is None and not isinstance(output, np.ndarray):
+        return res.astype(output)  # scipy's output=dtype
+    return _into(res, output, who="parac.ndimage.binary_fill_holes")

@@ -1,8 +1,10 @@
-"""scikit-image-compatible segmentation helpers over parac."""
+"""scikit-image-compatible segmentation helpers over parac (NumPy arrays,
+or CuPy arrays / PyTorch CUDA tensors computed on their GPU)."""
 import numpy as np
 
 from . import clear_border as _clear_border, floodfill as _floodfill
-from ._compat import connectivity as _conn, into as _into
+from . import _device
+from ._compat import connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to
 
 
 def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=None, tolerance=None, in_place=False,
@@ -10,9 +12,9 @@ def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=Non
     """skimage.segmentation.flood_fill: seed_point is (row, column[, ...]),
     slices first for volumes; the region connected to it whose values lie
     within tolerance of its value (equal when None) takes new_value."""
-    a = np.asarray(image)
-    if a.dtype not in (np.uint8, np.uint16, np.float32):
-        raise TypeError("parac.segmentation.flood_fill: uint8, uint16 or float32 images, got %s" % a.dtype)
+    a = image if _device.kind_of(image) else np.asarray(image)
+    if _dtype_name(a) not in ("uint8", "uint16", "float32"):
+        raise TypeError("parac.segmentation.flood_fill: uint8, uint16 or float32 images, got %s" % _dtype_name(a))
     sp = tuple(int(v) % n for v, n in zip(np.atleast_1d(seed_point), a.shape))
     if len(sp) != a.ndim:
         raise ValueError("parac.segmentation.flood_fill: seed_point needs %d coordinates" % a.ndim)
@@ -31,7 +33,7 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None, device=
     components of nonzero pixels, 8- / 26-connected as skimage's label)."""
     if bgval != 0 or mask is not None:
         raise NotImplementedError("parac.segmentation.clear_border: bgval and mask are not supported")
-    a = np.asarray(labels)
+    a = labels if _device.kind_of(labels) else np.asarray(labels)
     conn = _conn(a.ndim, None, None, who="parac.segmentation.clear_border")
     res = _clear_border(a, buffer=int(buffer_size), connectivity=conn, device=device)
-    return _into(res.astype(a.dtype, copy=False), out)
+    return _into(_to(res, _dtype_name(a)), out, who="parac.segmentation.clear_border")

@@ -1,7 +1,9 @@
 """parac.compile: the example programs compiled through the C target and
-called on NumPy arrays, against the plain-C references (examples/*_ref.c,
-built here with the same C compiler) and NumPy; scalars taken from shapes,
-several outputs, keyword scalars, 3D matrices, source text, the errors."""
+the OpenCL target (where the CLI lists an OpenCL device: PoCL on the build
+machine and in CI, NVIDIA's on the GPU machine) and called on NumPy arrays,
+against the plain-C references (examples/*_ref.c, built here with the same C
+compiler) and NumPy; scalars taken from shapes, several outputs, keyword
+scalars, 3D matrices, source text, the errors."""
 import ctypes
 import os
 import shutil
@@ -21,6 +23,18 @@ CC = os.environ.get("CC") or "cc"
 pytestmark = pytest.mark.skipif(shutil.which(CC) is None, reason="no C compiler")
 
 
+def _opencl_present():
+    from conftest import PARAC
+
+    if PARAC is None:
+        return False
+    r = subprocess.run([str(PARAC), "devices"], capture_output=True, text=True)
+    return any(line.startswith("opencl:") and "none" not in line for line in r.stdout.splitlines())
+
+
+TARGETS = ["c", pytest.param("opencl", marks=pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device"))]
+
+
 def reference(tmp_path, name):
     so = str(tmp_path / (name + "_ref.so"))
     subprocess.run([CC, "-O1", "-shared", "-fPIC", os.path.join(EX, name + "_ref.c"), "-o", so, "-lm"], check=True)
@@ -31,8 +45,9 @@ def ptr(a):
     return ctypes.c_void_p(a.ctypes.data)
 
 
-def test_blur_against_numpy():
-    prog = parac.compile(os.path.join(EX, "blur.pc"))
+@pytest.mark.parametrize("target", TARGETS)
+def test_blur_against_numpy(target):
+    prog = parac.compile(os.path.join(EX, "blur.pc"), target)
     a = np.random.default_rng(0).integers(0, 65535, (37, 53), dtype=np.uint16)
     p = np.pad(a.astype(np.int64), ((0, 0), (1, 1)), mode="edge")
     bx = (p[:, :-2] + p[:, 1:-1] + p[:, 2:]) // 3
@@ -44,8 +59,9 @@ def test_blur_against_numpy():
     np.testing.assert_array_equal(out, want)
 
 
-def test_laplacian_two_outputs(tmp_path):
-    prog = parac.compile(os.path.join(EX, "laplacian.pc"))
+@pytest.mark.parametrize("target", TARGETS)
+def test_laplacian_two_outputs(tmp_path, target):
+    prog = parac.compile(os.path.join(EX, "laplacian.pc"), target)
     ref = reference(tmp_path, "laplacian")
     for M, N in ((37, 53), (40, 9)):
         src = np.random.default_rng(M).integers(0, 255, (M, N), dtype=np.uint8)
@@ -57,8 +73,9 @@ def test_laplacian_two_outputs(tmp_path):
         np.testing.assert_array_equal(down, wd)
 
 
-def test_sharpening_keyword_scalars(tmp_path):
-    prog = parac.compile(os.path.join(EX, "sharpening.pc"), flags=("-O0",))
+@pytest.mark.parametrize("target", TARGETS)
+def test_sharpening_keyword_scalars(tmp_path, target):
+    prog = parac.compile(os.path.join(EX, "sharpening.pc"), target, flags=("-O0",))
     ref = reference(tmp_path, "sharpening")
     src = np.random.default_rng(2).integers(0, 255, (41, 58), dtype=np.uint8)
     got = prog.sharpening(src, strength=8, overshoot=4)
@@ -67,8 +84,9 @@ def test_sharpening_keyword_scalars(tmp_path):
     np.testing.assert_array_equal(got, want)
 
 
-def test_unsharp_3d_matrix(tmp_path):
-    prog = parac.compile(os.path.join(EX, "unsharp.pc"))
+@pytest.mark.parametrize("target", TARGETS)
+def test_unsharp_3d_matrix(tmp_path, target):
+    prog = parac.compile(os.path.join(EX, "unsharp.pc"), target)
     ref = reference(tmp_path, "unsharp")
     a = (0.05 + np.random.default_rng(3).random((3, 29, 47))).astype(np.float32)
     got = prog(a)
@@ -77,13 +95,14 @@ def test_unsharp_3d_matrix(tmp_path):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def test_source_text_and_errors():
+@pytest.mark.parametrize("target", TARGETS)
+def test_source_text_and_errors(target):
     prog = parac.compile("""
 void invert(int H, int W, unsigned char parac_matrix &in[H][W], unsigned char parac_matrix &out[H][W])
 {
     parac_iterator it(0:H:1; 0:W:1) { out[itx][ity] = 255 - in[itx][ity]; }
 }
-""")
+""", target)
     a = np.arange(12, dtype=np.uint8).reshape(3, 4)
     np.testing.assert_array_equal(prog(a), 255 - a)
     with pytest.raises(TypeError, match="dtype"):
@@ -94,5 +113,7 @@ void invert(int H, int W, unsigned char parac_matrix &in[H][W], unsigned char pa
         prog(a, H=2)
     with pytest.raises(ValueError, match=r"program\.pc:3"):
         parac.compile("void f(int H, unsigned char parac_matrix &m[H][H])\n{\n    parac_iterator i(0:H:1 { }\n}\n")
-    with pytest.raises(NotImplementedError):
-        parac.compile(os.path.join(EX, "blur.pc"), target="opencl")
+    with pytest.raises(NotImplementedError, match="CUDA target"):
+        parac.compile(os.path.join(EX, "blur.pc"), target="cuda")
+    with pytest.raises(ValueError, match="target must be"):
+        parac.compile(os.path.join(EX, "blur.pc"), target="metal")

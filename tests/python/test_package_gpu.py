@@ -113,3 +113,72 @@ def test_device_array_errors():
         parac.gauss(cupy.zeros((8, 8), cupy.int8), sigma=1.0)
     with pytest.raises(ValueError, match="dimensions"):
         parac.gauss(cupy.zeros((8,), cupy.float32), sigma=1.0)
+
+
+def _wrapper_cases(rng):
+    """(name, call on arrays, host arrays) for every scipy / scikit-image compatible wrapper."""
+    import parac.morphology as pm
+    import parac.segmentation as ps
+
+    mask = smooth((97, 131), np.uint8, seed=5)
+    marker = np.maximum(mask.astype(int) - 25, 0).astype(np.uint8)
+    vol = smooth((9, 30, 41), np.uint16, seed=6)
+    blobs = np.zeros((64, 80), bool)
+    blobs[0:9, 3:12] = blobs[20:40, 20:45] = blobs[50:64, 60:70] = True
+    blobs[28:32, 30:35] = False  # a hole
+    return [
+        ("reconstruction", lambda m, k: pm.reconstruction(m, k), (marker, mask)),
+        ("reconstruction erosion", lambda m, k: pm.reconstruction(m, k, method="erosion"),
+         ((mask.astype(int) + 20).astype(np.uint16), mask.astype(np.uint16))),
+        ("reconstruction int64 seed", lambda m, k: pm.reconstruction(m, k), (marker.astype(np.int64), mask)),
+        ("h_maxima", lambda a: pm.h_maxima(a, 10), (mask,)),
+        ("h_minima 3D", lambda a: pm.h_minima(a, 5), (vol,)),
+        ("local_maxima", lambda a: pm.local_maxima(a), (mask,)),
+        ("local_minima indices", lambda a: pm.local_minima(a, connectivity=1, indices=True), (mask,)),
+        ("binary_fill_holes", lambda a: pndi.binary_fill_holes(a), (blobs,)),
+        ("clear_border", lambda a: ps.clear_border(a, buffer_size=1), (blobs.astype(np.uint8),)),
+        ("flood_fill", lambda a: ps.flood_fill(a, (25, 30), 7, tolerance=3), (mask,)),
+    ]
+
+
+@pytest.mark.parametrize("lib", ["cupy", "torch"])
+def test_every_wrapper_on_device_arrays(lib):
+    """Each scipy / scikit-image name takes CuPy arrays and CUDA tensors, computes on the GPU and
+    returns the same kind of array, with the same values as for the NumPy input."""
+    if lib == "cupy":
+        cupy = pytest.importorskip("cupy")
+        up, down, kind = cupy.asarray, cupy.asnumpy, cupy.ndarray
+    else:
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("no CUDA device for PyTorch")
+        up, down, kind = (lambda a: torch.from_numpy(np.ascontiguousarray(a)).cuda()), (lambda t: t.cpu().numpy()), torch.Tensor
+    for name, call, arrays in _wrapper_cases(np.random.default_rng(0)):
+        if lib == "torch" and any(a.dtype == np.uint16 for a in arrays):
+            continue  # PyTorch implements few operations on uint16 tensors
+        want = call(*arrays)
+        got = call(*[up(a) for a in arrays])
+        if isinstance(want, tuple):  # indices
+            assert all(isinstance(g, kind) for g in got), name
+            got, want = np.stack([down(g) for g in got]), np.stack(want)
+        else:
+            assert isinstance(got, kind), name
+            got = down(got)
+        assert got.dtype == want.dtype, (name, got.dtype, want.dtype)
+        np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_wrapper_outputs_and_mixed_kinds():
+    cupy = pytest.importorskip("cupy")
+    import parac.segmentation as ps
+
+    a = cupy.asarray((np.random.default_rng(2).random((40, 50)) < 0.4).astype(np.uint8))
+    out = cupy.empty_like(a)
+    assert ps.clear_border(a, out=out) is out
+    np.testing.assert_array_equal(cupy.asnumpy(out), ps.clear_border(cupy.asnumpy(a)))
+    with pytest.raises(TypeError, match="out must be"):
+        ps.clear_border(a, out=np.empty((40, 50), np.uint8))
+    import parac.morphology as pm
+
+    with pytest.raises(TypeError, match="all be NumPy or all of one device kind"):
+        pm.reconstruction(cupy.asarray(np.zeros((8, 8), np.uint8)), np.zeros((8, 8), np.uint8))
