@@ -1,0 +1,51 @@
+"""Where the time of one parac call on a CuPy array goes: the wrapper
+(parac.ndimage.gaussian_filter), the registry function (parac.gauss), the
+extension's run alone (arguments prepared once), each CUDA method forced,
+against the GPU time of the same call (cupyx.profiler.benchmark: CPU and GPU
+time per call, data on the device).
+
+    PYTHONPATH=build/python python3 bench/python/launch_gap.py [--side 4096] [--sigma 5]
+"""
+import argparse
+
+import cupy
+import cupyx.scipy.ndimage as cndi
+from cupyx.profiler import benchmark
+
+import parac
+import parac.ndimage as pndi
+from parac import _device, _parac
+
+
+def report(name, fn, n=200):
+    r = benchmark(fn, n_repeat=n, n_warmup=5)
+    cpu, gpu = r.cpu_times.mean() * 1e3, r.gpu_times[0].mean() * 1e3
+    print("%-52s CPU %.3f ms  GPU %.3f ms" % (name, cpu, gpu))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--side", type=int, default=4096)
+    ap.add_argument("--sigma", type=float, default=5.0)
+    a = ap.parse_args()
+    dev = cupy.random.default_rng(0).random((a.side, a.side), dtype=cupy.float32)
+    tiny = cupy.zeros((8, 8), cupy.float32)
+    s = a.sigma
+    report("parac.ndimage.gaussian_filter", lambda: pndi.gaussian_filter(dev, s))
+    report("parac.gauss", lambda: parac.gauss(dev, sigma=s, sigma_y=s, truncate=4.0, border="reflect"))
+    report("cupyx gaussian_filter", lambda: cndi.gaussian_filter(dev, s))
+    stream = _device.stream_of(dev, "cupy")
+    for img, label in ((dev, "%d²" % a.side), (tiny, "8x8")):
+        _, d = _device.describe(img, "cupy")
+        args = {"sigma": repr(s), "sigma-y": repr(s), "truncate": "4.0", "border": "reflect"}
+        outs, why = _parac.run("gauss", (d,), args, "cuda:0", stream, True)
+        print("%s: %s" % (label, why))
+        report("_parac.run alone, %s" % label, lambda: _parac.run("gauss", (d,), args, "cuda:0", stream, True))
+        for m in ("separable", "texture", "recursive"):
+            am = dict(args, method=m)
+            report("_parac.run alone, %s, method %s" % (label, m),
+                   lambda: _parac.run("gauss", (d,), am, "cuda:0", stream, True))
+
+
+if __name__ == "__main__":
+    main()
