@@ -159,19 +159,25 @@ void parac__grid_free(parac__grid *g)
 }
 
 /* ---- strips ----------------------------------------------------------------- */
-int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy)
+int parac__grid_copy_halo_cols(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy, int64_t x0,
+                               int64_t x1)
 {
-    const size_t es = parac_dtype_size(dst->dtype);
+    const size_t es = parac_dtype_size(dst->dtype), bytes = es * (size_t)(x1 - x0 + 1);
     int changed = 0;
     for (int64_t z = dst->z0; z < dst->z0 + dst->d; z++) {
-        const char *from = (const char *)src->I + es * (size_t)(z * src->sz + sy * src->sy + 1);
-        char *toI = (char *)dst->I + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
-        char *toJ = (char *)dst->J + es * (size_t)(z * dst->sz + dy * dst->sy + 1);
-        if (!changed && memcmp(toI, from, es * (size_t)dst->w) != 0) changed = 1;
-        memcpy(toI, from, es * (size_t)dst->w);
-        memcpy(toJ, from, es * (size_t)dst->w);
+        const char *from = (const char *)src->I + es * (size_t)(z * src->sz + sy * src->sy + x0);
+        char *toI = (char *)dst->I + es * (size_t)(z * dst->sz + dy * dst->sy + x0);
+        char *toJ = (char *)dst->J + es * (size_t)(z * dst->sz + dy * dst->sy + x0);
+        if (!changed && memcmp(toI, from, bytes) != 0) changed = 1;
+        memcpy(toI, from, bytes);
+        memcpy(toJ, from, bytes);
     }
     return changed;
+}
+
+int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy)
+{
+    return parac__grid_copy_halo_cols(dst, dy, src, sy, 1, dst->w);
 }
 
 int parac__violation_earlier(const parac__recon_violation *a, const parac__recon_violation *b)

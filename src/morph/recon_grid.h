@@ -75,6 +75,11 @@ typedef struct parac__engine {
     /* The anti-raster pass that also queues every pixel that can still raise
      * a later neighbour (Vincent's condition); returns how many pixels changed. */
     int64_t (*scan_queue)(parac__grid *g, parac__queue *q, parac_status *st);
+    /* One raster or anti-raster pass over interior rows y_first .. y_last
+     * (in the pass's order) of a 2D grid, columns x0 .. x1 only, with the
+     * scratch row a (x1 - x0 + 3 elements); returns how many pixels changed. */
+    int64_t (*scan_block)(parac__grid *g, int backward, int64_t y_first, int64_t y_last, int64_t x0, int64_t x1,
+                          void *a);
     /* Vincent's fast hybrid: a raster and an anti-raster pass that queues
      * pixels that can still raise a neighbour, then FIFO propagation. */
     parac_status (*hybrid)(parac__grid *g, parac__queue *q);
@@ -93,6 +98,9 @@ const parac__engine *parac__engine_for(parac_dtype dtype);
  * both buffers (J = I marks a halo pixel as a fixed source). Returns
  * whether the halo changed. */
 int parac__grid_copy_halo(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy);
+/* The same for columns x0 .. x1 of the row only. */
+int parac__grid_copy_halo_cols(parac__grid *dst, int64_t dy, const parac__grid *src, int64_t sy, int64_t x0,
+                               int64_t x1);
 /* Whether violation a comes before b in raster order (z, then y, then x). */
 int parac__violation_earlier(const parac__recon_violation *a, const parac__recon_violation *b);
 

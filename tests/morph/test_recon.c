@@ -206,6 +206,80 @@ static void test_random_3d(void **state)
     for (int i = 0; i < 3; i++) run_all(dts[i], 9, 50, 7, 41 + i);
 }
 
+/* Long fronts for the parallel method's rounds: one seed in a mask of high
+ * random values (a front over the whole image), or a maze of walls with
+ * gaps (fronts that change direction). */
+static void make_seed_case(parac_image *mk, parac_image *ms, uint64_t *seed, int erosion, int maze)
+{
+    const double top = ms->dtype == PARAC_U8 ? 255 : ms->dtype == PARAC_U16 ? 65535 : 1000;
+    const int64_t w = ms->width, h = ms->height;
+    for (int64_t y = 0; y < h; y++)
+        for (int64_t x = 0; x < w; x++) {
+            double m = top * (0.5 + (double)(test_rand(seed) % 64) / 128.0);
+            if (ms->dtype != PARAC_F32) m = floor(m);
+            if (maze && y % 6 == 3 && (x + 7 * y) % 97 > 2) m = 0; /* a wall with a gap every 97 pixels */
+            set(ms, x, y, 0, erosion ? top - m : m);
+            set(mk, x, y, 0, erosion ? top : 0);
+        }
+    const int64_t sx = maze ? 0 : w / 3, sy = maze ? 0 : h / 2;
+    set(mk, sx, sy, 0, get(ms, sx, sy, 0));
+}
+
+/* The parallel method against hybrid with every setting of its rounds
+ * (PARAC_PARALLEL_ROUNDS: pipelined from the start, the automatic switch,
+ * strips only), 2, 3 and 5 threads, both connectivities, dilation and erosion,
+ * on long fronts and on the random case. Sizes let column blocks of 64
+ * pixels fit at some thread counts and not at others. */
+static void test_parallel_rounds(void **state)
+{
+    (void)state;
+    const char *settings[] = {"pipelined", NULL, "strips"};
+    const int64_t sizes[][2] = {{300, 97}, {515, 130}, {1100, 40}};
+    const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_F32};
+    parac_context *ctx;
+    assert_ok(parac_context_create(&ctx, "cpu"));
+    uint64_t seed = 77;
+    for (int di = 0; di < 3; di++)
+        for (int si = 0; si < 3; si++)
+            for (int kind = 0; kind < 3; kind++)
+                for (int erosion = 0; erosion <= 1; erosion++) {
+                    const int64_t w = sizes[si][0], h = sizes[si][1];
+                    parac_image *mk, *ms;
+                    assert_ok(parac_image_create(&mk, w, h, 1, 1, dts[di], PARAC_MEMORY_HOST, -1));
+                    assert_ok(parac_image_create(&ms, w, h, 1, 1, dts[di], PARAC_MEMORY_HOST, -1));
+                    if (kind < 2) make_seed_case(mk, ms, &seed, erosion, kind);
+                    else make_case(mk, ms, &seed, erosion);
+                    for (int conn = 4; conn <= 8; conn += 4) {
+                        parac_reconstruct_options o = {erosion ? PARAC_RECON_EROSION : PARAC_RECON_DILATION, conn,
+                                                       0, "hybrid"};
+                        parac_image *want, *got;
+                        parac_context_set_threads(ctx, 1);
+                        assert_ok(parac_reconstruct(ctx, mk, ms, &want, &o));
+                        o.method = "parallel";
+                        for (int t = 2; t <= 5; t += 1 + (t == 3))
+                            for (int k = 0; k < 3; k++) {
+                                if (settings[k]) setenv("PARAC_PARALLEL_ROUNDS", settings[k], 1);
+                                else unsetenv("PARAC_PARALLEL_ROUNDS");
+                                parac_context_set_threads(ctx, t);
+                                assert_ok(parac_reconstruct(ctx, mk, ms, &got, &o));
+                                for (int64_t y = 0; y < h; y++)
+                                    if (memcmp(parac_image_at(got, 0, y, 0), parac_image_at(want, 0, y, 0),
+                                               parac_image_row_bytes(want)) != 0)
+                                        fail_msg("parallel (%s, %d threads) %s %lldx%lld case %d conn %d erosion %d: "
+                                                 "row %lld differs from hybrid", settings[k] ? settings[k] : "auto",
+                                                 t, parac_dtype_name(dts[di]), (long long)w, (long long)h, kind, conn,
+                                                 erosion, (long long)y);
+                                parac_image_destroy(got);
+                            }
+                        unsetenv("PARAC_PARALLEL_ROUNDS");
+                        parac_image_destroy(want);
+                    }
+                    parac_image_destroy(mk);
+                    parac_image_destroy(ms);
+                }
+    parac_context_destroy(ctx);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -243,6 +317,7 @@ int main(void)
         cmocka_unit_test(test_row_widths),
         cmocka_unit_test(test_random_3d),
         cmocka_unit_test(test_float_signs),
+        cmocka_unit_test(test_parallel_rounds),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
