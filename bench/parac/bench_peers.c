@@ -113,11 +113,7 @@ int main(int argc, char **argv)
     o.json = json_path ? fopen(json_path, "a") : NULL;
     o.copy_gbs = bench_copy_bandwidth_gbs(0);
     printf("hand-written CUDA peers; copy rate %.0f GB/s (read + write)\n", o.copy_gbs);
-    const int runs = o.runs;
-    o.runs = 0;
-    int rc = peer_each(check, one, &o);
-    o.runs = runs;
-    if (!rc) rc = peer_each(sizes, one, &o);
+    int rc = peer_check_then_time(check, sizes, &o.runs, one, &o);
     if (o.json) fclose(o.json);
     return rc;
 }

@@ -299,11 +299,7 @@ int main(int argc, char **argv)
     c.json = json_path ? fopen(json_path, "a") : NULL;
     c.copy_gbs = copy_rate(&c);
     printf("hand-written OpenCL peers; copy rate %.0f GB/s (read + write)\n", c.copy_gbs);
-    const int runs = c.runs;
-    c.runs = 0;
-    int rc = peer_each(check, one, &c);
-    c.runs = runs;
-    if (!rc) rc = peer_each(sizes, one, &c);
+    int rc = peer_check_then_time(check, sizes, &c.runs, one, &c);
     if (c.json) fclose(c.json);
     for (int a = 0; a < PEER_APPS; a++)
         if (c.prog[a]) clReleaseProgram(c.prog[a]);

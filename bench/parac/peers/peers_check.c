@@ -83,6 +83,16 @@ int peer_each(const char *sizes, int (*fn)(int app, int H, int W, void *user), v
     return rc;
 }
 
+int peer_check_then_time(const char *check, const char *sizes, int *runs,
+                         int (*fn)(int app, int H, int W, void *user), void *user)
+{
+    const int keep = *runs;
+    *runs = 0;
+    int rc = peer_each(check, fn, user);
+    *runs = keep;
+    return rc ? rc : peer_each(sizes, fn, user);
+}
+
 void peer_report(FILE *json, const char *backend, int app, int H, int W, double median_ms, double copy_gbs)
 {
     const double n = (double)H * W;

@@ -24,6 +24,10 @@ int peer_compare(int app, int H, int W, const void *got, const void *want, size_
 /* Calls fn(app, H, W, user) for every program at every size of a list
  * "HxW,HxW"; stops at the first non-zero return. */
 int peer_each(const char *sizes, int (*fn)(int app, int H, int W, void *user), void *user);
+/* peer_each over the sizes to check with *runs at 0 (check only), then over
+ * the sizes to time with *runs as it was. */
+int peer_check_then_time(const char *check, const char *sizes, int *runs,
+                         int (*fn)(int app, int H, int W, void *user), void *user);
 
 /* One result line, and its JSON line when json is not NULL. */
 void peer_report(FILE *json, const char *backend, int app, int H, int W, double median_ms, double copy_gbs);

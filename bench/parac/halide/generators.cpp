@@ -1,0 +1,146 @@
+// Halide 14 versions of three ParaC example programs (examples/<app>.pc), as
+// peers for the evaluation: the same arithmetic and borders as the plain-C
+// references (examples/<app>_ref.c), each with a GPU schedule (stages fused
+// into tiles, the intermediate rows in shared memory, in the manner of
+// Halide's own apps/blur and apps/unsharp GPU schedules) and a CPU schedule
+// (tiles over all cores, vectorised). Images are Halide buffers with x the
+// column (innermost), y the row and, for unsharp, c the channel.
+// Compiled ahead of time by bench/parac/halide/build.sh with Debian's
+// libhalide14-0-dev; the generated libraries need no Halide to run.
+#include "Halide.h"
+
+using namespace Halide;
+
+namespace {
+
+Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+
+// The schedules of a row pass `mid` followed by a column pass `output`. GPU:
+// a 32x8 tile per block, `mid` for the tile's rows and halo in shared
+// memory (fuse) or in global memory from a kernel of its own. CPU: strips of
+// 32 rows over the cores, `mid` per strip, vectors of `lanes`.
+void schedule_two_pass(Func output, Func mid, bool gpu, bool fuse, int lanes)
+{
+    if (gpu) {
+        output.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        if (fuse) mid.compute_at(output, xo).gpu_threads(x, y);
+        else mid.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+    } else {
+        output.split(y, yo, yi, 32, TailStrategy::GuardWithIf).parallel(yo).vectorize(x, lanes, TailStrategy::GuardWithIf);
+        mid.store_at(output, yo).compute_at(output, yi).vectorize(x, lanes);
+    }
+}
+
+// blur.pc: the 3x1 then 1x3 mean of uint16 pixels, edges repeated.
+class Blur : public Generator<Blur> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> fuse{"fuse", true}; // GPU: stages in one kernel per tile, or a kernel per stage
+    Input<Buffer<uint16_t, 2>> input{"input"};
+    Output<Buffer<uint16_t, 2>> output{"output"};
+
+    void generate()
+    {
+        Func in = BoundaryConditions::repeat_edge(input);
+        blur_x(x, y) = cast<uint16_t>((cast<int32_t>(in(x - 1, y)) + in(x, y) + in(x + 1, y)) / 3);
+        output(x, y) = cast<uint16_t>((cast<int32_t>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
+    }
+
+    void schedule() { schedule_two_pass(output, blur_x, gpu, fuse, 16); }
+
+private:
+    Func blur_x{"blur_x"};
+};
+
+// gaussian.pc: the 5-tap binomial (1 4 6 4 1)/16 along rows, then columns,
+// mirrored borders without repeating the edge pixel; float.
+class Gaussian : public Generator<Gaussian> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> fuse{"fuse", true}; // GPU: stages in one kernel per tile, or a kernel per stage
+    Input<Buffer<float, 2>> input{"input"};
+    Output<Buffer<float, 2>> output{"output"};
+
+    void generate()
+    {
+        const float g[5] = {0.0625f, 0.25f, 0.375f, 0.25f, 0.0625f};
+        Func in = BoundaryConditions::mirror_interior(input);
+        Expr sx = g[0] * in(x - 2, y);
+        for (int k = 1; k < 5; k++) sx = sx + g[k] * in(x - 2 + k, y);
+        row(x, y) = sx;
+        // rows outside the image are the mirrored rows of the input, so the
+        // column pass reads `row` there as the reference reads its mirrored rows
+        Expr sy = g[0] * row(x, y - 2);
+        for (int k = 1; k < 5; k++) sy = sy + g[k] * row(x, y - 2 + k);
+        output(x, y) = sy;
+    }
+
+    void schedule() { schedule_two_pass(output, row, gpu, fuse, 8); }
+
+private:
+    Func row{"row"};
+};
+
+// unsharp.pc (Halide's apps/unsharp): gray, a 7-tap Gaussian along rows
+// then columns (edges repeated), sharpen = 2 gray - blur, ratio = sharpen /
+// gray, every channel times ratio. Planar float, channels outermost.
+class Unsharp : public Generator<Unsharp> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> fuse{"fuse", true}; // GPU: stages in one kernel per tile, or a kernel per stage
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate()
+    {
+        const float k[7] = {0.0366328454f, 0.111280758f, 0.216745321f, 0.270682149f,
+                            0.216745321f, 0.111280758f, 0.0366328454f};
+        // edges repeated on the input: gray and the row pass outside the
+        // image then equal their values at the nearest row and column, as the
+        // reference's clamped reads of gray and of the row pass give, and the
+        // stages stay tileable (a clamp on an intermediate would make every
+        // tile need all of it)
+        Func in = BoundaryConditions::repeat_edge(input);
+        gray(x, y) = 0.299f * in(x, y, 0) + 0.587f * in(x, y, 1) + 0.114f * in(x, y, 2);
+        Expr sx = k[0] * gray(x - 3, y);
+        for (int t = 1; t < 7; t++) sx = sx + k[t] * gray(x - 3 + t, y);
+        blur_x(x, y) = sx;
+        Expr sy = k[0] * blur_x(x, y - 3);
+        for (int t = 1; t < 7; t++) sy = sy + k[t] * blur_x(x, y - 3 + t);
+        ratio(x, y) = (2.0f * gray(x, y) - sy) / gray(x, y);
+        output(x, y, c) = ratio(x, y) * input(x, y, c);
+        output.dim(2).set_bounds(0, 3);
+        input.dim(2).set_bounds(0, 3);
+    }
+
+    void schedule()
+    {
+        if (gpu) {
+            // one 32x8 tile per block: gray and blur_x of the tile and its
+            // halo in shared memory, ratio per pixel, the three channels unrolled
+            output.reorder(c, x, y).unroll(c).gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            ratio.compute_at(output, xi);
+            if (fuse) {
+                blur_x.compute_at(output, xo).gpu_threads(x, y);
+                gray.compute_at(output, xo).gpu_threads(x, y);
+            } else {
+                blur_x.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+                gray.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            }
+        } else {
+            output.reorder(c, x, y).unroll(c).split(y, yo, yi, 32, TailStrategy::GuardWithIf).parallel(yo).vectorize(x, 8, TailStrategy::GuardWithIf);
+            gray.store_at(output, yo).compute_at(output, yi).vectorize(x, 8);
+            blur_x.store_at(output, yo).compute_at(output, yi).vectorize(x, 8);
+            ratio.compute_at(output, yi).vectorize(x, 8);
+        }
+    }
+
+private:
+    Func gray{"gray"}, blur_x{"blur_x"}, ratio{"ratio"};
+};
+
+} // namespace
+
+HALIDE_REGISTER_GENERATOR(Blur, parac_blur)
+HALIDE_REGISTER_GENERATOR(Gaussian, parac_gaussian)
+HALIDE_REGISTER_GENERATOR(Unsharp, parac_unsharp)
