@@ -110,6 +110,16 @@ PARAC_API parac_status parac_op_run(parac_context *ctx, const char *name,
                                     parac_image **outputs, int n_outputs,
                                     const parac_args *args, char *explain, size_t explain_size);
 
+/* The same, writing into images the caller has: each outputs[k] that is not
+ * NULL on entry receives result k (same size, channels and dtype as the
+ * result, in any residency) and stays the caller's; the others receive new
+ * images. An operation that can compute straight into such an image does
+ * (parac_call_output); otherwise its result is copied in. */
+PARAC_API parac_status parac_op_run_into(parac_context *ctx, const char *name,
+                                         parac_image *const *inputs, int n_inputs,
+                                         parac_image **outputs, int n_outputs,
+                                         const parac_args *args, char *explain, size_t explain_size);
+
 /* Inside an operation: the call being executed. */
 struct parac_op_call {
     parac_context *ctx;
@@ -120,7 +130,15 @@ struct parac_op_call {
     parac_image **outputs;
     int n_outputs;
     const parac_args *args; /* complete: defaults filled in, values checked */
+    parac_image *const *given; /* parac_op_run_into's images per output (NULL entries: none) */
 };
+
+/* Output k of the call: the caller's image when parac_op_run_into gave one
+ * that fits (size, channels, dtype, residency, packed rows of pixels), else
+ * a new image; either way in call->outputs[k]. */
+PARAC_API parac_status parac_call_output(parac_op_call *call, int k, int64_t width, int64_t height,
+                                         int64_t depth, int channels, parac_dtype dtype, parac_memory memory,
+                                         int device);
 
 PARAC_API int parac_call_has(const parac_op_call *call, const char *name);
 PARAC_API int64_t parac_call_int(const parac_op_call *call, const char *name);

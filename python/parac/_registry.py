@@ -47,6 +47,26 @@ def _as_input(a):
     return arr if in_place else np.ascontiguousarray(arr)
 
 
+def _given_outputs(out, n_out, who):
+    """out= as the extension takes it: None, or a tuple with one writable
+    NumPy array (or None) per output. The library computes into an array
+    that fits the result (dtype, shape, rows of pixels one after another) and
+    copies into one that does not; a different dtype or shape is an error."""
+    if out is None:
+        return None
+    import numpy as np
+
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != n_out:
+        raise TypeError("%s(): out= needs %d array(s), got %d" % (who, n_out, len(outs)))
+    for o in outs:
+        if o is not None and not isinstance(o, np.ndarray):
+            raise TypeError("%s(): out= takes NumPy arrays, got %s" % (who, type(o).__name__))
+        if o is not None and not o.flags.writeable:
+            raise ValueError("%s(): out= must be writable" % who)
+    return outs
+
+
 def _host_as(out, kind, like):
     """A host output (an operation that ran on the CPU) as the caller's kind of array."""
     import numpy as np
@@ -108,6 +128,9 @@ def _doc(op, inputs, params):
         lines.append("    " + ", ".join("%s (%s)" % (m["name"], m["backend"]) for m in op["methods"]))
     lines.append("device : str, default 'auto'")
     lines.append("    'cpu', 'cuda', 'cuda:N' or 'auto'")
+    lines.append("out : numpy.ndarray%s, optional" % ("" if op["n_outputs"] == 1 else " or tuple"))
+    lines.append("    written with the result (NumPy inputs) and returned: computed in place where the")
+    lines.append("    operation can, else copied in by the library")
     return "\n".join(lines)
 
 
@@ -118,7 +141,7 @@ def _make(op):
     by_py = {py_name(p["name"]): p for p in params}
     n_out = op["n_outputs"]
 
-    def fn(*arrays, device=None, method=None, **kwargs):
+    def fn(*arrays, device=None, method=None, out=None, **kwargs):
         if len(arrays) != len(inputs):
             raise TypeError("%s() takes %d array%s (%s), %d given" % (
                 py_name(name), len(inputs), "" if len(inputs) == 1 else "s", ", ".join(inputs), len(arrays)))
@@ -138,11 +161,17 @@ def _make(op):
         kind = next((k for k in kinds if k), None)
         if kind is None:
             arrs = tuple(_as_input(a) for a in arrays)
-            outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device))
+            given = _given_outputs(out, n_out, py_name(name))
+            outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device), 0, False,
+                                    given)
             import numpy as np
 
-            res = [np.asarray(img) for img, _shape, _dt in outs]  # views of the library's images, no copy
+            # views of the library's images (no copy), or the arrays given in out, written by the library
+            res = [g if o is None else np.asarray(o[0]) for o, g in zip(outs, given or (None,) * n_out)]
             return res[0] if n_out == 1 else tuple(res)
+        if out is not None:
+            raise TypeError("%s(): out= takes NumPy arrays, for NumPy inputs; device inputs give device results"
+                            % py_name(name))
         # device arrays: used where they live, results stay there
         first = arrays[kinds.index(kind)]
         keep, arrs = [], []
@@ -197,6 +226,7 @@ def stub_text():
         if op["methods"]:
             args.append("method: Optional[str] = None")
         args.append("device: Optional[str] = None")
+        args.append("out: Optional[object] = None")
         ret = "np.ndarray" if op["n_outputs"] == 1 else "tuple[%s]" % ", ".join(["np.ndarray"] * op["n_outputs"])
         out.append("def %s(%s) -> %s:" % (py_name(op["name"]), ", ".join(args), ret))
         out.append('    """%s"""' % (op["summary"] or op["name"]).replace('"""', "'''"))

@@ -40,6 +40,9 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     if kind:  # CuPy array or CUDA tensor: filtered where it lives, returned as the same kind
         return _gaussian_device(a, kind, s, border, truncate, output, radius, device, method)
     work = a.astype(np.float32) if a.dtype == np.float64 else a
+    if isinstance(output, np.ndarray) and output.dtype == work.dtype and output.shape == work.shape:
+        # the library writes the result into output itself
+        return _gauss(work, device=device, method=method, out=output, **_gauss_args(s, truncate, border, radius))
     res = _gauss(work, device=device, method=method, **_gauss_args(s, truncate, border, radius))
     res = res.astype(a.dtype) if res.dtype != a.dtype else res
     if output is not None:

@@ -181,9 +181,93 @@ static parac_status make_resident(parac_context *ctx, parac_image *in, parac_ima
     return parac_image_clone(out, in, PARAC_MEMORY_HOST, -1, NULL);
 }
 
+static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const parac_args *args,
+                        char *explain, size_t explain_size);
+
 parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *const *inputs,
                           int n_inputs, parac_image **outputs, int n_outputs,
                           const parac_args *args, char *explain, size_t explain_size)
+{
+    return run(ctx, name, inputs, n_inputs, outputs, n_outputs, NULL, args, explain, explain_size);
+}
+
+parac_status parac_op_run_into(parac_context *ctx, const char *name, parac_image *const *inputs,
+                               int n_inputs, parac_image **outputs, int n_outputs,
+                               const parac_args *args, char *explain, size_t explain_size)
+{
+    if (n_outputs > 8) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: too many outputs", name ? name : "?");
+    if (n_outputs > 0 && !outputs)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", name ? name : "?");
+    parac_image *given[8] = {0};
+    for (int k = 0; k < n_outputs; k++) given[k] = outputs[k];
+    parac_status st = run(ctx, name, inputs, n_inputs, outputs, n_outputs, given, args, explain, explain_size);
+    for (int k = 0; k < n_outputs; k++) {
+        if (!given[k]) continue;
+        if (st == PARAC_OK && outputs[k] != given[k]) { /* computed elsewhere: copied in */
+            if (outputs[k]->width != given[k]->width || outputs[k]->height != given[k]->height ||
+                outputs[k]->depth != given[k]->depth || outputs[k]->channels != given[k]->channels ||
+                outputs[k]->dtype != given[k]->dtype)
+                st = parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                                 "%s: output %d is %lldx%lldx%lld %s with %d channel(s), the result %lldx%lldx%lld "
+                                 "%s with %d (width x height x depth)", name, k + 1, (long long)given[k]->width, (long long)given[k]->height,
+                                 (long long)given[k]->depth, parac_dtype_name(given[k]->dtype), given[k]->channels,
+                                 (long long)outputs[k]->width, (long long)outputs[k]->height,
+                                 (long long)outputs[k]->depth, parac_dtype_name(outputs[k]->dtype),
+                                 outputs[k]->channels);
+            else
+                st = parac_image_copy(given[k], outputs[k], parac_context_stream(ctx));
+        }
+        if (outputs[k] != given[k]) parac_image_destroy(outputs[k]);
+        outputs[k] = given[k];
+    }
+    if (st != PARAC_OK)
+        for (int k = 0; k < n_outputs; k++)
+            if (!given[k]) {
+                parac_image_destroy(outputs[k]);
+                outputs[k] = NULL;
+            }
+    return st;
+}
+
+/* The bytes an image's pixels span. */
+static void span(const parac_image *m, uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)m->data;
+    *hi = *lo + (uintptr_t)((m->depth - 1) * m->slice_pitch + (m->height - 1) * m->row_pitch +
+                            m->width * m->pixel_stride);
+}
+
+static int overlaps_an_input(const parac_op_call *call, const parac_image *g)
+{
+    uintptr_t a, b;
+    span(g, &a, &b);
+    for (int i = 0; i < call->n_inputs; i++) {
+        uintptr_t c, d;
+        span(call->inputs[i], &c, &d);
+        if (a < d && c < b) return 1;
+    }
+    return 0;
+}
+
+parac_status parac_call_output(parac_op_call *call, int k, int64_t width, int64_t height, int64_t depth,
+                               int channels, parac_dtype dtype, parac_memory memory, int device)
+{
+    parac_image *g = call->given && k < call->n_outputs ? call->given[k] : NULL;
+    if (g && overlaps_an_input(call, g)) g = NULL; /* in place would read pixels already written */
+    const int same_place = g && (memory == PARAC_MEMORY_CUDA ? g->memory == PARAC_MEMORY_CUDA && g->device == device
+                                                             : g->memory != PARAC_MEMORY_CUDA);
+    if (same_place && g->width == width && g->height == height && g->depth == depth && g->channels == channels &&
+        g->dtype == dtype && parac_image_is_packed(g)) {
+        call->outputs[k] = g;
+        return PARAC_OK;
+    }
+    return parac_image_create(&call->outputs[k], width, height, depth, channels, dtype, memory, device);
+}
+
+static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const parac_args *args,
+                        char *explain, size_t explain_size)
 {
     if (!ctx) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "context is NULL");
     const parac_op *op = parac_op_find(name);
@@ -222,7 +306,7 @@ parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *con
         else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
     }
 
-    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full};
+    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full, given};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
     /* the reason is only formatted when asked for (auto runs on every call) */
@@ -237,7 +321,7 @@ parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *con
         if (st != PARAC_OK) {
             parac__wrap(st, "%s (method %s on %s)", op->name, call.method->name, ctx->device);
             for (int i = 0; i < n_outputs; i++) {
-                parac_image_destroy(outputs[i]);
+                if (!given || outputs[i] != given[i]) parac_image_destroy(outputs[i]); /* never the caller's */
                 outputs[i] = NULL;
             }
         }

@@ -109,9 +109,9 @@ static parac_status prepare(parac_op_call *call, const parac__gauss_plan *p, par
     *packed = NULL;
     if (!cuda && !parac_image_is_packed(in))
         PARAC_TRY(parac_image_clone(packed, in, PARAC_MEMORY_HOST, -1, NULL));
-    return parac_image_create(&call->outputs[0], in->width, in->height, in->depth, in->channels,
-                              p->out_dtype, cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
-                              cuda ? parac_context_cuda_device(call->ctx) : -1);
+    return parac_call_output(call, 0, in->width, in->height, in->depth, in->channels, p->out_dtype,
+                             cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                             cuda ? parac_context_cuda_device(call->ctx) : -1);
 }
 
 static parac_status run_method(parac_op_call *call)

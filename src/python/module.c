@@ -5,13 +5,16 @@
  *   ops()  describes every registry operation (name, help, inputs, outputs,
  *          typed parameters with defaults and ranges, methods); the package
  *          builds its Python functions and docstrings from it;
- *   run(name, inputs, params, device, stream=0, keep_device=False) runs
- *          one operation: inputs are objects with the buffer protocol (NumPy
+ *   run(name, inputs, params, device, stream=0, keep_device=False, out=None)
+ *          runs one operation: inputs are objects with the buffer protocol (NumPy
  *          arrays), used in place through their strides, no copy, or device
  *          arrays described as ("cuda", address, shape, strides, typestr,
  *          device) (what CuPy and PyTorch export), also used in place;
  *          params a dict of text values; the GIL is released while the
- *          operation runs, on `stream` when given (the caller's CUDA stream).
+ *          operation runs, on `stream` when given (the caller's CUDA stream);
+ *          out: None, or a tuple with, per output, None or a writable host
+ *          array that receives it (parac_op_run_into: computed in it where
+ *          the operation can, else copied in; its entry in the result is None).
  *          It returns, per output, an Image (the library's host image, which
  *          NumPy views through the buffer protocol without a copy), the
  *          shape and the dtype name; with keep_device, an output in device
@@ -42,7 +45,10 @@ static PyObject *raise_status(parac_status st, const char *what)
     case PARAC_ERR_UNSUPPORTED: type = PyExc_TypeError; break;
     default: break;
     }
-    PyErr_Format(type, "%s: %s", what, msg && *msg ? msg : parac_status_string(st));
+    if (!msg || !*msg) msg = parac_status_string(st);
+    const size_t n = strlen(what);
+    if (strncmp(msg, what, n) == 0 && msg[n] == ':') PyErr_SetString(type, msg); /* it names the operation */
+    else PyErr_Format(type, "%s: %s", what, msg);
     return NULL;
 }
 
@@ -130,9 +136,9 @@ static int dtype_of(const Py_buffer *v)
 
 typedef struct run_state {
     int n_in, n_out;
-    Py_buffer views[8];
+    Py_buffer views[16];
     int n_views;
-    parac_image *in[8], *out[8];
+    parac_image *in[8], *out[8], *given[8]; /* given: the caller's arrays to write into */
     parac_context *ctx;
     parac_args *args;
 } run_state;
@@ -142,7 +148,8 @@ static void run_state_free(run_state *s)
     for (int i = 0; i < s->n_views; i++) PyBuffer_Release(&s->views[i]);
     for (int i = 0; i < 8; i++) {
         parac_image_destroy(s->in[i]);
-        parac_image_destroy(s->out[i]);
+        if (s->out[i] != s->given[i]) parac_image_destroy(s->out[i]);
+        parac_image_destroy(s->given[i]); /* the wrapper only: the array stays the caller's */
     }
     parac_args_destroy(s->args);
 }
@@ -244,40 +251,49 @@ static int wrap_device_input(run_state *s, PyObject *t, int index, const char *o
 
 /* An input array as a wrapped image (no copy); 2D arrays are images (rows,
  * columns), 3D arrays volumes (slices, rows, columns). */
-static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
+/* A host array (the buffer protocol) as a wrapped image, no copy: 2D arrays
+ * are images (rows, columns), 3D arrays volumes (slices, rows, columns).
+ * `what` names it in messages ("input", "output"); outputs must be writable. */
+static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writable, const char *what, int index,
+                     const char *op)
 {
-    if (PyTuple_Check(obj)) return wrap_device_input(s, obj, index, op);
     Py_buffer *v = &s->views[s->n_views];
-    if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT) != 0) return -1;
+    if (PyObject_GetBuffer(obj, v, PyBUF_STRIDES | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0)) != 0) return -1;
     s->n_views++;
     const int dt = dtype_of(v);
     if (dt < 0) {
-        PyErr_Format(PyExc_TypeError, "%s: input %d has element type '%s'; parac takes uint8, uint16, int32, "
-                     "float32 or float64", op, index + 1, v->format ? v->format : "B");
+        PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
+                     "float32 or float64", op, what, index + 1, v->format ? v->format : "B");
         return -1;
     }
     if (v->ndim != 2 && v->ndim != 3) {
-        PyErr_Format(PyExc_ValueError, "%s: input %d has %d dimensions; parac takes 2 (rows, columns) or 3 "
-                     "(slices, rows, columns)", op, index + 1, v->ndim);
+        PyErr_Format(PyExc_ValueError, "%s: %s %d has %d dimensions; parac takes 2 (rows, columns) or 3 "
+                     "(slices, rows, columns)", op, what, index + 1, v->ndim);
         return -1;
     }
     for (int d = 0; d < v->ndim; d++)
         if (v->strides[d] < 0 || v->shape[d] == 0) {
-            PyErr_Format(PyExc_ValueError, "%s: input %d: %s", op, index + 1,
+            PyErr_Format(PyExc_ValueError, "%s: %s %d: %s", op, what, index + 1,
                          v->shape[d] == 0 ? "an empty array" : "negative strides (the package copies such views)");
             return -1;
         }
     const int nd = v->ndim;
     const int64_t w = v->shape[nd - 1], h = v->shape[nd - 2], depth = nd == 3 ? v->shape[0] : 1;
     const int64_t ps = v->strides[nd - 1], rp = v->strides[nd - 2], sp = nd == 3 ? v->strides[0] : rp * h;
-    parac_status st = parac_image_wrap(&s->in[index], v->buf, w, h, depth, 1, (parac_dtype)dt, ps, rp, sp,
-                                       PARAC_MEMORY_HOST, -1);
-    last_inputs[index] = (uintptr_t)v->buf;
-    n_last_inputs = index + 1;
+    parac_status st = parac_image_wrap(img, v->buf, w, h, depth, 1, (parac_dtype)dt, ps, rp, sp, PARAC_MEMORY_HOST, -1);
     if (st != PARAC_OK) {
         raise_status(st, op);
         return -1;
     }
+    return 0;
+}
+
+static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
+{
+    if (PyTuple_Check(obj)) return wrap_device_input(s, obj, index, op);
+    if (wrap_host(s, obj, &s->in[index], 0, "input", index, op) != 0) return -1;
+    last_inputs[index] = (uintptr_t)s->in[index]->data;
+    n_last_inputs = index + 1;
     return 0;
 }
 
@@ -422,11 +438,11 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
 {
     (void)self;
     const char *name, *device = NULL;
-    PyObject *inputs, *params;
+    PyObject *inputs, *params, *given = Py_None;
     unsigned long long stream = 0;
     int keep_device = 0;
-    if (!PyArg_ParseTuple(pyargs, "sO!O!z|Kp", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
-                          &stream, &keep_device))
+    if (!PyArg_ParseTuple(pyargs, "sO!O!z|KpO", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
+                          &stream, &keep_device, &given))
         return NULL;
     const parac_op *op = parac_op_find(name);
     if (!op) return PyErr_Format(PyExc_ValueError, "no operation named '%s'", name);
@@ -442,6 +458,20 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     n_last_inputs = 0;
     for (int i = 0; i < s.n_in; i++)
         if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name) != 0) goto done;
+    int into = 0; /* arrays to write the results into: None, or a tuple with None where there is none */
+    if (given != Py_None) {
+        if (!PyTuple_Check(given) || PyTuple_GET_SIZE(given) != s.n_out) {
+            PyErr_Format(PyExc_TypeError, "%s: out must be a tuple of %d array(s) or None", name, s.n_out);
+            goto done;
+        }
+        for (int k = 0; k < s.n_out; k++) {
+            PyObject *g = PyTuple_GET_ITEM(given, k);
+            if (g == Py_None) continue;
+            if (wrap_host(&s, g, &s.given[k], 1, "output", k, name) != 0) goto done;
+            s.out[k] = s.given[k];
+            into = 1;
+        }
+    }
     parac_status st = parac_args_create(&s.args);
     if (st != PARAC_OK) {
         raise_status(st, name);
@@ -462,7 +492,9 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     st = cached_context(device, &s.ctx);
     if (st == PARAC_OK && parac_context_backend(s.ctx) == PARAC_BACKEND_CUDA) /* the caller's stream, or its own */
         st = parac_context_set_stream(s.ctx, (void *)(uintptr_t)stream);
-    if (st == PARAC_OK) st = parac_op_run(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain);
+    if (st == PARAC_OK)
+        st = into ? parac_op_run_into(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain)
+                  : parac_op_run(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain);
     if (s.ctx && !is_cached(s.ctx)) parac_context_destroy(s.ctx);
     s.ctx = NULL;
     Py_END_ALLOW_THREADS
@@ -473,6 +505,11 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     PyObject *outs = PyTuple_New(s.n_out);
     if (!outs) goto done;
     for (int i = 0; i < s.n_out; i++) {
+        if (s.given[i]) { /* written into the caller's array */
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(outs, i, Py_None);
+            continue;
+        }
         PyObject *t = keep_device && s.out[i]->memory == PARAC_MEMORY_CUDA ? device_output(&s.out[i])
                                                                             : output_tuple(&s.out[i], name);
         if (!t) {
@@ -577,8 +614,9 @@ static PyMethodDef methods[] = {
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
-     "run(name, inputs, params, device, stream=0, keep_device=False) -> (outputs, explanation); an output is "
-     "(Image, shape, dtype), or (\"cuda\", owner, address, shape, strides, dtype, device) kept on the device"},
+     "run(name, inputs, params, device, stream=0, keep_device=False, out=None) -> (outputs, explanation); an "
+     "output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, device) kept on the "
+     "device, or None when written into the array given in out"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -190,12 +191,65 @@ static void test_progress_cancels(void **state)
     parac_context_destroy(ctx);
 }
 
+/* parac_op_run_into: the result in the caller's image, computed there
+ * (gauss computes into a packed host image), copied in (a strided view, an
+ * image that overlaps the input), or refused (another dtype) with the
+ * caller's image untouched; always the same pixels as parac_op_run. */
+static void test_run_into(void **state)
+{
+    (void)state;
+    parac_image *in = NULL, *want = NULL, *got = NULL, *big = NULL, *view = NULL, *wrong = NULL;
+    assert_ok(parac_image_create(&in, 37, 23, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    test_fill_random(in, 5);
+    parac_args *args = NULL;
+    assert_ok(parac_args_create(&args));
+    assert_ok(parac_args_set(args, "sigma", "1.5"));
+    assert_ok(parac_op_run(cpu, "gauss", &in, 1, &want, 1, args, NULL, 0));
+    const size_t row = parac_image_row_bytes(want);
+
+    assert_ok(parac_image_create(&got, 37, 23, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    parac_image *out = got;
+    assert_ok(parac_op_run_into(cpu, "gauss", &in, 1, &out, 1, args, NULL, 0));
+    assert_ptr_equal(out, got);
+    for (int64_t y = 0; y < 23; y++) assert_memory_equal(parac_image_at(got, 0, y, 0), parac_image_at(want, 0, y, 0), row);
+
+    /* columns 5..41 of a wider image: not packed, so computed elsewhere and copied in */
+    assert_ok(parac_image_create_zeroed(&big, 50, 23, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_wrap(&view, parac_image_at(big, 5, 0, 0), 37, 23, 1, 1, PARAC_F32, big->pixel_stride,
+                               big->row_pitch, big->slice_pitch, PARAC_MEMORY_HOST, -1));
+    out = view;
+    assert_ok(parac_op_run_into(cpu, "gauss", &in, 1, &out, 1, args, NULL, 0));
+    for (int64_t y = 0; y < 23; y++) {
+        assert_memory_equal(parac_image_at(view, 0, y, 0), parac_image_at(want, 0, y, 0), row);
+        assert_true(*(float *)parac_image_at(big, 4, y, 0) == 0.0f && *(float *)parac_image_at(big, 42, y, 0) == 0.0f);
+    }
+
+    /* the input itself as the output: filtered correctly all the same */
+    out = in;
+    assert_ok(parac_op_run_into(cpu, "gauss", &in, 1, &out, 1, args, NULL, 0));
+    for (int64_t y = 0; y < 23; y++) assert_memory_equal(parac_image_at(in, 0, y, 0), parac_image_at(want, 0, y, 0), row);
+
+    /* another dtype: refused, untouched */
+    assert_ok(parac_image_create_zeroed(&wrong, 37, 23, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    out = wrong;
+    assert_int_equal(parac_op_run_into(cpu, "gauss", &in, 1, &out, 1, args, NULL, 0), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "output 1"));
+    assert_ptr_equal(out, wrong);
+    for (int64_t y = 0; y < 23; y++)
+        for (int64_t x = 0; x < 37; x++) assert_int_equal(*(uint8_t *)parac_image_at(wrong, x, y, 0), 0);
+
+    parac_args_destroy(args);
+    parac_image_destroy(in), parac_image_destroy(want), parac_image_destroy(got);
+    parac_image_destroy(view), parac_image_destroy(big), parac_image_destroy(wrong);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_args),          cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
         cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
+        cmocka_unit_test(test_run_into),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

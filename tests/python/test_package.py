@@ -226,3 +226,49 @@ def test_outputs_are_the_library_images():
     assert r[0, 0] == -1.0
     vol = parac.gauss(rng(10).random((5, 9, 11), dtype=np.float32), sigma=1.0, device="cpu")
     assert vol.shape == (5, 9, 11) and type(vol.base.obj).__name__ == "Image"
+
+
+def test_out_is_written_by_the_library():
+    """out= (and gaussian_filter's output=): the library writes the result into the
+    caller's array, computed there when it fits, else copied in (a strided view,
+    the input itself); a wrong dtype or shape, a read-only array or the wrong count
+    is an exception and the array stays as it was."""
+    a = rng(11).random((41, 59), dtype=np.float32)
+    want = parac.gauss(a, sigma=1.5, device="cpu")
+    out = np.full_like(a, 7.0)
+    assert parac.gauss(a, sigma=1.5, device="cpu", out=out) is out
+    np.testing.assert_array_equal(out, want)
+    big = np.zeros((41, 80), np.float32)
+    view = big[:, 10:69]
+    assert parac.gauss(a, sigma=1.5, device="cpu", out=view) is view
+    np.testing.assert_array_equal(view, want)
+    assert not big[:, :10].any() and not big[:, 69:].any()
+    b = a.copy()
+    parac.gauss(b, sigma=1.5, device="cpu", out=b)  # in place on its own input
+    np.testing.assert_array_equal(b, want)
+    vol = rng(12).random((4, 9, 13), dtype=np.float32)
+    vout = np.empty_like(vol)
+    parac.gauss(vol, sigma=1.0, device="cpu", out=vout)
+    np.testing.assert_array_equal(vout, parac.gauss(vol, sigma=1.0, device="cpu"))
+    m = (a * 200).astype(np.uint8)
+    mk = np.maximum(m.astype(int) - 20, 0).astype(np.uint8)
+    r = np.empty_like(m)
+    assert parac.reconstruct(mk, m, out=r) is r  # an operation without the in-place path: copied in
+    np.testing.assert_array_equal(r, parac.reconstruct(mk, m))
+    g = np.empty_like(a)
+    assert pndi.gaussian_filter(a, 1.5, output=g, device="cpu") is g
+    np.testing.assert_allclose(g, ndi.gaussian_filter(a, 1.5), atol=2e-6)
+    untouched = np.zeros((41, 59), np.uint8)
+    with pytest.raises(ValueError, match="output 1 is 59x41x1 u8"):
+        parac.gauss(a, sigma=1.5, out=untouched)
+    assert not untouched.any()
+    with pytest.raises(ValueError, match="output 1"):
+        parac.gauss(a, sigma=1.5, out=np.zeros((5, 5), np.float32))
+    ro = np.zeros_like(a)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        parac.gauss(a, sigma=1.5, out=ro)
+    with pytest.raises(TypeError, match="1 array"):
+        parac.gauss(a, sigma=1.5, out=(out, out))
+    with pytest.raises(TypeError, match="NumPy arrays"):
+        parac.gauss(a, sigma=1.5, out=[[0.0]])
