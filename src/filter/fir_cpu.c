@@ -95,9 +95,7 @@ __attribute__((target("avx2"))) static void store_avx2(const float *s, parac_dty
 void parac__store_row_f32(const float *src, parac_dtype dtype, int64_t n, void *dst)
 {
 #if defined(__GNUC__) && defined(__x86_64__)
-    static int have_avx2 = -1;
-    if (have_avx2 < 0) have_avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
-    if (have_avx2 && dtype != PARAC_F32) {
+    if (__builtin_cpu_supports("avx2") && dtype != PARAC_F32) { /* flags set before main: no cache, no race */
         store_avx2(src, dtype, n, dst);
         return;
     }
@@ -245,12 +243,7 @@ DEFINE_VSUM_AVX2(vsum_sym_f32_avx2, float, LOAD_U8, PAIR_F32, ONE_F32)
 DEFINE_HCONV_SIMD(hconv_sym_avx2, AVX2, __m256, 8, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,
                   _mm256_fmadd_ps, _mm256_loadu_ps, _mm256_storeu_ps, HCONV_SCALAR_TAIL)
 
-static int cpu_has_avx2_fma(void)
-{
-    static int have = -1;
-    if (have < 0) have = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return have;
-}
+static int cpu_has_avx2_fma(void) { return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"); }
 /* ---- AVX-512 versions of the same (CPUs with AVX512F + AVX512BW): twice the
  * lanes, the same operations in the same order per output, so the results
  * are bit-identical to the AVX2 ones. */
@@ -274,13 +267,13 @@ DEFINE_HCONV_SIMD(hconv_sym_avx512, AVX512, __m512, 16, _mm512_set1_ps, _mm512_m
                   _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_storeu_ps,
                   if (e < n) hconv_sym_avx2(v + e, C, k, ntaps, n - e, out + e);)
 
+/* The CPU tests read flags the runtime sets before main; asked from every
+ * thread of a pass, they keep no cache of their own (a lazily set static
+ * was a data race between the pass's threads). */
 static int cpu_has_avx512(void)
 {
-    static int have = -1;
-    if (have < 0)
-        have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-    return have;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
 }
 #endif
 
