@@ -26,6 +26,9 @@ extern "C" {
 #include "gaussian_cpu.h"
 #include "gaussian_cuda.h"
 #include "gaussian_cuda_root.h"
+#include "laplacian_cpu.h"
+#include "laplacian_cuda.h"
+#include "laplacian_cuda_root.h"
 #include "unsharp_cpu.h"
 #include "unsharp_cuda.h"
 #include "unsharp_cuda_root.h"
@@ -46,23 +49,34 @@ pipeline find(int app, int schedule)
     case PEER_BLUR: return table[0][schedule];
     case PEER_GAUSSIAN: return table[1][schedule];
     case PEER_UNSHARP: return table[2][schedule];
-    default: return nullptr; // laplacian, sharpening: no Halide version here
+    default: return nullptr; // laplacian: find3; sharpening: no Halide version here
     }
+}
+
+// laplacian: input, layer, down
+typedef int (*pipeline3)(halide_buffer_t *, halide_buffer_t *, halide_buffer_t *);
+
+pipeline3 find3(int app, int schedule)
+{
+    static const pipeline3 table[3] = {laplacian_cpu, laplacian_cuda, laplacian_cuda_root};
+    return app == PEER_LAPLACIAN ? table[schedule] : nullptr;
 }
 
 const char *const schedule_names[3] = {"halide-cpu", "halide-cuda-fused", "halide-cuda-root"};
 
 struct job {
     pipeline fn;
-    halide_buffer_t *in, *out;
+    pipeline3 fn3;
+    halide_buffer_t *in, *out, *aux;
     bool cuda;
 };
 
 int call(void *user, int)
 {
     job *j = static_cast<job *>(user);
-    int e = j->fn(j->in, j->out);
+    int e = j->fn3 ? j->fn3(j->in, j->out, j->aux) : j->fn(j->in, j->out);
     if (e == 0 && j->cuda) e = halide_device_sync(nullptr, j->out);
+    if (e == 0 && j->cuda && j->aux) e = halide_device_sync(nullptr, j->aux);
     return e;
 }
 
@@ -73,26 +87,30 @@ struct opts {
     FILE *json = nullptr;
 };
 
-template <typename T>
+template <typename TI, typename TO>
 int check_and_time(int app, int H, int W, int channels, int schedule, const opts &o)
 {
-    const bool cuda = schedule > 0;
+    const bool cuda = schedule > 0, lap = app == PEER_LAPLACIAN;
     size_t in_b, out_b, aux_b;
     peer_sizes(app, H, W, &in_b, &out_b, &aux_b);
-    Buffer<T> in = channels > 1 ? Buffer<T>(W, H, channels) : Buffer<T>(W, H);
-    Buffer<T> out = channels > 1 ? Buffer<T>(W, H, channels) : Buffer<T>(W, H);
-    std::string want(out_b, '\0');
+    Buffer<TI> in = channels > 1 ? Buffer<TI>(W, H, channels) : Buffer<TI>(W, H);
+    Buffer<TO> out = channels > 1 ? Buffer<TO>(W, H, channels) : Buffer<TO>(W, H);
+    Buffer<uint8_t> aux = lap ? Buffer<uint8_t>((W + 1) / 2, (H + 1) / 2) : Buffer<uint8_t>();
+    std::string want(out_b, '\0'), want_aux(aux_b + 1, '\0');
     peer_fill_random(app, in.data(), in_b); // planar, x innermost: the references' layout
     in.set_host_dirty(); // written through data(): the first CUDA call copies it to the device
-    peer_reference(app, H, W, in.data(), &want[0], nullptr);
-    job j{find(app, schedule), in.raw_buffer(), out.raw_buffer(), cuda};
+    peer_reference(app, H, W, in.data(), &want[0], &want_aux[0]);
+    job j{find(app, schedule), find3(app, schedule), in.raw_buffer(), out.raw_buffer(),
+          lap ? aux.raw_buffer() : nullptr, cuda};
     int e = call(&j, 0);
     if (e == 0 && cuda) e = out.copy_to_host();
+    if (e == 0 && cuda && lap) e = aux.copy_to_host();
     if (e != 0) {
         fprintf(stderr, "bench_halide: %s %dx%d (%s): Halide error %d\n", peer_names[app], H, W, schedule_names[schedule], e);
         return 1;
     }
     if (peer_compare(app, H, W, out.data(), want.data(), out_b)) return 1;
+    if (lap && peer_compare(app, H, W, aux.data(), want_aux.data(), aux_b)) return 1;
     if (o.runs <= 0) {
         printf("  %-11s %5dx%-5d  %s matches the reference\n", peer_names[app], H, W, schedule_names[schedule]);
         return 0;
@@ -109,11 +127,13 @@ int check_and_time(int app, int H, int W, int channels, int schedule, const opts
 int one(int app, int H, int W, void *user)
 {
     const opts &o = *static_cast<const opts *>(user);
-    if (!find(app, 0)) return 0;
+    if (!find(app, 0) && !find3(app, 0)) return 0;
     for (int schedule = 0; schedule < 3; schedule++) {
         if ((schedule > 0 && !o.cuda) || (schedule == 0 && !o.cpu)) continue;
-        const int rc = app == PEER_BLUR ? check_and_time<uint16_t>(app, H, W, 1, schedule, o)
-                                        : check_and_time<float>(app, H, W, app == PEER_UNSHARP ? 3 : 1, schedule, o);
+        const int rc = app == PEER_BLUR        ? check_and_time<uint16_t, uint16_t>(app, H, W, 1, schedule, o)
+                       : app == PEER_LAPLACIAN ? check_and_time<uint8_t, int16_t>(app, H, W, 1, schedule, o)
+                                               : check_and_time<float, float>(app, H, W, app == PEER_UNSHARP ? 3 : 1,
+                                                                              schedule, o);
         if (rc) return rc;
     }
     return 0;
@@ -141,7 +161,7 @@ int main(int argc, char **argv)
     }
     if (o.runs < 1 || o.runs > 1000) o.runs = 20;
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers (blur, gaussian, unsharp); cpu: all cores; cuda: two schedules (stages fused per tile, "
+    printf("Halide 14 peers (blur, gaussian, laplacian, unsharp); cpu: all cores; cuda: two schedules (stages fused per tile, "
            "a kernel per stage), wall clock with device sync\n");
     int rc = peer_check_then_time(check, sizes, &o.runs, one, &o);
     if (o.json) fclose(o.json);

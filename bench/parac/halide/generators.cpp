@@ -1,4 +1,4 @@
-// Halide 14 versions of three ParaC example programs (examples/<app>.pc), as
+// Halide 14 versions of four ParaC example programs (examples/<app>.pc), as
 // peers for the evaluation: the same arithmetic and borders as the plain-C
 // references (examples/<app>_ref.c), each with a GPU schedule (stages fused
 // into tiles, the intermediate rows in shared memory, in the manner of
@@ -7,6 +7,8 @@
 // column (innermost), y the row and, for unsharp, c the channel.
 // Compiled ahead of time by bench/parac/halide/build.sh with Debian's
 // libhalide14-0-dev; the generated libraries need no Halide to run.
+#include <functional>
+
 #include "Halide.h"
 
 using namespace Halide;
@@ -81,6 +83,68 @@ private:
     Func row{"row"};
 };
 
+// laplacian.pc: one Laplacian pyramid level of uint8 pixels. The [1 4 6 4 1]
+// filter along rows with two extrapolated columns each side (the paper's
+// formulas), then along columns of every second row and column with
+// extrapolated rows (the half-size `down`), then layer = input - up(down),
+// up repeating the last sample. Sums that the extrapolation makes negative
+// divide as C does (towards zero) and wrap to uint8 as its casts do.
+class Laplacian : public Generator<Laplacian> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> fuse{"fuse", true}; // GPU: the row pass per tile of `down`, or a kernel of its own
+    Input<Buffer<uint8_t, 2>> input{"input"};
+    Output<Buffer<int16_t, 2>> layer{"layer"};
+    Output<Buffer<uint8_t, 2>> down{"down"};
+
+    void generate()
+    {
+        const int f[5] = {1, 4, 6, 4, 1};
+        Expr N = input.dim(0).extent(), M = input.dim(1).extent();
+        // f(i) for i in -2 .. n+1 from a line read in bounds by `at`
+        auto ext = [](const std::function<Expr(Expr)> &at, Expr i, Expr n) {
+            return select(i == -2, at(3) * 4 - at(1) * 4 + at(0) * 2 - at(2), i == -1, at(1) * 2 - at(3),
+                          i == n, at(n - 2) * 2 - at(n - 4),
+                          i == n + 1, at(n - 4) * 4 - at(n - 2) * 4 + at(n - 1) * 2 - at(n - 3),
+                          at(clamp(i, 0, n - 1)));
+        };
+        // the row with its extrapolated columns, once per pixel (not once per tap)
+        in_ext(x, y) = ext([&](Expr c) { return cast<int32_t>(input(c, y)); }, x, N);
+        Expr sx = 0;
+        for (int k = 0; k < 5; k++) sx = sx + f[k] * in_ext(x - 2 + k, y);
+        row(x, y) = cast<uint8_t>(div_round_to_zero(sx + 8, 16));
+        Expr sy = 0;
+        for (int k = 0; k < 5; k++)
+            sy = sy + f[k] * ext([&](Expr r) { return cast<int32_t>(row(2 * x, r)); }, 2 * y - 2 + k, M);
+        down(x, y) = cast<uint8_t>(div_round_to_zero(sy + 8, 16));
+        Expr hw = (N + 1) / 2, hh = (M + 1) / 2;
+        Expr j = x / 2, i = y / 2, j1 = min(j + 1, hw - 1), i1 = min(i + 1, hh - 1);
+        Expr d = cast<int32_t>(down(j, i)), r = cast<int32_t>(down(j1, i)), b = cast<int32_t>(down(j, i1)),
+             g = cast<int32_t>(down(j1, i1));
+        Expr up = select(y % 2 == 0 && x % 2 == 0, d, y % 2 == 0, (d + r + 1) / 2, x % 2 == 0, (d + b + 1) / 2,
+                         (d + r + b + g + 2) / 4);
+        layer(x, y) = cast<int16_t>(cast<int32_t>(input(x, y)) - up);
+    }
+
+    void schedule()
+    {
+        if (gpu) {
+            down.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            layer.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            if (fuse) row.compute_at(down, xo).gpu_threads(x, y);
+            else row.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        } else {
+            in_ext.compute_at(row, y).vectorize(x, 16);
+            row.compute_root().parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+            down.parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+            layer.parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+        }
+    }
+
+private:
+    Func row{"row"}, in_ext{"in_ext"};
+};
+
 // unsharp.pc (Halide's apps/unsharp): gray, a 7-tap Gaussian along rows
 // then columns (edges repeated), sharpen = 2 gray - blur, ratio = sharpen /
 // gray, every channel times ratio. Planar float, channels outermost.
@@ -143,4 +207,5 @@ private:
 
 HALIDE_REGISTER_GENERATOR(Blur, parac_blur)
 HALIDE_REGISTER_GENERATOR(Gaussian, parac_gaussian)
+HALIDE_REGISTER_GENERATOR(Laplacian, parac_laplacian)
 HALIDE_REGISTER_GENERATOR(Unsharp, parac_unsharp)
