@@ -9,6 +9,8 @@
  * (--kernels 1: each kernel's mean time per call too)
  * Built with PARAC_BENCH_TARGET_C (bench_parac_c_O0, _O2): the C target's
  * programs, each call timed by the wall clock, against the host's copy rate.
+ * Built with PARAC_BENCH_TARGET_CUDA (bench_parac_cuda_O0, _O2): the CUDA
+ * target's, timed by CUDA events (PARAC_CU_PROFILE=1) on the CUDA device.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,7 +19,17 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "parac/cuda.h"
 #include "parac/opencl.h"
+
+/* the device runtime's kernel times */
+#ifdef PARAC_BENCH_TARGET_CUDA
+#define profile_kernel parac_cu_profile_kernel
+#define profile_ns parac_cu_profile_ns
+#else
+#define profile_kernel parac_cl_profile_kernel
+#define profile_ns parac_cl_profile_ns
+#endif
 
 #ifndef PARAC_BENCH_VARIANT
 #define PARAC_BENCH_VARIANT "unknown"
@@ -64,14 +76,14 @@ static void snapshot_kernel_times(void)
 {
     const char *kn;
     unsigned long long ns;
-    for (int i = 0; i < 256; i++) before[i] = parac_cl_profile_kernel(i, &kn, &ns) ? ns : 0;
+    for (int i = 0; i < 256; i++) before[i] = profile_kernel(i, &kn, &ns) ? ns : 0;
 }
 
 static void print_kernel_times(int calls)
 {
     const char *kn;
     unsigned long long ns;
-    for (int i = 0; i < 256 && parac_cl_profile_kernel(i, &kn, &ns); i++)
+    for (int i = 0; i < 256 && profile_kernel(i, &kn, &ns); i++)
         if (ns > before[i]) printf("      %-56s %8.4f ms\n", kn, (double)(ns - before[i]) / 1e6 / calls);
 }
 
@@ -93,9 +105,9 @@ static double time_call(const app *a, app_buffers *b)
     a->run(b);
     return wall_ms() - t0;
 #else
-    unsigned long long t0 = parac_cl_profile_ns();
+    unsigned long long t0 = profile_ns();
     a->run(b);
-    return (double)(parac_cl_profile_ns() - t0) / 1e6;
+    return (double)(profile_ns() - t0) / 1e6;
 #endif
 }
 
@@ -153,8 +165,13 @@ int main(int argc, char **argv)
     per_kernel = 0;
 #else
     setenv("PARAC_CL_PROFILE", "1", 1);
+    setenv("PARAC_CU_PROFILE", "1", 1);
     const double copy_gbs = bench_copy_bandwidth_gbs(0);
+#ifdef PARAC_BENCH_TARGET_CUDA
+    const char *backend = "cuda";
+#else
     const char *backend = "opencl";
+#endif
 #endif
     printf("variant %s; copy rate %.0f GB/s (read + write)\n", PARAC_BENCH_VARIANT, copy_gbs);
     char *list = strdup(sizes);
@@ -183,7 +200,7 @@ int main(int argc, char **argv)
             if (per_kernel) print_kernel_times(runs + 2);
             double med = ms[runs / 2];
             double bytes = apps[a].bytes_per_px * (double)n;
-            printf("  %-11s %5dx%-5d  %s %8.4f ms", apps[a].name, H, W, backend[0] == 'c' ? "wall   " : "kernels", med);
+            printf("  %-11s %5dx%-5d  %s %8.4f ms", apps[a].name, H, W, strcmp(backend, "c") ? "kernels" : "wall   ", med);
             if (bytes > 0 && med > 0) {
                 double gbs = bytes / (med * 1e6);
                 printf("  %7.0f GB/s", gbs);

@@ -6,7 +6,12 @@
 
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
                        const char *kernel_source);
-void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name);
+void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda);
+
+const char *target_name(Target t)
+{
+    return t == TARGET_C ? "c" : t == TARGET_CUDA ? "cuda" : "opencl";
+}
 
 /* The kernels (kernel_source NULL) or the host code, with the #line marks
  * resolved to lines of `name`; NULL when no memory is left. */
@@ -17,7 +22,7 @@ static char *emit_resolved(Program *prog, const char *kernel_source, Target targ
     size_t len = 0, tlen = 0;
     FILE *o = open_memstream(&raw, &len);
     if (!o) return NULL;
-    if (!kernel_source) emit_opencl_kernels(prog, o, name);
+    if (!kernel_source) emit_device_kernels(prog, o, name, target == TARGET_CUDA);
     else emit_host_program(prog, o, target, name, cl_name, kernel_source);
     if (fclose(o) != 0) {
         free(raw);
@@ -70,8 +75,8 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     }
     const char *c_name = opt->c_name ? opt->c_name : "out.c", *cl_name = opt->cl_name ? opt->cl_name : "kernels.cl";
     char *ksrc = NULL;
-    if (opt->target == TARGET_OPENCL) {
-        ksrc = emit_resolved(prog, NULL, TARGET_OPENCL, cl_name, NULL);
+    if (target_has_device(opt->target)) {
+        ksrc = emit_resolved(prog, NULL, opt->target, cl_name, NULL);
         if (!ksrc) return 1;
         if (kernels) fputs(ksrc, kernels);
     }

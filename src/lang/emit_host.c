@@ -5,7 +5,7 @@
  *   --target c       an OpenMP loop nest over the interior box, then loop nests
  *                    over the border boxes with the border-rule variant;
  *   --target opencl  launches of the region's interior kernel and border
- *                    kernel (emit_opencl.c) through the libparac runtime, with
+ *                    kernel (emit_kernels.c) through the libparac runtime, with
  *                    transfers decided by each matrix's host/device state.
  * Independent operators are computed into parac_red_N before their statement. */
 #include <string.h>
@@ -268,7 +268,10 @@ static void line(PrintCtx *p, const char *fmt, ...)
     fputc('\n', p->out);
 }
 
-static bool ocl(void) { return H.target == TARGET_OPENCL; }
+static bool ocl(void) { return target_has_device(H.target); }
+/* The runtime's prefix in generated code: parac_cl_* (parac/opencl.h) or parac_cu_* (parac/cuda.h). */
+static const char *rt(void) { return H.target == TARGET_CUDA ? "cu" : "cl"; }
+static const char *RT(void) { return H.target == TARGET_CUDA ? "CU" : "CL"; }
 
 /* ---- matrices ---------------------------------------------------------------- */
 static void push_matrix(Obj *o, Node *block)
@@ -302,11 +305,11 @@ static void matrix_cl_bind(PrintCtx *p, Obj *o)
 {
     if (!ocl() || !o->used_in_kernel) return;
     const char *T = ty_c_name(o->ty->base, false);
-    line(p, "parac_cl_matrix %s_cl;", o->name);
-    line(p, "PARAC__CHECK(parac_cl_matrix_bind(parac__session(), &%s_cl, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
+    line(p, "parac_%s_matrix %s_dev;", rt(), o->name);
+    line(p, "PARAC__CHECK(parac_%s_matrix_bind(parac__session(), &%s_dev, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
             "(size_t)%s_pitch * sizeof(%s)));",
-         o->name, o->name, T, o->ty->ndim, o->name, o->name, o->name, o->name, T);
-    line(p, "parac__hold(parac__release_cl, &%s_cl);", o->name);
+         rt(), o->name, o->name, T, o->ty->ndim, o->name, o->name, o->name, o->name, T);
+    line(p, "parac__hold(parac__release_dev, &%s_dev);", o->name);
 }
 
 static void unused(PrintCtx *p, Obj *o)
@@ -364,7 +367,7 @@ static void decl_matrix(PrintCtx *p, Node *d)
     unused(p, o);
     matrix_cl_bind(p, o);
     /* a declared matrix starts as zeros: the device makes its own copy */
-    if (!o->is_ref && ocl() && o->used_in_kernel) line(p, "parac_cl_matrix_zeroed(&%s_cl);", o->name);
+    if (!o->is_ref && ocl() && o->used_in_kernel) line(p, "parac_%s_matrix_zeroed(&%s_dev);", rt(), o->name);
     if (o->is_ref && ocl() && o->used_in_kernel) push_matrix(o, cur_block);
 }
 
@@ -372,8 +375,8 @@ static void decl_matrix(PrintCtx *p, Node *d)
 static void release(PrintCtx *p, Obj *o)
 {
     if (ocl() && o->used_in_kernel) {
-        if (o->is_ref) line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl));", o->name);
-        line(p, "parac__drop_cl(&%s_cl);", o->name);
+        if (o->is_ref) line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev));", rt(), o->name);
+        line(p, "parac__drop_dev(&%s_dev);", o->name);
     }
     if (!o->is_ref) line(p, "parac__free_matrix(%s);", o->name);
 }
@@ -458,9 +461,9 @@ static void emit_reduction(PrintCtx *p, Node *op)
     const char *init = op->pop == OP_MIN ? type_limit(acc, true) : op->pop == OP_MAX ? type_limit(acc, false) : "0";
     line(p, "%s parac_acc_%d = %s;", A, id, init);
     if (ocl()) {
-        line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", m->name);
-        line(p, "PARAC__CHECK(parac_cl_reduce(parac__session(), \"%s\", &%s_cl, sizeof parac_acc_%d, &parac_acc_%d));",
-             r ? r->kernel : "?", m->name, id, id);
+        line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", rt(), m->name);
+        line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
+             rt(), r ? r->kernel : "?", m->name, id, id);
     } else {
         const char *clause = op->pop == OP_MIN ? "min" : op->pop == OP_MAX ? "max" : "+";
         line(p, "#pragma omp parallel for reduction(%s:parac_acc_%d)", clause, id);
@@ -538,7 +541,8 @@ static void before_stmt(PrintCtx *p, Node *n)
         for (int i = 0; i < H.sp; i++) {
             Obj *o = H.stack[i];
             if (o && o->used_in_kernel && stmt_touches(n, o))
-                line(p, "PARAC__CHECK(parac_cl_to_host(&%s_cl)); /* the host reads or writes %s */", o->name, o->name);
+                line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev)); /* the host reads or writes %s */", rt(), o->name,
+                     o->name);
         }
 }
 
@@ -547,7 +551,7 @@ static void after_stmt(PrintCtx *p, Node *n)
     if (!host_touches(n) || n->kind == ND_RETURN) return;
     for (int i = 0; i < H.sp; i++) {
         Obj *o = H.stack[i];
-        if (o && o->used_in_kernel && stmt_touches(n, o)) line(p, "parac_cl_host_modified(&%s_cl);", o->name);
+        if (o && o->used_in_kernel && stmt_touches(n, o)) line(p, "parac_%s_host_modified(&%s_dev);", rt(), o->name);
     }
 }
 
@@ -559,7 +563,7 @@ static void cond_expr(PrintCtx *p, Node *e)
         for (int i = 0; i < H.sp; i++) {
             Obj *o = H.stack[i];
             if (o && o->used_in_kernel && mentions_storage(e, o)) {
-                print_fmt(p, "%sparac__host_copy(&%s_cl, __LINE__), ", n ? "" : "(", o->name);
+                print_fmt(p, "%sparac__host_copy(&%s_dev, __LINE__), ", n ? "" : "(", o->name);
                 n++;
             }
         }
@@ -733,23 +737,23 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
     if (!border && reruns_safely(r)) {
-        line(p, "PARAC__CHECK(parac_cl_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
-                "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd,
+        line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+                "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd,
              r->vector_width > 1 ? "parac_items" : "NULL");
         return;
     }
     if (!border && r->vector_width > 1) {
-        line(p, "PARAC__CHECK(parac_cl_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
-                "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
+        line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+                "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd);
         return;
     }
     if (border) {
-        line(p, "PARAC__CHECK(parac_cl_launch_boxes(parac__session(), \"%s\", %d, parac_nbox - 1, parac_box[1].lo, "
-                "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
+        line(p, "PARAC__CHECK(parac_%s_launch_boxes(parac__session(), \"%s\", %d, parac_nbox - 1, parac_box[1].lo, "
+                "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd);
         return;
     }
-    line(p, "PARAC__CHECK(parac_cl_launch(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, parac_wg, "
-            "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", kn, nd);
+    line(p, "PARAC__CHECK(parac_%s_launch(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, parac_wg, "
+            "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd);
 }
 
 /* ---- outputs a region overwrites whole ------------------------------------- */
@@ -840,10 +844,10 @@ static void iterator(PrintCtx *p, Node *n)
                 print_fmt(p, "if (");
                 for (int d = 0; d < nd; d++)
                     print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name, d);
-                print_fmt(p, ") parac_cl_matrix_overwritten(&%s_cl); /* every element written, none read */\n",
-                          m->name);
+                print_fmt(p, ") parac_%s_matrix_overwritten(&%s_dev); /* every element written, none read */\n",
+                          rt(), m->name);
             }
-            line(p, "PARAC__CHECK(parac_cl_to_device(&%s_cl));", m->name);
+            line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", rt(), m->name);
         }
         print_indent(p);
         print_fmt(p, "const int parac_first_i[%d] = {", nd);
@@ -856,10 +860,10 @@ static void iterator(PrintCtx *p, Node *n)
             line(p, "const %s parac_arg_%s = (%s)%s;", kt, o->name, kt, o->name);
         }
         print_indent(p);
-        print_fmt(p, "const parac_cl_arg parac_args[] = {");
-        for (int d = 0; d < nd; d++) print_fmt(p, "%sPARAC_CL_VALUE(parac_first_i[%d])", d ? ", " : "", d);
-        for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_CL_MATRIX(&%s_cl)", r->mats[i]->name);
-        for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_CL_VALUE(parac_arg_%s)", r->scalars[i]->name);
+        print_fmt(p, "const parac_%s_arg parac_args[] = {", rt());
+        for (int d = 0; d < nd; d++) print_fmt(p, "%sPARAC_%s_VALUE(parac_first_i[%d])", d ? ", " : "", RT(), d);
+        for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_%s_MATRIX(&%s_dev)", RT(), r->mats[i]->name);
+        for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_%s_VALUE(parac_arg_%s)", RT(), r->scalars[i]->name);
         print_fmt(p, "};\n");
         line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
         if (r->vector_width > 1) {
@@ -880,7 +884,7 @@ static void iterator(PrintCtx *p, Node *n)
             if (!a->is_write) continue;
             bool dup = false;
             for (Access *b = r->accesses; b != a; b = b->next) dup |= b->is_write && b->var == a->var;
-            if (!dup) line(p, "parac_cl_device_modified(&%s_cl);", a->var->name);
+            if (!dup) line(p, "parac_%s_device_modified(&%s_dev);", rt(), a->var->name);
         }
     }
     p->indent--;
@@ -1088,34 +1092,35 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     PrintCtx pc = {0}, *p = &pc;
     p->out = o;
     p->line_marks = !prog->opt || !prog->opt->no_line;
-    print_fmt(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, H.file,
-        target == TARGET_OPENCL ? "opencl" : "c");
-    if (target == TARGET_OPENCL)
-        print_fmt(p, " * Kernels: %s (embedded below). Host code calls the OpenCL runtime of libparac. */\n", cl_name);
+    const bool dev = target_has_device(target), cuda = target == TARGET_CUDA;
+    const char *api = cuda ? "CUDA" : "OpenCL", *x = cuda ? "cu" : "cl";
+    print_fmt(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, H.file, target_name(target));
+    if (dev)
+        print_fmt(p, " * Kernels: %s (embedded below). Host code calls the %s runtime of libparac. */\n", cl_name, api);
     else
         print_fmt(p, " * Plain C with OpenMP: compile with -fopenmp (without it the loops run serially). */\n");
     print_fmt(p, "%s", prelude);
-    if (target == TARGET_OPENCL) print_fmt(p, "#include <parac/opencl.h>\n\n");
+    if (dev) print_fmt(p, "#include <parac/%s.h>\n\n", cuda ? "cuda" : "opencl");
     fprintf(o, failures_and_storage, (int)PARAC_ERR_OUT_OF_MEMORY);
-    if (target == TARGET_OPENCL) {
-        print_fmt(p, "/* A failed OpenCL step: returned by NAME_try(), else reported (see parac__raise). */\n"
+    if (dev) {
+        print_fmt(p, "/* A failed %s step: returned by NAME_try(), else reported (see parac__raise). */\n"
                "PARAC__HELPER void parac__fatal(parac_status st, const char *file, int line)\n{\n"
                "    char where[320];\n"
-               "    snprintf(where, sizeof where, \"%%s:%%d: OpenCL: %%s\", file, line, parac_status_string(st));\n"
+               "    snprintf(where, sizeof where, \"%%s:%%d: %s: %%s\", file, line, parac_status_string(st));\n"
                "    parac__raise((int)st, where, parac_error_message());\n}\n\n"
-               "PARAC__HELPER void parac__release_cl(void *m) { parac_cl_matrix_release((parac_cl_matrix *)m); }\n\n"
-               "PARAC__HELPER void parac__drop_cl(parac_cl_matrix *m)\n{\n"
+               "PARAC__HELPER void parac__release_dev(void *m) { parac_%s_matrix_release((parac_%s_matrix *)m); }\n\n"
+               "PARAC__HELPER void parac__drop_dev(parac_%s_matrix *m)\n{\n"
                "    parac__unhold(m);\n"
-               "    parac_cl_matrix_release(m);\n}\n\n");
-        print_fmt(p, "/* An OpenCL failure inside generated code. */\n");
+               "    parac_%s_matrix_release(m);\n}\n\n", api, api, x, x, x, x);
+        print_fmt(p, "/* A %s failure inside generated code. */\n", api);
         print_fmt(p, "#define PARAC__CHECK(call) \\\n    do { \\\n        parac_status parac__st = (call); \\\n"
                "        if (parac__st != PARAC_OK) parac__fatal(parac__st, \"%s\", __LINE__); \\\n    } while (0)\n\n",
             c_name);
         print_fmt(p, "/* The host copy of a matrix, inside an expression (loop conditions). */\n"
-               "PARAC__HELPER int parac__host_copy(parac_cl_matrix *m, int line)\n{\n"
-               "    parac_status st = parac_cl_to_host(m);\n"
+               "PARAC__HELPER int parac__host_copy(parac_%s_matrix *m, int line)\n{\n"
+               "    parac_status st = parac_%s_to_host(m);\n"
                "    if (st != PARAC_OK) parac__fatal(st, \"%s\", line);\n"
-               "    return 0;\n}\n\n", c_name);
+               "    return 0;\n}\n\n", x, x, c_name);
         print_fmt(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
         const char *s = kernel_source;
         print_fmt(p, "    \"");
@@ -1129,19 +1134,19 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             fputc(*s, o);
         }
         print_fmt(p, ";\n\n");
-        print_fmt(p, "/* One OpenCL session per program, opened on first use (device from PARAC_OPENCL_DEVICE). */\n"
-               "static parac_cl_session *parac__session_handle;\n\n"
-               "PARAC__HELPER parac_cl_session *parac__session(void)\n{\n"
+        print_fmt(p, "/* One %s session per program, opened on first use (device from %s). */\n"
+               "static parac_%s_session *parac__session_handle;\n\n"
+               "PARAC__HELPER parac_%s_session *parac__session(void)\n{\n"
                "    if (!parac__session_handle)\n"
-               "        PARAC__CHECK(parac_cl_session_open(&parac__session_handle, \"%s\", parac__kernel_source, NULL));\n"
+               "        PARAC__CHECK(parac_%s_session_open(&parac__session_handle, \"%s\", parac__kernel_source, NULL));\n"
                "    return parac__session_handle;\n}\n\n"
                "/* Closed when the program, or a shared object holding this code, unloads. */\n"
                "#if defined(__GNUC__)\n"
                "__attribute__((destructor)) static void parac__session_release(void)\n{\n"
-               "    parac_cl_session_close(parac__session_handle);\n"
+               "    parac_%s_session_close(parac__session_handle);\n"
                "    parac__session_handle = NULL;\n}\n"
                "#endif\n\n",
-            prog->base);
+            api, cuda ? "PARAC_CUDA_DEVICE" : "PARAC_OPENCL_DEVICE", x, x, x, prog->base, x);
     }
     for (Node *n = prog->top; n; n = n->next) {
         switch (n->kind) {
@@ -1155,7 +1160,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             print_stmt(p, n);
             break;
         case ND_FUNC:
-            if (target == TARGET_OPENCL && n->is_static && device_only(prog, n)) {
+            if (dev && n->is_static && device_only(prog, n)) {
                 print_fmt(p, "/* %s:%d: static function %s is called only inside parallel regions: see %s */\n\n",
                     H.file, n->tok->line, n->name, cl_name);
                 break;

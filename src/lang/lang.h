@@ -251,7 +251,7 @@ typedef enum { CLASS_POINT, CLASS_LOCAL_BLOCK, CLASS_GLOBAL } OpClass;
 /* Reads of one row of a matrix by a coarsened work-item: the indices other
  * than the column fixed (coef * it<axis> + offset), the columns read from
  * lo to hi relative to each output's column. Loaded once as aligned vectors
- * into a private array (plan.c, emit_opencl.c). */
+ * into a private array (plan.c, emit_kernels.c). */
 typedef struct LoadRow {
     Obj *var;
     Affine other[2];
@@ -331,7 +331,11 @@ void plan_program(Program *prog);                 /* plan.c: the optimisation mo
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
 bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
 
-typedef enum { TARGET_C, TARGET_OPENCL } Target;
+/* TARGET_OPENCL and TARGET_CUDA are the device targets: kernels plus host
+ * code calling libparac's runtime for them (parac/opencl.h, parac/cuda.h). */
+typedef enum { TARGET_C, TARGET_OPENCL, TARGET_CUDA } Target;
+static inline bool target_has_device(Target t) { return t == TARGET_OPENCL || t == TARGET_CUDA; }
+const char *target_name(Target t);
 void emit_c_program(Program *prog, FILE *out, const char *c_name);
 void emit_opencl_program(Program *prog, FILE *host, FILE *kernels, const char *host_name,
                          const char *cl_name);
@@ -343,7 +347,8 @@ void dump_analysis(Program *prog, FILE *out);
 /* Expression printing shared by the back ends (print.c). */
 typedef struct PrintCtx {
     FILE *out;
-    bool opencl;        /* OpenCL C spelling */
+    bool opencl;        /* device spelling of types (OpenCL C; CUDA shares it) */
+    bool cuda;          /* device code is CUDA C++ rather than OpenCL C */
     bool in_kernel;     /* inside a region body */
     bool border;        /* border variant: ruled accesses go through the rule */
     Region *region;

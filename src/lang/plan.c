@@ -216,7 +216,7 @@ static void plan_region(Program *prog, Region *r)
         r->why_vector = "an independent reduction: per-work-item partial sums, then a tree in local memory";
         return;
     }
-    if (!opt || opt->target != TARGET_OPENCL) {
+    if (!opt || !target_has_device(opt->target)) {
         r->why_vector = "the C target: the C compiler vectorises the OpenMP loops";
         return;
     }
@@ -319,8 +319,8 @@ void explain_program(Program *prog, FILE *o)
 {
     const CompileOptions *opt = prog->opt;
     fprintf(o, "paracc plan for %s (-O%d, target %s)\n", prog->file->name, opt ? opt->opt_level : 2,
-            opt && opt->target == TARGET_C ? "c" : "opencl");
-    bool ocl = opt && opt->target == TARGET_OPENCL;
+            target_name(opt ? opt->target : TARGET_OPENCL));
+    bool ocl = opt && target_has_device(opt->target);
     for (Region *r = prog->regions; r; r = r->next) {
         fprintf(o, "%s:%d: region %s: %s\n", prog->file->name, r->node->tok->line, r->kernel,
                 r->cls == CLASS_POINT ? "point" : r->cls == CLASS_LOCAL_BLOCK ? "local block" : "global");

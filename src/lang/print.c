@@ -440,7 +440,9 @@ static void print_operator(PrintCtx *p, Node *n)
      * its arguments and the chain would grow exponentially) */
     const char *T = ty_c_name(n->ty, p->opencl);
     const char *f;
-    if (p->opencl)
+    if (p->cuda)
+        f = n->pop == OP_MIN ? "parac_min" : "parac_max"; /* templates of the CUDA prelude */
+    else if (p->opencl)
         f = n->pop == OP_MIN ? "min" : "max";
     else if (ty_is_float(n->ty))
         f = n->pop == OP_MIN ? "parac__min_f" : "parac__max_f";
@@ -619,7 +621,7 @@ void print_expr(PrintCtx *p, Node *n)
         if (n->lhs && n->lhs->kind != ND_VAR) {
             print_expr(p, n->lhs);
         } else
-            out(p, p->opencl ? opencl_func_name(n->name) : n->name);
+            out(p, p->opencl && !p->cuda ? opencl_func_name(n->name) : n->name);
         out(p, "(");
         for (Node *a = n->args; a; a = a->next) {
             if (a != n->args) out(p, ", ");
@@ -949,10 +951,11 @@ void print_stmt(PrintCtx *p, Node *n)
     }
 }
 
-/* A file function for the device: same body, OpenCL types. */
+/* A file function for the device: same body, device types. */
 void print_func(PrintCtx *p, Node *f)
 {
     Type *ft = f->ty;
+    if (p->cuda) out(p, "__device__ ");
     print_type_decl(p->out, ft->base, f->name, p->opencl);
     out(p, "(");
     if (!ft->params) out(p, "void");

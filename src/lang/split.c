@@ -14,10 +14,10 @@ static int by_id(const void *a, const void *b)
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Names that OpenCL C reserves (types, qualifiers, built-ins the generated
- * code calls): program variables with these names are renamed NAME_v in both
- * outputs. */
-static bool reserved_in_opencl(const char *n)
+/* Names that OpenCL C or CUDA C++ reserve (types, qualifiers, keywords,
+ * built-ins the generated code calls): program variables with these names
+ * are renamed NAME_v in every output. */
+static bool reserved_name(const char *n)
 {
     static const char *words[] = {
         "half", "uchar", "ushort", "uint", "ulong", "bool", "global", "local", "constant", "private",
@@ -25,6 +25,11 @@ static bool reserved_in_opencl(const char *n)
         "sampler_t", "event_t", "vec_step", "complex", "imaginary", "min", "max", "clamp", "mix",
         "select", "dot", "cross", "length", "normalize", "quad", "double2", "__global", "__local",
         "__constant", "__private", "__kernel", "get_global_id", "barrier", "sqrt", "fabs",
+        /* C++ keywords and CUDA's built-in variables */
+        "class", "new", "delete", "this", "template", "typename", "namespace", "operator", "public",
+        "protected", "friend", "virtual", "using", "try", "catch", "throw", "explicit", "mutable", "export",
+        "nullptr", "decltype", "constexpr", "and", "or", "not", "xor", "threadIdx", "blockIdx", "blockDim",
+        "gridDim", "warpSize", "dim3", "parac_min", "parac_max",
     };
     for (size_t i = 0; i < sizeof words / sizeof *words; i++)
         if (!strcmp(n, words[i])) return true;
@@ -46,7 +51,7 @@ static void rename_objs(Node *n, int depth)
 {
     if (!n || depth > 400) return;
     if ((n->kind == ND_DECL || n->kind == ND_PARAM) && n->var && !n->var->is_func && n->var->name &&
-        reserved_in_opencl(n->var->name))
+        reserved_name(n->var->name))
         n->var->name = lang_format("%s_v", n->var->name);
     for (Node *d = n->decls; d; d = d->next) rename_objs(d, depth + 1);
     if (n->kind == ND_FUNC && n->ty)

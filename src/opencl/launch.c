@@ -5,29 +5,17 @@
 #include <string.h>
 
 #include "core/error_internal.h"
+#include "core/kernel_times.h"
 #include "opencl/runtime_internal.h"
 
 /* PARAC_CL_PROFILE: all sessions' kernel time, in total and per kernel name */
-static _Atomic unsigned long long kernel_ns;
-static struct {
-    char name[120];
-    unsigned long long ns;
-} per_kernel[256];
-static int n_per_kernel;
-static pthread_mutex_t per_kernel_lock = PTHREAD_MUTEX_INITIALIZER;
+static parac__kernel_times times = PARAC__KERNEL_TIMES_INIT;
 
-unsigned long long parac_cl_profile_ns(void) { return kernel_ns; }
+unsigned long long parac_cl_profile_ns(void) { return parac__kernel_times_total(&times); }
 
 int parac_cl_profile_kernel(int i, const char **name, unsigned long long *ns)
 {
-    pthread_mutex_lock(&per_kernel_lock);
-    int ok = i >= 0 && i < n_per_kernel;
-    if (ok) {
-        *name = per_kernel[i].name;
-        *ns = per_kernel[i].ns;
-    }
-    pthread_mutex_unlock(&per_kernel_lock);
-    return ok;
+    return parac__kernel_times_get(&times, i, name, ns);
 }
 
 static void add_kernel_time(cl_kernel k, unsigned long long ns)
@@ -35,16 +23,7 @@ static void add_kernel_time(cl_kernel k, unsigned long long ns)
     char name[120] = "?";
     clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof name, name, NULL);
     name[sizeof name - 1] = 0;
-    kernel_ns += ns;
-    pthread_mutex_lock(&per_kernel_lock);
-    int i = 0;
-    while (i < n_per_kernel && strcmp(per_kernel[i].name, name)) i++;
-    if (i == n_per_kernel && n_per_kernel < (int)(sizeof per_kernel / sizeof per_kernel[0])) {
-        snprintf(per_kernel[i].name, sizeof per_kernel[i].name, "%s", name);
-        n_per_kernel++;
-    }
-    if (i < n_per_kernel) per_kernel[i].ns += ns;
-    pthread_mutex_unlock(&per_kernel_lock);
+    parac__kernel_times_add(&times, name, ns);
 }
 
 /* clEnqueueNDRangeKernel, timed by its event when the session profiles. */

@@ -5,85 +5,14 @@
  * renamed, so concurrent processes never read a half-written binary. A
  * missing, unreadable or rejected cache entry means a build from source. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
-
-uint64_t parac__cl_fnv(uint64_t h, const char *s)
-{
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 0x100000001b3ULL;
-    }
-    return h ^ 0xff; /* separator */
-}
-
-int parac__cl_cache_dir(char *dir, size_t size)
-{
-    const char *env = getenv("PARAC_CACHE_DIR");
-    if (env && !strcmp(env, "off")) return 0;
-    if (env && *env)
-        snprintf(dir, size, "%s", env);
-    else if ((env = getenv("XDG_CACHE_HOME")) && *env)
-        snprintf(dir, size, "%s/parac", env);
-    else if ((env = getenv("HOME")) && *env)
-        snprintf(dir, size, "%s/.cache/parac", env);
-    else
-        return 0;
-    /* create the directory and its parents */
-    char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s", dir);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            mkdir(tmp, 0755);
-            *p = '/';
-        }
-    if (mkdir(tmp, 0755) != 0 && errno != EEXIST) return 0;
-    return 1;
-}
-
-unsigned char *parac__cl_read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    long n = ftell(f);
-    rewind(f);
-    if (n <= 0 || n > (1L << 30)) {
-        fclose(f);
-        return NULL;
-    }
-    unsigned char *b = malloc((size_t)n);
-    if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
-        free(b);
-        b = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return b;
-}
-
-void parac__cl_write_atomic(const char *path, const unsigned char *data, size_t len)
-{
-    char tmp[1200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    int ok = fwrite(data, 1, len, f) == len;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
-}
 
 static parac_status build_log(parac_cl_session *s, cl_program prog, const char *name, cl_int err)
 {
@@ -109,19 +38,19 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
     clGetDeviceInfo(s->device, CL_DEVICE_NAME, sizeof dname - 1, dname, NULL);
     clGetDeviceInfo(s->device, CL_DRIVER_VERSION, sizeof driver - 1, driver, NULL);
     uint64_t h = 0xcbf29ce484222325ULL;
-    h = parac__cl_fnv(h, source);
-    h = parac__cl_fnv(h, options);
-    h = parac__cl_fnv(h, pname);
-    h = parac__cl_fnv(h, dname);
-    h = parac__cl_fnv(h, driver);
+    h = parac__fnv(h, source);
+    h = parac__fnv(h, options);
+    h = parac__fnv(h, pname);
+    h = parac__fnv(h, dname);
+    h = parac__fnv(h, driver);
     s->program_key = h;
     char dir[1024], path[1100];
-    int have_dir = parac__cl_cache_dir(dir, sizeof dir);
+    int have_dir = parac__cache_dir(dir, sizeof dir);
     if (have_dir) snprintf(path, sizeof path, "%s/%s-%016llx.bin", dir, name, (unsigned long long)h);
     cl_int err;
     if (have_dir) {
         size_t len = 0;
-        unsigned char *bin = parac__cl_read_all(path, &len);
+        unsigned char *bin = parac__read_all(path, &len);
         if (bin) {
             const unsigned char *bins[1] = {bin};
             cl_int bstatus = 0;
@@ -153,7 +82,7 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
             unsigned char *bin = malloc(len);
             unsigned char *bins[1] = {bin};
             if (bin && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
-                parac__cl_write_atomic(path, bin, len);
+                parac__write_atomic(path, bin, len);
             free(bin);
         }
     }

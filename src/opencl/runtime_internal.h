@@ -48,13 +48,6 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
 parac_status parac__cl_injected(const char *what);
 parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *out);
 
-/* The on-disk cache (program_cache.c): its directory (0 when off or not
- * creatable), FNV-1a 64 of a string onto h, whole-file read, and a write
- * through a temporary name and a rename. */
-int parac__cl_cache_dir(char *dir, size_t size);
-uint64_t parac__cl_fnv(uint64_t h, const char *s);
-unsigned char *parac__cl_read_all(const char *path, size_t *len);
-void parac__cl_write_atomic(const char *path, const unsigned char *data, size_t len);
 
 /* The work-group shape for a launch of kernel k over count work-items per
  * dimension (search.c): local holds the model's shape on entry and the

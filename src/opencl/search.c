@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
 
@@ -96,18 +97,18 @@ parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char
 {
     char what[160];
     snprintf(what, sizeof what, "%u:%zux%zux%zu", (unsigned)ndim, count[0], count[1], count[2]);
-    const uint64_t key = parac__cl_fnv(parac__cl_fnv(s->program_key, kernel), what);
+    const uint64_t key = parac__fnv(parac__fnv(s->program_key, kernel), what);
     for (int i = 0; i < s->nshapes; i++)
         if (s->shapes[i].key == key) {
             memcpy(local, s->shapes[i].local, sizeof s->shapes[i].local);
             return PARAC_OK;
         }
     char dir[1024], path[1200];
-    const int have_dir = parac__cl_cache_dir(dir, sizeof dir);
+    const int have_dir = parac__cache_dir(dir, sizeof dir);
     if (have_dir) {
         snprintf(path, sizeof path, "%s/search-%016llx.txt", dir, (unsigned long long)key);
         size_t len = 0;
-        unsigned char *text = parac__cl_read_all(path, &len);
+        unsigned char *text = parac__read_all(path, &len);
         size_t got[3];
         char *z = text ? realloc(text, len + 1) : NULL;
         if (z) {
@@ -149,7 +150,7 @@ parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char
         char text[400];
         const int n = snprintf(text, sizeof text, "%zu %zu %zu\n# %s %s on %s: %.1f us\n", best[0], best[1], best[2],
                                kernel, what, s->label, best_t * 1e6);
-        if (n > 0) parac__cl_write_atomic(path, (const unsigned char *)text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
+        if (n > 0) parac__write_atomic(path, (const unsigned char *)text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
     }
     return remember(s, key, local);
 }

@@ -1,6 +1,6 @@
 /* Helpers for the example checks: random images, comparisons, and the
- * OpenCL skip when no device exists. Each check_<example>.c is linked twice,
- * with the C target's and with the OpenCL target's generated code. */
+ * device skip when none exists. Each check_<example>.c is linked with the C
+ * target's, the OpenCL target's and the CUDA target's generated code. */
 #ifndef PARAC_LANG_CHECK_H
 #define PARAC_LANG_CHECK_H
 
@@ -37,6 +37,39 @@ static inline int check_transfers(const char *name, long long up, long long down
         long searched = 0, reused = 0;
         parac_cl_search_counts(&searched, &reused);
         printf("%s: work-group searches %ld, from the cache %ld\n", name, searched, reused);
+    }
+    if (u > up || d > down) {
+        fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,
+                down);
+        return 1;
+    }
+    return 0;
+}
+#elif defined(PARAC_CHECK_CUDA)
+#include "parac/context.h"
+#include "parac/cuda.h"
+/* No CUDA device: the test is skipped (exit 77). */
+static inline void check_need_device(void)
+{
+    int n = 0;
+    if (parac_cuda_device_count(&n) != PARAC_OK || n == 0) {
+        printf("no CUDA device: skipped\n");
+        exit(77);
+    }
+}
+/* As the OpenCL check above, through the CUDA runtime's counts. */
+static inline int check_transfers(const char *name, long long up, long long down)
+{
+    static parac_cu_transfers last;
+    parac_cu_transfers now;
+    parac_cu_transfer_counts(&now);
+    const long long u = now.uploads - last.uploads, d = now.downloads - last.downloads;
+    last = now;
+    if (getenv("PARAC_CHECK_SHOW_TRANSFERS")) printf("%s: %lld uploads, %lld downloads\n", name, u, d);
+    if (getenv("PARAC_CU_SEARCH")) {
+        long searched = 0, reused = 0;
+        parac_cu_search_counts(&searched, &reused);
+        printf("%s: block-shape searches %ld, from the cache %ld\n", name, searched, reused);
     }
     if (u > up || d > down) {
         fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,

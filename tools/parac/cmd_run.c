@@ -110,9 +110,9 @@ static void from_planes(parac_image *img, const void *planes, size_t esize)
 
 static void remove_tree(const char *dir, const char *base)
 {
-    const char *ext[] = {".c", ".cl", ".so"};
+    const char *ext[] = {".c", ".cl", ".cu", ".so"};
     char path[PATH_MAX + 32];
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/%s%s", dir, base, ext[i]);
         unlink(path);
     }
@@ -150,8 +150,8 @@ int cmd_run(int argc, char **argv)
         cmd_run_help(stderr);
         return CLI_USER_ERROR;
     }
-    if (strcmp(target, "c") && strcmp(target, "opencl")) {
-        cli_error("run: --target must be c or opencl");
+    if (strcmp(target, "c") && strcmp(target, "opencl") && strcmp(target, "cuda")) {
+        cli_error("run: --target must be c, opencl or cuda");
         return CLI_USER_ERROR;
     }
     parac_image *img = NULL;

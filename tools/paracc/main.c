@@ -1,8 +1,8 @@
 /* paracc: the ParaC compiler.
  *
- *   paracc FILE.pc --target opencl|c -o BASE [--dump=ast|hast|analysis]
+ *   paracc FILE.pc --target opencl|cuda|c -o BASE [--dump=ast|hast|analysis]
  *
- * writes BASE.c (and BASE.cl for OpenCL); with --dump, prints that stage to
+ * writes BASE.c (and the kernels: BASE.cl for OpenCL, BASE.cu for CUDA); with --dump, prints that stage to
  * stdout instead. Errors are reported as file:line:col with the source line;
  * on any error nothing is written and the exit status is 1. */
 #include <ctype.h>
@@ -17,9 +17,11 @@
 
 static void usage(FILE *o)
 {
-    fputs("usage: paracc FILE.pc [--target opencl|c] -o BASE [-O0|-O1|-O2] [-f[no-]FLAG] [--explain]\n"
+    fputs("usage: paracc FILE.pc [--target opencl|cuda|c] -o BASE [-O0|-O1|-O2] [-f[no-]FLAG] [--explain]\n"
           "  --target c         plain C with OpenMP (BASE.c)\n"
           "  --target opencl    OpenCL C 1.2 kernels (BASE.cl) and host C (BASE.c) using libparac\n"
+          "  --target cuda      CUDA C++ kernels (BASE.cu, compiled at run time by NVRTC) and host C\n"
+          "                     (BASE.c) using libparac's CUDA runtime\n"
           "  -O0                no optimisation: one output per work-item, plain loads and stores\n"
           "  -O1, -O2           the optimisation model (default -O2)\n"
           "  -fno-vectorize     one output per work-item (no vector parallelism)\n"
@@ -167,8 +169,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (strcmp(target, "c") && strcmp(target, "opencl")) {
-        fprintf(stderr, "paracc: unknown target '%s' (use opencl or c)\n", target);
+    if (strcmp(target, "c") && strcmp(target, "opencl") && strcmp(target, "cuda")) {
+        fprintf(stderr, "paracc: unknown target '%s' (use opencl, cuda or c)\n", target);
         return 2;
     }
     if (dump && strcmp(dump, "ast") && strcmp(dump, "hast") && strcmp(dump, "analysis")) {
@@ -177,7 +179,7 @@ int main(int argc, char **argv)
     }
     if (!dump && !base) {
         fprintf(stderr, "paracc: missing -o BASE (the output names BASE.c%s)\n",
-                strcmp(target, "opencl") ? "" : " and BASE.cl");
+                !strcmp(target, "opencl") ? " and BASE.cl" : !strcmp(target, "cuda") ? " and BASE.cu" : "");
         return 2;
     }
     size_t len = 0;
@@ -201,10 +203,10 @@ int main(int argc, char **argv)
         c_name = malloc(n);
         cl_name = malloc(n);
         snprintf(c_name, n, "%s.c", base);
-        snprintf(cl_name, n, "%s.cl", base);
+        snprintf(cl_name, n, "%s.%s", base, strcmp(target, "cuda") ? "cl" : "cu");
     }
     CompileOptions opt = {0};
-    opt.target = strcmp(target, "c") ? TARGET_OPENCL : TARGET_C;
+    opt.target = !strcmp(target, "c") ? TARGET_C : !strcmp(target, "cuda") ? TARGET_CUDA : TARGET_OPENCL;
     opt.dump = dump;
     opt.opt_level = level;
     opt.vectorize = vectorize;
@@ -229,7 +231,7 @@ int main(int argc, char **argv)
         if (write_file(c_name, hbuf, hlen) != 0) {
             fprintf(stderr, "paracc: cannot write '%s': %s\n", c_name, strerror(errno));
             rc = 1;
-        } else if (opt.target == TARGET_OPENCL && write_file(cl_name, kbuf, klen) != 0) {
+        } else if (target_has_device(opt.target) && write_file(cl_name, kbuf, klen) != 0) {
             fprintf(stderr, "paracc: cannot write '%s': %s\n", cl_name, strerror(errno));
             remove(c_name);
             rc = 1;

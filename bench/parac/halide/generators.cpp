@@ -113,9 +113,13 @@ public:
         Expr sx = 0;
         for (int k = 0; k < 5; k++) sx = sx + f[k] * in_ext(x - 2 + k, y);
         row(x, y) = cast<uint8_t>(div_round_to_zero(sx + 8, 16));
+        // the even columns of `row` with the extrapolated rows: its own Func, so
+        // that a GPU tile of `down` needs only the rows around it (written
+        // inside `down`, bounds inference would take every row the formulas
+        // might read, the first and last four, for every tile)
+        row_ext(x, y) = ext([&](Expr r) { return cast<int32_t>(row(2 * x, r)); }, y, M);
         Expr sy = 0;
-        for (int k = 0; k < 5; k++)
-            sy = sy + f[k] * ext([&](Expr r) { return cast<int32_t>(row(2 * x, r)); }, 2 * y - 2 + k, M);
+        for (int k = 0; k < 5; k++) sy = sy + f[k] * row_ext(x, 2 * y - 2 + k);
         down(x, y) = cast<uint8_t>(div_round_to_zero(sy + 8, 16));
         Expr hw = (N + 1) / 2, hh = (M + 1) / 2;
         Expr j = x / 2, i = y / 2, j1 = min(j + 1, hw - 1), i1 = min(i + 1, hh - 1);
@@ -131,7 +135,9 @@ public:
         if (gpu) {
             down.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
             layer.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
-            if (fuse) row.compute_at(down, xo).gpu_threads(x, y);
+            // fused: the 32 x 20 filtered rows of a tile in shared memory, `row`
+            // recomputed in them; else `row` as a kernel of its own
+            if (fuse) row_ext.compute_at(down, xo).gpu_threads(x, y);
             else row.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
         } else {
             in_ext.compute_at(row, y).vectorize(x, 16);
@@ -142,7 +148,7 @@ public:
     }
 
 private:
-    Func row{"row"}, in_ext{"in_ext"};
+    Func row{"row"}, in_ext{"in_ext"}, row_ext{"row_ext"};
 };
 
 // unsharp.pc (Halide's apps/unsharp): gray, a 7-tap Gaussian along rows

@@ -1,7 +1,14 @@
-/* OpenCL C 1.2 kernels. One kernel per iterator region (the interior, with no
- * border tests), one more for its border boxes when a border rule applies,
- * and two per independent reduction (per-work-group tree reduction in local
- * memory, then one work-group over the partial results).
+/* Device kernels, in OpenCL C 1.2 or in CUDA C++ (for NVRTC). One kernel per
+ * iterator region (the interior, with no border tests), one more for its
+ * border boxes when a border rule applies, and two per independent reduction
+ * (per-work-group tree reduction, then one work-group over the partial
+ * results; on CUDA by warp shuffles).
+ *
+ * The two dialects differ only in spelling, which the Dialect table below
+ * holds: qualifiers, thread indices, vector types (CUDA has no arithmetic
+ * vectors of 8 or 16 lanes: a vector there is plain aligned storage of the
+ * same size, read and written through element pointers, which is all the
+ * generated code does with vectors).
  *
  * Kernel arguments: the counter box (k<d>lo, k<d>hi per axis), the first
  * index per axis, then each matrix as (buffer, pitch, d0, d1, d2), then host
@@ -10,6 +17,25 @@
 #include <string.h>
 
 #include "lang/lang.h"
+
+typedef struct Dialect {
+    bool cuda;
+    const char *kernel;     /* qualifiers before a kernel's name */
+    const char *global;     /* address space of a matrix pointer */
+    const char *restrict_kw;
+} Dialect;
+
+static const Dialect opencl_dialect = {false, "__kernel void", "__global ", "restrict "};
+static const Dialect cuda_dialect = {true, "extern \"C\" __global__ void", "", "__restrict__ "};
+static const Dialect *D = &opencl_dialect;
+
+/* The index of this work-item along work-item dimension g (0: x). */
+static const char *global_id(int g)
+{
+    if (!D->cuda) return lang_format("(int)get_global_id(%d)", g);
+    const char c = "xyz"[g];
+    return lang_format("(int)(blockIdx.%c * blockDim.%c + threadIdx.%c)", c, c, c);
+}
 
 static bool written(Region *r, Obj *o)
 {
@@ -27,8 +53,8 @@ static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, bool borde
     for (int d = 0; d < it->ndim; d++) print_fmt(p, ", const int first%d", d);
     for (int i = 0; i < r->nmats; i++) {
         Obj *m = r->mats[i];
-        print_fmt(p, ",\n    __global %s%s *%s%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
-            written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), restrict_ptrs ? "restrict " : "", m->name,
+        print_fmt(p, ",\n    %s%s%s *%s%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
+            D->global, written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), restrict_ptrs ? D->restrict_kw : "", m->name,
             m->name, m->name, m->name, m->name);
     }
     for (int i = 0; i < r->nscalars; i++) {
@@ -44,10 +70,12 @@ static long axis_step(Iterator *it, int d)
     return it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
 }
 
-/* The OpenCL vector type of V elements of t (plan.c admits 1-, 2-, 4- and
- * 8-byte arithmetic types only). */
+/* The vector type of V elements of t (plan.c admits 1-, 2-, 4- and 8-byte
+ * arithmetic types only): OpenCL's, or on CUDA aligned storage of the same
+ * size (the prelude's parac_b1 .. parac_b128). */
 static const char *vector_type(const Type *t, int V)
 {
+    if (D->cuda) return lang_format("parac_b%ld", (long)ty_size(t) * V);
     const char *base;
     switch (t->kind) {
     case TY_CHAR: base = t->is_unsigned ? "uchar" : "char"; break;
@@ -82,11 +110,15 @@ static void merged_stores(PrintCtx *p, Region *r, int last, const char *src)
         print_fmt(p, "    /* %s:%d: the %d values of %s leave in one store */\n", src, lhs->tok->line, V, m->name);
         print_fmt(p, "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n", last, last, last, V, last);
         print_fmt(p, "        const int parac_col = first%d + k%dbase;\n", last, last);
-        print_fmt(p, "        *(__global %s *)&", T);
+        print_fmt(p, "        *(%s%s *)&", D->global, T);
         print_mat_index(p, m, e, add, n);
-        print_fmt(p, " = (%s)(", T);
-        for (int v = 0; v < V; v++) print_fmt(p, "%sparac_st_%s[%d]", v ? ", " : "", m->name, v);
-        print_fmt(p, ");\n    } else {\n");
+        if (D->cuda) { /* the private array is aligned as the vector */
+            print_fmt(p, " = *(const %s *)parac_st_%s;\n    } else {\n", T, m->name);
+        } else {
+            print_fmt(p, " = (%s)(", T);
+            for (int v = 0; v < V; v++) print_fmt(p, "%sparac_st_%s[%d]", v ? ", " : "", m->name, v);
+            print_fmt(p, ");\n    } else {\n");
+        }
         print_fmt(p, "        for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "            const int parac_k = k%dbase + parac_v, parac_col = first%d + parac_k;\n", last, last);
         print_fmt(p, "            if (parac_k >= k%dlo && parac_k < k%dhi) ", last, last);
@@ -140,10 +172,10 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
         print_fmt(p, ";\n");
         for (int j = 0; j < g->nvec; j++) {
             print_fmt(p, "    {\n        const int parac_s = parac_col0 + %ld;\n", g->base + (long)j * V);
-            print_fmt(p, "        parac_ld%d[%d] = parac_row%d && parac_s >= 0 && parac_s < %s_d%d ? *(__global const %s *)&",
-                      i, j, i, m->name, n - 1, T);
+            print_fmt(p, "        parac_ld%d[%d] = parac_row%d && parac_s >= 0 && parac_s < %s_d%d ? *(%sconst %s *)&",
+                      i, j, i, m->name, n - 1, D->global, T);
             print_mat_index(p, m, e, add, n);
-            print_fmt(p, " : (%s)(0);\n    }\n", T);
+            print_fmt(p, D->cuda ? " : %s();\n    }\n" : " : (%s)(0);\n    }\n", T);
         }
     }
 }
@@ -158,14 +190,14 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
         border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
         V > 1 ? lang_format(", %d outputs per work-item", V) : "");
-    print_fmt(p, "__kernel void %s%s(", r->kernel, border ? "_border" : "");
+    print_fmt(p, "%s %s%s(", D->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border);
     print_fmt(p, ")\n{\n");
     p->indent = 1;
     if (border) {
         /* all border boxes in one launch: work-item g finds its box, then
          * its counters (the last axis fastest) */
-        print_fmt(p, "    int parac_g = (int)get_global_id(0), parac_b = 0;\n");
+        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", global_id(0));
         print_fmt(p, "    for (; parac_b < parac_bx.n; parac_b++) {\n        int parac_vol = 1;\n");
         print_fmt(p, "        for (int d = 0; d < %d; d++) parac_vol *= parac_bx.b[parac_b][2 * d + 1] - parac_bx.b[parac_b][2 * d];\n", nd);
         print_fmt(p, "        if (parac_g < parac_vol) break;\n        parac_g -= parac_vol;\n    }\n");
@@ -179,12 +211,12 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     for (int d = nd - 1, g = 0; d >= 0 && !border; d--, g++) {
         print_indent(p);
         if (V > 1 && d == last && axis_step(it, d) == 1)
-            print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + (int)get_global_id(%d) * %d;\n",
-                      d, d, d, d, V, V, V, g, V);
+            print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
+                      d, d, d, d, V, V, V, global_id(g), V);
         else if (V > 1 && d == last)
-            print_fmt(p, "const int k%dbase = k%dlo + (int)get_global_id(%d) * %d;\n", d, d, g, V);
+            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(g), V);
         else
-            print_fmt(p, "const int k%d = k%dlo + (int)get_global_id(%d);\n", d, d, g);
+            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(g));
     }
     if (!border) {
         print_indent(p);
@@ -220,20 +252,28 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
         if (V > 1 && d == last) continue;
         print_indent(p);
         print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, axis_step(it, d));
+        if (D->cuda) { /* NVRTC warns of index variables the body does not use */
+            print_indent(p);
+            print_fmt(p, "(void)%s%c;\n", it->name, "xyz"[d]);
+        }
     }
     p->in_kernel = true;
     p->border = border;
     p->region = r;
     if (V > 1) {
         vector_loads(p, r, last);
-        for (int i = 0; i < r->nmerge; i++)
-            print_fmt(p, "    %s parac_st_%s[%d];\n", ty_c_name(r->merge_lhs[i]->var->ty->base, true),
-                      r->merge_lhs[i]->var->name, V);
+        for (int i = 0; i < r->nmerge; i++) {
+            Type *et = r->merge_lhs[i]->var->ty->base;
+            print_fmt(p, "    ");
+            if (D->cuda) print_fmt(p, "alignas(%ld) ", (long)ty_size(et) * V); /* stored as one vector */
+            print_fmt(p, "%s parac_st_%s[%d];\n", ty_c_name(et, true), r->merge_lhs[i]->var->name, V);
+        }
         print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
         print_fmt(p, "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n", last, last, last, last);
         print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
                   axis_step(it, last));
+        if (D->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
         p->indent = 2;
         p->merging = true;
     }
@@ -247,6 +287,48 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     p->region = NULL;
     p->indent = 0;
     print_fmt(p, "}\n\n");
+}
+
+/* One warp's values combined by shuffles, then the warps' results in
+ * shared memory by the first warp; lane 0 of warp 0 holds the block's. */
+static void cuda_block_reduce(PrintCtx *p, const char *A, const char *init)
+{
+    print_fmt(p, "    for (int o = 16; o > 0; o >>= 1) {\n        const %s v = parac_shfl_down(acc, o);\n"
+                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+    print_fmt(p, "    __shared__ %s parac_warp[32];\n", A);
+    print_fmt(p, "    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;\n");
+    print_fmt(p, "    if (lane == 0) parac_warp[warp] = acc;\n    __syncthreads();\n    if (warp != 0) return;\n");
+    print_fmt(p, "    acc = lane < (int)(blockDim.x >> 5) ? parac_warp[lane] : %s;\n", init);
+    print_fmt(p, "    for (int o = 16; o > 0; o >>= 1) {\n        const %s v = parac_shfl_down(acc, o);\n"
+                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+}
+
+/* The CUDA form of reduction_kernels: blocks of whole warps (the runtime
+ * launches multiples of 32 threads), no barrier inside a warp. */
+static void reduction_kernels_cuda(PrintCtx *p, Region *r, const char *src, const char *A, const char *T,
+                                   const char *init, const char *op, int last)
+{
+    Obj *m = r->red_var;
+    print_fmt(p, "/* %s:%d: independent %s(%s), level 1: each block reduces its share (warp shuffles) */\n",
+        src, r->node->tok->line, parac_op_name(r->red_op), m->name);
+    print_fmt(p, "#define PARAC_OP(a, b) %s\n", op);
+    print_fmt(p, "%s %s(const %s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2,\n"
+                 "    %s *partial)\n{\n", D->kernel, r->kernel, T, m->name, m->name, m->name, m->name, m->name, A);
+    print_fmt(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
+    print_fmt(p, "    %s acc = %s;\n", A, init);
+    print_fmt(p, "    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long)gridDim.x * blockDim.x) {\n");
+    print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
+    print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
+    print_fmt(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+    cuda_block_reduce(p, A, init);
+    print_fmt(p, "    if (lane == 0) partial[blockIdx.x] = acc;\n}\n\n");
+    print_fmt(p, "/* level 2: one block reduces the partial results of all blocks */\n");
+    print_fmt(p, "%s %s_final(const %s *partial, const int n, %s *result)\n{\n", D->kernel, r->kernel, A, A);
+    print_fmt(p, "    %s acc = %s;\n", A, init);
+    print_fmt(p, "    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {\n        const %s v = partial[i];\n"
+                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+    cuda_block_reduce(p, A, init);
+    print_fmt(p, "    if (lane == 0) result[0] = acc;\n}\n#undef PARAC_OP\n\n");
 }
 
 static const char *limit(Type *t, bool max)
@@ -269,6 +351,10 @@ static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
     const char *init = r->red_op == OP_MIN ? limit(acc, true) : r->red_op == OP_MAX ? limit(acc, false) : "0";
     const char *op = r->red_op == OP_MIN ? "PARAC_MIN(a, b)" : r->red_op == OP_MAX ? "PARAC_MAX(a, b)" : "(a) + (b)";
     int last = m->ty->ndim - 1;
+    if (D->cuda) {
+        reduction_kernels_cuda(p, r, src, A, T, init, op, last);
+        return;
+    }
     print_fmt(p, "/* %s:%d: independent %s(%s), level 1: each work-group reduces its share in local memory */\n",
         src, r->node->tok->line, parac_op_name(r->red_op), m->name);
     print_fmt(p, "#define PARAC_OP(a, b) %s\n", op);
@@ -299,20 +385,54 @@ static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
     print_fmt(p, "    if (lid == 0) result[0] = scratch[0];\n}\n#undef PARAC_OP\n\n");
 }
 
-void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name);
+/* What CUDA C++ lacks of what the kernels use from OpenCL C: the limits of
+ * the integer types and INFINITY (no headers under NVRTC), min/max of any
+ * type, shuffles of any accumulator, wide vector storage. */
+static const char cuda_prelude[] =
+    "#ifndef INT_MAX\n"
+    "#define SCHAR_MIN (-128)\n#define SCHAR_MAX 127\n#define UCHAR_MAX 255\n"
+    "#define SHRT_MIN (-32768)\n#define SHRT_MAX 32767\n#define USHRT_MAX 65535\n"
+    "#define INT_MIN (-2147483647 - 1)\n#define INT_MAX 2147483647\n#define UINT_MAX 4294967295u\n"
+    "#define LONG_MIN (-9223372036854775807L - 1)\n#define LONG_MAX 9223372036854775807L\n"
+    "#define ULONG_MAX 18446744073709551615ul\n"
+    "#endif\n"
+    "#ifndef INFINITY\n#define INFINITY __int_as_float(0x7f800000)\n#endif\n"
+    "template <class T> __device__ __forceinline__ T parac_min(T a, T b) { return b < a ? b : a; }\n"
+    "template <class T> __device__ __forceinline__ T parac_max(T a, T b) { return b > a ? b : a; }\n"
+    "/* shuffles: 1- and 2-byte values travel as int */\n"
+    "template <class T> __device__ __forceinline__ T parac_shfl_down(T v, int o) { return (T)__shfl_down_sync(0xffffffffu, (int)v, o); }\n"
+    "#define PARAC_SHFL(T) __device__ __forceinline__ T parac_shfl_down(T v, int o) { return __shfl_down_sync(0xffffffffu, v, o); }\n"
+    "PARAC_SHFL(int) PARAC_SHFL(unsigned) PARAC_SHFL(long) PARAC_SHFL(unsigned long) PARAC_SHFL(long long)\n"
+    "PARAC_SHFL(unsigned long long) PARAC_SHFL(float) PARAC_SHFL(double)\n"
+    "#undef PARAC_SHFL\n"
+    "/* vectors as storage of 1 to 128 bytes, moved as one */\n"
+    "typedef unsigned char parac_b1;\ntypedef unsigned short parac_b2;\ntypedef unsigned int parac_b4;\n"
+    "typedef uint2 parac_b8;\ntypedef uint4 parac_b16;\n"
+    "struct alignas(32) parac_b32 { uint4 a, b; };\n"
+    "struct alignas(64) parac_b64 { uint4 a, b, c, d; };\n"
+    "struct alignas(128) parac_b128 { uint4 a[8]; };\n";
 
-void emit_opencl_kernels(Program *prog, FILE *o, const char *cl_name)
+void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda);
+
+void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda)
 {
+    D = cuda ? &cuda_dialect : &opencl_dialect;
     PrintCtx pc = {0}, *p = &pc;
     p->out = o;
     p->opencl = true;
+    p->cuda = cuda;
     p->line_marks = !prog->opt || !prog->opt->no_line;
     const char *src = prog->file->name;
-    print_fmt(p, "/* %s: generated by paracc from %s. OpenCL C 1.2. */\n", cl_name, src);
-    print_fmt(p, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
+    if (cuda) {
+        print_fmt(p, "/* %s: generated by paracc from %s. CUDA C++ for NVRTC. */\n", kernel_name, src);
+        print_fmt(p, "%s", cuda_prelude);
+    } else {
+        print_fmt(p, "/* %s: generated by paracc from %s. OpenCL C 1.2. */\n", kernel_name, src);
+        print_fmt(p, "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n");
+    }
     print_fmt(p, "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n");
-    print_fmt(p, "/* the border boxes of one launch: lo and hi of each axis (parac_cl_launch_boxes) */\n"
-                 "typedef struct parac_boxes { int n; int b[6][6]; } parac_boxes;\n\n");
+    print_fmt(p, "/* the border boxes of one launch: lo and hi of each axis (parac_%s_launch_boxes) */\n"
+                 "typedef struct parac_boxes { int n; int b[6][6]; } parac_boxes;\n\n", cuda ? "cu" : "cl");
     /* the program's macros */
     for (Node *n = prog->top; n; n = n->next)
         if (n->kind == ND_DIRECTIVE) {

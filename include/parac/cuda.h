@@ -1,0 +1,111 @@
+/* CUDA: the runtime used by code that `paracc --target cuda` generates.
+ * Available when parac_has_cuda() is true; otherwise every call returns
+ * PARAC_ERR_UNSUPPORTED.
+ *
+ * The same model as the OpenCL runtime (parac/opencl.h): a session is one
+ * device and one program, here CUDA C++ compiled at run time by NVRTC into a
+ * binary for the device's architecture and loaded through the CUDA runtime's
+ * library API; matrices are host storage plus a device buffer with rows
+ * padded to 64 bytes, moved only when the other side holds the newer copy. */
+#ifndef PARAC_CUDA_H
+#define PARAC_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parac/export.h"
+#include "parac/status.h"
+
+PARAC_BEGIN_DECLS
+
+/* The device is `selector` or, when NULL, $PARAC_CUDA_DEVICE: a device
+ * number ("1") or a case-insensitive substring of its name ("H100");
+ * without either, device 0. Compiled programs are cached on disk as the
+ * OpenCL runtime's are ($PARAC_CACHE_DIR, PARAC_CACHE_DIR=off disables),
+ * keyed by the source, the NVRTC options and version, the device and the
+ * driver. */
+typedef struct parac_cu_session parac_cu_session;
+
+typedef struct parac_cu_matrix {
+    parac_cu_session *session;
+    void *host;
+    size_t elem_size;
+    int ndim;
+    long dims[3];        /* d0, d1, d2 as declared (unused ones are 1) */
+    size_t host_pitch;   /* bytes per host row */
+    size_t device_pitch; /* bytes per device row, a multiple of 64 */
+    void *buffer;        /* device memory, allocated on first use */
+    int state;           /* PARAC_CU_HOST_NEWER, PARAC_CU_SAME, PARAC_CU_DEVICE_NEWER or PARAC_CU_ZEROS */
+} parac_cu_matrix;
+
+enum { PARAC_CU_HOST_NEWER = 0, PARAC_CU_SAME = 1, PARAC_CU_DEVICE_NEWER = 2, PARAC_CU_ZEROS = 3 };
+
+/* A kernel argument: a value, or a matrix (passed as pointer, pitch in
+ * elements, d0, d1, d2). */
+typedef struct parac_cu_arg {
+    int kind;
+    size_t size;
+    const void *value;
+    parac_cu_matrix *matrix;
+} parac_cu_arg;
+
+enum { PARAC_CU_ARG_VALUE = 1, PARAC_CU_ARG_MATRIX = 2 };
+#define PARAC_CU_VALUE(v) ((parac_cu_arg){PARAC_CU_ARG_VALUE, sizeof(v), &(v), 0})
+#define PARAC_CU_MATRIX(m) ((parac_cu_arg){PARAC_CU_ARG_MATRIX, 0, 0, (m)})
+
+PARAC_API parac_status parac_cu_session_open(parac_cu_session **session, const char *name, const char *source,
+                                             const char *selector);
+PARAC_API void parac_cu_session_close(parac_cu_session *session);
+/* "CUDA / device name (sm_XY)" of an open session. */
+PARAC_API const char *parac_cu_session_device(const parac_cu_session *session);
+/* Whether the session's program came from the disk cache (for tests). */
+PARAC_API int parac_cu_session_from_cache(const parac_cu_session *session);
+
+PARAC_API parac_status parac_cu_matrix_bind(parac_cu_session *session, parac_cu_matrix *m, void *host,
+                                            size_t elem_size, int ndim, long d0, long d1, long d2,
+                                            size_t host_pitch);
+PARAC_API parac_status parac_cu_to_device(parac_cu_matrix *m);
+PARAC_API parac_status parac_cu_to_host(parac_cu_matrix *m);
+PARAC_API void parac_cu_host_modified(parac_cu_matrix *m);
+PARAC_API void parac_cu_device_modified(parac_cu_matrix *m);
+PARAC_API void parac_cu_matrix_release(parac_cu_matrix *m);
+PARAC_API void parac_cu_matrix_zeroed(parac_cu_matrix *m);
+PARAC_API void parac_cu_matrix_overwritten(parac_cu_matrix *m);
+
+typedef struct parac_cu_transfers {
+    long long uploads, downloads, fills;
+    long long upload_bytes, download_bytes;
+} parac_cu_transfers;
+PARAC_API void parac_cu_transfer_counts(parac_cu_transfers *out);
+
+/* For tests: the n-th checked call from now fails with PARAC_ERR_CUDA. */
+PARAC_API void parac_cu_fail_after(long n);
+
+/* Launches, as parac_cl_launch, parac_cl_launch_items, parac_cl_launch_tuned
+ * and parac_cl_launch_boxes: thread dimension x runs along the last axis; a
+ * tuned launch searches the block shape when PARAC_CU_SEARCH=1 was set as the
+ * session opened, and caches the choice on disk. */
+PARAC_API parac_status parac_cu_launch(parac_cu_session *session, const char *kernel, int ndim,
+                                       const long *lo, const long *hi, const int *wg, int nargs,
+                                       const parac_cu_arg *args);
+PARAC_API parac_status parac_cu_launch_items(parac_cu_session *session, const char *kernel, int ndim,
+                                             const long *lo, const long *hi, const int *wg, const int *items,
+                                             int nargs, const parac_cu_arg *args);
+PARAC_API parac_status parac_cu_launch_tuned(parac_cu_session *session, const char *kernel, int ndim,
+                                             const long *lo, const long *hi, const int *wg, const int *items,
+                                             int nargs, const parac_cu_arg *args);
+PARAC_API void parac_cu_search_counts(long *searched, long *reused);
+PARAC_API parac_status parac_cu_launch_boxes(parac_cu_session *session, const char *kernel, int ndim, int nbox,
+                                             const long *boxes, int nargs, const parac_cu_arg *args);
+/* With PARAC_CU_PROFILE=1 when a session opens, each kernel is timed by CUDA
+ * events (and waited for): totals in nanoseconds, for benchmarks. */
+PARAC_API unsigned long long parac_cu_profile_ns(void);
+PARAC_API int parac_cu_profile_kernel(int i, const char **name, unsigned long long *ns);
+/* Two-level reduction of m: `kernel` (per block, warp shuffles) then
+ * `kernel`_final (one block over the partial results). */
+PARAC_API parac_status parac_cu_reduce(parac_cu_session *session, const char *kernel, parac_cu_matrix *m,
+                                       size_t acc_size, void *result);
+
+PARAC_END_DECLS
+
+#endif

@@ -1,0 +1,265 @@
+/* Kernel launches and two-level reductions for generated CUDA code. Every
+ * launch goes on the session's stream; the host code waits only where it
+ * reads a result (a download, a reduction). */
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "core/kernel_times.h"
+#include "cuda_rt/runtime_internal.h"
+
+/* PARAC_CU_PROFILE: all sessions' kernel time, in total and per kernel name */
+static parac__kernel_times times = PARAC__KERNEL_TIMES_INIT;
+
+unsigned long long parac_cu_profile_ns(void) { return parac__kernel_times_total(&times); }
+
+int parac_cu_profile_kernel(int i, const char **name, unsigned long long *ns)
+{
+    return parac__kernel_times_get(&times, i, name, ns);
+}
+
+/* Profiling: the stream waits at this host function until the host has
+ * queued the start event, the kernel and the end event, so that the events
+ * time the kernel and not the host's time to launch it (an idle stream
+ * would take the start event at once). */
+static void CUDART_CB wait_for_gate(void *gate)
+{
+    while (!atomic_load((_Atomic int *)gate)) sched_yield();
+}
+
+parac_status parac__cu_run(parac_cu_session *s, parac__cu_kernel_entry *k, const unsigned grid[3], const unsigned block[3],
+                           void **args)
+{
+    dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    _Atomic int gate = 0;
+    if (s->profile) {
+        PARAC_CU_TRY(cudaEventCreate(&e0), "cudaEventCreate");
+        if (cudaEventCreate(&e1) != cudaSuccess) {
+            cudaEventDestroy(e0);
+            return parac__fail(PARAC_ERR_CUDA, "cudaEventCreate failed");
+        }
+        if (cudaLaunchHostFunc(s->stream, wait_for_gate, (void *)&gate) != cudaSuccess) atomic_store(&gate, 1);
+        cudaEventRecord(e0, s->stream);
+    }
+    cudaError_t err = cudaLaunchKernel((const void *)k->kernel, g, b, args, 0, s->stream);
+    if (s->profile) {
+        float ms = 0;
+        const cudaError_t recorded = err == cudaSuccess ? cudaEventRecord(e1, s->stream) : cudaSuccess;
+        atomic_store(&gate, 1);
+        /* the host function has run once the stream is idle: `gate` may go */
+        const cudaError_t synced = cudaStreamSynchronize(s->stream);
+        if (err == cudaSuccess) err = recorded;
+        if (err == cudaSuccess) err = synced;
+        if (err == cudaSuccess) err = cudaEventElapsedTime(&ms, e0, e1);
+        if (err == cudaSuccess) parac__kernel_times_add(&times, k->name, (unsigned long long)(ms * 1e6));
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+    }
+    if (err != cudaSuccess)
+        return parac__fail(PARAC_ERR_CUDA, "launching %s (%ux%ux%u blocks of %ux%ux%u) failed: %s", k->name, grid[0],
+                           grid[1], grid[2], block[0], block[1], block[2], cudaGetErrorString(err));
+    return PARAC_OK;
+}
+
+/* The argument values of one launch: each kernel parameter points into
+ * `vals` (ints, pointers and the caller's values by address). */
+typedef struct launch_args {
+    void *ptr[96];
+    int n;
+    void *buffers[24];
+    int ints[24 * 4 + 6];
+    int nb, ni;
+} launch_args;
+
+static parac_status add(launch_args *a, void *p, const char *kernel)
+{
+    if (a->n >= (int)(sizeof a->ptr / sizeof *a->ptr))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: too many arguments", kernel);
+    a->ptr[a->n++] = p;
+    return PARAC_OK;
+}
+
+static parac_status add_int(launch_args *a, int v, const char *kernel)
+{
+    if (a->ni >= (int)(sizeof a->ints / sizeof *a->ints))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: too many arguments", kernel);
+    a->ints[a->ni] = v;
+    return add(a, &a->ints[a->ni++], kernel);
+}
+
+/* Matrices as (pointer, pitch in elements, d0, d1, d2), values by address. */
+static parac_status add_args(launch_args *a, int nargs, const parac_cu_arg *args, const char *kernel)
+{
+    for (int i = 0; i < nargs; i++) {
+        if (args[i].kind != PARAC_CU_ARG_MATRIX) {
+            PARAC_TRY(add(a, (void *)args[i].value, kernel));
+            continue;
+        }
+        parac_cu_matrix *m = args[i].matrix;
+        if (!m->buffer) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: matrix has no buffer", kernel);
+        if (a->nb >= (int)(sizeof a->buffers / sizeof *a->buffers))
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: too many matrices", kernel);
+        a->buffers[a->nb] = m->buffer;
+        PARAC_TRY(add(a, &a->buffers[a->nb++], kernel));
+        PARAC_TRY(add_int(a, (int)(m->device_pitch / m->elem_size), kernel));
+        for (int d = 0; d < 3; d++) PARAC_TRY(add_int(a, (int)m->dims[d], kernel));
+    }
+    return PARAC_OK;
+}
+
+static parac_status launch_items(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nargs, const parac_cu_arg *args, int tuned)
+{
+    PARAC_TRY(parac__cu_injected(kernel));
+    if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
+    size_t count[3] = {1, 1, 1};
+    for (int d = 0; d < ndim; d++) {
+        if (hi[d] <= lo[d]) return PARAC_OK; /* an empty box */
+        if (hi[d] - lo[d] > 2147483647L) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: box too large", kernel);
+        long n = hi[d] - lo[d], per = items && items[d] > 1 ? items[d] : 1;
+        if (per > 1) n = (n + 2 * (per - 1)) / per;
+        count[ndim - 1 - d] = (size_t)n;
+    }
+    PARAC_TRY(parac__cu_use(s));
+    parac__cu_kernel_entry *k;
+    PARAC_TRY(parac__cu_kernel(s, kernel, &k));
+    launch_args a;
+    a.n = a.nb = a.ni = 0;
+    for (int d = 0; d < ndim; d++) {
+        PARAC_TRY(add_int(&a, (int)lo[d], kernel));
+        PARAC_TRY(add_int(&a, (int)hi[d], kernel));
+    }
+    PARAC_TRY(add_args(&a, nargs, args, kernel));
+    /* the block shape, halved along its longest axis until the kernel allows it */
+    unsigned block[3] = {1, 1, 1}, grid[3] = {1, 1, 1};
+    for (int d = 0; d < ndim; d++) {
+        block[d] = wg && wg[d] > 0 ? (unsigned)wg[d] : 1;
+        if (block[d] > (unsigned)s->max_dims[d]) block[d] = (unsigned)s->max_dims[d];
+    }
+    while ((int)(block[0] * block[1] * block[2]) > k->max_threads) {
+        int big = block[0] >= block[1] ? (block[0] >= block[2] ? 0 : 2) : (block[1] >= block[2] ? 1 : 2);
+        block[big] /= 2;
+    }
+    for (int d = 0; d < ndim; d++) /* no wider than the work itself */
+        while (block[d] > 1 && block[d] / 2 >= count[d]) block[d] /= 2;
+    if (tuned && s->search) PARAC_TRY(parac__cu_search_shape(s, k, ndim, count, a.ptr, block));
+    for (int d = 0; d < ndim; d++) {
+        size_t g = (count[d] + block[d] - 1) / block[d];
+        if (g > (d == 0 ? 2147483647u : 65535u))
+            return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu blocks along axis %d", kernel, g, d);
+        grid[d] = (unsigned)g;
+    }
+    return parac__cu_run(s, k, grid, block, a.ptr);
+}
+
+parac_status parac_cu_launch(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                             const int *wg, int nargs, const parac_cu_arg *args)
+{
+    return launch_items(s, kernel, ndim, lo, hi, wg, NULL, nargs, args, 0);
+}
+
+parac_status parac_cu_launch_items(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cu_arg *args)
+{
+    return launch_items(s, kernel, ndim, lo, hi, wg, items, nargs, args, 0);
+}
+
+parac_status parac_cu_launch_tuned(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                   const int *wg, const int *items, int nargs, const parac_cu_arg *args)
+{
+    return launch_items(s, kernel, ndim, lo, hi, wg, items, nargs, args, 1);
+}
+
+parac_status parac_cu_launch_boxes(parac_cu_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
+                                   int nargs, const parac_cu_arg *args)
+{
+    PARAC_TRY(parac__cu_injected(kernel));
+    if (ndim < 1 || ndim > 3 || nbox < 0 || nbox > 6)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: %d boxes of %d dims", kernel, nbox, ndim);
+    struct {
+        int n;
+        int b[6][6];
+    } bx;
+    memset(&bx, 0, sizeof bx);
+    long total = 0;
+    for (int i = 0; i < nbox; i++) {
+        const long *lo = boxes + 6 * i, *hi = lo + 3;
+        long vol = 1;
+        for (int d = 0; d < ndim; d++) {
+            if (hi[d] - lo[d] > 2147483647L || lo[d] < -2147483647L || hi[d] > 2147483647L)
+                return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border box too large", kernel);
+            vol *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        }
+        if (vol <= 0) continue;
+        if (total > 2147483647L - vol) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border boxes too large", kernel);
+        total += vol;
+        for (int d = 0; d < ndim; d++) {
+            bx.b[bx.n][2 * d] = (int)lo[d];
+            bx.b[bx.n][2 * d + 1] = (int)hi[d];
+        }
+        bx.n++;
+    }
+    if (total == 0) return PARAC_OK;
+    PARAC_TRY(parac__cu_use(s));
+    parac__cu_kernel_entry *k;
+    PARAC_TRY(parac__cu_kernel(s, kernel, &k));
+    launch_args a;
+    a.n = a.nb = a.ni = 0;
+    PARAC_TRY(add(&a, &bx, kernel));
+    PARAC_TRY(add_args(&a, nargs, args, kernel));
+    unsigned block[3] = {256, 1, 1}, grid[3] = {1, 1, 1};
+    if ((int)block[0] > k->max_threads) block[0] = (unsigned)k->max_threads;
+    grid[0] = (unsigned)(((size_t)total + block[0] - 1) / block[0]);
+    return parac__cu_run(s, k, grid, block, a.ptr);
+}
+
+parac_status parac_cu_reduce(parac_cu_session *s, const char *kernel, parac_cu_matrix *m, size_t acc_size,
+                             void *result)
+{
+    PARAC_TRY(parac__cu_injected(kernel));
+    PARAC_TRY(parac__cu_use(s));
+    char final_name[512];
+    snprintf(final_name, sizeof final_name, "%s_final", kernel);
+    parac__cu_kernel_entry *k1, *k2;
+    PARAC_TRY(parac__cu_kernel(s, kernel, &k1));
+    PARAC_TRY(parac__cu_kernel(s, final_name, &k2));
+    /* blocks of whole warps: the kernels reduce each warp by shuffles, then
+     * the warps' results in shared memory */
+    int threads = 256;
+    if (k1->max_threads < threads) threads = k1->max_threads;
+    if (k2->max_threads < threads) threads = k2->max_threads;
+    threads &= ~31;
+    if (threads < 32) return parac__fail(PARAC_ERR_CUDA, "kernel %s allows fewer than 32 threads", kernel);
+    double total = (double)m->dims[0] * (double)m->dims[1] * (double)m->dims[2];
+    size_t groups = (size_t)((total + threads - 1) / threads);
+    if (groups > 1024) groups = 1024;
+    if (groups < 1) groups = 1;
+    void *partial = NULL, *res = NULL;
+    parac_status st = parac__cu_check(cudaMalloc(&partial, groups * acc_size), "cudaMalloc (reduction partials)");
+    if (st == PARAC_OK) st = parac__cu_check(cudaMalloc(&res, acc_size), "cudaMalloc (reduction result)");
+    if (st == PARAC_OK) {
+        launch_args a;
+        a.n = a.nb = a.ni = 0;
+        parac_cu_arg marg = PARAC_CU_MATRIX(m);
+        st = add_args(&a, 1, &marg, kernel);
+        if (st == PARAC_OK) st = add(&a, &partial, kernel);
+        unsigned g1[3] = {(unsigned)groups, 1, 1}, b[3] = {(unsigned)threads, 1, 1};
+        if (st == PARAC_OK) st = parac__cu_run(s, k1, g1, b, a.ptr);
+        int n = (int)groups;
+        void *a2[3] = {&partial, &n, &res};
+        unsigned one[3] = {1, 1, 1};
+        if (st == PARAC_OK) st = parac__cu_run(s, k2, one, b, a2);
+    }
+    if (st == PARAC_OK) {
+        cudaError_t e = cudaMemcpyAsync(result, res, acc_size, cudaMemcpyDeviceToHost, s->stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
+        st = parac__cu_check(e, "reading the reduction result");
+    }
+    cudaFree(partial);
+    cudaFree(res);
+    return st;
+}

@@ -1,0 +1,147 @@
+/* Matrices of generated programs on a CUDA device: buffers with rows padded
+ * to 64 bytes, and transfers only when the other side holds the newer copy. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/error_internal.h"
+#include "cuda_rt/runtime_internal.h"
+
+static size_t rows_of(const parac_cu_matrix *m)
+{
+    /* every dimension but the last counts as rows (channels are planes of rows) */
+    size_t r = 1;
+    for (int i = 0; i < m->ndim - 1; i++) r *= (size_t)m->dims[i];
+    return r;
+}
+
+static size_t cols_of(const parac_cu_matrix *m) { return (size_t)m->dims[m->ndim > 0 ? m->ndim - 1 : 0]; }
+
+static size_t device_bytes(const parac_cu_matrix *m) { return m->device_pitch * (rows_of(m) ? rows_of(m) : 1); }
+
+parac_status parac_cu_matrix_bind(parac_cu_session *s, parac_cu_matrix *m, void *host, size_t elem_size, int ndim,
+                                  long d0, long d1, long d2, size_t host_pitch)
+{
+    if (!m || !s) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cu_matrix_bind: NULL argument");
+    memset(m, 0, sizeof *m);
+    PARAC_TRY(parac__cu_injected("parac_cu_matrix_bind"));
+    if (ndim < 1 || ndim > 3 || elem_size == 0 || d0 < 0 || d1 < 0 || d2 < 0)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix of %d dims %ldx%ldx%ld", ndim, d0, d1, d2);
+    m->session = s;
+    m->host = host;
+    m->elem_size = elem_size;
+    m->ndim = ndim;
+    m->dims[0] = d0;
+    m->dims[1] = d1;
+    m->dims[2] = d2;
+    m->host_pitch = host_pitch;
+    size_t row = cols_of(m) * elem_size;
+    m->device_pitch = (row + 63) / 64 * 64;
+    if (m->device_pitch == 0) m->device_pitch = 64;
+    /* kernels take each size and the pitch as an int and index in 64 bits */
+    if (d0 > 2147483647L || d1 > 2147483647L || d2 > 2147483647L || m->device_pitch / elem_size > 2147483647u ||
+        (double)m->device_pitch * (double)rows_of(m) > 9.0e18)
+        return parac__fail(PARAC_ERR_OVERFLOW, "matrix %ldx%ldx%ld: a size or the row pitch exceeds 2^31 - 1 elements",
+                           d0, d1, d2);
+    if (host_pitch < row) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "host pitch %zu < row %zu", host_pitch, row);
+    m->state = PARAC_CU_HOST_NEWER;
+    return PARAC_OK;
+}
+
+static parac_status ensure_buffer(parac_cu_matrix *m)
+{
+    if (m->buffer) return PARAC_OK;
+    PARAC_TRY(parac__cu_use(m->session));
+    void *b = NULL;
+    cudaError_t e = cudaMalloc(&b, device_bytes(m));
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* an allocation failure is not sticky: clear it */
+        return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "cudaMalloc of %zu bytes failed (%s)", device_bytes(m),
+                           cudaGetErrorString(e));
+    }
+    m->buffer = b;
+    return PARAC_OK;
+}
+
+static _Atomic long long n_uploads, n_downloads, n_fills, n_upload_bytes, n_download_bytes;
+
+void parac_cu_transfer_counts(parac_cu_transfers *out)
+{
+    out->uploads = atomic_load(&n_uploads);
+    out->downloads = atomic_load(&n_downloads);
+    out->fills = atomic_load(&n_fills);
+    out->upload_bytes = atomic_load(&n_upload_bytes);
+    out->download_bytes = atomic_load(&n_download_bytes);
+}
+
+/* One rectangular copy between the two pitches, finished before returning
+ * (the host code reads or frees its storage next). */
+static parac_status copy_rect(parac_cu_matrix *m, int to_device)
+{
+    size_t rows = rows_of(m), width = cols_of(m) * m->elem_size;
+    if (rows == 0 || width == 0) return PARAC_OK;
+    if (!m->host) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix without host storage");
+    parac_cu_session *s = m->session;
+    cudaError_t e = to_device ? cudaMemcpy2DAsync(m->buffer, m->device_pitch, m->host, m->host_pitch, width, rows,
+                                                  cudaMemcpyHostToDevice, s->stream)
+                              : cudaMemcpy2DAsync(m->host, m->host_pitch, m->buffer, m->device_pitch, width, rows,
+                                                  cudaMemcpyDeviceToHost, s->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s->stream);
+    if (e != cudaSuccess)
+        return parac__fail(PARAC_ERR_CUDA, "%s of a %zux%zu-byte matrix failed (%s)", to_device ? "upload" : "download",
+                           rows, width, cudaGetErrorString(e));
+    atomic_fetch_add(to_device ? &n_uploads : &n_downloads, 1);
+    atomic_fetch_add(to_device ? &n_upload_bytes : &n_download_bytes, (long long)(rows * width));
+    return PARAC_OK;
+}
+
+parac_status parac_cu_to_device(parac_cu_matrix *m)
+{
+    PARAC_TRY(parac__cu_injected("parac_cu_to_device"));
+    PARAC_TRY(ensure_buffer(m));
+    if (m->state == PARAC_CU_ZEROS) {
+        PARAC_CU_TRY(cudaMemsetAsync(m->buffer, 0, device_bytes(m), m->session->stream), "filling a matrix with zeros");
+        atomic_fetch_add(&n_fills, 1);
+        m->state = PARAC_CU_SAME;
+        return PARAC_OK;
+    }
+    if (m->state != PARAC_CU_HOST_NEWER) return PARAC_OK;
+    PARAC_TRY(copy_rect(m, 1));
+    m->state = PARAC_CU_SAME;
+    return PARAC_OK;
+}
+
+parac_status parac_cu_to_host(parac_cu_matrix *m)
+{
+    PARAC_TRY(parac__cu_injected("parac_cu_to_host"));
+    if (m->state != PARAC_CU_DEVICE_NEWER) return PARAC_OK;
+    PARAC_TRY(parac__cu_use(m->session));
+    PARAC_TRY(copy_rect(m, 0));
+    m->state = PARAC_CU_SAME;
+    return PARAC_OK;
+}
+
+void parac_cu_host_modified(parac_cu_matrix *m) { m->state = PARAC_CU_HOST_NEWER; }
+void parac_cu_device_modified(parac_cu_matrix *m) { m->state = PARAC_CU_DEVICE_NEWER; }
+
+void parac_cu_matrix_overwritten(parac_cu_matrix *m)
+{
+    if (m->state == PARAC_CU_HOST_NEWER || m->state == PARAC_CU_ZEROS) m->state = PARAC_CU_SAME;
+}
+
+void parac_cu_matrix_zeroed(parac_cu_matrix *m)
+{
+    if (m->state == PARAC_CU_HOST_NEWER && !m->buffer) m->state = PARAC_CU_ZEROS;
+}
+
+void parac_cu_matrix_release(parac_cu_matrix *m)
+{
+    if (!m) return;
+    if (m->buffer) {
+        /* kernels still queued may use the buffer: cudaFree waits for the device */
+        if (m->session) cudaSetDevice(m->session->device);
+        cudaFree(m->buffer);
+    }
+    m->buffer = NULL;
+    m->state = PARAC_CU_HOST_NEWER;
+}
