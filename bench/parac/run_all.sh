@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ParaC evaluation: the example programs compiled with every optimisation
 # variant (bench_parac_VARIANT), kernel times on one OpenCL device, and the
-# ablation table (bench/parac/ablation.py).
+# ablation table (bench/parac/ablation.py), then the C and CUDA targets,
+# the hand-written CUDA peers and Halide 14 (when built).
 # Usage: bench/parac/run_all.sh BUILD OUT_DIR [RUNS]; PARAC_OPENCL_DEVICE picks
 # the device (default NVIDIA).
 set -uo pipefail
@@ -15,7 +16,7 @@ json="$out/parac.jsonl"
 : > "$out/parac.txt"
 export PARAC_OPENCL_DEVICE=${PARAC_OPENCL_DEVICE:-NVIDIA}
 export PARAC_CACHE_DIR=${PARAC_CACHE_DIR:-$out/cache}
-for v in O0 O2 no_vectorize no_vector_loads no_merge_stores no_restrict w4 w8; do
+for v in O0 O2 no_vectorize no_vector_loads no_merge_stores no_restrict no_fuse w4 w8; do
   "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/parac.txt"
 done
 ${PYTHON:-python3} bench/parac/ablation.py "$json" | tee "$out/ablation.txt"
@@ -23,3 +24,14 @@ ${PYTHON:-python3} bench/parac/ablation.py "$json" | tee "$out/ablation.txt"
 for v in c_O0 c_O2; do
   [ -x "$build/bin/bench_parac_$v" ] && "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/c-target.txt"
 done
+# the CUDA target (NVRTC), kernel times by CUDA events, with fusion off too
+for v in cuda_O0 cuda_O2 cuda_no_fuse; do
+  [ -x "$build/bin/bench_parac_$v" ] && "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/cuda-target.txt"
+done
+# the hand-written CUDA peers, and Halide 14 when bench/parac/halide/build.sh has built it
+[ -x "$build/bin/bench_parac_peers" ] && "$build/bin/bench_parac_peers" --runs "$runs" | tee "$out/peers.txt"
+halide=${HALIDE_BUILD:-build-halide}
+if [ -x "$halide/bench_halide" ]; then
+  gbs=$(grep -o 'copy rate [0-9]*' "$out/peers.txt" 2>/dev/null | grep -o '[0-9]*$')
+  "$halide/bench_halide" --runs "$runs" --copy-gbs "${gbs:-0}" | tee "$out/halide.txt"
+fi

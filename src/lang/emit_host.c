@@ -774,34 +774,50 @@ static bool has_jump(Node *n)
  * exactly its iterator variable, axis by axis) in a statement of the body's
  * top level, and nothing in the region reads m. Then, when the iteration
  * space is m's whole index space (checked at run time), the kernels overwrite
- * every element and m's host copy need not be uploaded first. */
-static bool writes_whole(Region *r, Obj *m)
+ * every element and m's host copy need not be uploaded first. A matrix with
+ * one more (leading) dimension than the iterator counts too when such
+ * statements write m[0][it0].., m[1][it0].., ... m[K-1][it0].. (the planes
+ * of a fused channel loop, fuse.c): *planes is then K, to be checked
+ * against m's first size; else 0. */
+static bool writes_whole(Region *r, Obj *m, int *planes)
 {
     Iterator *it = r->iter;
-    if (!it || it->iter_element || it->ndim != m->ty->ndim || has_jump(it->body)) return false;
+    const int lead = m->ty->ndim - (it ? it->ndim : 0);
+    *planes = 0;
+    if (!it || it->iter_element || lead < 0 || lead > 1 || has_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
         if (it->r[d].stride != 1) return false;
     Node *body = it->body;
-    const Node *top = NULL;
+    bool seen[16] = {false}, any = false;
     for (Node *st = body && body->kind == ND_BLOCK ? body->args : body; st; st = st->next) {
         Node *as = st->kind == ND_EXPR_STMT ? st->lhs : NULL;
         if (as && as->kind == ND_ASSIGN && !strcmp(as->op, "=") && as->lhs && as->lhs->kind == ND_MAT_ELEM &&
             as->lhs->var == m) {
-            top = as->lhs;
-            break;
+            const Access *w = NULL;
+            for (Access *a = r->accesses; a; a = a->next)
+                if (a->node == as->lhs) w = a;
+            bool ok = w && w->ndim == m->ty->ndim;
+            for (int d = 0; ok && d < it->ndim; d++) {
+                const Affine *f = &w->aff[lead + d];
+                ok = f->ok && f->axis == d && f->coef == 1 && f->offset == 0;
+            }
+            if (ok && lead) {
+                const Affine *f = &w->aff[0];
+                ok = f->ok && f->axis < 0 && f->offset >= 0 && f->offset < 16;
+                if (ok) seen[f->offset] = true;
+            }
+            any |= ok;
         }
         if (body->kind != ND_BLOCK) break;
     }
-    if (!top) return false;
-    const Access *w = NULL;
-    for (Access *a = r->accesses; a; a = a->next) {
-        if (a->var != m) continue;
-        if (!a->is_write || a->is_window) return false; /* read in the region */
-        if (a->node == top) w = a;
+    if (!any) return false;
+    for (Access *a = r->accesses; a; a = a->next)
+        if (a->var == m && (!a->is_write || a->is_window)) return false; /* read in the region */
+    if (lead) {
+        while (*planes < 16 && seen[*planes]) (*planes)++;
+        for (int k = *planes; k < 16; k++)
+            if (seen[k]) return false; /* a gap: the planes past it are not written */
     }
-    if (!w || w->ndim != it->ndim) return false;
-    for (int d = 0; d < w->ndim; d++)
-        if (!w->aff[d].ok || w->aff[d].axis != d || w->aff[d].coef != 1 || w->aff[d].offset != 0) return false;
     return true;
 }
 
@@ -839,11 +855,15 @@ static void iterator(PrintCtx *p, Node *n)
         int nd = it->ndim;
         for (int i = 0; i < r->nmats; i++) {
             Obj *m = r->mats[i];
-            if (writes_whole(r, m)) {
+            int planes = 0;
+            if (writes_whole(r, m, &planes)) {
+                const int lead = planes ? 1 : 0;
                 print_indent(p);
                 print_fmt(p, "if (");
+                if (planes) print_fmt(p, "%s_d0 == %d && ", m->name, planes);
                 for (int d = 0; d < nd; d++)
-                    print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name, d);
+                    print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name,
+                              lead + d);
                 print_fmt(p, ") parac_%s_matrix_overwritten(&%s_dev); /* every element written, none read */\n",
                           rt(), m->name);
             }

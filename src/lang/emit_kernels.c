@@ -113,17 +113,17 @@ static void merged_stores(PrintCtx *p, Region *r, int last, const char *src)
         print_fmt(p, "        *(%s%s *)&", D->global, T);
         print_mat_index(p, m, e, add, n);
         if (D->cuda) { /* the private array is aligned as the vector */
-            print_fmt(p, " = *(const %s *)parac_st_%s;\n    } else {\n", T, m->name);
+            print_fmt(p, " = *(const %s *)parac_st%d_%s;\n    } else {\n", T, i, m->name);
         } else {
             print_fmt(p, " = (%s)(", T);
-            for (int v = 0; v < V; v++) print_fmt(p, "%sparac_st_%s[%d]", v ? ", " : "", m->name, v);
+            for (int v = 0; v < V; v++) print_fmt(p, "%sparac_st%d_%s[%d]", v ? ", " : "", i, m->name, v);
             print_fmt(p, ");\n    } else {\n");
         }
         print_fmt(p, "        for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "            const int parac_k = k%dbase + parac_v, parac_col = first%d + parac_k;\n", last, last);
         print_fmt(p, "            if (parac_k >= k%dlo && parac_k < k%dhi) ", last, last);
         print_mat_index(p, m, e, add, n);
-        print_fmt(p, " = parac_st_%s[parac_v];\n        }\n    }\n", m->name);
+        print_fmt(p, " = parac_st%d_%s[parac_v];\n        }\n    }\n", i, m->name);
     }
 }
 
@@ -266,7 +266,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
             Type *et = r->merge_lhs[i]->var->ty->base;
             print_fmt(p, "    ");
             if (D->cuda) print_fmt(p, "alignas(%ld) ", (long)ty_size(et) * V); /* stored as one vector */
-            print_fmt(p, "%s parac_st_%s[%d];\n", ty_c_name(et, true), r->merge_lhs[i]->var->name, V);
+            print_fmt(p, "%s parac_st%d_%s[%d];\n", ty_c_name(et, true), i, r->merge_lhs[i]->var->name, V);
         }
         print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);

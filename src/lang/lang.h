@@ -207,6 +207,7 @@ struct Iterator {
     BorderRule *rule;
     Node *body;
     bool synthetic;        /* from a whole-image statement */
+    const char *fused;     /* iterators fused into this one (fuse.c), for --explain */
     struct Region *region; /* filled by hast.c */
 };
 
@@ -298,7 +299,7 @@ typedef struct Region {
     int wg[3];               /* work-group shape */
     int vector_width;        /* outputs per work-item along the last iterator axis; 1 = scalar */
     bool use_local_tiles;
-    Node *merge_lhs[4];      /* point writes whose V stores become one vector store */
+    Node *merge_lhs[8];      /* point writes whose V stores become one vector store each */
     int nmerge;
     const char *why_vector;  /* the model's reasons, for --explain */
     const char *why_merge;
@@ -324,6 +325,7 @@ typedef struct Program {
 /* ---- passes ----------------------------------------------------------- */
 Program *parse_program(SourceFile *file, Token *tokens);
 void sema_program(Program *prog);
+void fuse_program(Program *prog);                 /* fuse.c: point consumers into producers */
 void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
@@ -413,6 +415,7 @@ struct CompileOptions {
     int merge_stores;     /* -1: by level; 0: -fno-merge-stores */
     int vector_loads;     /* -1: by level; 0: -fno-vector-loads */
     int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
+    int fuse;             /* -1: by level; 0: -fno-fuse */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */

@@ -45,9 +45,23 @@ static bool vector_type_ok(const Type *t)
     return s == 1 || s == 2 || s == 4 || s == 8;
 }
 
+/* Whether n is the target of one of the body's own statements `M[..] = v;`. */
+static bool top_level_write(Node *body, Node *n)
+{
+    for (Node *s = body && body->kind == ND_BLOCK ? body->args : body; s; s = s->next) {
+        if (s->kind == ND_EXPR_STMT && s->lhs && s->lhs->kind == ND_ASSIGN && !strcmp(s->lhs->op, "=") &&
+            s->lhs->lhs == n)
+            return true;
+        if (body->kind != ND_BLOCK) break;
+    }
+    return false;
+}
+
 /* A write that can merge: `M[...][it + 0] = value;` as a statement of the
  * body itself (executed once per iteration), M a point matrix not read in
- * the region, the other indices free of the vector axis. */
+ * the region, the other indices free of the vector axis. M may be written
+ * by several such statements (the planes of a fused channel loop): each
+ * merges on its own, and their stores keep the statements' order. */
 static bool mergeable(Region *r, Node *stmt, int axis, long step)
 {
     if (stmt->kind != ND_EXPR_STMT || !stmt->lhs || stmt->lhs->kind != ND_ASSIGN) return false;
@@ -60,8 +74,8 @@ static bool mergeable(Region *r, Node *stmt, int axis, long step)
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != m) continue;
         if (!a->is_write) return false; /* read in the region */
-        if (a->node != as->lhs) return false; /* written twice */
-        w = a;
+        if (!top_level_write(r->iter->body, a->node)) return false; /* also written under a condition */
+        if (a->node == as->lhs) w = a;
     }
     if (!w || w->ndim != m->ty->ndim) return false;
     for (int d = 0; d < w->ndim; d++) {
@@ -71,8 +85,6 @@ static bool mergeable(Region *r, Node *stmt, int axis, long step)
         if (last && !(f->axis == axis && f->coef == 1 && f->offset == 0)) return false;
         if (!last && f->axis == axis) return false;
     }
-    for (int i = 0; i < r->nmerge; i++)
-        if (r->merge_lhs[i]->var == m) return false;
     return true;
 }
 
@@ -270,7 +282,7 @@ static void plan_region(Program *prog, Region *r)
     else {
         Node *body = it->body;
         for (Node *s = body && body->kind == ND_BLOCK ? body->args : body; s; s = s->next) {
-            if (r->nmerge < 4 && mergeable(r, s, axis, step)) r->merge_lhs[r->nmerge++] = s->lhs->lhs;
+            if (r->nmerge < 8 && mergeable(r, s, axis, step)) r->merge_lhs[r->nmerge++] = s->lhs->lhs;
             if (body->kind != ND_BLOCK) break;
         }
         r->why_merge = r->nmerge ? "unit-stride point writes, once per iteration, of matrices the region does not read"
@@ -332,6 +344,9 @@ void explain_program(Program *prog, FILE *o)
                 any = true;
             }
         if (!any) fprintf(o, "  reuse: none\n");
+        if (r->iter && r->iter->fused)
+            fprintf(o, "  fused: %s (point consumers computed in this region: the matrix between stays in a register)\n",
+                    r->iter->fused);
         if (!r->iter) {
             fprintf(o, "  reduction: %s\n", r->why_vector);
             continue;

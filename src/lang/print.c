@@ -544,7 +544,7 @@ void print_expr(PrintCtx *p, Node *n)
         if (p->merging && g_is_write && p->region)
             for (int i = 0; i < p->region->nmerge; i++)
                 if (p->region->merge_lhs[i] == n) {
-                    fprintf(p->out, "parac_st_%s[parac_v]", n->var->name);
+                    fprintf(p->out, "parac_st%d_%s[parac_v]", i, n->var->name);
                     return;
                 }
         Node *e[3];

@@ -28,6 +28,7 @@ static void usage(FILE *o)
           "  -fno-merge-stores  no merging of neighbouring outputs into vector stores\n"
           "  -fno-vector-loads  no loading of the rows a work-item reads as aligned vectors\n"
           "  -fno-restrict      matrix arguments without restrict\n"
+          "  -fno-fuse          no fusion of a point consumer into the iterator that produces its input\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
           "  --explain          print, for every parallel region, what the model decided and why\n"
           "  --no-line          no #line directives (by default each statement maps back to FILE.pc)\n"
@@ -115,7 +116,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, width = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, width = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -142,6 +143,8 @@ int main(int argc, char **argv)
             loads = a[2] != 'n';
         else if (!strcmp(a, "-frestrict") || !strcmp(a, "-fno-restrict"))
             restr = a[2] != 'n';
+        else if (!strcmp(a, "-ffuse") || !strcmp(a, "-fno-fuse"))
+            fuse = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -213,6 +216,7 @@ int main(int argc, char **argv)
     opt.merge_stores = merge;
     opt.vector_loads = loads;
     opt.restrict_ptrs = restr;
+    opt.fuse = fuse;
     opt.vector_width = width;
     opt.explain_out = explain ? stdout : NULL;
     opt.no_line = no_line;

@@ -1,0 +1,464 @@
+/* Kernel fusion of a point consumer into its producer (-ffuse, on from -O1).
+ *
+ * Two iterators that follow each other,
+ *
+ *     parac_iterator p(A; B) { ...; M[px][py] = E; }
+ *     parac_iterator c(0:K; A; B) { ... M[cy][cz] ... }
+ *
+ * where the consumer reads the matrix M only at its own point (its trailing
+ * axes equal the producer's, leading axes of constant bounds may be added:
+ * the channels of an image), become one iterator over the producer's space:
+ *
+ *     parac_iterator p(A; B) { ...; T parac_M = E; <c's body for c = 0>; ...; <for c = K - 1> }
+ *
+ * M then never exists: its element stays in a register, and one pass over
+ * memory and one kernel launch are saved. The consumer's body is copied once
+ * per value of its leading axes (at most 8), so the fused body stays
+ * straight-line code that the vector plan (plan.c) can coarsen.
+ *
+ * Conditions, each needed for the result to stay the same:
+ *   - M is a matrix the function declares (not a parameter or a reference):
+ *     nothing outside the two iterators can see it, and nothing else in the
+ *     function mentions it (no host code, no other region, no border rule);
+ *   - the producer writes M once, as a statement of its body, M[p0][p1]... =
+ *     E with each index its own iterator variable, and does not read it;
+ *   - the consumer reads M only as M[c_k][c_k+1]... (its trailing iterator
+ *     variables, in order), never writes it, has the same trailing ranges as
+ *     the producer (the same expressions), and uses no element iterator;
+ *   - neither reads or writes a matrix the other writes (other than M);
+ *   - the two border rules agree (the same rule, or only one has one);
+ *   - no name the consumer uses is declared by the producer's body.
+ * Only a border-rule declaration may stand between the two statements. */
+#include <string.h>
+
+#include "lang/lang.h"
+
+enum { MAX_LEAD_COPIES = 8 };
+
+typedef struct Subst {
+    Iterator *from, *to; /* the consumer's iterator, the producer's */
+    int lead;            /* the consumer's leading axes, replaced by constants */
+    long lead_val[3];
+    Obj *mat, *scalar;   /* reads of mat become reads of scalar */
+} Subst;
+
+static Node *num(Token *tok, long v)
+{
+    Token *t = lang_alloc(sizeof *t);
+    *t = *tok;
+    t->kind = TK_NUM;
+    t->is_float = false;
+    t->ival = v;
+    t->loc = lang_format("%ld", v);
+    t->len = (int)strlen(t->loc);
+    Node *n = new_node(ND_NUM, t);
+    n->ty = ty_basic(TY_INT, false);
+    return n;
+}
+
+static Node *copy_node(Node *n, const Subst *s);
+
+static Node *copy_list(Node *n, const Subst *s)
+{
+    Node head = {0}, *tail = &head;
+    for (; n; n = n->next) {
+        tail->next = copy_node(n, s);
+        tail = tail->next;
+    }
+    return head.next;
+}
+
+/* A copy of n with the consumer's indices and reads of M substituted. */
+static Node *copy_node(Node *n, const Subst *s)
+{
+    if (!n) return NULL;
+    if (n->kind == ND_ITER_INDEX && n->iter == s->from) {
+        if (n->axis < s->lead) return num(n->tok, s->lead_val[n->axis]);
+        Node *r = new_node(ND_ITER_INDEX, n->tok);
+        r->axis = n->axis - s->lead;
+        r->iter = s->to;
+        r->name = lang_format("%s%c", s->to->name, "xyz"[r->axis]);
+        r->ty = n->ty;
+        return r;
+    }
+    if (n->kind == ND_MAT_ELEM && n->var == s->mat) {
+        Node *r = new_node(ND_VAR, n->tok);
+        r->var = s->scalar;
+        r->name = s->scalar->name;
+        r->ty = s->scalar->ty;
+        return r;
+    }
+    Node *r = new_node(n->kind, n->tok);
+    *r = *n;
+    r->next = NULL;
+    r->lhs = copy_node(n->lhs, s);
+    r->rhs = copy_node(n->rhs, s);
+    r->cond = copy_node(n->cond, s);
+    r->then = copy_node(n->then, s);
+    r->els = copy_node(n->els, s);
+    r->init = copy_node(n->init, s);
+    r->inc = copy_node(n->inc, s);
+    r->body = copy_node(n->body, s);
+    r->args = copy_list(n->args, s);
+    r->decls = copy_list(n->decls, s);
+    for (int i = 0; i < n->nidx; i++) r->idx[i] = copy_node(n->idx[i], s);
+    return r;
+}
+
+/* ---- what a statement touches ------------------------------------------- */
+typedef struct Touch {
+    Obj *written[32], *read[32];
+    int nwritten, nread;
+    bool overflow;
+} Touch;
+
+static void add_obj(Obj **list, int *n, bool *overflow, Obj *o)
+{
+    for (int i = 0; i < *n; i++)
+        if (list[i] == o) return;
+    if (*n < 32) list[(*n)++] = o;
+    else *overflow = true;
+}
+
+static bool is_matrix_node(const Node *n)
+{
+    return n && (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
+}
+
+static void touches(Node *n, Touch *t, int depth)
+{
+    if (!n || depth > 400) {
+        if (n) t->overflow = true;
+        return;
+    }
+    if ((n->kind == ND_ASSIGN || ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
+                                  (!strcmp(n->op, "++") || !strcmp(n->op, "--")))) &&
+        is_matrix_node(n->lhs))
+        add_obj(t->written, &t->nwritten, &t->overflow, n->lhs->var);
+    if (is_matrix_node(n)) add_obj(t->read, &t->nread, &t->overflow, n->var);
+    if (n->kind == ND_ITERATOR) {
+        t->overflow = true; /* iterators do not nest: not expected here */
+        return;
+    }
+    touches(n->lhs, t, depth + 1);
+    touches(n->rhs, t, depth + 1);
+    touches(n->cond, t, depth + 1);
+    touches(n->then, t, depth + 1);
+    touches(n->els, t, depth + 1);
+    touches(n->init, t, depth + 1);
+    touches(n->inc, t, depth + 1);
+    touches(n->body, t, depth + 1);
+    for (Node *a = n->args; a; a = a->next) touches(a, t, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) touches(d->init, t, depth + 1);
+    for (int i = 0; i < n->nidx; i++) touches(n->idx[i], t, depth + 1);
+}
+
+static bool listed(Obj *const *list, int n, const Obj *o)
+{
+    for (int i = 0; i < n; i++)
+        if (list[i] == o) return true;
+    return false;
+}
+
+/* How often o is mentioned in n (accesses, plain names, border rules about it). */
+static int mentions(Node *n, const Obj *o, int depth)
+{
+    if (!n || depth > 400) return n ? 1000 : 0;
+    int k = (n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o;
+    if (n->kind == ND_BORDER_RULE && n->rule && n->rule->var == o) k++;
+    if (n->kind == ND_ITERATOR && n->iter) {
+        for (int d = 0; d < n->iter->ndim; d++)
+            k += mentions(n->iter->r[d].lb, o, depth + 1) + mentions(n->iter->r[d].ub, o, depth + 1);
+        k += mentions(n->iter->body, o, depth + 1);
+        return k + (n->body != n->iter->body ? mentions(n->body, o, depth + 1) : 0);
+    }
+    k += mentions(n->lhs, o, depth + 1) + mentions(n->rhs, o, depth + 1) + mentions(n->cond, o, depth + 1) +
+         mentions(n->then, o, depth + 1) + mentions(n->els, o, depth + 1) + mentions(n->init, o, depth + 1) +
+         mentions(n->inc, o, depth + 1) + mentions(n->body, o, depth + 1);
+    for (Node *a = n->args; a; a = a->next) k += mentions(a, o, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) k += mentions(d->init, o, depth + 1);
+    for (int i = 0; i < n->nidx; i++) k += mentions(n->idx[i], o, depth + 1);
+    return k;
+}
+
+/* The same expression, node for node (range bounds of two iterators). */
+static bool same_expr(const Node *a, const Node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case ND_NUM:
+        return a->tok->is_float == b->tok->is_float &&
+               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival);
+    case ND_VAR:
+        return a->var ? a->var == b->var : a->name && b->name && !strcmp(a->name, b->name);
+    case ND_BINARY:
+        return !strcmp(a->op, b->op) && same_expr(a->lhs, b->lhs) && same_expr(a->rhs, b->rhs);
+    case ND_UNARY:
+        return !strcmp(a->op, b->op) && same_expr(a->lhs, b->lhs);
+    case ND_CAST:
+        return a->cast_ty == b->cast_ty && same_expr(a->lhs, b->lhs);
+    default:
+        return false;
+    }
+}
+
+/* The producer's statement M[p0][p1].. = E, when it writes M that way. */
+static bool own_point(const Node *e, const Iterator *it, int first_axis, int n)
+{
+    if (!e || e->kind != ND_MAT_ELEM || e->nidx != n) return false;
+    for (int d = 0; d < n; d++) {
+        const Node *x = e->idx[d];
+        if (!x || x->kind != ND_ITER_INDEX || x->iter != it || x->axis != first_axis + d) return false;
+    }
+    return true;
+}
+
+/* Every access of M in n is a read at the consumer's own point. */
+static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, int depth)
+{
+    if (!n) return true;
+    if (depth > 400) return false;
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == m)
+        return n->kind == ND_MAT_ELEM && own_point(n, it, lead, it->ndim - lead);
+    if (n->kind == ND_VAR && n->var == m) return false;
+    if (!reads_at_point(n->lhs, m, it, lead, depth + 1) || !reads_at_point(n->rhs, m, it, lead, depth + 1) ||
+        !reads_at_point(n->cond, m, it, lead, depth + 1) || !reads_at_point(n->then, m, it, lead, depth + 1) ||
+        !reads_at_point(n->els, m, it, lead, depth + 1) || !reads_at_point(n->init, m, it, lead, depth + 1) ||
+        !reads_at_point(n->inc, m, it, lead, depth + 1) || !reads_at_point(n->body, m, it, lead, depth + 1))
+        return false;
+    for (Node *a = n->args; a; a = a->next)
+        if (!reads_at_point(a, m, it, lead, depth + 1)) return false;
+    for (Node *d = n->decls; d; d = d->next)
+        if (!reads_at_point(d->init, m, it, lead, depth + 1)) return false;
+    for (int i = 0; i < n->nidx; i++)
+        if (!reads_at_point(n->idx[i], m, it, lead, depth + 1)) return false;
+    return true;
+}
+
+/* Names declared at the top of a body, and names a body uses. */
+static bool declares_name(Node *body, const char *name)
+{
+    if (!body) return false;
+    Node *list = body->kind == ND_BLOCK ? body->args : body;
+    for (Node *s = list; s; s = body->kind == ND_BLOCK ? s->next : NULL) {
+        if (s->kind == ND_DECL)
+            for (Node *d = s->decls; d; d = d->next)
+                if (d->name && !strcmp(d->name, name)) return true;
+        if (s->kind == ND_BLOCK && declares_name(s, name)) return true;
+        if (body->kind != ND_BLOCK) break;
+    }
+    return false;
+}
+
+static bool uses_name_declared_in(Node *n, Node *body, int depth)
+{
+    if (!n || depth > 400) return n != NULL;
+    if (n->kind == ND_VAR && n->name && declares_name(body, n->name)) return true;
+    if (uses_name_declared_in(n->lhs, body, depth + 1) || uses_name_declared_in(n->rhs, body, depth + 1) ||
+        uses_name_declared_in(n->cond, body, depth + 1) || uses_name_declared_in(n->then, body, depth + 1) ||
+        uses_name_declared_in(n->els, body, depth + 1) || uses_name_declared_in(n->init, body, depth + 1) ||
+        uses_name_declared_in(n->inc, body, depth + 1) || uses_name_declared_in(n->body, body, depth + 1))
+        return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (uses_name_declared_in(a, body, depth + 1)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (uses_name_declared_in(d->init, body, depth + 1)) return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (uses_name_declared_in(n->idx[i], body, depth + 1)) return true;
+    return false;
+}
+
+static bool has_decl(Node *body)
+{
+    for (Node *s = body && body->kind == ND_BLOCK ? body->args : body; s; s = body->kind == ND_BLOCK ? s->next : NULL)
+        if (s->kind == ND_DECL) return true;
+    return false;
+}
+
+/* The declaration statement of a matrix in n, and the declarator before it. */
+static Node *find_decl(Node *n, const Obj *m, Node **prev, int depth)
+{
+    if (!n || depth > 400) return NULL;
+    if (n->kind == ND_DECL) {
+        Node *p = NULL;
+        for (Node *d = n->decls; d; p = d, d = d->next)
+            if (d->var == m) {
+                *prev = p;
+                return n;
+            }
+    }
+    Node *kids[] = {n->then, n->els, n->body};
+    for (int i = 0; i < 3; i++) {
+        Node *r = find_decl(kids[i], m, prev, depth + 1);
+        if (r) return r;
+    }
+    if (n->kind == ND_BLOCK)
+        for (Node *s = n->args; s; s = s->next) {
+            Node *r = find_decl(s, m, prev, depth + 1);
+            if (r) return r;
+        }
+    return NULL;
+}
+
+/* The statement of P's body that writes M, when it is the only mention. */
+static Node *producer_write(Iterator *p, const Obj *m)
+{
+    if (mentions(p->body, m, 0) != 1) return NULL;
+    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
+    for (Node *s = list; s; s = p->body->kind == ND_BLOCK ? s->next : NULL) {
+        if (s->kind == ND_EXPR_STMT && s->lhs && s->lhs->kind == ND_ASSIGN && !strcmp(s->lhs->op, "=") &&
+            s->lhs->lhs && s->lhs->lhs->var == m && own_point(s->lhs->lhs, p, 0, p->ndim))
+            return s;
+        if (p->body->kind != ND_BLOCK) break;
+    }
+    return NULL;
+}
+
+/* Try to fuse consumer c into producer p, both statements of function f. */
+static bool fuse_pair(Node *f, Node *pn, Node *cn)
+{
+    Iterator *p = pn->iter, *c = cn->iter;
+    if (!p || !c || p->iter_element || c->iter_element || c->ndim < p->ndim || !p->body || !c->body) return false;
+    const int lead = c->ndim - p->ndim;
+    long count = 1, lb[3], step[3];
+    for (int d = 0; d < lead; d++) {
+        bool ok1, ok2;
+        lb[d] = const_eval(c->r[d].lb, &ok1);
+        long ub = const_eval(c->r[d].ub, &ok2);
+        step[d] = c->r[d].stride;
+        if (!ok1 || !ok2 || step[d] < 1 || ub <= lb[d]) return false;
+        count *= (ub - lb[d] + step[d] - 1) / step[d];
+        if (count > MAX_LEAD_COPIES) return false;
+    }
+    for (int d = 0; d < p->ndim; d++)
+        if (p->r[d].stride != c->r[lead + d].stride || !same_expr(p->r[d].lb, c->r[lead + d].lb) ||
+            !same_expr(p->r[d].ub, c->r[lead + d].ub))
+            return false;
+    if (p->rule && c->rule && p->rule != c->rule) return false;
+    Touch tp = {0}, tc = {0};
+    touches(p->body, &tp, 0);
+    touches(c->body, &tc, 0);
+    if (tp.overflow || tc.overflow) return false;
+    /* M: a matrix p writes and c reads */
+    for (int i = 0; i < tp.nwritten; i++) {
+        Obj *m = tp.written[i];
+        if (!listed(tc.read, tc.nread, m) || m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX ||
+            m->ty->ndim != p->ndim || listed(tc.written, tc.nwritten, m))
+            continue;
+        Node *write = producer_write(p, m);
+        if (!write || !reads_at_point(c->body, m, c, lead, 0)) continue;
+        bool clash = false;
+        for (int j = 0; j < tc.nwritten; j++) clash |= mentions(p->body, tc.written[j], 0) > 0;
+        for (int j = 0; j < tp.nwritten; j++)
+            clash |= tp.written[j] != m && mentions(c->body, tp.written[j], 0) > 0;
+        if (clash || uses_name_declared_in(c->body, p->body, 0)) continue;
+        /* nothing else in the function may see M */
+        Node *prev = NULL, *decl = find_decl(f->body, m, &prev, 0);
+        if (!decl || mentions(f->body, m, 0) != mentions(p->body, m, 0) + mentions(c->body, m, 0)) continue;
+        const char *sname = lang_format("parac_%s", m->name);
+        if (declares_name(p->body, sname) || declares_name(c->body, sname)) continue;
+
+        /* T parac_M = E; in place of the write */
+        Obj *s = lang_alloc(sizeof *s);
+        s->name = sname;
+        s->ty = m->ty->base;
+        s->tok = write->tok;
+        s->is_local_to_iter = true;
+        s->id = 1 << 30;
+        Node *dtor = new_node(ND_DECL, write->tok);
+        dtor->name = sname;
+        dtor->var = s;
+        dtor->ty = s->ty;
+        dtor->init = write->lhs->rhs;
+        Node *dstmt = new_node(ND_DECL, write->tok);
+        dstmt->decls = dtor;
+        dstmt->cast_ty = s->ty;
+        dstmt->next = write->next;
+        if (p->body->kind != ND_BLOCK) {
+            Node *b = new_node(ND_BLOCK, p->body->tok);
+            b->args = dstmt;
+            p->body = b;
+        } else {
+            Node **link = &p->body->args;
+            while (*link != write) link = &(*link)->next;
+            *link = dstmt;
+        }
+        /* the consumer's body once per value of its leading axes, after it */
+        Node *tail = dstmt;
+        while (tail->next) tail = tail->next;
+        Subst sub = {c, p, lead, {0, 0, 0}, m, s};
+        /* spliced in as statements of the fused body (so that its writes
+         * stay top-level ones for the vector plan), unless copies or the
+         * producer declare the same names: then one block per copy */
+        bool wrap = has_decl(c->body) && count > 1;
+        for (Node *st = c->body->kind == ND_BLOCK ? c->body->args : NULL; st && !wrap; st = st->next)
+            if (st->kind == ND_DECL)
+                for (Node *d = st->decls; d; d = d->next)
+                    wrap |= d->name && (declares_name(p->body, d->name) || !strcmp(d->name, sname));
+        for (long k = 0; k < count; k++) {
+            long rest = k;
+            for (int d = lead - 1; d >= 0; d--) {
+                long n_d = (const_eval(c->r[d].ub, &(bool){0}) - lb[d] + step[d] - 1) / step[d];
+                sub.lead_val[d] = lb[d] + (rest % n_d) * step[d];
+                rest /= n_d;
+            }
+            Node *copy = copy_node(c->body, &sub);
+            if (copy->kind == ND_BLOCK && !wrap) { /* its statements, spliced in */
+                tail->next = copy->args;
+                while (tail->next) tail = tail->next;
+            } else {
+                tail->next = copy;
+                tail = copy;
+            }
+        }
+        if (!p->rule && c->rule) {
+            p->rule = c->rule;
+            p->rule_name = c->rule_name;
+        }
+        p->fused = p->fused ? lang_format("%s; %s", p->fused, lang_format("%s (line %d) through %s", c->name,
+                                                                             cn->tok->line, m->name))
+                            : lang_format("%s (line %d) through %s", c->name, cn->tok->line, m->name);
+        /* M is gone: its declarator here, the consumer's statement by the caller */
+        if (prev) prev->next = prev->next->next;
+        else decl->decls = decl->decls->next;
+        if (!decl->decls) decl->kind = ND_NULL_STMT;
+        return true;
+    }
+    return false;
+}
+
+/* The statements of one block, and of the blocks inside them. */
+static void fuse_block(Node *f, Node *block, int depth)
+{
+    if (!block || depth > 200) return;
+    if (block->kind != ND_BLOCK) {
+        Node *kids[] = {block->then, block->els, block->body};
+        for (int i = 0; i < 3; i++) fuse_block(f, kids[i], depth + 1);
+        return;
+    }
+    for (Node *s = block->args; s; s = s->next) {
+        if (s->kind != ND_ITERATOR) {
+            fuse_block(f, s, depth + 1);
+            continue;
+        }
+        /* the next statement but border-rule declarations */
+        for (;;) {
+            Node *before = s, *c = s->next;
+            while (c && (c->kind == ND_BORDER_RULE || c->kind == ND_NULL_STMT)) {
+                before = c;
+                c = c->next;
+            }
+            if (!c || c->kind != ND_ITERATOR || !fuse_pair(f, s, c)) break;
+            before->next = c->next; /* the consumer now lives in s */
+        }
+    }
+}
+
+void fuse_program(Program *prog)
+{
+    const CompileOptions *opt = prog->opt;
+    if (!plan_flag(opt, opt ? opt->fuse : -1, 1)) return;
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind == ND_FUNC && n->body) fuse_block(n, n->body, 0);
+}

@@ -1,0 +1,23 @@
+# Which iterators of fuse.pc paracc fuses (--explain), and that -fno-fuse
+# and -O0 fuse none. fuse.pc itself checks that the results stay the same.
+function(fused_lines out)
+  execute_process(COMMAND ${PARACC} ${SRC} --target c --explain -o ${WORK}/fuse_explain ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "paracc --explain ${ARGN}: exit ${rc}\n${err}")
+  endif()
+  string(REGEX MATCHALL "fused: [a-z]+ \\(line [0-9]+\\) through [a-z]+" found "${text}")
+  string(REGEX REPLACE " \\(line [0-9]+\\)" "" found "${found}")
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+fused_lines(found)
+set(want "fused: c through ratio;fused: k through twice;fused: g through diff")
+if(NOT found STREQUAL want)
+  message(FATAL_ERROR "fused regions:\n  ${found}\nexpected:\n  ${want}")
+endif()
+foreach(off -fno-fuse -O0)
+  fused_lines(found ${off})
+  if(found)
+    message(FATAL_ERROR "paracc ${off} fused: ${found}")
+  endif()
+endforeach()
