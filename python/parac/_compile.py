@@ -243,19 +243,17 @@ def compile(source, target="c", *, flags=(), cc=None):
     """Compile ParaC source (its text, or the path of a .pc file) and return
     a Program whose functions take and return NumPy arrays.
 
-    ``target``: 'c' (plain C with OpenMP: the host's cores) or 'opencl'
+    ``target``: 'c' (plain C with OpenMP: the host's cores), 'opencl'
     (paracc's OpenCL kernels, run by libparac's OpenCL runtime on the device
-    that $PARAC_OPENCL_DEVICE or the runtime's default picks; arrays are
-    copied to the device and back per call). 'cuda' waits for paracc's CUDA
-    target. ``flags``: paracc options (``("-O0",)``, ``("--vector-width",
+    that $PARAC_OPENCL_DEVICE or the runtime's default picks) or 'cuda'
+    (paracc's CUDA kernels, compiled by NVRTC when the program first runs and
+    cached on disk, on the device $PARAC_CUDA_DEVICE names, else device 0);
+    on a device, arrays are copied there and back per call. ``flags``: paracc options (``("-O0",)``, ``("--vector-width",
     "4")``); ``cc``: the C compiler (default $CC, else cc). Compile errors
     raise ValueError with paracc's diagnostics (file:line:col); a run that
     fails (no OpenCL device, out of memory) raises RuntimeError with the
-    runtime's message."""
-    if target == "cuda":
-        raise NotImplementedError("parac.compile: target 'cuda' needs paracc's CUDA target, which does not exist "
-                                  "yet (use 'c' or 'opencl')")
-    if target not in ("c", "opencl"):
+    runtime's message (no CUDA device, or a build of libparac without CUDA)."""
+    if target not in ("c", "opencl", "cuda"):
         raise ValueError("parac.compile: target must be 'c', 'opencl' or 'cuda', got %r" % (target,))
     if os.path.isfile(str(source)):
         with open(source) as f:

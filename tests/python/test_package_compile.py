@@ -32,7 +32,17 @@ def _opencl_present():
     return any(line.startswith("opencl:") and "none" not in line for line in r.stdout.splitlines())
 
 
-TARGETS = ["c", pytest.param("opencl", marks=pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device"))]
+def _cuda_present():
+    from conftest import PARAC
+
+    if PARAC is None:
+        return False
+    r = subprocess.run([str(PARAC), "devices"], capture_output=True, text=True)
+    return any(line.startswith("cuda:") and "none" not in line for line in r.stdout.splitlines())
+
+
+TARGETS = ["c", pytest.param("opencl", marks=pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device")),
+           pytest.param("cuda", marks=pytest.mark.skipif(not _cuda_present(), reason="no CUDA device"))]
 
 
 def reference(tmp_path, name):
@@ -113,7 +123,13 @@ void invert(int H, int W, unsigned char parac_matrix &in[H][W], unsigned char pa
         prog(a, H=2)
     with pytest.raises(ValueError, match=r"program\.pc:3"):
         parac.compile("void f(int H, unsigned char parac_matrix &m[H][H])\n{\n    parac_iterator i(0:H:1 { }\n}\n")
-    with pytest.raises(NotImplementedError, match="CUDA target"):
-        parac.compile(os.path.join(EX, "blur.pc"), target="cuda")
     with pytest.raises(ValueError, match="target must be"):
         parac.compile(os.path.join(EX, "blur.pc"), target="metal")
+
+
+@pytest.mark.skipif(_cuda_present(), reason="a CUDA device is present")
+def test_cuda_target_without_a_device_says_why():
+    # compiles (paracc and the C compiler need no GPU); the first call says why it cannot run
+    prog = parac.compile(os.path.join(EX, "blur.pc"), "cuda")
+    with pytest.raises(RuntimeError, match="CUDA"):
+        prog(np.zeros((8, 8), np.uint16))
