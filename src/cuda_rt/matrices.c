@@ -60,6 +60,14 @@ static parac_status ensure_buffer(parac_cu_matrix *m)
                            cudaGetErrorString(e));
     }
     m->buffer = b;
+    /* the padding at the end of each row: kernels load whole aligned vectors
+     * there (their lanes past the row feed no output), so it holds zeros
+     * rather than whatever the allocation held */
+    const size_t row = cols_of(m) * m->elem_size, rows = rows_of(m) ? rows_of(m) : 1;
+    if (m->device_pitch > row)
+        PARAC_CU_TRY(cudaMemset2DAsync((char *)b + row, m->device_pitch, 0, m->device_pitch - row, rows,
+                                       m->session->stream),
+                     "clearing the rows' padding");
     return PARAC_OK;
 }
 
