@@ -1,9 +1,11 @@
 """Fuzzing the ParaC optimiser: random valid programs (chains of point
 stages, row, column and 3x3 stencils with border rules, conditional writes,
-sub-range iterators) over u8, u16, i32 and f32 images of odd sizes, run with
-`parac run` on the OpenCL device at -O0, -O2 and 4 and 16 outputs per
-work-item, and through the C target; every output must match -O0 (integers
-exactly, floats to 1e-5 relative: kernels may contract a*b+c differently)."""
+sub-range iterators: the chains give the fusion pass its pairs) over u8,
+u16, i32 and f32 images of odd sizes, run with `parac run` on the OpenCL
+device at -O0, -O2, -fno-fuse and 4 and 16 outputs per work-item, through
+the C target at -O2 and -O0, and through the CUDA target where a CUDA device
+exists; every output must match -O0 (integers exactly, floats to 1e-5
+relative: kernels may contract a*b+c differently)."""
 import os
 import re
 import subprocess
@@ -15,15 +17,22 @@ from conftest import PARAC, run_parac
 
 TYPES = {"u8": ("unsigned char", np.uint8), "u16": ("unsigned short", np.uint16),
          "i32": ("int", np.int32), "f32": ("float", np.float32)}
-VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "4"]),
-            ("opencl", ["--vector-width", "16"]), ("c", [])]
-
-
-def _have_opencl():
+def _have(kind):
     if PARAC is None or not PARAC.exists():
         return False
     r = subprocess.run([str(PARAC), "devices"], capture_output=True, text=True)
-    return bool(re.search(r"^opencl: (?!none)", r.stdout, re.M))
+    return bool(re.search(r"^%s: (?!none)" % kind, r.stdout, re.M))
+
+
+def _have_opencl():
+    return _have("opencl")
+
+
+# -O2 fuses point consumers into their producers: -fno-fuse and -O0 do not
+VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "4"]),
+            ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"])]
+if _have("cuda"):
+    VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"])]
 
 
 pytestmark = pytest.mark.skipif(not _have_opencl(), reason="no OpenCL device")
@@ -96,7 +105,7 @@ def program(rng, dt):
             + "".join(body) + "}\n")
 
 
-@pytest.mark.parametrize("case", range(8))
+@pytest.mark.parametrize("case", range(12))
 def test_random_programs_give_the_same_output_at_every_level(tmp_path, case):
     rng = np.random.default_rng(1000 + case + int(os.environ.get("PARAC_TEST_SEED", "0")))
     dt = ["u8", "u16", "i32", "f32"][case % 4]
