@@ -32,7 +32,7 @@
 void cmd_run_help(FILE *out)
 {
     fprintf(out,
-            "usage: parac run PROGRAM.pc IN OUT [--target c|opencl] [--keep DIR] [--paracc-flag F]...\n\n"
+            "usage: parac run PROGRAM.pc IN OUT [--target c|opencl|cuda] [--keep DIR] [--paracc-flag F]...\n\n"
             "Compiles a ParaC program with paracc and the C compiler ($CC, default cc) and\n"
             "applies it to image IN, writing OUT. The program defines\n"
             "    const char parac_main_dtype[] = \"u8\";   /* u8, u16, i32, f32 or f64 */\n"
@@ -41,6 +41,7 @@ void cmd_run_help(FILE *out)
             "T parac_matrix &M[C][H][W] = in;). IN must have that dtype.\n"
             "  --target c       C with OpenMP (default)\n"
             "  --target opencl  OpenCL kernels; device from PARAC_OPENCL_DEVICE\n"
+            "  --target cuda    CUDA kernels (NVRTC); device from PARAC_CUDA_DEVICE\n"
             "  --keep DIR       keep the generated code and the shared object in DIR\n"
             "  --paracc-flag F  pass F to paracc (repeatable: --paracc-flag -O0,\n"
             "                   --paracc-flag --vector-width --paracc-flag 4)\n"
