@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_runtime.h"
 #include "core/error_internal.h"
 #include "core/kernel_times.h"
 #include "cuda_rt/runtime_internal.h"
@@ -178,31 +179,9 @@ parac_status parac_cu_launch_boxes(parac_cu_session *s, const char *kernel, int 
                                    int nargs, const parac_cu_arg *args)
 {
     PARAC_TRY(parac__cu_injected(kernel));
-    if (ndim < 1 || ndim > 3 || nbox < 0 || nbox > 6)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: %d boxes of %d dims", kernel, nbox, ndim);
-    struct {
-        int n;
-        int b[6][6];
-    } bx;
-    memset(&bx, 0, sizeof bx);
+    parac__boxes bx; /* the kernel's parac_boxes */
     long total = 0;
-    for (int i = 0; i < nbox; i++) {
-        const long *lo = boxes + 6 * i, *hi = lo + 3;
-        long vol = 1;
-        for (int d = 0; d < ndim; d++) {
-            if (hi[d] - lo[d] > 2147483647L || lo[d] < -2147483647L || hi[d] > 2147483647L)
-                return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border box too large", kernel);
-            vol *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        }
-        if (vol <= 0) continue;
-        if (total > 2147483647L - vol) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border boxes too large", kernel);
-        total += vol;
-        for (int d = 0; d < ndim; d++) {
-            bx.b[bx.n][2 * d] = (int)lo[d];
-            bx.b[bx.n][2 * d + 1] = (int)hi[d];
-        }
-        bx.n++;
-    }
+    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
     if (total == 0) return PARAC_OK;
     PARAC_TRY(parac__cu_use(s));
     parac__cu_kernel_entry *k;

@@ -4,19 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_runtime.h"
 #include "core/error_internal.h"
 #include "cuda_rt/runtime_internal.h"
 
-static size_t rows_of(const parac_cu_matrix *m)
-{
-    /* every dimension but the last counts as rows (channels are planes of rows) */
-    size_t r = 1;
-    for (int i = 0; i < m->ndim - 1; i++) r *= (size_t)m->dims[i];
-    return r;
-}
-
-static size_t cols_of(const parac_cu_matrix *m) { return (size_t)m->dims[m->ndim > 0 ? m->ndim - 1 : 0]; }
-
+static size_t rows_of(const parac_cu_matrix *m) { return parac__matrix_rows(m->ndim, m->dims); }
+static size_t cols_of(const parac_cu_matrix *m) { return parac__matrix_cols(m->ndim, m->dims); }
 static size_t device_bytes(const parac_cu_matrix *m) { return m->device_pitch * (rows_of(m) ? rows_of(m) : 1); }
 
 parac_status parac_cu_matrix_bind(parac_cu_session *s, parac_cu_matrix *m, void *host, size_t elem_size, int ndim,
@@ -25,8 +18,7 @@ parac_status parac_cu_matrix_bind(parac_cu_session *s, parac_cu_matrix *m, void 
     if (!m || !s) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cu_matrix_bind: NULL argument");
     memset(m, 0, sizeof *m);
     PARAC_TRY(parac__cu_injected("parac_cu_matrix_bind"));
-    if (ndim < 1 || ndim > 3 || elem_size == 0 || d0 < 0 || d1 < 0 || d2 < 0)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "matrix of %d dims %ldx%ldx%ld", ndim, d0, d1, d2);
+    PARAC_TRY(parac__matrix_geometry(ndim, d0, d1, d2, elem_size, host_pitch, &m->device_pitch));
     m->session = s;
     m->host = host;
     m->elem_size = elem_size;
@@ -35,15 +27,6 @@ parac_status parac_cu_matrix_bind(parac_cu_session *s, parac_cu_matrix *m, void 
     m->dims[1] = d1;
     m->dims[2] = d2;
     m->host_pitch = host_pitch;
-    size_t row = cols_of(m) * elem_size;
-    m->device_pitch = (row + 63) / 64 * 64;
-    if (m->device_pitch == 0) m->device_pitch = 64;
-    /* kernels take each size and the pitch as an int and index in 64 bits */
-    if (d0 > 2147483647L || d1 > 2147483647L || d2 > 2147483647L || m->device_pitch / elem_size > 2147483647u ||
-        (double)m->device_pitch * (double)rows_of(m) > 9.0e18)
-        return parac__fail(PARAC_ERR_OVERFLOW, "matrix %ldx%ldx%ld: a size or the row pitch exceeds 2^31 - 1 elements",
-                           d0, d1, d2);
-    if (host_pitch < row) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "host pitch %zu < row %zu", host_pitch, row);
     m->state = PARAC_CU_HOST_NEWER;
     return PARAC_OK;
 }

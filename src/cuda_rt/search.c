@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_runtime.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "cuda_rt/runtime_internal.h"
@@ -25,12 +26,6 @@ void parac_cu_search_counts(long *searched, long *reused)
     if (searched) *searched = searched_count;
     if (reused) *reused = reused_count;
 }
-
-/* Candidates per number of dimensions (x first); the model's own shape is tried first. */
-static const unsigned cand1[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1}};
-static const unsigned cand2[][3] = {{8, 8, 1},  {16, 8, 1}, {16, 16, 1}, {32, 4, 1},  {32, 8, 1},  {32, 16, 1},
-                                    {64, 2, 1}, {64, 4, 1}, {128, 1, 1}, {128, 2, 1}, {256, 1, 1}, {64, 8, 1}};
-static const unsigned cand3[][3] = {{8, 8, 4}, {16, 4, 4}, {32, 4, 2}, {32, 8, 1}, {64, 2, 2}, {32, 2, 2}, {16, 8, 2}};
 
 /* Milliseconds for the best of three runs with this shape, or a negative
  * value when the kernel cannot run with it. */
@@ -97,31 +92,14 @@ parac_status parac__cu_search_shape(parac_cu_session *s, parac__cu_kernel_entry 
             memcpy(block, s->shapes[i].block, sizeof s->shapes[i].block);
             return PARAC_OK;
         }
-    char dir[1024], path[1200];
-    const int have_dir = parac__cache_dir(dir, sizeof dir);
-    if (have_dir) {
-        snprintf(path, sizeof path, "%s/search-%016llx.txt", dir, (unsigned long long)key);
-        size_t len = 0;
-        unsigned char *text = parac__read_all(path, &len);
-        char *z = text ? realloc(text, len + 1) : NULL;
-        if (z) {
-            z[len] = 0;
-            unsigned got[3];
-            const int ok = sscanf(z, "%u %u %u", &got[0], &got[1], &got[2]) == 3;
-            free(z);
-            if (ok && usable(got, ndim, count, k->max_threads, s->max_dims)) {
-                memcpy(block, got, sizeof got);
-                reused_count++;
-                return remember(s, key, block);
-            }
-        } else {
-            free(text);
-        }
+    unsigned got[3];
+    if (parac__search_cache_load(key, got) && usable(got, ndim, count, k->max_threads, s->max_dims)) {
+        memcpy(block, got, sizeof got);
+        reused_count++;
+        return remember(s, key, block);
     }
-    const unsigned(*cand)[3] = ndim == 1 ? cand1 : ndim == 2 ? cand2 : cand3;
-    const int ncand = ndim == 1 ? (int)(sizeof cand1 / sizeof cand1[0])
-                      : ndim == 2 ? (int)(sizeof cand2 / sizeof cand2[0])
-                                  : (int)(sizeof cand3 / sizeof cand3[0]);
+    int ncand = 0;
+    const unsigned(*cand)[3] = parac__search_candidates(ndim, &ncand);
     unsigned best[3] = {block[0], block[1], block[2]};
     double best_t = time_shape(s, k, ndim, count, block, args);
     for (int c = 0; c < ncand; c++) {
@@ -135,13 +113,8 @@ parac_status parac__cu_search_shape(parac_cu_session *s, parac__cu_kernel_entry 
     }
     memcpy(block, best, sizeof best);
     searched_count++;
-    if (have_dir) {
-        char text[400];
-        const int n = snprintf(text, sizeof text, "%u %u %u\n# %s %s on %s: %.1f us\n", best[0], best[1], best[2],
-                               k->name, what, s->label, best_t * 1e3);
-        if (n > 0)
-            parac__write_atomic(path, (const unsigned char *)text,
-                                (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
-    }
+    char comment[512];
+    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", k->name, what, s->label, best_t * 1e3);
+    parac__search_cache_store(key, best, comment);
     return remember(s, key, block);
 }

@@ -2,11 +2,11 @@
  * stream, and the program (program.c); kernels looked up once by name. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_runtime.h"
 #include "core/error_internal.h"
 #include "cuda_rt/runtime_internal.h"
 
@@ -18,19 +18,11 @@ parac_status parac__cu_check(cudaError_t e, const char *what)
     return parac__fail(PARAC_ERR_CUDA, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
 
-static _Atomic long countdown; /* parac_cu_fail_after; 0: off */
-
-void parac_cu_fail_after(long n) { atomic_store(&countdown, n > 0 ? n : 0); }
+void parac_cu_fail_after(long n) { parac__countdown_set(n); }
 
 parac_status parac__cu_injected(const char *what)
 {
-    long left = atomic_load(&countdown);
-    while (left > 0) {
-        if (atomic_compare_exchange_weak(&countdown, &left, left - 1)) {
-            if (left == 1) return parac__fail(PARAC_ERR_CUDA, "%s: injected failure (parac_cu_fail_after)", what);
-            return PARAC_OK;
-        }
-    }
+    if (parac__countdown_hit()) return parac__fail(PARAC_ERR_CUDA, "%s: injected failure (parac_cu_fail_after)", what);
     return PARAC_OK;
 }
 

@@ -42,20 +42,6 @@ typedef struct Subst {
     Obj *mat, *scalar;   /* reads of mat become reads of scalar */
 } Subst;
 
-static Node *num(Token *tok, long v)
-{
-    Token *t = lang_alloc(sizeof *t);
-    *t = *tok;
-    t->kind = TK_NUM;
-    t->is_float = false;
-    t->ival = v;
-    t->loc = lang_format("%ld", v);
-    t->len = (int)strlen(t->loc);
-    Node *n = new_node(ND_NUM, t);
-    n->ty = ty_basic(TY_INT, false);
-    return n;
-}
-
 static Node *copy_node(Node *n, const Subst *s);
 
 static Node *copy_list(Node *n, const Subst *s)
@@ -73,7 +59,7 @@ static Node *copy_node(Node *n, const Subst *s)
 {
     if (!n) return NULL;
     if (n->kind == ND_ITER_INDEX && n->iter == s->from) {
-        if (n->axis < s->lead) return num(n->tok, s->lead_val[n->axis]);
+        if (n->axis < s->lead) return lang_int_node(n->tok, s->lead_val[n->axis]);
         Node *r = new_node(ND_ITER_INDEX, n->tok);
         r->axis = n->axis - s->lead;
         r->iter = s->to;

@@ -403,6 +403,7 @@ bool node_mentions(Node *n, Obj *var);
 bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip);
 const char *parac_op_name(ParacOpKind k);
 Node *new_node(NodeKind kind, Token *tok);
+Node *lang_int_node(Token *tok, long v); /* sema.c: the int constant v, located at tok */
 int small_rows(const Type *t);
 int small_cols(const Type *t);
 

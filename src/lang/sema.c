@@ -1068,7 +1068,7 @@ static Node *mk_index(Iterator *it, int axis)
     return r;
 }
 
-static Node *mk_num(Token *tok, long v)
+Node *lang_int_node(Token *tok, long v)
 {
     Node *n = new_node(ND_NUM, tok);
     Token *t = lang_alloc(sizeof *t);
@@ -1124,10 +1124,10 @@ static Node *whole_elem(Sema *S, Node *e, Iterator *it, Obj *dst, bool *bad)
                 Node *sub = new_node(ND_BINARY, m->tok);
                 sub->op = "-";
                 sub->lhs = mk_index(it, i);
-                sub->rhs = mk_num(m->tok, len[base + i] / 2);
+                sub->rhs = lang_int_node(m->tok, len[base + i] / 2);
                 sub->ty = ty_basic(TY_INT, false);
                 s->lhs = sub;
-                s->rhs = mk_num(m->tok, len[base + i]);
+                s->rhs = lang_int_node(m->tok, len[base + i]);
                 s->axis = len[base + i];
                 s->reduction_id = 1;
                 w->idx[i] = s;
@@ -1207,7 +1207,7 @@ static bool whole_image_stmt(Sema *S, Node *n)
     it->ndim = dst->ty->ndim;
     it->synthetic = true;
     for (int i = 0; i < it->ndim; i++) {
-        it->r[i].lb = mk_num(n->tok, 0);
+        it->r[i].lb = lang_int_node(n->tok, 0);
         Node *ub = new_node(ND_VAR, n->tok);
         ub->name = lang_format("%s_d%d", dst->name, i);
         ub->ty = ty_basic(TY_INT, false);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/device_runtime.h"
 #include "core/error_internal.h"
 #include "core/kernel_times.h"
 #include "opencl/runtime_internal.h"
@@ -148,31 +149,9 @@ parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int 
                                    int nargs, const parac_cl_arg *args)
 {
     PARAC_TRY(parac__cl_injected(kernel));
-    if (ndim < 1 || ndim > 3 || nbox < 0 || nbox > 6)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: %d boxes of %d dims", kernel, nbox, ndim);
-    struct {
-        cl_int n;
-        cl_int b[6][6];
-    } bx;
-    memset(&bx, 0, sizeof bx);
+    parac__boxes bx; /* the kernel's parac_boxes: cl_int is int */
     long total = 0;
-    for (int i = 0; i < nbox; i++) {
-        const long *lo = boxes + 6 * i, *hi = lo + 3;
-        long vol = 1;
-        for (int d = 0; d < ndim; d++) {
-            if (hi[d] - lo[d] > 2147483647L || lo[d] < -2147483647L || hi[d] > 2147483647L)
-                return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border box too large", kernel);
-            vol *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        }
-        if (vol <= 0) continue;
-        if (total > 2147483647L - vol) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: border boxes too large", kernel);
-        total += vol;
-        for (int d = 0; d < ndim; d++) {
-            bx.b[bx.n][2 * d] = (cl_int)lo[d];
-            bx.b[bx.n][2 * d + 1] = (cl_int)hi[d];
-        }
-        bx.n++;
-    }
+    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
     if (total == 0) return PARAC_OK;
     cl_kernel k;
     PARAC_TRY(parac__cl_kernel(s, kernel, &k));

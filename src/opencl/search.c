@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/device_runtime.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
@@ -31,13 +32,6 @@ void parac_cl_search_counts(long *searched, long *reused)
     if (searched) *searched = searched_count;
     if (reused) *reused = reused_count;
 }
-
-/* Candidate shapes per number of dimensions (x first); the model's own
- * shape is tried first. */
-static const size_t cand1[][3] = {{32, 1, 1}, {64, 1, 1}, {128, 1, 1}, {256, 1, 1}, {512, 1, 1}, {1024, 1, 1}};
-static const size_t cand2[][3] = {{8, 8, 1},  {16, 8, 1}, {16, 16, 1}, {32, 4, 1},  {32, 8, 1},  {32, 16, 1},
-                                  {64, 2, 1}, {64, 4, 1}, {128, 1, 1}, {128, 2, 1}, {256, 1, 1}, {64, 8, 1}};
-static const size_t cand3[][3] = {{8, 8, 4}, {16, 4, 4}, {32, 4, 2}, {32, 8, 1}, {64, 2, 2}, {32, 2, 2}, {16, 8, 2}};
 
 static double now_s(void)
 {
@@ -103,26 +97,13 @@ parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char
             memcpy(local, s->shapes[i].local, sizeof s->shapes[i].local);
             return PARAC_OK;
         }
-    char dir[1024], path[1200];
-    const int have_dir = parac__cache_dir(dir, sizeof dir);
-    if (have_dir) {
-        snprintf(path, sizeof path, "%s/search-%016llx.txt", dir, (unsigned long long)key);
-        size_t len = 0;
-        unsigned char *text = parac__read_all(path, &len);
-        size_t got[3];
-        char *z = text ? realloc(text, len + 1) : NULL;
-        if (z) {
-            z[len] = 0;
-            const int ok = sscanf(z, "%zu %zu %zu", &got[0], &got[1], &got[2]) == 3;
-            free(z);
-            size_t dev_max[3] = {got[0], got[1], got[2]};
-            if (ok && got[0] && got[1] && got[2] && usable(got, ndim, count, kmax, dev_max)) {
-                memcpy(local, got, sizeof got);
-                reused_count++;
-                return remember(s, key, local);
-            }
-        } else {
-            free(text);
+    unsigned got[3];
+    if (parac__search_cache_load(key, got)) {
+        const size_t shape[3] = {got[0], got[1], got[2]};
+        if (usable(shape, ndim, count, kmax, shape)) {
+            memcpy(local, shape, sizeof shape);
+            reused_count++;
+            return remember(s, key, local);
         }
     }
     /* search: the model's shape first, then the candidates */
@@ -130,27 +111,24 @@ parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char
     size_t items[3] = {0, 0, 0};
     if (clGetDeviceInfo(s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL) == CL_SUCCESS)
         for (int d = 0; d < 3; d++) dev_max[d] = items[d] ? items[d] : 1;
-    const size_t(*cand)[3] = ndim == 1 ? cand1 : ndim == 2 ? cand2 : cand3;
-    const int ncand = ndim == 1 ? (int)(sizeof cand1 / sizeof cand1[0])
-                      : ndim == 2 ? (int)(sizeof cand2 / sizeof cand2[0])
-                                  : (int)(sizeof cand3 / sizeof cand3[0]);
+    int ncand = 0;
+    const unsigned(*cand)[3] = parac__search_candidates((int)ndim, &ncand);
     size_t best[3] = {local[0], local[1], local[2]};
     double best_t = time_shape(s, k, ndim, count, local);
     for (int c = 0; c < ncand; c++) {
-        if (!usable(cand[c], ndim, count, kmax, dev_max) || !memcmp(cand[c], local, sizeof best)) continue;
-        const double t = time_shape(s, k, ndim, count, cand[c]);
+        const size_t shape[3] = {cand[c][0], cand[c][1], cand[c][2]};
+        if (!usable(shape, ndim, count, kmax, dev_max) || !memcmp(shape, local, sizeof best)) continue;
+        const double t = time_shape(s, k, ndim, count, shape);
         if (t >= 0 && (best_t < 0 || t < best_t)) {
             best_t = t;
-            memcpy(best, cand[c], sizeof best);
+            memcpy(best, shape, sizeof best);
         }
     }
     memcpy(local, best, sizeof best);
     searched_count++;
-    if (have_dir) {
-        char text[400];
-        const int n = snprintf(text, sizeof text, "%zu %zu %zu\n# %s %s on %s: %.1f us\n", best[0], best[1], best[2],
-                               kernel, what, s->label, best_t * 1e6);
-        if (n > 0) parac__write_atomic(path, (const unsigned char *)text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
-    }
+    char comment[512];
+    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", kernel, what, s->label, best_t * 1e6);
+    const unsigned chosen[3] = {(unsigned)best[0], (unsigned)best[1], (unsigned)best[2]};
+    parac__search_cache_store(key, chosen, comment);
     return remember(s, key, local);
 }

@@ -10,42 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef PARAC_CHECK_OPENCL
-#include "parac/opencl.h"
-/* No OpenCL device at all: the test is skipped (exit 77). */
-static inline void check_need_device(void)
-{
-    parac_opencl_device_info info[4];
-    int n = 0;
-    if (parac_opencl_devices(info, 4, &n) != PARAC_OK || n == 0) {
-        printf("no OpenCL device: skipped\n");
-        exit(77);
-    }
-}
-/* The copies between host and device since the last call must not exceed
- * `up` uploads and `down` downloads: a pipeline moves only its inputs and
- * outputs, never its intermediate matrices. Fails the check otherwise. */
-static inline int check_transfers(const char *name, long long up, long long down)
-{
-    static parac_cl_transfers last;
-    parac_cl_transfers now;
-    parac_cl_transfer_counts(&now);
-    const long long u = now.uploads - last.uploads, d = now.downloads - last.downloads;
-    last = now;
-    if (getenv("PARAC_CHECK_SHOW_TRANSFERS")) printf("%s: %lld uploads, %lld downloads\n", name, u, d);
-    if (getenv("PARAC_CL_SEARCH")) {
-        long searched = 0, reused = 0;
-        parac_cl_search_counts(&searched, &reused);
-        printf("%s: work-group searches %ld, from the cache %ld\n", name, searched, reused);
-    }
-    if (u > up || d > down) {
-        fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,
-                down);
-        return 1;
-    }
-    return 0;
-}
-#elif defined(PARAC_CHECK_CUDA)
+#if defined(PARAC_CHECK_CUDA)
 #include "parac/context.h"
 #include "parac/cuda.h"
 /* No CUDA device: the test is skipped (exit 77). */
@@ -57,19 +22,44 @@ static inline void check_need_device(void)
         exit(77);
     }
 }
-/* As the OpenCL check above, through the CUDA runtime's counts. */
+typedef parac_cu_transfers check_transfer_counts_t;
+#define check_transfer_counts parac_cu_transfer_counts
+#define check_search_counts parac_cu_search_counts
+#define CHECK_SEARCH_ENV "PARAC_CU_SEARCH"
+#elif defined(PARAC_CHECK_OPENCL)
+#include "parac/opencl.h"
+/* No OpenCL device at all: the test is skipped (exit 77). */
+static inline void check_need_device(void)
+{
+    parac_opencl_device_info info[4];
+    int n = 0;
+    if (parac_opencl_devices(info, 4, &n) != PARAC_OK || n == 0) {
+        printf("no OpenCL device: skipped\n");
+        exit(77);
+    }
+}
+typedef parac_cl_transfers check_transfer_counts_t;
+#define check_transfer_counts parac_cl_transfer_counts
+#define check_search_counts parac_cl_search_counts
+#define CHECK_SEARCH_ENV "PARAC_CL_SEARCH"
+#endif
+
+#if defined(PARAC_CHECK_CUDA) || defined(PARAC_CHECK_OPENCL)
+/* The copies between host and device since the last call must not exceed
+ * `up` uploads and `down` downloads: a pipeline moves only its inputs and
+ * outputs, never its intermediate matrices. Fails the check otherwise. */
 static inline int check_transfers(const char *name, long long up, long long down)
 {
-    static parac_cu_transfers last;
-    parac_cu_transfers now;
-    parac_cu_transfer_counts(&now);
+    static check_transfer_counts_t last;
+    check_transfer_counts_t now;
+    check_transfer_counts(&now);
     const long long u = now.uploads - last.uploads, d = now.downloads - last.downloads;
     last = now;
     if (getenv("PARAC_CHECK_SHOW_TRANSFERS")) printf("%s: %lld uploads, %lld downloads\n", name, u, d);
-    if (getenv("PARAC_CU_SEARCH")) {
+    if (getenv(CHECK_SEARCH_ENV)) {
         long searched = 0, reused = 0;
-        parac_cu_search_counts(&searched, &reused);
-        printf("%s: block-shape searches %ld, from the cache %ld\n", name, searched, reused);
+        check_search_counts(&searched, &reused);
+        printf("%s: work-group searches %ld, from the cache %ld\n", name, searched, reused);
     }
     if (u > up || d > down) {
         fprintf(stderr, "%s: %lld uploads and %lld downloads, expected at most %lld and %lld\n", name, u, d, up,

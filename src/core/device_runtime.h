@@ -1,0 +1,45 @@
+/* What the OpenCL and CUDA runtimes for paracc's generated code share: the
+ * geometry of a matrix's padded device copy, the packing of border boxes
+ * for one launch, the search's candidate shapes and its choices on disk,
+ * and the countdown of injected failures. */
+#ifndef PARAC_CORE_DEVICE_RUNTIME_H
+#define PARAC_CORE_DEVICE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "parac/status.h"
+
+/* Every dimension but the last counts as rows (channels are planes of rows). */
+size_t parac__matrix_rows(int ndim, const long dims[3]);
+size_t parac__matrix_cols(int ndim, const long dims[3]);
+/* Checks a matrix of ndim dims d0 x d1 x d2 of elem_size bytes whose host
+ * rows are host_pitch bytes apart, and gives its device row pitch: rows
+ * padded to 64 bytes. Kernels take each size and the pitch as an int and
+ * index in 64 bits, so the whole matrix may exceed 2^31 elements, no size. */
+parac_status parac__matrix_geometry(int ndim, long d0, long d1, long d2, size_t elem_size, size_t host_pitch,
+                                    size_t *device_pitch);
+
+/* The border boxes of one launch as the kernels take them (by value). */
+typedef struct parac__boxes {
+    int n;
+    int b[6][6]; /* lo, hi per axis */
+} parac__boxes;
+/* Packs nbox boxes (6 longs each: lo[0..2], hi[0..2]), dropping empty
+ * ones; *total is the number of work-items over all of them. */
+parac_status parac__pack_boxes(const char *kernel, int ndim, int nbox, const long *boxes, parac__boxes *out,
+                               long *total);
+
+/* The search's candidate shapes for ndim dimensions (x first). */
+const unsigned (*parac__search_candidates(int ndim, int *count))[3];
+/* A choice read from the disk cache (search-KEY.txt): 1 when found. */
+int parac__search_cache_load(uint64_t key, unsigned shape[3]);
+/* A choice written to the disk cache, with a comment saying what it is. */
+void parac__search_cache_store(uint64_t key, const unsigned shape[3], const char *comment);
+
+/* For the runtimes' fail_after test hooks: the n-th call of
+ * parac__countdown_hit() from now returns 1 (n = 0: never). */
+void parac__countdown_set(long n);
+int parac__countdown_hit(void);
+
+#endif
