@@ -36,6 +36,42 @@ parac_status parac__matrix_geometry(int ndim, long d0, long d1, long d2, size_t 
     return PARAC_OK;
 }
 
+parac_status parac__launch_counts(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
+                                  size_t count[3], int *empty)
+{
+    if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
+    count[0] = count[1] = count[2] = 1;
+    *empty = 0;
+    for (int d = 0; d < ndim; d++) {
+        if (hi[d] <= lo[d]) {
+            *empty = 1;
+            return PARAC_OK;
+        }
+        if (hi[d] - lo[d] > 2147483647L) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: box too large", kernel);
+        long n = hi[d] - lo[d], per = items && items[d] > 1 ? items[d] : 1;
+        if (per > 1) n = (n + 2 * (per - 1)) / per;
+        count[ndim - 1 - d] = (size_t)n;
+    }
+    return PARAC_OK;
+}
+
+void parac__tally_copy(parac__transfer_tally *t, int to_device, long long bytes)
+{
+    atomic_fetch_add(to_device ? &t->uploads : &t->downloads, 1);
+    atomic_fetch_add(to_device ? &t->upload_bytes : &t->download_bytes, bytes);
+}
+
+void parac__tally_fill(parac__transfer_tally *t) { atomic_fetch_add(&t->fills, 1); }
+
+void parac__tally_read(parac__transfer_tally *t, long long out[5])
+{
+    out[0] = atomic_load(&t->uploads);
+    out[1] = atomic_load(&t->downloads);
+    out[2] = atomic_load(&t->fills);
+    out[3] = atomic_load(&t->upload_bytes);
+    out[4] = atomic_load(&t->download_bytes);
+}
+
 parac_status parac__pack_boxes(const char *kernel, int ndim, int nbox, const long *boxes, parac__boxes *out,
                                long *total)
 {

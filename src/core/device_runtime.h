@@ -5,6 +5,7 @@
 #ifndef PARAC_CORE_DEVICE_RUNTIME_H
 #define PARAC_CORE_DEVICE_RUNTIME_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,22 @@ size_t parac__matrix_cols(int ndim, const long dims[3]);
  * index in 64 bits, so the whole matrix may exceed 2^31 elements, no size. */
 parac_status parac__matrix_geometry(int ndim, long d0, long d1, long d2, size_t elem_size, size_t host_pitch,
                                     size_t *device_pitch);
+
+/* The work-items per axis (x first: the last iterator axis) of a launch over
+ * the counter box [lo, hi) of ndim axes, items[d] counters per work-item
+ * (NULL: one; a kernel that aligns its first work-item down may need one
+ * more). *empty is set for an empty box (nothing to launch). */
+parac_status parac__launch_counts(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
+                                  size_t count[3], int *empty);
+
+/* What moved between host and device, counted per runtime for its tests. */
+typedef struct parac__transfer_tally {
+    _Atomic long long uploads, downloads, fills, upload_bytes, download_bytes;
+} parac__transfer_tally;
+void parac__tally_copy(parac__transfer_tally *t, int to_device, long long bytes);
+void parac__tally_fill(parac__transfer_tally *t);
+/* uploads, downloads, fills, upload bytes, download bytes */
+void parac__tally_read(parac__transfer_tally *t, long long out[5]);
 
 /* The border boxes of one launch as the kernels take them (by value). */
 typedef struct parac__boxes {

@@ -1,6 +1,5 @@
 /* Matrices of generated programs on a CUDA device: buffers with rows padded
  * to 64 bytes, and transfers only when the other side holds the newer copy. */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,15 +53,17 @@ static parac_status ensure_buffer(parac_cu_matrix *m)
     return PARAC_OK;
 }
 
-static _Atomic long long n_uploads, n_downloads, n_fills, n_upload_bytes, n_download_bytes;
+static parac__transfer_tally tally;
 
 void parac_cu_transfer_counts(parac_cu_transfers *out)
 {
-    out->uploads = atomic_load(&n_uploads);
-    out->downloads = atomic_load(&n_downloads);
-    out->fills = atomic_load(&n_fills);
-    out->upload_bytes = atomic_load(&n_upload_bytes);
-    out->download_bytes = atomic_load(&n_download_bytes);
+    long long v[5];
+    parac__tally_read(&tally, v);
+    out->uploads = v[0];
+    out->downloads = v[1];
+    out->fills = v[2];
+    out->upload_bytes = v[3];
+    out->download_bytes = v[4];
 }
 
 /* One rectangular copy between the two pitches, finished before returning
@@ -81,8 +82,7 @@ static parac_status copy_rect(parac_cu_matrix *m, int to_device)
     if (e != cudaSuccess)
         return parac__fail(PARAC_ERR_CUDA, "%s of a %zux%zu-byte matrix failed (%s)", to_device ? "upload" : "download",
                            rows, width, cudaGetErrorString(e));
-    atomic_fetch_add(to_device ? &n_uploads : &n_downloads, 1);
-    atomic_fetch_add(to_device ? &n_upload_bytes : &n_download_bytes, (long long)(rows * width));
+    parac__tally_copy(&tally, to_device, (long long)(rows * width));
     return PARAC_OK;
 }
 
@@ -92,7 +92,7 @@ parac_status parac_cu_to_device(parac_cu_matrix *m)
     PARAC_TRY(ensure_buffer(m));
     if (m->state == PARAC_CU_ZEROS) {
         PARAC_CU_TRY(cudaMemsetAsync(m->buffer, 0, device_bytes(m), m->session->stream), "filling a matrix with zeros");
-        atomic_fetch_add(&n_fills, 1);
+        parac__tally_fill(&tally);
         m->state = PARAC_CU_SAME;
         return PARAC_OK;
     }

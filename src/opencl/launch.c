@@ -101,15 +101,10 @@ static parac_status launch_items(parac_cl_session *s, const char *kernel, int nd
                                  const int *wg, const int *items, int nargs, const parac_cl_arg *args, int tuned)
 {
     PARAC_TRY(parac__cl_injected(kernel));
-    if (ndim < 1 || ndim > 3) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of %d dims", ndim);
-    size_t count[3] = {1, 1, 1};
-    for (int d = 0; d < ndim; d++) {
-        if (hi[d] <= lo[d]) return PARAC_OK; /* an empty box */
-        if (hi[d] - lo[d] > 2147483647L) return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: box too large", kernel);
-        long n = hi[d] - lo[d], per = items && items[d] > 1 ? items[d] : 1;
-        if (per > 1) n = (n + 2 * (per - 1)) / per;
-        count[ndim - 1 - d] = (size_t)n;
-    }
+    size_t count[3];
+    int empty;
+    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, count, &empty));
+    if (empty) return PARAC_OK;
     cl_kernel k;
     PARAC_TRY(parac__cl_kernel(s, kernel, &k));
     cl_uint ai = 0;

@@ -1,6 +1,5 @@
 /* Matrices of generated programs on an OpenCL device: padded buffers and
  * transfers only when the other side holds the newer copy. */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,15 +41,17 @@ static parac_status ensure_buffer(parac_cl_matrix *m)
     return PARAC_OK;
 }
 
-static _Atomic long long n_uploads, n_downloads, n_fills, n_upload_bytes, n_download_bytes;
+static parac__transfer_tally tally;
 
 void parac_cl_transfer_counts(parac_cl_transfers *out)
 {
-    out->uploads = atomic_load(&n_uploads);
-    out->downloads = atomic_load(&n_downloads);
-    out->fills = atomic_load(&n_fills);
-    out->upload_bytes = atomic_load(&n_upload_bytes);
-    out->download_bytes = atomic_load(&n_download_bytes);
+    long long v[5];
+    parac__tally_read(&tally, v);
+    out->uploads = v[0];
+    out->downloads = v[1];
+    out->fills = v[2];
+    out->upload_bytes = v[3];
+    out->download_bytes = v[4];
 }
 
 /* One rectangular copy: rows of `cols_of*elem` bytes between two pitches. */
@@ -70,8 +71,7 @@ static parac_status copy_rect(parac_cl_matrix *m, int to_device)
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "%s of a %zux%zu-byte matrix failed (error %d)",
                            to_device ? "upload" : "download", rows, width, (int)err);
-    atomic_fetch_add(to_device ? &n_uploads : &n_downloads, 1);
-    atomic_fetch_add(to_device ? &n_upload_bytes : &n_download_bytes, (long long)(rows * width));
+    parac__tally_copy(&tally, to_device, (long long)(rows * width));
     return PARAC_OK;
 }
 
@@ -85,7 +85,7 @@ static parac_status fill_zeros(parac_cl_matrix *m)
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "filling a %zu-byte matrix with zeros failed (error %d)", bytes,
                            (int)err);
-    atomic_fetch_add(&n_fills, 1);
+    parac__tally_fill(&tally);
     return PARAC_OK;
 }
 
