@@ -97,6 +97,16 @@ PARAC_API parac_status parac_cu_launch_tuned(parac_cu_session *session, const ch
 PARAC_API void parac_cu_search_counts(long *searched, long *reused);
 PARAC_API parac_status parac_cu_launch_boxes(parac_cu_session *session, const char *kernel, int ndim, int nbox,
                                              const long *boxes, int nargs, const parac_cu_arg *args);
+/* The interior box [lo, hi) (as parac_cu_launch_items) and nbox border
+ * boxes (as parac_cu_launch_boxes) in one launch of a kernel that takes the
+ * counter box, the boxes, the number of the interior's rows of work-groups,
+ * then args: the work-groups past those rows (dimension 1) run the border
+ * work-items. For regions of one or two axes. tuned: the kernel gives the
+ * same result however often it runs, and its shape may be searched (as
+ * parac_cu_launch_tuned; the search times the interior). */
+PARAC_API parac_status parac_cu_launch_all(parac_cu_session *session, const char *kernel, int ndim, const long *lo,
+                                          const long *hi, const int *wg, const int *items, int nbox,
+                                          const long *boxes, int nargs, const parac_cu_arg *args, int tuned);
 /* With PARAC_CU_PROFILE=1 when a session opens, each kernel is timed by CUDA
  * events (and waited for): totals in nanoseconds, for benchmarks. */
 PARAC_API unsigned long long parac_cu_profile_ns(void);

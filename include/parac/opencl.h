@@ -145,6 +145,16 @@ PARAC_API void parac_cl_search_counts(long *searched, long *reused);
  * axis), then args; work-items run over the boxes one after another. */
 PARAC_API parac_status parac_cl_launch_boxes(parac_cl_session *session, const char *kernel, int ndim, int nbox,
                                              const long *boxes, int nargs, const parac_cl_arg *args);
+/* The interior box [lo, hi) (as parac_cl_launch_items) and nbox border
+ * boxes (as parac_cl_launch_boxes) in one launch of a kernel that takes the
+ * counter box, the boxes, the number of the interior's rows of work-groups,
+ * then args: the work-groups past those rows (dimension 1) run the border
+ * work-items. For regions of one or two axes. tuned: the kernel gives the
+ * same result however often it runs, and its shape may be searched (as
+ * parac_cl_launch_tuned; the search times the interior). */
+PARAC_API parac_status parac_cl_launch_all(parac_cl_session *session, const char *kernel, int ndim, const long *lo,
+                                          const long *hi, const int *wg, const int *items, int nbox,
+                                          const long *boxes, int nargs, const parac_cl_arg *args, int tuned);
 /* With PARAC_CL_PROFILE=1 in the environment when a session opens, each of
  * its kernels is timed by its OpenCL event (and waited for): the sum over all
  * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */

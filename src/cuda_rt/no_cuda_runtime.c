@@ -76,3 +76,11 @@ parac_status parac_cu_reduce(parac_cu_session *s, const char *kernel, parac_cu_m
     (void)s, (void)kernel, (void)m, (void)acc_size, (void)result;
     return no_cuda();
 }
+parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
+                                 const parac_cu_arg *args, int tuned)
+{
+    (void)s, (void)kernel, (void)ndim, (void)lo, (void)hi, (void)wg, (void)items, (void)nbox, (void)boxes;
+    (void)nargs, (void)args, (void)tuned;
+    return no_cuda();
+}

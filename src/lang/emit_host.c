@@ -892,13 +892,22 @@ static void iterator(PrintCtx *p, Node *n)
             for (int d = 0; d < nd; d++) print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : 1);
             print_fmt(p, "}; /* outputs per work-item along each axis */\n");
         }
-        line(p, "/* interior: no border tests */");
-        cl_launch(p, r, false);
-        if (r->has_border) {
+        if (r->one_launch) {
+            line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch */",
+                 it->rule->name);
+            line(p, "PARAC__CHECK(parac_%s_launch_all(parac__session(), \"%s_all\", %d, parac_box[0].lo, parac_box[0].hi, "
+                    "parac_wg, %s, parac_nbox - 1, parac_box[1].lo, (int)(sizeof parac_args / sizeof parac_args[0]), "
+                    "parac_args, %d));", rt(), r->kernel, nd, r->vector_width > 1 ? "parac_items" : "NULL",
+                 reruns_safely(r) ? 1 : 0);
+        } else {
+            line(p, "/* interior: no border tests */");
+            cl_launch(p, r, false);
+        }
+        if (r->has_border && !r->one_launch) {
             line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
                  it->rule->var->name, it->rule->name);
             cl_launch(p, r, true);
-        } else
+        } else if (!r->has_border)
             line(p, "(void)parac_nbox;");
         for (Access *a = r->accesses; a; a = a->next) {
             if (!a->is_write) continue;

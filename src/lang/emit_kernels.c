@@ -37,6 +37,22 @@ static const char *global_id(int g)
     return lang_format("(int)(blockIdx.%c * blockDim.%c + threadIdx.%c)", c, c, c);
 }
 
+/* One launch for a region and its border boxes (Region.one_launch): the
+ * blocks past the interior's rows (work-group dimension 1) take the border
+ * work-items, numbered across those blocks. */
+static const char *border_block_test(void)
+{
+    return D->cuda ? "(int)blockIdx.y >= parac_iblocks" : "(int)get_group_id(1) >= parac_iblocks";
+}
+
+static const char *border_flat_index(void)
+{
+    return D->cuda ? "(((int)blockIdx.y - parac_iblocks) * (int)gridDim.x + (int)blockIdx.x) * (int)(blockDim.x * blockDim.y)"
+                     " + (int)(threadIdx.y * blockDim.x + threadIdx.x)"
+                   : "(((int)get_group_id(1) - parac_iblocks) * (int)get_num_groups(0) + (int)get_group_id(0)) *"
+                     " (int)(get_local_size(0) * get_local_size(1)) + (int)(get_local_id(1) * get_local_size(0) + get_local_id(0))";
+}
+
 static bool written(Region *r, Obj *o)
 {
     for (Access *a = r->accesses; a; a = a->next)
@@ -44,12 +60,14 @@ static bool written(Region *r, Obj *o)
     return false;
 }
 
-static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, bool border)
+/* mode: 0 the interior, 1 the border boxes, 2 both (one launch) */
+static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
 {
     Iterator *it = r->iter;
-    if (border) print_fmt(p, "const parac_boxes parac_bx");
+    if (mode == 1) print_fmt(p, "const parac_boxes parac_bx");
     else
         for (int d = 0; d < it->ndim; d++) print_fmt(p, "%sconst int k%dlo, const int k%dhi", d ? ", " : "", d, d);
+    if (mode == 2) print_fmt(p, ", const parac_boxes parac_bx, const int parac_iblocks");
     for (int d = 0; d < it->ndim; d++) print_fmt(p, ", const int first%d", d);
     for (int i = 0; i < r->nmats; i++) {
         Obj *m = r->mats[i];
@@ -180,24 +198,50 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
     }
 }
 
+static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
+
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
+{
+    Iterator *it = r->iter;
+    int V = border ? 1 : r->vector_width;
+    print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
+        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
+        V > 1 ? lang_format(", %d outputs per work-item", V) : "");
+    print_fmt(p, "%s %s%s(", D->kernel, r->kernel, border ? "_border" : "");
+    kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
+    print_fmt(p, ")\n{\n");
+    kernel_body(p, r, border, false, src);
+    print_fmt(p, "}\n\n");
+}
+
+/* The interior and the border boxes in one kernel, one launch. */
+static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
+{
+    Iterator *it = r->iter;
+    print_fmt(p, "/* %s:%d: parac_iterator %s, the interior%s and the border boxes (border rule %s) in one launch */\n",
+        src, r->node->tok->line, it->name,
+        r->vector_width > 1 ? lang_format(" (%d outputs per work-item)", r->vector_width) : "", it->rule->name);
+    print_fmt(p, "%s %s_all(", D->kernel, r->kernel);
+    kernel_params(p, r, restrict_ptrs, 2);
+    print_fmt(p, ")\n{\n    if (%s) {\n", border_block_test());
+    kernel_body(p, r, true, true, src);
+    print_fmt(p, "    return;\n    }\n");
+    kernel_body(p, r, false, true, src);
+    print_fmt(p, "}\n\n");
+}
+
+static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
     /* vector parallelism: V outputs per work-item along the last axis, the
      * first work-item's start aligned down to a multiple of V */
     int V = border ? 1 : r->vector_width, last = nd - 1;
-    print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
-        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
-        V > 1 ? lang_format(", %d outputs per work-item", V) : "");
-    print_fmt(p, "%s %s%s(", D->kernel, r->kernel, border ? "_border" : "");
-    kernel_params(p, r, restrict_ptrs, border);
-    print_fmt(p, ")\n{\n");
     p->indent = 1;
     if (border) {
         /* all border boxes in one launch: work-item g finds its box, then
          * its counters (the last axis fastest) */
-        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", global_id(0));
+        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index() : global_id(0));
         print_fmt(p, "    for (; parac_b < parac_bx.n; parac_b++) {\n        int parac_vol = 1;\n");
         print_fmt(p, "        for (int d = 0; d < %d; d++) parac_vol *= parac_bx.b[parac_b][2 * d + 1] - parac_bx.b[parac_b][2 * d];\n", nd);
         print_fmt(p, "        if (parac_g < parac_vol) break;\n        parac_g -= parac_vol;\n    }\n");
@@ -286,7 +330,6 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     p->border = false;
     p->region = NULL;
     p->indent = 0;
-    print_fmt(p, "}\n\n");
 }
 
 /* One warp's values combined by shuffles, then the warps' results in
@@ -455,8 +498,12 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
     bool restrict_ptrs = plan_flag(prog->opt, prog->opt ? prog->opt->restrict_ptrs : -1, 1);
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter) {
-            kernel(p, r, false, src, restrict_ptrs);
-            if (r->has_border) kernel(p, r, true, src, restrict_ptrs);
+            if (r->one_launch)
+                kernel_one_launch(p, r, src, restrict_ptrs);
+            else {
+                kernel(p, r, false, src, restrict_ptrs);
+                if (r->has_border) kernel(p, r, true, src, restrict_ptrs);
+            }
         } else
             reduction_kernels(p, r, src);
     }

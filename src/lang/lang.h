@@ -299,6 +299,7 @@ typedef struct Region {
     int wg[3];               /* work-group shape */
     int vector_width;        /* outputs per work-item along the last iterator axis; 1 = scalar */
     bool use_local_tiles;
+    bool one_launch;         /* the interior and the border boxes in one kernel (plan.c) */
     Node *merge_lhs[8];      /* point writes whose V stores become one vector store each */
     int nmerge;
     const char *why_vector;  /* the model's reasons, for --explain */
@@ -417,6 +418,7 @@ struct CompileOptions {
     int vector_loads;     /* -1: by level; 0: -fno-vector-loads */
     int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
     int fuse;             /* -1: by level; 0: -fno-fuse */
+    int one_launch;       /* -1: by level; 0: -fno-one-launch */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */

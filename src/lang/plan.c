@@ -228,6 +228,10 @@ static void plan_region(Program *prog, Region *r)
         r->why_vector = "an independent reduction: per-work-item partial sums, then a tree in local memory";
         return;
     }
+    /* the interior and its border boxes in one launch (2D and 1D regions:
+     * the border's blocks come after the interior's rows) */
+    r->one_launch = opt && target_has_device(opt->target) && r->has_border && r->iter->ndim <= 2 &&
+                    plan_flag(opt, opt->one_launch, 1);
     if (!opt || !target_has_device(opt->target)) {
         r->why_vector = "the C target: the C compiler vectorises the OpenMP loops";
         return;
@@ -373,7 +377,8 @@ void explain_program(Program *prog, FILE *o)
                     r->vector_width > 1 ? lang_format(", %d x %d outputs", r->wg[0] * r->vector_width, r->wg[1])
                                         : "");
             fprintf(o, "  restrict arguments: %s\n", plan_flag(opt, opt->restrict_ptrs, 1) ? "yes" : "no");
-            fprintf(o, "  border: %s\n", r->has_border ? "one launch of a border kernel over all border boxes; the interior has no tests"
+            fprintf(o, "  border: %s\n", r->one_launch ? "the interior and all border boxes in one launch (border blocks after the interior's rows); the interior has no tests"
+                            : r->has_border ? "one launch of a border kernel over all border boxes; the interior has no tests"
                                                        : "none needed");
         }
         fprintf(o, "  local-memory tiles: no (%s)\n",

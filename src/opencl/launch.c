@@ -140,6 +140,64 @@ static parac_status launch_items(parac_cl_session *s, const char *kernel, int nd
     return PARAC_OK;
 }
 
+parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
+                                 const parac_cl_arg *args, int tuned)
+{
+    PARAC_TRY(parac__cl_injected(kernel));
+    if (ndim > 2)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: one launch is for regions of one or two axes", kernel);
+    parac__boxes bx;
+    long total = 0;
+    size_t count[3];
+    int empty;
+    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
+    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, count, &empty));
+    if (empty && total == 0) return PARAC_OK;
+    cl_kernel k;
+    PARAC_TRY(parac__cl_kernel(s, kernel, &k));
+    size_t kmax = s->max_wg, kwg = 0;
+    if (clGetKernelWorkGroupInfo(k, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
+        kwg > 0 && kwg < kmax)
+        kmax = kwg;
+    size_t local[2] = {wg && wg[0] > 0 ? (size_t)wg[0] : 1, ndim == 2 && wg && wg[1] > 0 ? (size_t)wg[1] : 1};
+    while (local[0] * local[1] > kmax) local[local[0] >= local[1] ? 0 : 1] /= 2;
+    for (int d = 0; d < ndim && !empty; d++)
+        while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
+    cl_uint ai = 0;
+    for (int d = 0; d < ndim; d++) {
+        int l = (int)lo[d], h = (int)hi[d];
+        PARAC_TRY(set_arg(k, &ai, sizeof l, &l, kernel));
+        PARAC_TRY(set_arg(k, &ai, sizeof h, &h, kernel));
+    }
+    PARAC_TRY(set_arg(k, &ai, sizeof bx, &bx, kernel));
+    const cl_uint ib_arg = ai;
+    int ib = 2147483647; /* while the search times shapes: every work-group is the interior's */
+    PARAC_TRY(set_arg(k, &ai, sizeof ib, &ib, kernel));
+    PARAC_TRY(set_args(k, &ai, nargs, args, kernel));
+    if (tuned && s->search && !empty) {
+        size_t shape[3] = {local[0], local[1], 1};
+        PARAC_TRY(parac__cl_search_shape(s, k, kernel, (cl_uint)ndim, count, kmax, shape));
+        local[0] = shape[0];
+        local[1] = shape[1];
+    }
+    /* the interior's work-groups, then rows of them for the border work-items */
+    const size_t gx = empty ? 1 : (count[0] + local[0] - 1) / local[0];
+    const size_t iblocks = empty ? 0 : ndim == 2 ? (count[1] + local[1] - 1) / local[1] : 1;
+    const size_t per_row = gx * local[0] * local[1], extra = ((size_t)total + per_row - 1) / per_row;
+    if (iblocks + extra > 2147483647u / local[1])
+        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: too many work-groups", kernel);
+    ib = (int)iblocks;
+    cl_uint ib_again = ib_arg;
+    PARAC_TRY(set_arg(k, &ib_again, sizeof ib, &ib, kernel));
+    size_t global[2] = {gx * local[0], (iblocks + extra) * local[1]};
+    cl_int err = enqueue(s, k, 2, global, local);
+    if (err != CL_SUCCESS)
+        return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zux%zu in groups of %zux%zu) failed (error %d)", kernel,
+                           global[0], global[1], local[0], local[1], (int)err);
+    return PARAC_OK;
+}
+
 parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,
                                    int nargs, const parac_cl_arg *args)
 {

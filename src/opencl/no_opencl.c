@@ -74,3 +74,11 @@ parac_status parac_cl_reduce(parac_cl_session *s, const char *kernel, parac_cl_m
 {
     return no_cl();
 }
+parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
+                                 const parac_cl_arg *args, int tuned)
+{
+    (void)s, (void)kernel, (void)ndim, (void)lo, (void)hi, (void)wg, (void)items, (void)nbox, (void)boxes;
+    (void)nargs, (void)args, (void)tuned;
+    return no_cl();
+}
