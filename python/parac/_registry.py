@@ -67,6 +67,28 @@ def _given_outputs(out, n_out, who):
     return outs
 
 
+def _given_device_outputs(out, n_out, kind, who):
+    """out= for device inputs: None, or per output (array, descriptor) of
+    arrays of the inputs' kind, which the library writes in place (an
+    array the library cannot write in place, a reversed view for one, is
+    refused rather than filled through a hidden copy)."""
+    if out is None:
+        return None
+    outs = tuple(out) if isinstance(out, (tuple, list)) else (out,)
+    if len(outs) != n_out:
+        raise TypeError("%s(): out= needs %d array(s), got %d" % (who, n_out, len(outs)))
+    given = []
+    for o in outs:
+        if _device.kind_of(o) != kind:
+            raise TypeError("%s(): out= must be a %s array like the input, got %s" % (who, kind, type(o).__name__))
+        a, d = _device.describe(o, kind)
+        if a is not o:
+            raise ValueError("%s(): out= must be an array the library can write in place (rows and columns "
+                             "with positive strides)" % who)
+        given.append((o, d))
+    return tuple(given)
+
+
 def _host_as(out, kind, like):
     """A host output (an operation that ran on the CPU) as the caller's kind of array."""
     import numpy as np
@@ -128,9 +150,9 @@ def _doc(op, inputs, params):
         lines.append("    " + ", ".join("%s (%s)" % (m["name"], m["backend"]) for m in op["methods"]))
     lines.append("device : str, default 'auto'")
     lines.append("    'cpu', 'cuda', 'cuda:N' or 'auto'")
-    lines.append("out : numpy.ndarray%s, optional" % ("" if op["n_outputs"] == 1 else " or tuple"))
-    lines.append("    written with the result (NumPy inputs) and returned: computed in place where the")
-    lines.append("    operation can, else copied in by the library")
+    lines.append("out : array%s, optional" % ("" if op["n_outputs"] == 1 else " or tuple"))
+    lines.append("    written with the result and returned, of the inputs' kind (NumPy, CuPy or a CUDA")
+    lines.append("    tensor): computed in place where the operation can, else copied in by the library")
     return "\n".join(lines)
 
 
@@ -169,11 +191,9 @@ def _make(op):
             # views of the library's images (no copy), or the arrays given in out, written by the library
             res = [g if o is None else np.asarray(o[0]) for o, g in zip(outs, given or (None,) * n_out)]
             return res[0] if n_out == 1 else tuple(res)
-        if out is not None:
-            raise TypeError("%s(): out= takes NumPy arrays, for NumPy inputs; device inputs give device results"
-                            % py_name(name))
         # device arrays: used where they live, results stay there
         first = arrays[kinds.index(kind)]
+        given = _given_device_outputs(out, n_out, kind, py_name(name))
         keep, arrs = [], []
         for a, k in zip(arrays, kinds):
             if k:
@@ -185,9 +205,11 @@ def _make(op):
         if device in (None, "auto"):
             device = "cuda:%d" % _device.device_index(first, kind)
         stream = _device.stream_of(first, kind)
-        outs, _why = _parac.run(name, tuple(arrs), text, str(device), stream, True)
+        outs, _why = _parac.run(name, tuple(arrs), text, str(device), stream, True,
+                                given and tuple(d for _, d in given))
         del keep
-        res = [_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first) for o in outs]
+        res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
+               for o, g in zip(outs, given or (None,) * n_out)]
         return res[0] if n_out == 1 else tuple(res)
 
     fn.__name__ = fn.__qualname__ = py_name(name)

@@ -68,6 +68,10 @@ def _gaussian_device(a, kind, s, border, truncate, output, radius, device, metho
     """gaussian_filter of a CuPy array or CUDA tensor, on its device (float64 filtered in float32)."""
     f64 = str(a.dtype) in ("float64", "torch.float64")
     work = _device.astype(a, kind, "float32") if f64 else a
+    if (output is not None and not f64 and _device.kind_of(output) == kind and output.dtype == work.dtype
+            and tuple(output.shape) == tuple(work.shape)):
+        # the library writes the result into output itself, on the device
+        return _gauss(work, device=device, method=method, out=output, **_gauss_args(s, truncate, border, radius))
     res = _gauss(work, device=device, method=method, **_gauss_args(s, truncate, border, radius))
     if f64:
         res = _device.astype(res, kind, "float64")

@@ -12,7 +12,8 @@
  *          device) (what CuPy and PyTorch export), also used in place;
  *          params a dict of text values; the GIL is released while the
  *          operation runs, on `stream` when given (the caller's CUDA stream);
- *          out: None, or a tuple with, per output, None or a writable host
+ *          out: None, or a tuple with, per output, None, a device array's
+ *          descriptor (as inputs give it) or a writable host
  *          array that receives it (parac_op_run_into: computed in it where
  *          the operation can, else copied in; its entry in the result is None).
  *          It returns, per output, an Image (the library's host image, which
@@ -204,7 +205,9 @@ static int dtype_of_typestr(const char *t)
 
 /* A device array ("cuda", address, shape, strides in bytes, typestr, device)
  * as a wrapped image in device memory (no copy). */
-static int wrap_device_input(run_state *s, PyObject *t, int index, const char *op)
+/* A device array ("cuda", address, shape, strides, typestr, device) as a
+ * wrapped image, no copy; `what` names it in messages ("input", "output"). */
+static int wrap_device(PyObject *t, parac_image **img, const char *what, int index, const char *op)
 {
     unsigned long long addr;
     PyObject *shape, *strides;
@@ -215,14 +218,14 @@ static int wrap_device_input(run_state *s, PyObject *t, int index, const char *o
         return -1;
     const int dt = dtype_of_typestr(typestr);
     if (dt < 0) {
-        PyErr_Format(PyExc_TypeError, "%s: input %d has element type '%s'; parac takes uint8, uint16, int32, "
-                     "float32 or float64", op, index + 1, typestr);
+        PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
+                     "float32 or float64", op, what, index + 1, typestr);
         return -1;
     }
     const Py_ssize_t nd = PyTuple_GET_SIZE(shape);
     if ((nd != 2 && nd != 3) || PyTuple_GET_SIZE(strides) != nd) {
-        PyErr_Format(PyExc_ValueError, "%s: input %d has %zd dimensions; parac takes 2 (rows, columns) or 3 "
-                     "(slices, rows, columns)", op, index + 1, nd);
+        PyErr_Format(PyExc_ValueError, "%s: %s %d has %zd dimensions; parac takes 2 (rows, columns) or 3 "
+                     "(slices, rows, columns)", op, what, index + 1, nd);
         return -1;
     }
     long long sh[3], st[3];
@@ -231,21 +234,27 @@ static int wrap_device_input(run_state *s, PyObject *t, int index, const char *o
         st[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
         if (PyErr_Occurred()) return -1;
         if (sh[d] <= 0 || st[d] <= 0) {
-            PyErr_Format(PyExc_ValueError, "%s: input %d: %s", op, index + 1,
+            PyErr_Format(PyExc_ValueError, "%s: %s %d: %s", op, what, index + 1,
                          sh[d] <= 0 ? "an empty array" : "negative strides (the package copies such views)");
             return -1;
         }
     }
     const int64_t w = sh[nd - 1], h = sh[nd - 2], depth = nd == 3 ? sh[0] : 1;
     const int64_t ps = st[nd - 1], rp = st[nd - 2], sp = nd == 3 ? st[0] : rp * h;
-    parac_status status = parac_image_wrap(&s->in[index], (void *)(uintptr_t)addr, w, h, depth, 1, (parac_dtype)dt,
+    parac_status status = parac_image_wrap(img, (void *)(uintptr_t)addr, w, h, depth, 1, (parac_dtype)dt,
                                            ps, rp, sp, PARAC_MEMORY_CUDA, device);
-    last_inputs[index] = (uintptr_t)addr;
-    n_last_inputs = index + 1;
     if (status != PARAC_OK) {
         raise_status(status, op);
         return -1;
     }
+    return 0;
+}
+
+static int wrap_device_input(run_state *s, PyObject *t, int index, const char *op)
+{
+    if (wrap_device(t, &s->in[index], "input", index, op) != 0) return -1;
+    last_inputs[index] = (uintptr_t)s->in[index]->data;
+    n_last_inputs = index + 1;
     return 0;
 }
 
@@ -467,7 +476,10 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
         for (int k = 0; k < s.n_out; k++) {
             PyObject *g = PyTuple_GET_ITEM(given, k);
             if (g == Py_None) continue;
-            if (wrap_host(&s, g, &s.given[k], 1, "output", k, name) != 0) goto done;
+            /* a device array (its descriptor tuple), or a writable host array */
+            if ((PyTuple_Check(g) ? wrap_device(g, &s.given[k], "output", k, name)
+                                  : wrap_host(&s, g, &s.given[k], 1, "output", k, name)) != 0)
+                goto done;
             s.out[k] = s.given[k];
             into = 1;
         }

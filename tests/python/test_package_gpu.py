@@ -182,3 +182,40 @@ def test_wrapper_outputs_and_mixed_kinds():
 
     with pytest.raises(TypeError, match="all be NumPy or all of one device kind"):
         pm.reconstruction(cupy.asarray(np.zeros((8, 8), np.uint8)), np.zeros((8, 8), np.uint8))
+
+
+@pytest.mark.parametrize("lib", ["cupy", "torch"])
+def test_out_on_device_arrays_is_written_by_the_library(lib):
+    """out= of the input's kind: gauss computes straight into it (its device
+    address goes to the library), another operation's result is copied in on
+    the device; the array itself comes back, with the values of a call without out=."""
+    host = smooth((123, 205), np.float32, seed=3)
+    if lib == "cupy":
+        cupy = pytest.importorskip("cupy")
+        dev, out, ptr = cupy.asarray(host), cupy.full(host.shape, -1, cupy.float32), None
+        ptr = out.data.ptr
+        as_numpy = cupy.asnumpy
+    else:
+        torch = pytest.importorskip("torch")
+        if not torch.cuda.is_available():
+            pytest.skip("no CUDA for PyTorch")
+        dev, out = torch.from_numpy(host).cuda(), torch.full(host.shape, -1.0, device="cuda")
+        ptr = out.data_ptr()
+        as_numpy = lambda t: t.cpu().numpy()  # noqa: E731
+    got = parac.gauss(dev, sigma=2.0, out=out)
+    assert got is out
+    np.testing.assert_array_equal(as_numpy(out), as_numpy(parac.gauss(dev, sigma=2.0)))
+    assert (out.data.ptr if lib == "cupy" else out.data_ptr()) == ptr
+    g = pndi.gaussian_filter(dev, 1.5, output=out)
+    assert g is out
+    np.testing.assert_array_equal(as_numpy(out), as_numpy(pndi.gaussian_filter(dev, 1.5)))
+    mask = (host > host.mean()).astype(np.uint8)
+    dmask = cupy.asarray(mask) if lib == "cupy" else torch.from_numpy(mask).cuda()
+    filled = cupy.zeros_like(dmask) if lib == "cupy" else torch.zeros_like(dmask)
+    assert parac.fill(dmask, out=filled) is filled  # copied in by the library, on the device
+    np.testing.assert_array_equal(as_numpy(filled), parac.fill(mask))
+    with pytest.raises(TypeError, match="out= must be"):
+        parac.gauss(dev, sigma=2.0, out=np.empty(host.shape, np.float32))
+    if lib == "cupy":
+        with pytest.raises(ValueError, match="in place"):
+            parac.gauss(dev, sigma=2.0, out=cupy.empty((host.shape[1], host.shape[0]), cupy.float32).T[::-1])
