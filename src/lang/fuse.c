@@ -414,6 +414,185 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
     return false;
 }
 
+/* ---- recomputing a point stage where a later stage reads it ---------------
+ *
+ * A producer `M[p0][p1] = E;` whose E reads matrices only at its own point
+ * (leading indices constant) is recomputed inside a later iterator over the
+ * same space that reads M at its point and already reads, at its point,
+ * every element E reads: E costs no extra memory traffic there, and that
+ * iterator no longer reads M. M stays for its other readers; when none is
+ * left, the producer and M go. Between the two only iterators and border
+ * rules may stand, and none of them (nor the consumer) writes M or what E
+ * reads. */
+
+/* E's value at another point is E with the indices swapped: every matrix
+ * read at p's point, nothing assigned, no window or operator. */
+static bool pure_point_expr(Node *n, const Iterator *p, int depth)
+{
+    if (!n) return true;
+    if (depth > 400) return false;
+    switch (n->kind) {
+    case ND_ASSIGN: case ND_WINDOW: case ND_PARAC_OP: case ND_COMMA: return false;
+    case ND_UNARY: case ND_POSTFIX:
+        if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"))) return false;
+        break;
+    case ND_ITER_INDEX: return n->iter == p;
+    case ND_MAT_ELEM: {
+        const int lead = n->nidx - p->ndim;
+        if (lead < 0) return false;
+        for (int i = 0; i < lead; i++) {
+            bool ok;
+            const_eval(n->idx[i], &ok);
+            if (!ok) return false;
+        }
+        for (int d = 0; d < p->ndim; d++) {
+            const Node *x = n->idx[lead + d];
+            if (!x || x->kind != ND_ITER_INDEX || x->iter != p || x->axis != d) return false;
+        }
+        return true;
+    }
+    default: break;
+    }
+    if (!pure_point_expr(n->lhs, p, depth + 1) || !pure_point_expr(n->rhs, p, depth + 1) ||
+        !pure_point_expr(n->cond, p, depth + 1) || !pure_point_expr(n->then, p, depth + 1) ||
+        !pure_point_expr(n->els, p, depth + 1))
+        return false;
+    for (Node *a = n->args; a; a = a->next)
+        if (!pure_point_expr(a, p, depth + 1)) return false;
+    return true;
+}
+
+/* Whether body reads element var[k0..][own point] (leading constants of `like`). */
+static bool reads_element(Node *n, const Node *like, const Iterator *c, int depth)
+{
+    if (!n || depth > 400) return false;
+    if (n->kind == ND_MAT_ELEM && n->var == like->var && n->nidx == like->nidx) {
+        const int lead = n->nidx - c->ndim;
+        bool same = lead >= 0;
+        for (int i = 0; same && i < lead; i++) {
+            bool a, b;
+            same = const_eval(n->idx[i], &a) == const_eval(like->idx[i], &b) && a && b;
+        }
+        for (int d = 0; same && d < c->ndim; d++) {
+            const Node *x = n->idx[lead + d];
+            same = x && x->kind == ND_ITER_INDEX && x->iter == c && x->axis == d;
+        }
+        if (same) return true;
+    }
+    if (reads_element(n->lhs, like, c, depth + 1) || reads_element(n->rhs, like, c, depth + 1) ||
+        reads_element(n->cond, like, c, depth + 1) || reads_element(n->then, like, c, depth + 1) ||
+        reads_element(n->els, like, c, depth + 1) || reads_element(n->init, like, c, depth + 1) ||
+        reads_element(n->inc, like, c, depth + 1) || reads_element(n->body, like, c, depth + 1))
+        return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (reads_element(a, like, c, depth + 1)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (reads_element(d->init, like, c, depth + 1)) return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (reads_element(n->idx[i], like, c, depth + 1)) return true;
+    return false;
+}
+
+/* Every element E reads is read by c's body at c's point. */
+static bool reads_all_of(Node *e, Node *c_body, const Iterator *c, int depth)
+{
+    if (!e || depth > 400) return e == NULL;
+    if (e->kind == ND_MAT_ELEM) return reads_element(c_body, e, c, 0);
+    if (!reads_all_of(e->lhs, c_body, c, depth + 1) || !reads_all_of(e->rhs, c_body, c, depth + 1) ||
+        !reads_all_of(e->cond, c_body, c, depth + 1) || !reads_all_of(e->then, c_body, c, depth + 1) ||
+        !reads_all_of(e->els, c_body, c, depth + 1))
+        return false;
+    for (Node *a = e->args; a; a = a->next)
+        if (!reads_all_of(a, c_body, c, depth + 1)) return false;
+    return true;
+}
+
+/* The reads of m in n replaced by copies of e (p's indices made c's). */
+static Node *replace_reads(Node *n, const Obj *m, Node *e, const Subst *sub, int depth)
+{
+    if (!n || depth > 400) return n;
+    if (n->kind == ND_MAT_ELEM && n->var == m) {
+        Node *x = new_node(ND_CAST, n->tok); /* (T)(E): the value the matrix would hold */
+        x->cast_ty = m->ty->base;
+        x->ty = m->ty->base;
+        x->lhs = copy_node(e, sub);
+        return x;
+    }
+    n->lhs = replace_reads(n->lhs, m, e, sub, depth + 1);
+    n->rhs = replace_reads(n->rhs, m, e, sub, depth + 1);
+    n->cond = replace_reads(n->cond, m, e, sub, depth + 1);
+    n->then = replace_reads(n->then, m, e, sub, depth + 1);
+    n->els = replace_reads(n->els, m, e, sub, depth + 1);
+    n->init = replace_reads(n->init, m, e, sub, depth + 1);
+    n->inc = replace_reads(n->inc, m, e, sub, depth + 1);
+    n->body = replace_reads(n->body, m, e, sub, depth + 1);
+    for (Node **a = &n->args; *a; a = &(*a)->next) {
+        Node *next = (*a)->next, *r = replace_reads(*a, m, e, sub, depth + 1);
+        r->next = next;
+        *a = r;
+    }
+    for (Node *d = n->decls; d; d = d->next) d->init = replace_reads(d->init, m, e, sub, depth + 1);
+    for (int i = 0; i < n->nidx; i++) n->idx[i] = replace_reads(n->idx[i], m, e, sub, depth + 1);
+    return n;
+}
+
+/* Recompute p's point value inside the later iterators that can have it
+ * for free; true when p is then read by nobody and was removed. */
+static bool recompute_points(Node *f, Node *block, Node *pn)
+{
+    Iterator *p = pn->iter;
+    if (p->iter_element || p->rule || !p->body) return false;
+    Touch tp = {0};
+    touches(p->body, &tp, 0);
+    if (tp.overflow || tp.nwritten != 1) return false;
+    Obj *m = tp.written[0];
+    if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != p->ndim) return false;
+    Node *write = producer_write(p, m);
+    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
+    if (!write || list != write || write->next) return false; /* the body is that one statement */
+    Node *e = write->lhs->rhs;
+    if (!pure_point_expr(e, p, 0)) return false;
+    Touch te = {0};
+    touches(e, &te, 0);
+    bool removed_any = false;
+    for (Node *cn = pn->next; cn; cn = cn->next) {
+        if (cn->kind == ND_BORDER_RULE || cn->kind == ND_NULL_STMT) continue;
+        if (cn->kind != ND_ITERATOR) break; /* host code: it may change what E reads */
+        Iterator *c = cn->iter;
+        Touch tc = {0};
+        touches(c->body, &tc, 0);
+        if (tc.overflow || listed(tc.written, tc.nwritten, m)) break;
+        bool clobbers = false;
+        for (int i = 0; i < te.nread; i++) clobbers |= listed(tc.written, tc.nwritten, te.read[i]);
+        bool same_space = c->ndim == p->ndim && !c->iter_element;
+        for (int d = 0; same_space && d < p->ndim; d++)
+            same_space = p->r[d].stride == c->r[d].stride && same_expr(p->r[d].lb, c->r[d].lb) &&
+                         same_expr(p->r[d].ub, c->r[d].ub);
+        if (same_space && !clobbers && listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
+            reads_all_of(e, c->body, c, 0)) {
+            Subst sub = {p, c, 0, {0, 0, 0}, NULL, NULL};
+            c->body = replace_reads(c->body, m, e, &sub, 0);
+            c->fused = c->fused ? lang_format("%s; %s recomputed from what it reads here", c->fused, m->name)
+                                : lang_format("%s recomputed from what it reads here", m->name);
+            removed_any = true;
+        }
+        if (clobbers) break; /* later iterators would see other values */
+    }
+    if (!removed_any || mentions(f->body, m, 0) != 1) return false;
+    /* nobody reads M any more: the producer and M go */
+    Node *prev = NULL, *decl = find_decl(f->body, m, &prev, 0);
+    if (!decl) return false;
+    if (prev) prev->next = prev->next->next;
+    else decl->decls = decl->decls->next;
+    if (!decl->decls) decl->kind = ND_NULL_STMT;
+    for (Node **s = &block->args; *s; s = &(*s)->next)
+        if (*s == pn) {
+            *s = pn->next;
+            break;
+        }
+    return true;
+}
+
 /* The statements of one block, and of the blocks inside them. */
 static void fuse_block(Node *f, Node *block, int depth)
 {
@@ -438,6 +617,11 @@ static void fuse_block(Node *f, Node *block, int depth)
             if (!c || c->kind != ND_ITERATOR || !fuse_pair(f, s, c)) break;
             before->next = c->next; /* the consumer now lives in s */
         }
+    }    /* then point stages recomputed where later stages read them for free */
+    for (Node *s = block->args; s;) {
+        Node *next = s->next;
+        if (s->kind == ND_ITERATOR) recompute_points(f, block, s);
+        s = next;
     }
 }
 

@@ -349,8 +349,7 @@ void explain_program(Program *prog, FILE *o)
             }
         if (!any) fprintf(o, "  reuse: none\n");
         if (r->iter && r->iter->fused)
-            fprintf(o, "  fused: %s (point consumers computed in this region: the matrix between stays in a register)\n",
-                    r->iter->fused);
+            fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
         if (!r->iter) {
             fprintf(o, "  reduction: %s\n", r->why_vector);
             continue;
