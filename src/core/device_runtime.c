@@ -72,6 +72,29 @@ void parac__tally_read(parac__transfer_tally *t, long long out[5])
     out[4] = atomic_load(&t->download_bytes);
 }
 
+parac_status parac__one_launch_work(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
+                                    int nbox, const long *boxes, parac__one_launch *w, int *nothing)
+{
+    if (ndim > 2)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: one launch is for regions of one or two axes", kernel);
+    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &w->boxes, &w->border_items));
+    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, w->count, &w->empty));
+    *nothing = w->empty && w->border_items == 0;
+    return PARAC_OK;
+}
+
+parac_status parac__one_launch_grid(const char *kernel, int ndim, const parac__one_launch *w, const size_t local[2],
+                                    size_t max_rows, size_t *gx, size_t *iblocks, size_t *rows)
+{
+    *gx = w->empty ? 1 : (w->count[0] + local[0] - 1) / local[0];
+    *iblocks = w->empty ? 0 : ndim == 2 ? (w->count[1] + local[1] - 1) / local[1] : 1;
+    const size_t per_row = *gx * local[0] * local[1];
+    *rows = *iblocks + ((size_t)w->border_items + per_row - 1) / per_row;
+    if (*rows > max_rows || *gx > 2147483647u)
+        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu x %zu work-groups", kernel, *gx, *rows);
+    return PARAC_OK;
+}
+
 parac_status parac__pack_boxes(const char *kernel, int ndim, int nbox, const long *boxes, parac__boxes *out,
                                long *total)
 {

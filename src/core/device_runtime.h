@@ -47,6 +47,22 @@ typedef struct parac__boxes {
 parac_status parac__pack_boxes(const char *kernel, int ndim, int nbox, const long *boxes, parac__boxes *out,
                                long *total);
 
+/* One launch for a region and its border boxes (parac_cl_launch_all,
+ * parac_cu_launch_all). The work: the boxes packed, the interior's
+ * work-items per axis, *nothing when there is none at all. */
+typedef struct parac__one_launch {
+    parac__boxes boxes;
+    long border_items; /* work-items over all boxes */
+    size_t count[3];   /* the interior's work-items per axis (x first) */
+    int empty;         /* no interior */
+} parac__one_launch;
+parac_status parac__one_launch_work(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
+                                    int nbox, const long *boxes, parac__one_launch *w, int *nothing);
+/* The grid for a work-group shape: gx groups along x, the interior's rows of
+ * them (*iblocks), then *rows in all, the border's rows after; max_rows bounds it. */
+parac_status parac__one_launch_grid(const char *kernel, int ndim, const parac__one_launch *w, const size_t local[2],
+                                    size_t max_rows, size_t *gx, size_t *iblocks, size_t *rows);
+
 /* The search's candidate shapes for ndim dimensions (x first). */
 const unsigned (*parac__search_candidates(int ndim, int *count))[3];
 /* A choice read from the disk cache (search-KEY.txt): 1 when found. */

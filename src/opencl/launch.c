@@ -145,15 +145,12 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
                                  const parac_cl_arg *args, int tuned)
 {
     PARAC_TRY(parac__cl_injected(kernel));
-    if (ndim > 2)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: one launch is for regions of one or two axes", kernel);
-    parac__boxes bx;
-    long total = 0;
-    size_t count[3];
-    int empty;
-    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
-    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, count, &empty));
-    if (empty && total == 0) return PARAC_OK;
+    parac__one_launch w;
+    int nothing;
+    PARAC_TRY(parac__one_launch_work(kernel, ndim, lo, hi, items, nbox, boxes, &w, &nothing));
+    if (nothing) return PARAC_OK;
+    const int empty = w.empty;
+    size_t *count = w.count;
     cl_kernel k;
     PARAC_TRY(parac__cl_kernel(s, kernel, &k));
     size_t kmax = s->max_wg, kwg = 0;
@@ -170,7 +167,7 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
         PARAC_TRY(set_arg(k, &ai, sizeof l, &l, kernel));
         PARAC_TRY(set_arg(k, &ai, sizeof h, &h, kernel));
     }
-    PARAC_TRY(set_arg(k, &ai, sizeof bx, &bx, kernel));
+    PARAC_TRY(set_arg(k, &ai, sizeof w.boxes, &w.boxes, kernel));
     const cl_uint ib_arg = ai;
     int ib = 2147483647; /* while the search times shapes: every work-group is the interior's */
     PARAC_TRY(set_arg(k, &ai, sizeof ib, &ib, kernel));
@@ -182,15 +179,12 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
         local[1] = shape[1];
     }
     /* the interior's work-groups, then rows of them for the border work-items */
-    const size_t gx = empty ? 1 : (count[0] + local[0] - 1) / local[0];
-    const size_t iblocks = empty ? 0 : ndim == 2 ? (count[1] + local[1] - 1) / local[1] : 1;
-    const size_t per_row = gx * local[0] * local[1], extra = ((size_t)total + per_row - 1) / per_row;
-    if (iblocks + extra > 2147483647u / local[1])
-        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: too many work-groups", kernel);
+    size_t gx, iblocks, rows;
+    PARAC_TRY(parac__one_launch_grid(kernel, ndim, &w, local, 2147483647u / local[1], &gx, &iblocks, &rows));
     ib = (int)iblocks;
     cl_uint ib_again = ib_arg;
     PARAC_TRY(set_arg(k, &ib_again, sizeof ib, &ib, kernel));
-    size_t global[2] = {gx * local[0], (iblocks + extra) * local[1]};
+    size_t global[2] = {gx * local[0], rows * local[1]};
     cl_int err = enqueue(s, k, 2, global, local);
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zux%zu in groups of %zux%zu) failed (error %d)", kernel,
