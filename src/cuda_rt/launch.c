@@ -175,12 +175,15 @@ parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int nd
                                  const parac_cu_arg *args, int tuned)
 {
     PARAC_TRY(parac__cu_injected(kernel));
-    parac__one_launch w;
-    int nothing;
-    PARAC_TRY(parac__one_launch_work(kernel, ndim, lo, hi, items, nbox, boxes, &w, &nothing));
-    if (nothing) return PARAC_OK;
-    const int empty = w.empty;
-    size_t *count = w.count;
+    if (ndim > 2)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: one launch is for regions of one or two axes", kernel);
+    parac__boxes bx;
+    long total = 0;
+    size_t count[3];
+    int empty;
+    PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
+    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, count, &empty));
+    if (empty && total == 0) return PARAC_OK;
     PARAC_TRY(parac__cu_use(s));
     parac__cu_kernel_entry *k;
     PARAC_TRY(parac__cu_kernel(s, kernel, &k));
@@ -194,18 +197,20 @@ parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int nd
         PARAC_TRY(add_int(&a, (int)lo[d], kernel));
         PARAC_TRY(add_int(&a, (int)hi[d], kernel));
     }
-    PARAC_TRY(add(&a, &w.boxes, kernel));
+    PARAC_TRY(add(&a, &bx, kernel));
     /* while the search times shapes, every block is the interior's */
     PARAC_TRY(add_int(&a, 2147483647, kernel));
     int *ib = &a.ints[a.ni - 1];
     PARAC_TRY(add_args(&a, nargs, args, kernel));
     if (tuned && s->search && !empty) PARAC_TRY(parac__cu_search_shape(s, k, ndim, count, a.ptr, block));
     /* the interior's blocks, then rows of them for the border work-items */
-    const size_t shape[2] = {block[0], block[1]};
-    size_t gx, iblocks, rows;
-    PARAC_TRY(parac__one_launch_grid(kernel, ndim, &w, shape, 65535u, &gx, &iblocks, &rows));
+    const size_t gx = empty ? 1 : (count[0] + block[0] - 1) / block[0];
+    const size_t iblocks = empty ? 0 : ndim == 2 ? (count[1] + block[1] - 1) / block[1] : 1;
+    const size_t per_row = gx * block[0] * block[1], extra = ((size_t)total + per_row - 1) / per_row;
+    if (gx > 2147483647u || iblocks + extra > 65535u)
+        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu x %zu blocks", kernel, gx, iblocks + extra);
     *ib = (int)iblocks;
-    const unsigned grid[3] = {(unsigned)gx, (unsigned)rows, 1};
+    const unsigned grid[3] = {(unsigned)gx, (unsigned)(iblocks + extra), 1};
     return parac__cu_run(s, k, grid, block, a.ptr);
 }
 
