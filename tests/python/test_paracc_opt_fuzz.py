@@ -1,6 +1,7 @@
 """Fuzzing the ParaC optimiser: random valid programs (chains of point
 stages, row, column and 3x3 stencils with border rules, conditional writes,
-sub-range iterators: the chains give the fusion pass its pairs) over u8,
+sub-range iterators, stages that read the first stage and the input again:
+the chains give the fusion pass its pairs and its recomputations) over u8,
 u16, i32 and f32 images of odd sizes, run with `parac run` on the OpenCL
 device at -O0, -O2, -fno-fuse and 4 and 16 outputs per work-item, through
 the C target at -O2 and -O0, and through the CUDA target where a CUDA device
@@ -58,14 +59,21 @@ def stage(rng, k, src, dst, T, dt, last):
     """One parallel stage reading src and writing dst."""
     it = f"s{k}"
     x, y = it + "x", it + "y"
-    kind = rng.choice(["point", "row", "col", "box", "cond", "sub"] if not last else
-                      ["point", "row", "col", "box", "cond"])
+    kinds = ["point", "row", "col", "box", "cond", "sub"] if not last else ["point", "row", "col", "box", "cond"]
+    if k >= 2:
+        kinds.append("mix")  # reads the first stage's output and the input at its point too
+    kind = rng.choice(kinds)
     flt = dt == "f32"
     c = int(rng.integers(1, 9))
     if kind == "point":
         e = (f"{src}[{x}][{y}] * 0.5f + {c}.25f" if flt else
              rng.choice([f"{src}[{x}][{y}] * 3 + {c}", f"{src}[{x}][{y}] / 2 + {c}",
                          f"({src}[{x}][{y}] ^ {c}) + 1", f"{src}[{x}][{y}] > {c * 10} ? {src}[{x}][{y}] - {c} : {c}"]))
+        return f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n"
+    if kind == "mix":
+        # with a point first stage and a stencil between, the fusion pass may recompute A1 here
+        e = (f"{src}[{x}][{y}] + A1[{x}][{y}] * 0.25f - I[{x}][{y}]" if flt else
+             f"{src}[{x}][{y}] + A1[{x}][{y}] / 4 - I[{x}][{y}]")
         return f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n"
     if kind in ("row", "col"):
         r = int(rng.integers(1, 3))
@@ -91,7 +99,7 @@ def stage(rng, k, src, dst, T, dt, last):
 
 def program(rng, dt):
     T = TYPES[dt][0]
-    n = int(rng.integers(1, 4))
+    n = int(rng.integers(1, 5))
     body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n"]
     if n > 1:
         body.append(f"    {T} parac_matrix " + ", ".join(f"A{i}[H][W]" for i in range(1, n)) + ";\n")
