@@ -332,18 +332,33 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     p->indent = 0;
 }
 
+/* A reduction's first step: each work-item folds the elements of m it is
+ * given (from `start`, `step` apart) into acc. */
+static void accumulate_loop(PrintCtx *p, Obj *m, const char *A, const char *start, const char *step)
+{
+    print_fmt(p, "    for (long i = %s; i < total; i += %s) {\n", start, step);
+    print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
+    print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
+    print_fmt(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+}
+
+/* One warp's values combined by shuffles (lane 0 gets them). */
+static void warp_reduce(PrintCtx *p, const char *A)
+{
+    print_fmt(p, "    for (int o = 16; o > 0; o >>= 1) {\n        const %s v = parac_shfl_down(acc, o);\n"
+                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+}
+
 /* One warp's values combined by shuffles, then the warps' results in
  * shared memory by the first warp; lane 0 of warp 0 holds the block's. */
 static void cuda_block_reduce(PrintCtx *p, const char *A, const char *init)
 {
-    print_fmt(p, "    for (int o = 16; o > 0; o >>= 1) {\n        const %s v = parac_shfl_down(acc, o);\n"
-                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+    warp_reduce(p, A);
     print_fmt(p, "    __shared__ %s parac_warp[32];\n", A);
     print_fmt(p, "    const int lane = (int)threadIdx.x & 31, warp = (int)threadIdx.x >> 5;\n");
     print_fmt(p, "    if (lane == 0) parac_warp[warp] = acc;\n    __syncthreads();\n    if (warp != 0) return;\n");
     print_fmt(p, "    acc = lane < (int)(blockDim.x >> 5) ? parac_warp[lane] : %s;\n", init);
-    print_fmt(p, "    for (int o = 16; o > 0; o >>= 1) {\n        const %s v = parac_shfl_down(acc, o);\n"
-                 "        acc = PARAC_OP(acc, v);\n    }\n", A);
+    warp_reduce(p, A);
 }
 
 /* The CUDA form of reduction_kernels: blocks of whole warps (the runtime
@@ -359,10 +374,7 @@ static void reduction_kernels_cuda(PrintCtx *p, Region *r, const char *src, cons
                  "    %s *partial)\n{\n", D->kernel, r->kernel, T, m->name, m->name, m->name, m->name, m->name, A);
     print_fmt(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
     print_fmt(p, "    %s acc = %s;\n", A, init);
-    print_fmt(p, "    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (long)gridDim.x * blockDim.x) {\n");
-    print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
-    print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
-    print_fmt(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+    accumulate_loop(p, m, A, "(long)blockIdx.x * blockDim.x + threadIdx.x", "(long)gridDim.x * blockDim.x");
     cuda_block_reduce(p, A, init);
     print_fmt(p, "    if (lane == 0) partial[blockIdx.x] = acc;\n}\n\n");
     print_fmt(p, "/* level 2: one block reduces the partial results of all blocks */\n");
@@ -406,10 +418,7 @@ static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
         r->kernel, T, m->name, m->name, m->name, m->name, m->name, A, A);
     print_fmt(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
     print_fmt(p, "    %s acc = %s;\n", A, init);
-    print_fmt(p, "    for (long i = get_global_id(0); i < total; i += get_global_size(0)) {\n");
-    print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
-    print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
-    print_fmt(p, "        acc = PARAC_OP(acc, v);\n    }\n");
+    accumulate_loop(p, m, A, "get_global_id(0)", "get_global_size(0)");
     print_fmt(p, "    const int lid = (int)get_local_id(0);\n    scratch[lid] = acc;\n    barrier(CLK_LOCAL_MEM_FENCE);\n");
     print_fmt(p, "    for (int s = (int)get_local_size(0) / 2; s > 0; s >>= 1) {\n");
     print_fmt(p, "        if (lid < s) scratch[lid] = PARAC_OP(scratch[lid], scratch[lid + s]);\n");
