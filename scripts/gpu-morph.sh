@@ -51,6 +51,14 @@ np.save('/tmp/vs.npy', v); np.save('/tmp/vk.npy', v - 50)
       runs=$((runs+1))
     done
   done
+  # split over three workers on one GPU (strips resident on the workers), 2D and 3D
+  for tool in memcheck racecheck synccheck initcheck; do
+    for c in "/tmp/mk.npy /tmp/ms.npy /tmp/cs_o.npy" "/tmp/vk.npy /tmp/vs.npy /tmp/cs_o.npy --layout dhw --connectivity 26"; do
+      PARAC_CUDA_SPLIT=always timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 $b/bin/parac --device cuda:0,cuda:0,cuda:0 \
+        reconstruct $c > "$OUT/cs.log" 2>&1 || { fails=$((fails+1)); echo "$tool FAIL: split $c"; tail -8 "$OUT/cs.log"; }
+      runs=$((runs+1))
+    done
+  done
   echo "compute-sanitizer on CLI reconstruction runs: $runs runs, $fails failures"
   PARAC_TEST_NO_LARGE=1 timeout 400 compute-sanitizer --tool memcheck --error-exitcode 9 $b/tests/test_recon_gpu > "$OUT/cs-test.log" 2>&1
   echo "memcheck test_recon_gpu rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/cs-test.log" | tail -1)"

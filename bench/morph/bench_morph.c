@@ -5,7 +5,10 @@
  *               --methods cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront,cuda:heap:R:K:U
  *               --runs N --json FILE     (cuda:heap:R:K:U: node size R, K heaps, 0 = default;
  *                                         U = pipelined or serial updates)
- *               --cuda cuda:0,cuda:1    the devices of the cuda: methods (default cuda)
+ *               --cuda cuda:0,cuda:1    the devices of the cuda: methods (default cuda);
+ *                                       several devices are timed by wall clock (their
+ *                                       workers' streams are not the context's)
+ *               --wall 1                wall clock for one device too, to compare
  * Workloads: hmaxH = reconstruction of (mask - H) under smoothed noise (the
  * h-maxima class); fill = fill-holes of smoothed noise; serpentine = a
  * 1-pixel corridor through the whole image seeded at one end; spiral = the
@@ -57,6 +60,7 @@ typedef struct job {
     parac_image *in[2];
     int nin;
     parac_args *args;
+    int sync; /* wall clock: wait for the device before the time is taken */
 } job;
 
 static int run_job(void *user, int it)
@@ -65,6 +69,7 @@ static int run_job(void *user, int it)
     job *j = user;
     parac_image *out = NULL;
     parac_status st = parac_op_run(j->ctx, j->op, j->in, j->nin, &out, 1, j->args, NULL, 0);
+    if (st == PARAC_OK && j->sync) st = parac_context_synchronize(j->ctx);
     parac_image_destroy(out);
     if (st != PARAC_OK) fprintf(stderr, "bench_morph: %s\n", parac_error_message());
     return st == PARAC_OK ? 0 : -1;
@@ -235,6 +240,7 @@ int main(int argc, char **argv)
          methods_s[2048] = "cpu:hybrid,cpu:downhill,cpu:parallel,cuda:wavefront";
     int runs = 5;
     char cuda_dev[64] = "cuda"; /* --cuda cuda:0,cuda:1: what "cuda:" methods run on */
+    int wall = 0;               /* --wall 1: wall clock for one device too (as several need) */
     FILE *json = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--sides")) snprintf(sides_s, sizeof sides_s, "%s", argv[i + 1]);
@@ -243,6 +249,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--methods")) snprintf(methods_s, sizeof methods_s, "%s", argv[i + 1]);
         else if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--cuda")) snprintf(cuda_dev, sizeof cuda_dev, "%s", argv[i + 1]);
+        else if (!strcmp(argv[i], "--wall")) wall = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--json")) json = fopen(argv[i + 1], "a");
     }
     char *sides[16], *dtypes[4], *cases[16], *methods[64];
@@ -318,8 +325,12 @@ int main(int argc, char **argv)
                         else j.in[k] = src[k];
                     }
                     bench_stats s;
-                    int rc = cuda ? bench_time_cuda(run_job, &j, parac_context_stream(j.ctx), 1, runs, &s)
-                                  : bench_time_cpu(run_job, &j, 1, runs, &s);
+                    /* several workers run on streams of their own, which events on the
+                     * context's stream do not see: wall clock, the call waited for */
+                    int ids[16];
+                    j.sync = cuda && (wall || parac_context_cuda_workers(j.ctx, ids, 16) > 1);
+                    int rc = cuda && !j.sync ? bench_time_cuda(run_job, &j, parac_context_stream(j.ctx), 1, runs, &s)
+                                             : bench_time_cpu(run_job, &j, 1, runs, &s);
                     if (rc == 0) {
                         char cname[64];
                         snprintf(cname, sizeof cname, "%s_%lld_%s", cases[ci], (long long)n, dtypes[di]);

@@ -13,6 +13,9 @@
 #include "parac/stats.h"
 #include "recon.h"
 #include "recon_grid.h"
+#ifdef PARAC_HAVE_CUDA
+#include "recon_devices.h"
+#endif
 
 typedef enum morph_kind {
     K_RECONSTRUCT,
@@ -47,7 +50,8 @@ typedef struct morph_exec {
     int cuda;          /* images and pixel-wise steps on the device */
     int threads;
     void *stream;
-    int64_t strips;    /* > 0: CUDA reconstruction in strips from host memory */
+    int layout;        /* CUDA: a parac__cuda_layout (0: whole on the context's device) */
+    int64_t strips;    /* HOST_STRIPS: how many */
     int workers[16], n_workers;
 } morph_exec;
 
@@ -64,12 +68,14 @@ static parac_status recon(const morph_exec *x, const parac__recon_spec *s, const
 {
     const char *m = x->call->method->name;
 #ifdef PARAC_HAVE_CUDA
-    if (x->strips > 0) {
+    if (x->layout != PARAC__CUDA_WHOLE) {
         if (strcmp(m, "wavefront") != 0)
             return parac__fail(PARAC_ERR_UNSUPPORTED,
                                "%s: method '%s' runs on one device with the whole image; in strips "
-                               "(%s, or larger than the device's memory) only 'wavefront' runs",
-                               s->op, m, x->n_workers > 1 ? "several devices" : "one device");
+                               "(%s) only 'wavefront' runs",
+                               s->op, m, x->n_workers > 1 ? "several devices" : "larger than the device's memory");
+        if (x->layout == PARAC__CUDA_SPLIT)
+            return parac__recon_split(s, marker, mask, out, x->workers, x->n_workers, x->stream);
         return parac__recon_tiled(s, marker, mask, out, x->workers, x->n_workers, x->strips);
     }
     if (x->cuda) return parac__recon_cuda(m, s, marker, mask, out, x->stream);
@@ -106,9 +112,10 @@ static int default_conn(morph_kind k, const parac_image *im)
 static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp,
                              const parac_image *const *in);
 
-/* Where a call runs: on the CPU, whole on the context's device, or (CUDA,
- * an image beyond one device's memory budget or several devices) in strips
- * from host memory. Copies the inputs there when they are elsewhere. */
+/* Where a call runs: on the CPU; on the context's device (whole there, or
+ * the reconstruction split over several devices); or (CUDA, an image beyond
+ * the devices' memory budget) in strips from host memory. Copies the inputs
+ * there when they are elsewhere. */
 static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image *placed[2])
 {
     parac_memory want = PARAC_MEMORY_HOST;
@@ -122,9 +129,11 @@ static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image
         for (int i = 0; i < call->n_inputs; i++)
             images += !(call->inputs[i]->memory == PARAC_MEMORY_CUDA &&
                         call->inputs[i]->device == parac_context_cuda_device(call->ctx));
+        parac__cuda_layout layout;
         PARAC_TRY(parac__recon_cuda_plan(call->inputs[call->n_inputs - 1], images, x->workers,
-                                         x->n_workers, &x->strips));
-        if (x->strips == 0) {
+                                         x->n_workers, &layout, &x->strips));
+        x->layout = (int)layout;
+        if (layout != PARAC__CUDA_HOST_STRIPS) {
             want = PARAC_MEMORY_CUDA;
             device = parac_context_cuda_device(call->ctx);
         } else {
@@ -147,7 +156,7 @@ static parac_status morph_run(parac_op_call *call)
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         if (strcmp(call->op->name, kinds[i].name) == 0) k = kinds[i].kind;
     morph_exec x = {call, parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA,
-                    parac_context_threads(call->ctx), parac_context_stream(call->ctx), 0, {0}, 0};
+                    parac_context_threads(call->ctx), parac_context_stream(call->ctx), 0, 0, {0}, 0};
     /* the inputs come where they are (keeps_inputs): place them */
     parac_image *placed[2] = {NULL, NULL};
     PARAC_TRY(place_inputs(call, &x, placed));
@@ -274,13 +283,23 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
         if (why_size) {
             int workers[16], nw = parac_context_cuda_workers(call->ctx, workers, 16);
             int64_t strips = 0;
+            int layout = 0;
 #ifdef PARAC_HAVE_CUDA
-            if (parac__recon_cuda_plan(f, call->n_inputs + 2, workers, nw, &strips) != PARAC_OK) strips = 0;
+            parac__cuda_layout l = PARAC__CUDA_WHOLE;
+            if (parac__recon_cuda_plan(f, call->n_inputs + 2, workers, nw, &l, &strips) != PARAC_OK) l = PARAC__CUDA_WHOLE;
+            layout = (int)l;
 #endif
-            if (strips > 0)
+            if (layout == 1) /* SPLIT */
+                snprintf(why, why_size, "faster than heap on every measured input; one strip of rows on each "
+                         "of %d workers, resident there, exchanging boundary rows until stable", nw);
+            else if (layout == 2) /* HOST_STRIPS */
                 snprintf(why, why_size, "faster than heap on every measured input; in %lld strips of rows "
-                         "from host memory over %d worker%s (the image exceeds one device's memory "
-                         "budget, or several devices were given)", (long long)strips, nw, nw == 1 ? "" : "s");
+                         "from host memory over %d worker%s (the image exceeds the devices' memory "
+                         "budget)", (long long)strips, nw, nw == 1 ? "" : "s");
+            else if (nw > 1)
+                snprintf(why, why_size, "faster than heap on every measured input; whole on the first of %d "
+                         "workers (below 2^26 pixels splitting over devices costs more than it saves; "
+                         "PARAC_CUDA_SPLIT=always splits)", nw);
             else
                 snprintf(why, why_size, "faster than heap on every measured input (docs/morphology.md)");
         }

@@ -37,6 +37,8 @@ typedef enum parac__marker_rule {
 } parac__marker_rule;
 
 enum { PARAC__HEAP_AUTO, PARAC__HEAP_PIPELINED, PARAC__HEAP_SERIAL }; /* heap_updates */
+/* A strip's halo rows: the first (top) and the last (bottom) frame row. */
+enum { PARAC__HALO_TOP = 1, PARAC__HALO_BOTTOM = 2 };
 
 typedef struct parac__recon_spec {
     int erosion;   /* 0: by dilation, 1: by erosion */
@@ -89,11 +91,6 @@ parac_status parac__recon_violation_error(const parac__recon_spec *s,
 parac_status parac__recon_cuda(const char *method, const parac__recon_spec *s,
                                const parac_image *marker, const parac_image *mask,
                                parac_image *out, void *stream);
-/* How a CUDA reconstruction of `mask` runs: *strips = 0 when it fits whole on
- * one device (n_images images of its size plus the engine's grids), else
- * the number of strips for parac__recon_tiled (at least one per worker). */
-parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images, const int *workers,
-                                    int n_workers, int64_t *strips);
 #endif
 
 #ifdef __cplusplus

@@ -110,16 +110,6 @@ int parac__violation_earlier(const parac__recon_violation *a, const parac__recon
 parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image *marker,
                                    const parac_image *mask, parac_image *out, int threads);
 
-/* Strips of rows on CUDA devices: images larger than a device's memory
- * budget, or spread over several devices (recon_tiled.c). The strips live in
- * host memory; every round uploads each strip whose halo changed to a
- * worker's device, runs the wavefront there and downloads it. */
-parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *marker,
-                                const parac_image *mask, parac_image *out, const int *workers,
-                                int n_workers, int64_t strips);
-/* Reconstruct one strip grid (host memory) in place on `device`. */
-parac_status parac__recon_cuda_strip(parac__grid *g, int conn, int device, void *stream);
-
 #ifdef __cplusplus
 }
 #endif

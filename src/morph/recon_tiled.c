@@ -9,7 +9,8 @@
  *   1. every strip marked dirty goes to a worker (strip i to worker
  *      i mod workers; a worker is a device and a stream of its own) which
  *      uploads it, runs the wavefront to the strip's fix point and
- *      downloads it; the workers run at once;
+ *      downloads it; the workers run at once; after the first round the
+ *      wavefront starts from the tiles next to the halos that changed;
  *   2. every strip copies its neighbours' boundary rows into its halo rows
  *      and is dirty when a halo changed;
  * until no strip is dirty. The phases do not overlap, so no strip is read
@@ -23,7 +24,7 @@
 
 #include "../core/device_internal.h"
 #include "../core/error_internal.h"
-#include "recon_grid.h"
+#include "recon_devices.h"
 
 parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *marker,
                                 const parac_image *mask, parac_image *out, const int *workers,
@@ -48,7 +49,7 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
         const int64_t y0 = STRIP_Y0(i);
         st[i] = parac__grid_alloc(&g[i], mask->dtype, s->conn, mask->width, STRIP_Y0(i + 1) - y0, mask->depth);
         if (st[i] == PARAC_OK) e->load(&g[i], s, marker, mask, y0, &v[i]);
-        dirty[i] = 1;
+        dirty[i] = PARAC__HALO_TOP | PARAC__HALO_BOTTOM;
     }
     parac__recon_violation first = {0};
     for (int64_t i = 0; i < n; i++) {
@@ -69,7 +70,8 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
             const int w = omp_get_thread_num();
             for (int64_t i = w; i < n && wst[w] == PARAC_OK; i += n_workers)
                 if (dirty[i]) {
-                    wst[w] = parac__recon_cuda_strip(&g[i], s->conn, workers[w], streams[w]);
+                    wst[w] = parac__recon_cuda_strip(&g[i], s->conn, workers[w], round == 0 ? 0u : dirty[i],
+                                                     streams[w]);
                     if (wst[w] != PARAC_OK)
                         snprintf(wmsg[w], sizeof wmsg[w], "%s", parac_error_message());
                 }
@@ -81,8 +83,8 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
         int any = 0;
         for (int64_t i = 0; i < n && result == PARAC_OK; i++) {
             dirty[i] = 0;
-            if (i > 0) dirty[i] |= (unsigned char)parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h);
-            if (i + 1 < n) dirty[i] |= (unsigned char)parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1);
+            if (i > 0 && parac__grid_copy_halo(&g[i], 0, &g[i - 1], g[i - 1].h)) dirty[i] |= PARAC__HALO_TOP;
+            if (i + 1 < n && parac__grid_copy_halo(&g[i], g[i].h + 1, &g[i + 1], 1)) dirty[i] |= PARAC__HALO_BOTTOM;
             any |= dirty[i];
         }
         if (!any) break;

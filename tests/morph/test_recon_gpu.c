@@ -1,8 +1,10 @@
 /* The CUDA reconstruction against the CPU, bit for bit: random inputs of odd
  * sizes in every dtype, connectivity and mode (2D and 3D), long serpentines
  * that cross tile borders thousands of times (which also take the
- * stalled-wavefront path), images in strips under a memory cap and over two
- * workers. Both CUDA methods. Skipped without a GPU. */
+ * stalled-wavefront path), images in strips under a memory cap (strips in
+ * host memory) and split over two and three workers on one GPU (strips
+ * resident on the workers' devices). Both CUDA methods. Skipped without a
+ * GPU. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -62,17 +64,15 @@ static void fill_case(parac_image *mk, parac_image *ms, uint64_t *seed, int eros
             }
 }
 
-static void test_random(void **state)
+/* Random cases in every dtype, both modes and every connectivity of
+ * `sizes`, each compared on gpus[(dtype + size + connectivity) % n_gpus]
+ * with each of `methods` against the CPU. */
+static void random_cases(parac_context *cpu, parac_context *const *gpus, int n_gpus, const int64_t (*sizes)[3],
+                         int n_sizes, uint64_t seed, const char *const *methods, int n_methods, const char *what)
 {
-    (void)state;
-    parac_context *cpu, *gpu;
-    assert_ok(parac_context_create(&cpu, "cpu"));
-    assert_ok(parac_context_create(&gpu, "cuda"));
     const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_F32};
-    const int64_t sizes[][3] = {{37, 53, 1}, {300, 517, 1}, {1, 700, 1}, {700, 1, 1}, {33, 40, 9}, {70, 17, 20}};
-    uint64_t seed = 5;
     for (int di = 0; di < 3; di++)
-        for (int si = 0; si < 6; si++)
+        for (int si = 0; si < n_sizes; si++)
             for (int erosion = 0; erosion <= 1; erosion++) {
                 parac_image *mk, *ms;
                 const int64_t *sz = sizes[si];
@@ -81,10 +81,23 @@ static void test_random(void **state)
                 fill_case(mk, ms, &seed, erosion);
                 const int c2[] = {4, 8}, c3[] = {6, 18, 26};
                 for (int ci = 0; ci < (sz[2] > 1 ? 3 : 2); ci++)
-                    compare(cpu, gpu, mk, ms, sz[2] > 1 ? c3[ci] : c2[ci], erosion, "random");
+                    for (int mi = 0; mi < n_methods; mi++)
+                        compare_method(cpu, gpus[(di + si + ci) % n_gpus], mk, ms, sz[2] > 1 ? c3[ci] : c2[ci],
+                                       erosion, what, methods[mi]);
                 parac_image_destroy(mk);
                 parac_image_destroy(ms);
             }
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    parac_context *cpu, *gpu;
+    assert_ok(parac_context_create(&cpu, "cpu"));
+    assert_ok(parac_context_create(&gpu, "cuda"));
+    const int64_t sizes[][3] = {{37, 53, 1}, {300, 517, 1}, {1, 700, 1}, {700, 1, 1}, {33, 40, 9}, {70, 17, 20}};
+    const char *const methods[] = {"wavefront", "heap"};
+    random_cases(cpu, &gpu, 1, sizes, 6, 5, methods, 2, "random");
     parac_context_destroy(cpu);
     parac_context_destroy(gpu);
 }
@@ -161,6 +174,66 @@ static void test_strips(void **state)
     parac_context_destroy(two);
 }
 
+/* Split over workers (strips resident on their devices): every dtype, mode
+ * and connectivity in 2D and 3D with 2, 3 and 5 workers on one GPU (and all
+ * GPUs, where there are several, which also copies strips between them),
+ * inputs on the host and on the device; a serpentine whose corridors cross
+ * every strip border; strips of one row; a marker above the mask in a later
+ * strip named by its image coordinates. */
+static void test_split(void **state)
+{
+    (void)state;
+    setenv("PARAC_CUDA_SPLIT", "always", 1); /* small images split too */
+    parac_context *cpu, *w[4];
+    const char *devs[4] = {"cuda:0,cuda:0", "cuda:0,cuda:0,cuda:0", "cuda:0,cuda:0,cuda:0,cuda:0,cuda:0", "cuda:all"};
+    assert_ok(parac_context_create(&cpu, "cpu"));
+    for (int k = 0; k < 4; k++) assert_ok(parac_context_create(&w[k], devs[k]));
+    int ids[16];
+    const int nw = parac_context_cuda_workers(w[3], ids, 16) > 1 ? 4 : 3; /* contexts in use */
+    const int64_t sizes[][3] = {{37, 53, 1}, {300, 517, 1}, {700, 5, 1}, {33, 40, 9}};
+    const char *const wavefront[] = {"wavefront"};
+    random_cases(cpu, w, nw, sizes, 4, 11, wavefront, 1, "random, split");
+    /* the serpentine, inputs already on the device */
+    const int64_t n = 257;
+    parac_image *mk, *ms, *dmk, *dms;
+    assert_ok(parac_image_create_zeroed(&mk, n, n, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&ms, n, n, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    for (int64_t x = 0; x < n; x += 2) {
+        for (int64_t y = 1; y < n - 1; y++) *(uint8_t *)parac_image_at(ms, x, y, 0) = 200;
+        if (x + 2 < n) *(uint8_t *)parac_image_at(ms, x + 1, (x / 2) % 2 ? 1 : n - 2, 0) = 200;
+    }
+    *(uint8_t *)parac_image_at(mk, 0, 1, 0) = 200;
+    assert_ok(parac_image_upload(&dmk, mk, 0, NULL));
+    assert_ok(parac_image_upload(&dms, ms, 0, NULL));
+    for (int k = 0; k < nw; k++) {
+        compare_method(cpu, w[k], mk, ms, 4, 0, "serpentine, split", "wavefront");
+        compare_method(cpu, w[k], dmk, dms, 8, 0, "serpentine on the device, split", "wavefront");
+    }
+    /* a marker above the mask in the last strip: named by image coordinates */
+    *(uint8_t *)parac_image_at(mk, 6, n - 3, 0) = 201;
+    parac_reconstruct_options o = {PARAC_RECON_DILATION, 8, 0, "wavefront"};
+    parac_image *out = NULL;
+    assert_int_equal(parac_reconstruct(w[1], mk, ms, &out, &o), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "x=6 y=254 z=0 (marker 201, mask 200)"));
+    assert_null(out);
+    parac_image_destroy(mk);
+    parac_image_destroy(ms);
+    parac_image_destroy(dmk);
+    parac_image_destroy(dms);
+    /* strips of one row */
+    assert_ok(parac_image_create(&mk, 40, 5, 1, 1, PARAC_U16, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create(&ms, 40, 5, 1, 1, PARAC_U16, PARAC_MEMORY_HOST, -1));
+    uint64_t seed = 13;
+    fill_case(mk, ms, &seed, 0);
+    compare_method(cpu, w[2], mk, ms, 8, 0, "one row a strip", "wavefront");
+    if (nw == 4) compare_method(cpu, w[3], mk, ms, 4, 0, "all GPUs, few rows", "wavefront");
+    parac_image_destroy(mk);
+    parac_image_destroy(ms);
+    parac_context_destroy(cpu);
+    for (int k = 0; k < 4; k++) parac_context_destroy(w[k]);
+    unsetenv("PARAC_CUDA_SPLIT");
+}
+
 int main(void)
 {
     if (!test_have_gpu()) return PARAC_TEST_SKIP;
@@ -168,6 +241,7 @@ int main(void)
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_serpentine),
         cmocka_unit_test(test_strips),
+        cmocka_unit_test(test_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,12 +478,15 @@ def test_gpu_heap_updates_3d(tmp_path, rng, updates, dtype, conn):
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("setup", ["cap", "two_workers", "cap_two_workers"])
+@pytest.mark.parametrize("setup", ["cap", "two_workers", "cap_two_workers", "two_workers_split"])
 def test_gpu_strips(tmp_path, rng, setup, monkeypatch):
-    """Images in strips of rows (a memory cap) and over two workers on one GPU: the same bits."""
+    """Images in strips of rows (a memory cap), and over two workers on one GPU (whole on the
+    first, as small images are, or split into strips resident on the workers): the same bits."""
     device = "cuda:0,cuda:0" if "two" in setup else "cuda"
     if "cap" in setup:
         monkeypatch.setenv("PARAC_CUDA_MEMORY_CAP", "12000")
+    if "split" in setup:
+        monkeypatch.setenv("PARAC_CUDA_SPLIT", "always")
     mask = smooth(rng, (203, 157), np.uint8)
     marker = np.maximum(mask.astype(np.int64) - 30, 0).astype(np.uint8)
     ref = skm.reconstruction(marker, mask)
@@ -498,3 +501,13 @@ def test_gpu_strips(tmp_path, rng, setup, monkeypatch):
                      ("opening-by-reconstruction", ["--radius", 2])]:
         assert np.array_equal(op_cli(tmp_path, op, mask, *opts, device=device),
                               op_cli(tmp_path, op, mask, *opts, device="cpu")), op
+    # --explain says which layout ran: split over the workers, or strips from host memory
+    a, b = save(tmp_path, "a.npy", marker), save(tmp_path, "b.npy", mask)
+    r = run_parac("--device", device, "reconstruct", a, b, tmp_path / "o.npy", "--explain")
+    said = r.stdout + r.stderr
+    if "cap" in setup:
+        assert "strips of rows from host memory" in said, said
+    elif "split" in setup:
+        assert "one strip of rows on each of 2 workers" in said, said
+    else:
+        assert "whole on the first of 2 workers" in said, said

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "core/device_internal.h"
 #include "morph/recon.h"
 
 namespace parac_morph {
@@ -52,11 +53,57 @@ template <> struct num<float> {
 
 // Bytes of one framed grid of `dt`.
 size_t grid_bytes(parac_dtype dt, const grid_d &g);
+// The framed grid of a w x h x d image (or strip of rows).
+grid_d grid_for(int64_t w, int64_t h, int64_t d);
+
+// Device memory from the pool, given back when it goes out of scope.
+struct pooled {
+    int dev = -1;
+    size_t bytes = 0;
+    void *p = nullptr;
+    pooled() = default;
+    pooled(const pooled &) = delete;
+    pooled &operator=(const pooled &) = delete;
+    parac_status alloc(int device, size_t n)
+    {
+        dev = device, bytes = n;
+        return parac__cuda_alloc(device, n, &p);
+    }
+    ~pooled()
+    {
+        if (p) parac__cuda_release(dev, p, bytes);
+    }
+};
+
+// Image rows as the load and store kernels read them: `data` is the first
+// pixel of the first row wanted, the pitches in bytes.
+struct image_rows {
+    const char *data;
+    int64_t ps, rp, sp;
+};
+image_rows rows_of(const parac_image *im, int64_t y0);
+
+// Fill grid g (I, J on the current device) from the rows of marker and mask
+// that start at image row y0 (g.h rows; marker rows unused unless the rule
+// is IMAGE), in the dilation domain; *bad (device, preset to all ones) takes
+// the lowest index*4 + kind of a problem pixel. Asynchronous on st.
+parac_status load_grids(const parac__recon_spec *s, const parac_image *mask, image_rows marker_rows,
+                        image_rows mask_rows, int64_t y0, const grid_d &g, void *I, void *J,
+                        unsigned long long *bad, cudaStream_t st);
+// Write the interior of I back to `out` rows, in the original domain.
+parac_status store_grid(parac_dtype dt, const void *I, const grid_d &g, int erosion, image_rows out,
+                        cudaStream_t st);
+// The error for a problem pixel's code from load_grids.
+parac_status violation_error(const parac__recon_spec *s, unsigned long long code, const parac_image *marker,
+                             const parac_image *mask);
 
 // The tile wavefront (recon_wavefront.cu): I raised in place to the
-// reconstruction under J.
+// reconstruction under J. `start`: 0 starts from every tile; otherwise
+// from the tiles next to the halo rows that changed, PARAC__HALO_TOP (grid
+// row 0) and/or PARAC__HALO_BOTTOM (grid row h + 1), when the rest of the
+// grid is already at its fix point for the old halos.
 parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
-                           int device, cudaStream_t st);
+                           int device, unsigned start, cudaStream_t st);
 
 // The parallel heap cluster (recon_heap.cu). heaps/node_size: 0 = defaults;
 // updates: PARAC__HEAP_AUTO, _PIPELINED (level by level) or _SERIAL (one

@@ -227,6 +227,21 @@ __global__ void clear_flags(unsigned *flag, const unsigned *list, const unsigned
         flag[list[i]] = 0;
 }
 
+// The first round's list when only halo rows changed: the tiles of the first
+// and/or last tile row (every tx, and every tz in 3D).
+__global__ void halo_tiles(unsigned *list, unsigned *count, int64_t ntx, int64_t nty, int64_t ntz,
+                           unsigned start)
+{
+    const bool both = (start & PARAC__HALO_TOP) && (start & PARAC__HALO_BOTTOM) && nty > 1;
+    const int64_t per_row = ntx * ntz, n = both ? 2 * per_row : per_row;
+    if (blockIdx.x == 0 && threadIdx.x == 0) *count = (unsigned)n;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t k = i % per_row, tx = k % ntx, tz = k / ntx;
+        const int64_t ty = (both ? i >= per_row : !(start & PARAC__HALO_TOP)) ? nty - 1 : 0;
+        list[i] = (unsigned)((tz * nty + ty) * ntx + tx);
+    }
+}
+
 template <typename T, bool IS3D, int CONN>
 cudaError_t launch_tiles(unsigned blocks, unsigned tiles, T *I, const T *J, grid_d g, tile_work tw,
                          cudaStream_t st)
@@ -304,7 +319,7 @@ parac_status finish_on_host(parac_dtype dtype, int conn, const grid_d &g, void *
 
 template <typename T>
 parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J, int device,
-                    cudaStream_t st)
+                    unsigned start, cudaStream_t st)
 {
     const bool is3d = g.d > 1;
     const int TY = is3d ? 8 : 32, TZ = is3d ? 8 : 1;
@@ -335,10 +350,15 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
     const int fixed = env ? atoi(env) : 0;
     unsigned seen[BATCH_MAX];
     int cur = 0, quiet = 0, batch = fixed > 0 ? (fixed < BATCH_MAX ? fixed : BATCH_MAX) : BATCH_FIRST;
+    if (start) {
+        halo_tiles<<<(unsigned)((tw.ntx * tw.ntz * 2 + 255) / 256), 256, 0, st>>>(
+            (unsigned *)b.list[0], count, tw.ntx, tw.nty, tw.ntz, start);
+        PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+    }
     for (int64_t round = 0;;) {
         // queue a batch of rounds; round r reads list[cur] (count[cur]) and fills list[cur^1]
         for (int k = 0; k < batch; k++, round++) {
-            tw.list = round == 0 ? nullptr : (const unsigned *)b.list[cur];
+            tw.list = round == 0 && !start ? nullptr : (const unsigned *)b.list[cur];
             tw.count = count + cur;
             tw.flag = (unsigned *)b.flag;
             tw.next = (unsigned *)b.list[cur ^ 1];
@@ -365,12 +385,12 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
 namespace parac_morph {
 
 parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
-                           int device, cudaStream_t st)
+                           int device, unsigned start, cudaStream_t st)
 {
     switch (dt) {
-    case PARAC_U8: return rounds<uint8_t>(dt, conn, g, (uint8_t *)I, (const uint8_t *)J, device, st);
-    case PARAC_U16: return rounds<uint16_t>(dt, conn, g, (uint16_t *)I, (const uint16_t *)J, device, st);
-    default: return rounds<float>(dt, conn, g, (float *)I, (const float *)J, device, st);
+    case PARAC_U8: return rounds<uint8_t>(dt, conn, g, (uint8_t *)I, (const uint8_t *)J, device, start, st);
+    case PARAC_U16: return rounds<uint16_t>(dt, conn, g, (uint16_t *)I, (const uint16_t *)J, device, start, st);
+    default: return rounds<float>(dt, conn, g, (float *)I, (const float *)J, device, start, st);
     }
 }
 
