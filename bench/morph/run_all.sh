@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Reconstruction benchmarks: parac's methods (bench_morph) and the peers
 # (peers.py) in the same run. Usage: bench/morph/run_all.sh BUILD OUT_DIR [quick]
-# BIG=1 adds the 51200² and 102400² u8 runs of the GPU method (GPU only).
+# BIG=1 adds the 51200² and 102400² u8 runs of the GPU method (GPU only), and on
+# a machine with several GPUs the same split over all of them against one GPU,
+# both by wall clock (bench/morph/results/two-gpus-split-*.txt).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 build=${1:-build}
@@ -31,16 +33,22 @@ if [ $gpu = 1 ]; then
   $B --sides 4096 --cases hmax10 --methods $hm --runs 3 --json "$json" | tee "$out/heap_sweep.txt"
   echo "-- volumes (26-connected)"
   $B --sides 256,512 --cases vol10 --methods cpu:hybrid,cpu:parallel,cuda:wavefront,cuda:heap --runs 3 --json "$json" | tee "$out/vol.txt"
-  echo "-- strips: a memory cap forcing 8192² into strips, and two workers on one GPU"
+  echo "-- strips: a memory cap forcing 8192² into strips from host memory, split over two workers on one GPU, whole"
   PARAC_CUDA_MEMORY_CAP=40M $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee "$out/strips.txt"
-  $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --cuda cuda:0,cuda:0 --json "$json" | tee -a "$out/strips.txt"
+  PARAC_CUDA_SPLIT=always $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --cuda cuda:0,cuda:0 --json "$json" | tee -a "$out/strips.txt"
   $B --sides 8192 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee -a "$out/strips.txt"
   if [ -n "${BIG:-}" ]; then
     echo "-- gigapixel images, one GPU"
     $B --sides 51200 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --json "$json" | tee "$out/big.txt"
     $B --sides 102400 --cases hmax10 --methods cuda:wavefront --runs 1 --json "$json" | tee -a "$out/big.txt"
-    [ "${GPUS:-1}" -gt 1 ] && $B --sides 51200 --cases hmax10,hmax40 --methods cuda:wavefront --runs 3 --cuda cuda:all \
-      --json "$json" | tee -a "$out/big.txt"
+    ngpu=$("$build/bin/parac" devices --cuda-count 2>/dev/null || echo 0)
+    if [ "$ngpu" -gt 1 ]; then
+      echo "-- split over all $ngpu GPUs against one GPU (wall clock for both)"
+      for s in 8192 16384 51200 102400; do
+        $B --sides $s --cases hmax10,hmax40 --methods cuda:wavefront --runs 5 --cuda cuda:all --json "$json" | tee -a "$out/split.txt"
+        $B --sides $s --cases hmax10,hmax40 --methods cuda:wavefront --runs 5 --wall 1 | tee -a "$out/split.txt"
+      done
+    fi
   fi
 fi
 echo "-- peers"
