@@ -45,8 +45,11 @@ LIB_DIR = \"$<TARGET_FILE_DIR:parac_shared>\"
       if(TARGET paracc) # parac.compile runs it
         install(TARGETS paracc RUNTIME DESTINATION parac/bin COMPONENT python)
       endif()
-      # parac.compile(target='opencl') links paracc's host code with these
-      install(TARGETS parac_shared LIBRARY DESTINATION parac/lib COMPONENT python)
+      # parac.compile(target='opencl') links paracc's host code with these.
+      # One file under its soname: a wheel holds no symbolic links, so the
+      # usual three names would be three copies of the library.
+      install(FILES $<TARGET_FILE:parac_shared> DESTINATION parac/lib RENAME $<TARGET_SONAME_FILE_NAME:parac_shared>
+              COMPONENT python)
       install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/parac DESTINATION parac/include COMPONENT python
               FILES_MATCHING PATTERN "*.h")
       install(FILES ${PROJECT_BINARY_DIR}/include/parac/config.h DESTINATION parac/include/parac COMPONENT python)

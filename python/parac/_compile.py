@@ -62,7 +62,13 @@ def _cc_command(cc, target, source, so):
     if target == "c":
         return cmd + ["-fopenmp", "-lm"]
     includes, libdir = _library_paths()
-    return cmd + ["-I" + d for d in includes] + ["-L" + libdir, "-lparac", "-Wl,-rpath," + libdir, "-lm"]
+    # an installed package holds the library under its soname only (libparac.so.N)
+    lib = "-lparac"
+    if not os.path.exists(os.path.join(libdir, "libparac.so")):
+        sonames = sorted(f for f in os.listdir(libdir) if re.fullmatch(r"libparac\.so\.\d+", f))
+        if sonames:
+            lib = "-l:" + sonames[0]
+    return cmd + ["-I" + d for d in includes] + ["-L" + libdir, lib, "-Wl,-rpath," + libdir, "-lm"]
 
 
 def _strip_comments(src):
