@@ -60,6 +60,7 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     if (lang_diag.errors == 0) analyse_program(prog);
     if (lang_diag.errors == 0) split_program(prog);
     if (lang_diag.errors == 0) plan_program(prog);
+    if (lang_diag.errors == 0) plan_strips(prog);
     if (opt->explain_out && lang_diag.errors == 0) explain_program(prog, opt->explain_out);
     if (opt->dump && lang_diag.errors == 0) {
         FILE *o = opt->dump_out ? opt->dump_out : stdout;

@@ -51,6 +51,31 @@ static const char *prelude =
     "#else\n"
     "#define PARAC__HELPER static inline\n"
     "#endif\n"
+    "#ifdef _OPENMP\n"
+    "#include <omp.h>\n"
+    "#endif\n"
+    "/* Rows per strip when consecutive iterators run in strips (C target): 8 a\n"
+    " * thread, at least 32, so that a strip's rows of every stage stay in cache;\n"
+    " * PARAC_STRIP_ROWS sets it (tests: many strips on small images). */\n"
+    "PARAC__HELPER long parac__strip_rows(void)\n"
+    "{\n"
+    "    const char *e = getenv(\"PARAC_STRIP_ROWS\");\n"
+    "    if (e && atol(e) > 0) return atol(e);\n"
+    "#ifdef _OPENMP\n"
+    "    const long t = 8L * omp_get_max_threads();\n"
+    "    return t > 32 ? t : 32;\n"
+    "#else\n"
+    "    return 32;\n"
+    "#endif\n"
+    "}\n"
+    "/* Whether strips pay for an iteration space of px pixels: from 2^23 (8\n"
+    " * million; below, the intermediates stay in the last-level cache anyway\n"
+    " * and the strips' barriers cost more), or whenever PARAC_STRIP_ROWS is set. */\n"
+    "PARAC__HELPER int parac__strips_pay(long px)\n"
+    "{\n"
+    "    const char *e = getenv(\"PARAC_STRIP_ROWS\");\n"
+    "    return (e && atol(e) > 0) || px >= (1L << 23);\n"
+    "}\n"
     "#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))\n"
     "#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
     "PARAC__HELPER long long parac__min_i(long long a, long long b) { return a < b ? a : b; }\n"
@@ -674,29 +699,38 @@ static void index_vars(PrintCtx *p, Iterator *it, const char *k)
 {
     for (int d = 0; d < it->ndim; d++) {
         long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
-        line(p, "const int %s%c = (int)(parac_first[%d] + %s%d * %ld);", it->name, "xyz"[d], d, k, d, step);
+        /* int arithmetic on the counter: an index that is the int counter plus
+         * an invariant is an induction variable the compiler can vectorise
+         * along (a long counter truncated to int is not: the truncation may
+         * wrap, so it cannot analyse the addresses) */
+        line(p, "const int %s%c = (int)parac_first[%d] + (int)%s%d * %ld;", it->name, "xyz"[d], d, k, d, step);
         line(p, "(void)%s%c;", it->name, "xyz"[d]);
     }
 }
 
-static void omp_loops(PrintCtx *p, Region *r, bool border)
+/* The loops of one box of a region: `box` names it; `shared` says the code
+ * already runs in a parallel region (strips), so the loop is only shared out. */
+static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bool shared)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
-    const char *b = border ? "parac_box[parac_b]" : "parac_box[0]";
+    const char *par = shared ? "" : " parallel";
     /* -O1 and up: threads over the outer axes, the last axis as SIMD lanes
      * (iterations are independent, so `omp simd` is always allowed); -O0 or
      * -fno-vectorize: every axis collapsed into one threaded loop */
     const bool simd = H.prog->opt && plan_flag(H.prog->opt, H.prog->opt->vectorize, 1);
     if (!simd)
-        line(p, "#pragma omp parallel for%s", nd > 1 ? lang_format(" collapse(%d)", nd) : "");
+        line(p, "#pragma omp%s for%s", par, nd > 1 ? lang_format(" collapse(%d)", nd) : "");
     else if (nd == 1)
-        line(p, "#pragma omp parallel for simd");
+        line(p, "#pragma omp%s for simd", par);
     else
-        line(p, "#pragma omp parallel for%s", nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "");
+        line(p, "#pragma omp%s for%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "");
     for (int d = 0; d < nd; d++) {
         if (simd && nd > 1 && d == nd - 1) line(p, "#pragma omp simd");
-        line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
+        if (simd && d == nd - 1) /* the SIMD lanes: an int counter (index_vars) */
+            line(p, "for (int parac_k%d = (int)%s.lo[%d]; parac_k%d < (int)%s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
+        else
+            line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         p->indent++;
     }
     p->indent--;
@@ -715,6 +749,11 @@ static void omp_loops(PrintCtx *p, Region *r, bool border)
     p->indent--;
     line(p, "}");
     p->indent -= nd - 1;
+}
+
+static void omp_loops(PrintCtx *p, Region *r, bool border)
+{
+    omp_box_loops(p, r, border, border ? "parac_box[parac_b]" : "parac_box[0]", false);
 }
 
 /* Whether running the region's kernel twice gives what running it once does:
@@ -920,6 +959,127 @@ static void iterator(PrintCtx *p, Node *n)
     line(p, "}");
 }
 
+/* ---- the C target's strips of rows (strips.c) ------------------------------- */
+/* Stage k's counts, first indices and boxes, kept in parac_sf<k>, parac_sn<k>,
+ * parac_sb<k> and parac_snb<k> for the strips. */
+static void strip_stage_setup(PrintCtx *p, Region *r, int k)
+{
+    line(p, "long parac_sf%d[2], parac_sn%d[2];", k, k);
+    line(p, "parac__box parac_sb%d[7];", k);
+    line(p, "int parac_snb%d;", k);
+    line(p, "{");
+    p->indent++;
+    region_setup(p, r);
+    line(p, "memcpy(parac_sf%d, parac_first, sizeof parac_sf%d);", k, k);
+    line(p, "memcpy(parac_sn%d, parac_n, sizeof parac_sn%d);", k, k);
+    line(p, "memcpy(parac_sb%d, parac_box, sizeof parac_sb%d);", k, k);
+    line(p, "parac_snb%d = parac_nbox;", k);
+    line(p, "(void)parac_snb%d;", k);
+    p->indent--;
+    line(p, "}");
+}
+
+/* Stage k's boxes, their rows clipped to [from, to). */
+static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, const char *to, bool shared)
+{
+    line(p, "{");
+    p->indent++;
+    line(p, "const long *const parac_first = parac_sf%d;", k);
+    line(p, "(void)parac_first;");
+    for (int border = 0; border <= (r->has_border ? 1 : 0); border++) {
+        if (border) {
+            line(p, "for (int parac_b = 1; parac_b < parac_snb%d; parac_b++)", k);
+            line(p, "{");
+            p->indent++;
+        }
+        const char *cb = border ? "parac_cbb" : "parac_cb";
+        line(p, "parac__box %s = parac_sb%d[%s];", cb, k, border ? "parac_b" : "0");
+        line(p, "if (%s.lo[0] < %s) %s.lo[0] = %s;", cb, from, cb, from);
+        line(p, "if (%s.hi[0] > %s) %s.hi[0] = %s;", cb, to, cb, to);
+        omp_box_loops(p, r, border, cb, shared);
+        if (border) {
+            p->indent--;
+            line(p, "}");
+        }
+    }
+    p->indent--;
+    line(p, "}");
+}
+
+/* A run of iterators in strips of rows: each stage computes, per strip, its
+ * rows up to the strip's end plus its reach; if the stages do not iterate
+ * the same rows (checked at run time), stage after stage as usual. Returns
+ * the statements printed (border rules between the iterators included). */
+static int strip_run(PrintCtx *p, Node *s)
+{
+    if (ocl() || s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
+    Region *r0 = s->iter->region;
+    if (r0->strip_first != r0 || r0->strip_stages < 2) return 0;
+    const int n = r0->strip_stages;
+    print_indent(p);
+    print_fmt(p, "/* %s:", H.file);
+    int k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++)
+        print_fmt(p, "%s%d", k ? "," : "", r->node->tok->line);
+    print_fmt(p, ": %d iterators in strips of rows (rows needed ahead of a strip:", n);
+    for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " %ld", r->strip_reach);
+    print_fmt(p, "): a strip's rows of each intermediate are read while still in cache */\n");
+    line(p, "{");
+    p->indent++;
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
+    line(p, "const long parac_rows = parac_sn0[0], parac_strip = parac__strip_rows();");
+    print_indent(p);
+    print_fmt(p, "const int parac_same = 1");
+    for (k = 1; k < n; k++)
+        print_fmt(p, " && parac_sf%d[0] == parac_sf0[0] && parac_sn%d[0] == parac_rows", k, k);
+    print_fmt(p, ";\n");
+    line(p, "if (parac_same && parac_rows > 2 * parac_strip && parac__strips_pay(parac_rows * parac_sn0[1]))");
+    line(p, "{");
+    p->indent++;
+    line(p, "#pragma omp parallel");
+    line(p, "{");
+    p->indent++;
+    line(p, "long parac_done[%d] = {0};", n);
+    line(p, "for (long parac_r = 0; parac_r < parac_rows; parac_r += parac_strip)");
+    line(p, "{");
+    p->indent++;
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) {
+        line(p, "{");
+        p->indent++;
+        line(p, "const long parac_to = parac_r + parac_strip + %ld < parac_rows ? parac_r + parac_strip + %ld : parac_rows;",
+             r->strip_reach, r->strip_reach);
+        line(p, "if (parac_to > parac_done[%d])", k);
+        line(p, "{");
+        p->indent++;
+        strip_stage_rows(p, r, k, lang_format("parac_done[%d]", k), "parac_to", true);
+        line(p, "parac_done[%d] = parac_to;", k);
+        p->indent--;
+        line(p, "}");
+        p->indent--;
+        line(p, "}");
+    }
+    p->indent--;
+    line(p, "}");
+    p->indent--;
+    line(p, "}");
+    p->indent--;
+    line(p, "}");
+    line(p, "else");
+    line(p, "{");
+    p->indent++;
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++)
+        strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), false);
+    p->indent--;
+    line(p, "}");
+    p->indent--;
+    line(p, "}");
+    return r0->strip_stmts;
+}
+
+
 /* ---- functions ---------------------------------------------------------------- */
 static void print_signature(PrintCtx *p, Node *f)
 {
@@ -957,10 +1117,15 @@ static void emit_function(PrintCtx *p, Node *f)
         if (ocl() && o->used_in_kernel) push_matrix(o, f->body);
     }
     /* the body's statements, inside the function's own braces */
-    for (Node *s = f->body->args; s; s = s->next) {
+    for (Node *s = f->body->args; s;) {
         Node *saved = cur_block;
-        print_stmt(p, s);
+        int k = strip_run(p, s);
+        if (k <= 0) {
+            print_stmt(p, s);
+            k = 1;
+        }
         cur_block = saved;
+        while (k-- > 0 && s) s = s->next;
     }
     block_end(p, f->body);
     p->indent = 0;
@@ -984,6 +1149,7 @@ static const HostHooks hooks = {
     .block_end = block_end_hook,
     .before_return = before_return,
     .needs_wrap = needs_wrap,
+    .stmt_run = strip_run,
 };
 
 /* Blocks set cur_block as they open: print.c calls block_end with the block;
@@ -1020,6 +1186,7 @@ static const HostHooks hooks_tracked = {
     .before_return = before_return,
     .needs_wrap = needs_wrap,
     .cond_expr = cond_expr,
+    .stmt_run = strip_run,
 };
 
 /* NAME_try(): the function with its failures returned instead of reported.

@@ -307,6 +307,12 @@ typedef struct Region {
     LoadRow loads[16];       /* rows read through vector loads */
     int nloads;
     const char *why_loads;
+    /* the C target's strips of rows (strips.c): the run's first region (NULL:
+     * not in a run), the next stage, how far ahead of a strip this stage's
+     * rows are needed; on the first region, the run's stages and statements */
+    struct Region *strip_first, *strip_next;
+    long strip_reach;
+    int strip_stages, strip_stmts;
     struct Region *next;
 } Region;
 
@@ -331,6 +337,7 @@ void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
 bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
 
@@ -390,6 +397,7 @@ typedef struct HostHooks {
     void (*block_end)(PrintCtx *p, Node *block);
     void (*before_return)(PrintCtx *p, Node *ret);
     bool (*needs_wrap)(Node *n);                /* before/after code needs braces */
+    int (*stmt_run)(PrintCtx *p, Node *s);      /* prints statements from s as one; returns how many, or 0 */
     void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
 } HostHooks;
 extern const HostHooks *print_hooks;
@@ -419,6 +427,7 @@ struct CompileOptions {
     int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
     int fuse;             /* -1: by level; 0: -fno-fuse */
     int one_launch;       /* -1: by level; 0: -fno-one-launch */
+    int strips;           /* -1: by level; 0: -fno-strips (the C target's strips of rows) */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */

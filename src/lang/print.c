@@ -820,7 +820,14 @@ void print_stmt(PrintCtx *p, Node *n)
         print_indent(p);
         out(p, "{\n");
         p->indent++;
-        for (Node *s = n->args; s; s = s->next) print_stmt(p, s);
+        for (Node *s = n->args; s;) {
+            int k = host && print_hooks->stmt_run ? print_hooks->stmt_run(p, s) : 0;
+            if (k <= 0) {
+                print_stmt(p, s);
+                k = 1;
+            }
+            while (k-- > 0 && s) s = s->next;
+        }
         if (host && print_hooks->block_end) print_hooks->block_end(p, n);
         p->indent--;
         print_indent(p);

@@ -30,8 +30,12 @@ def _have_opencl():
 
 
 # -O2 fuses point consumers into their producers: -fno-fuse and -O0 do not
+# The C target at -O2 runs consecutive iterators in strips of rows: also in
+# strips of 3 and 8 rows (many strip borders on small images), and without.
 VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "4"]),
-            ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"])]
+            ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"]),
+            ("c", [], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-fuse"], {"PARAC_STRIP_ROWS": "8"}),
+            ("c", ["-fno-strips"])]
 if _have("cuda"):
     VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"])]
 
@@ -119,21 +123,21 @@ def test_random_programs_give_the_same_output_at_every_level(tmp_path, case):
     dt = ["u8", "u16", "i32", "f32"][case % 4]
     src = program(rng, dt)
     (tmp_path / "p.pc").write_text(src)
-    H, W = int(rng.integers(8, 70)), int(rng.integers(8, 90))
+    H, W = int(rng.integers(8, 140)), int(rng.integers(8, 90))
     npt = TYPES[dt][1]
     img = (rng.random((H, W)) * 100).astype(npt)
     np.save(tmp_path / "in.npy", img)
     outs = []
-    for i, (target, flags) in enumerate(VARIANTS):
+    for i, (target, flags, *env) in enumerate(VARIANTS):
         args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
         for f in flags:
             args += ["--paracc-flag", f]
-        run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
+        run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache"), **(env[0] if env else {})})
         outs.append(np.load(tmp_path / f"o{i}.npy"))
     base = outs[0]
     assert base.shape[-2:] == (H, W)
-    for (target, flags), got in zip(VARIANTS[1:], outs[1:]):
-        msg = f"{target} {' '.join(flags)} differs from -O0 on {H}x{W} {dt}:\n{src}"
+    for (target, flags, *env), got in zip(VARIANTS[1:], outs[1:]):
+        msg = f"{target} {' '.join(flags)} {env} differs from -O0 on {H}x{W} {dt}:\n{src}"
         if dt == "f32":
             np.testing.assert_allclose(got, base, rtol=1e-5, atol=1e-5, err_msg=msg)
         else:

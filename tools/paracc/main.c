@@ -30,6 +30,8 @@ static void usage(FILE *o)
           "  -fno-restrict      matrix arguments without restrict\n"
           "  -fno-fuse          no fusion of a point consumer into the iterator that produces its input\n"
           "  -fno-one-launch    the border boxes in a launch of their own, after the interior's\n"
+          "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
+          "                     not in strips of rows that keep their intermediates in cache\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
           "  --explain          print, for every parallel region, what the model decided and why\n"
           "  --no-line          no #line directives (by default each statement maps back to FILE.pc)\n"
@@ -117,7 +119,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, one = -1, width = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, one = -1, strips = -1, width = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -148,6 +150,8 @@ int main(int argc, char **argv)
             fuse = a[2] != 'n';
         else if (!strcmp(a, "-fone-launch") || !strcmp(a, "-fno-one-launch"))
             one = a[2] != 'n';
+        else if (!strcmp(a, "-fstrips") || !strcmp(a, "-fno-strips"))
+            strips = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -221,6 +225,7 @@ int main(int argc, char **argv)
     opt.restrict_ptrs = restr;
     opt.fuse = fuse;
     opt.one_launch = one;
+    opt.strips = strips;
     opt.vector_width = width;
     opt.explain_out = explain ? stdout : NULL;
     opt.no_line = no_line;
