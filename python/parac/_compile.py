@@ -60,7 +60,9 @@ def _cc_command(cc, target, source, so):
     """The C compiler's command line for paracc's output of `target`."""
     cmd = [cc, "-O2", "-std=c11", "-shared", "-fPIC", source, "-o", so]
     if target == "c":
-        return cmd + ["-fopenmp", "-lm"]
+        # it runs where it is compiled: the host's vector width (-std=c11
+        # keeps floating-point contraction off, so results stay exact)
+        return cmd + ["-march=native", "-fopenmp", "-lm"]
     includes, libdir = _library_paths()
     # an installed package holds the library under its soname only (libparac.so.N)
     lib = "-lparac"

@@ -200,6 +200,9 @@ int cmd_run(int argc, char **argv)
     cargs[n++] = "-shared";
     cargs[n++] = "-fPIC";
     cargs[n++] = "-O2";
+    /* the C target runs where it is compiled: the host's vector width (as
+     * Halide's host target); -ffp-contract=off keeps float results exact */
+    if (!strcmp(target, "c")) cargs[n++] = "-march=native";
     cargs[n++] = "-fopenmp";
     cargs[n++] = "-ffp-contract=off";
     {
