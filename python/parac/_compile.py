@@ -281,7 +281,10 @@ def compile(source, target="c", *, flags=(), cc=None):
         analysis = subprocess.run([paracc, pc, "--dump=analysis"] + list(flags), capture_output=True, text=True).stdout
         so = os.path.join(d, "program.so")
         cc = cc or os.environ.get("CC") or "cc"
-        r = subprocess.run(_cc_command(cc, target, base + ".c", so), capture_output=True, text=True)
+        cmd = _cc_command(cc, target, base + ".c", so)
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0 and "-march=native" in cmd:  # a compiler without it
+            r = subprocess.run([a for a in cmd if a != "-march=native"], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("parac.compile: %s failed on paracc's output:\n%s" % (cc, r.stderr.strip()))
         lib = ctypes.CDLL(so)

@@ -69,6 +69,17 @@ def test_blur_against_numpy(target):
     np.testing.assert_array_equal(out, want)
 
 
+def test_c_target_with_a_compiler_without_march_native(tmp_path):
+    """The C target is compiled with -march=native; a compiler that refuses it gets the
+    command again without it (the same results)."""
+    fake = tmp_path / "cc-no-native"
+    fake.write_text("#!/bin/sh\nfor a in \"$@\"; do [ \"$a\" = -march=native ] && exit 1; done\nexec %s \"$@\"\n" % CC)
+    fake.chmod(0o755)
+    prog = parac.compile(os.path.join(EX, "blur.pc"), "c", cc=str(fake))
+    a = np.random.default_rng(1).integers(0, 65535, (21, 30), dtype=np.uint16)
+    np.testing.assert_array_equal(prog(a), parac.compile(os.path.join(EX, "blur.pc"), "c")(a))
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_laplacian_two_outputs(tmp_path, target):
     prog = parac.compile(os.path.join(EX, "laplacian.pc"), target)

@@ -225,7 +225,16 @@ int cmd_run(int argc, char **argv)
     cargs[n++] = "-lparac";
     cargs[n++] = "-lm";
     cargs[n] = NULL;
-    if (spawn(cargs) != 0) {
+    int cc_rc = spawn(cargs);
+    if (cc_rc != 0 && !strcmp(target, "c")) { /* a compiler without -march=native: once more without it */
+        int k = 0;
+        for (int i = 0; cargs[i]; i++)
+            if (strcmp(cargs[i], "-march=native") != 0) cargs[k++] = cargs[i];
+        cargs[k] = NULL;
+        cli_info("run: the C compiler refused -march=native; compiling without it");
+        cc_rc = spawn(cargs);
+    }
+    if (cc_rc != 0) {
         cli_error("run: the C compiler failed on %s", c_file);
         rc = CLI_INTERNAL_ERROR;
         goto done;
