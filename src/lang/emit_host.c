@@ -695,17 +695,16 @@ static void region_setup(PrintCtx *p, Region *r)
     line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
 }
 
-static void index_vars(PrintCtx *p, Iterator *it, const char *k)
+/* The index variable of axis d: `base` (an int expression) plus the counter
+ * times the step, in int arithmetic: an index that is the int counter plus
+ * an invariant is an induction variable the compiler can vectorise along (a
+ * long counter truncated to int is not: the truncation may wrap, so it
+ * cannot analyse the addresses). */
+static void index_var(PrintCtx *p, Iterator *it, int d, const char *base)
 {
-    for (int d = 0; d < it->ndim; d++) {
-        long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
-        /* int arithmetic on the counter: an index that is the int counter plus
-         * an invariant is an induction variable the compiler can vectorise
-         * along (a long counter truncated to int is not: the truncation may
-         * wrap, so it cannot analyse the addresses) */
-        line(p, "const int %s%c = (int)parac_first[%d] + (int)%s%d * %ld;", it->name, "xyz"[d], d, k, d, step);
-        line(p, "(void)%s%c;", it->name, "xyz"[d]);
-    }
+    long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
+    line(p, "const int %s%c = %s + (int)parac_k%d * %ld;", it->name, "xyz"[d], base, d, step);
+    line(p, "(void)%s%c;", it->name, "xyz"[d]);
 }
 
 /* The loops of one box of a region: `box` names it; `shared` says the code
@@ -719,15 +718,30 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
      * (iterations are independent, so `omp simd` is always allowed); -O0 or
      * -fno-vectorize: every axis collapsed into one threaded loop */
     const bool simd = H.prog->opt && plan_flag(H.prog->opt, H.prog->opt->vectorize, 1);
+    const bool lanes = simd && nd > 1;
+    /* With SIMD lanes, every thread takes its own copy of the matrices'
+     * pointers, pitches and sizes: read through the shared ones, a store of
+     * an unsigned char may alias them (character types alias anything), so
+     * the compiler would reload them per element and vectorise nothing. */
+    const char *priv = "";
+    if (lanes && r->nmats > 0) {
+        priv = " firstprivate(";
+        for (int i = 0; i < r->nmats; i++) {
+            Obj *m = r->mats[i];
+            priv = lang_format("%s%s%s, %s_pitch", priv, i ? ", " : "", m->name, m->name);
+            for (int d = 0; d < m->ty->ndim; d++) priv = lang_format("%s, %s_d%d", priv, m->name, d);
+        }
+        priv = lang_format("%s)", priv);
+    }
     if (!simd)
         line(p, "#pragma omp%s for%s", par, nd > 1 ? lang_format(" collapse(%d)", nd) : "");
     else if (nd == 1)
         line(p, "#pragma omp%s for simd", par);
     else
-        line(p, "#pragma omp%s for%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "");
-    for (int d = 0; d < nd; d++) {
-        if (simd && nd > 1 && d == nd - 1) line(p, "#pragma omp simd");
-        if (simd && d == nd - 1) /* the SIMD lanes: an int counter (index_vars) */
+        line(p, "#pragma omp%s for%s%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "", priv);
+    const int outer = lanes ? nd - 1 : nd;
+    for (int d = 0; d < outer; d++) {
+        if (simd && d == nd - 1) /* 1D: the SIMD lanes, an int counter (index_var) */
             line(p, "for (int parac_k%d = (int)%s.lo[%d]; parac_k%d < (int)%s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         else
             line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
@@ -736,7 +750,21 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     p->indent--;
     line(p, "{");
     p->indent++;
-    index_vars(p, it, "parac_k");
+    if (lanes) {
+        /* the outer indices, the lanes' base and bounds once per row, in
+         * locals (read from the shared arrays in the lanes' loop, they would
+         * be reloaded per element, as above) */
+        for (int d = 0; d < nd - 1; d++) index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
+        line(p, "const int parac_lane0 = (int)parac_first[%d];", nd - 1);
+        line(p, "const int parac_lane_lo = (int)%s.lo[%d], parac_lane_hi = (int)%s.hi[%d];", b, nd - 1, b, nd - 1);
+        line(p, "#pragma omp simd");
+        line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
+        line(p, "{");
+        p->indent++;
+        index_var(p, it, nd - 1, "parac_lane0");
+    } else {
+        for (int d = 0; d < nd; d++) index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
+    }
     bool k = p->in_kernel, bo = p->border;
     Region *rr = p->region;
     p->in_kernel = true;
@@ -746,9 +774,13 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     p->in_kernel = k;
     p->border = bo;
     p->region = rr;
+    if (lanes) {
+        p->indent--;
+        line(p, "}");
+    }
     p->indent--;
     line(p, "}");
-    p->indent -= nd - 1;
+    p->indent -= outer - 1;
 }
 
 static void omp_loops(PrintCtx *p, Region *r, bool border)
