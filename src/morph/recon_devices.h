@@ -37,7 +37,8 @@ parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images, const
 /* SPLIT: the first row of each worker's strip, y0[n] = H. A worker on
  * another device than the images' receives its rows and sends its result
  * over a link, so it gets fewer rows (parac__dev_strip_share). */
-void parac__split_rows(const int *workers, int n, int images_device, int64_t H, int64_t *y0);
+void parac__split_rows(const int *workers, int n, int images_device, const parac_image *mask, int64_t H,
+                       int64_t *y0);
 /* Whether splitting pays: from 2^26 pixels (measured, docs/morphology.md);
  * PARAC_CUDA_SPLIT=always splits any image of at least one row a worker
  * (tests), =never keeps every image whole on the first device. */
@@ -64,8 +65,13 @@ typedef struct parac__dev_strip parac__dev_strip;
 /* Peer access between every two of the devices that allow it. */
 parac_status parac__dev_strips_connect(const int *devices, int n);
 /* The share of rows a worker on `device` gets against one on the images'
- * device (1 there). */
-double parac__dev_strip_share(int images_device, int device);
+ * device (1 there); `mask` tells how its rows cross the link (NULL when
+ * planning: as across a peer link). */
+double parac__dev_strip_share(int images_device, int device, const parac_image *mask);
+/* Whether a worker on `device` reads `im` (write: writes it) from its own
+ * kernels across a peer link instead of staging copies: peer access between
+ * the devices and memory that grants it (a pool's or mapped memory may not). */
+int parac__dev_strip_direct(int device, const parac_image *im, int write);
 /* Allocate a strip of rows [y0, y0 + h) on `device` and load it (the halo
  * rows at the dtype's minimum); *bad: the first problem pixel's code, all
  * ones when none. *out is set even on failure: free it. */

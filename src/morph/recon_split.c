@@ -1,8 +1,10 @@
 /* Reconstruction of an image spread over several CUDA devices (the paper's
  * first level of parallelism, on the GPUs of one host). Worker k owns strip
  * k of the image's rows, resident on its device for the whole call:
- *   1. every worker loads its strip (copying its rows of the inputs from the
- *      context's device when it is another) and runs the wavefront on it;
+ *   1. every worker loads its strip (reading its rows of the inputs across
+ *      the peer link from its load kernel when the images are on another
+ *      device, or staging them by a copy where the memory does not allow
+ *      it) and runs the wavefront on it;
  *   2. every strip takes its neighbours' boundary rows into its halo rows
  *      (a peer copy where the devices allow it);
  *   3. a strip whose halo rose runs the wavefront again, starting from the
@@ -37,10 +39,11 @@ parac_status parac__split_pays(const parac_image *mask, int *pays)
     return PARAC_OK;
 }
 
-void parac__split_rows(const int *workers, int n, int images_device, int64_t H, int64_t *y0)
+void parac__split_rows(const int *workers, int n, int images_device, const parac_image *mask, int64_t H,
+                       int64_t *y0)
 {
     double share[MAX_WORKERS], total = 0, acc = 0;
-    for (int k = 0; k < n; k++) total += share[k] = parac__dev_strip_share(images_device, workers[k]);
+    for (int k = 0; k < n; k++) total += share[k] = parac__dev_strip_share(images_device, workers[k], mask);
     for (int k = 0; k < n; k++) {
         /* at least one row each, in order */
         int64_t y = (int64_t)((double)H * acc / total + 0.5);
@@ -88,7 +91,7 @@ parac_status parac__recon_split(const parac__recon_spec *s, const parac_image *m
     PARAC_TRY(parac__cuda_stream_sync(stream)); /* the inputs are written */
     PARAC_TRY(parac__dev_strips_connect(workers, n));
     int64_t y0[MAX_WORKERS + 1];
-    parac__split_rows(workers, n, mask->memory == PARAC_MEMORY_CUDA ? mask->device : workers[0], H, y0);
+    parac__split_rows(workers, n, mask->memory == PARAC_MEMORY_CUDA ? mask->device : workers[0], mask, H, y0);
     parac__dev_strip *t[MAX_WORKERS] = {0};
     unsigned long long bad[MAX_WORKERS];
     unsigned start[MAX_WORKERS];

@@ -237,6 +237,8 @@ static void test_split(void **state)
 int main(void)
 {
     if (!test_have_gpu()) return PARAC_TEST_SKIP;
+    /* TEST_FILTER=test_split: one test (under compute-sanitizer) */
+    if (getenv("TEST_FILTER")) cmocka_set_test_filter(getenv("TEST_FILTER"));
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),
         cmocka_unit_test(test_serpentine),

@@ -331,7 +331,7 @@ static bool fits_split(const parac_image *mask, int n_images, const int *workers
 {
     const double H = (double)mask->height;
     int64_t y0[17];
-    parac__split_rows(workers, n, workers[0], mask->height, y0);
+    parac__split_rows(workers, n, workers[0], NULL, mask->height, y0);
     for (int k = 0; k < n; k++) {
         bool first = true; // the first worker on its device sums for it
         for (int j = 0; j < k; j++) first = first && workers[j] != workers[k];

@@ -1,10 +1,13 @@
 // A strip of an image's rows that lives on one CUDA device for a whole
 // reconstruction (recon_split.c): its framed grids, its stream, and buffers
 // for the boundary rows its neighbours send it.
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include <atomic>
 #include <new>
 
 #include "core/device_internal.h"
@@ -48,13 +51,96 @@ __global__ void merge_halo(T *I, T *J, grid_d g, int64_t row, const T *in, unsig
     if (raised) *flag = 1u;
 }
 
+typedef CUresult(CUDAAPI *pointer_attribute_fn)(void *, CUpointer_attribute, CUdeviceptr);
+
+// The access `device` has to the memory at p (CU_POINTER_ATTRIBUTE_ACCESS_FLAGS
+// asked in its context): peer access covers cudaMalloc's memory, but memory
+// from a pool or mapped by the virtual memory calls needs access granted on
+// its own, and a kernel that reads it without faults.
+unsigned access_from(int device, const void *p)
+{
+    static const pointer_attribute_fn get = [] {
+        void *fn = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuPointerGetAttribute", &fn, 12000, cudaEnableDefault, &q) !=
+                cudaSuccess || q != cudaDriverEntryPointSuccess) {
+            (void)cudaGetLastError();
+            fn = nullptr;
+        }
+        return (pointer_attribute_fn)fn;
+    }();
+    if (!get) return CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
+    // a pool's memory: the access the pool grants the device (the pointer's
+    // access flags do not tell it: measured on H200s)
+    cudaMemPool_t pool = nullptr;
+    if (get(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, (CUdeviceptr)p) != CUDA_SUCCESS) return 0;
+    if (pool) {
+        cudaMemLocation at;
+        at.type = cudaMemLocationTypeDevice;
+        at.id = device;
+        cudaMemAccessFlags f = cudaMemAccessFlagsProtNone;
+        if (cudaMemPoolGetAccess(&f, pool, &at) != cudaSuccess) {
+            (void)cudaGetLastError();
+            return CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
+        }
+        return f == cudaMemAccessFlagsProtReadWrite ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE
+               : f == cudaMemAccessFlagsProtRead    ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ
+                                                    : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
+    }
+    unsigned flags = CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
+    if (cudaSetDevice(device) != cudaSuccess ||
+        get(&flags, CU_POINTER_ATTRIBUTE_ACCESS_FLAGS, (CUdeviceptr)p) != CUDA_SUCCESS) {
+        (void)cudaGetLastError();
+        return CU_POINTER_ATTRIBUTE_ACCESS_FLAG_NONE;
+    }
+    return flags;
+}
+
+// Whether a worker on `device` reads its rows of `im` (or writes its result
+// there) across the peer link from its own kernels, with no staging copy and
+// no second pass; PARAC_SPLIT_LINK=copy keeps the copies (measurements).
+bool link_direct(int device, const parac_image *im, bool write)
+{
+    if (im->memory != PARAC_MEMORY_CUDA || im->device == device) return false;
+    const char *v = getenv("PARAC_SPLIT_LINK");
+    if (v && strcmp(v, "copy") == 0) return false;
+    const unsigned need = write ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ;
+    return (access_from(device, im->data) & need) == need;
+}
+
+// Rows between an image and a strip buffer: a peer copy between two
+// devices' memory (which a pool's memory without access granted needs: the
+// copy engines reach it where kernels and plain copies cannot), else a plain
+// copy (host memory, or the same device).
+parac_status copy_rows(void *dst, int dst_dev, int64_t dst_pitch, const void *src, int src_dev,
+                       int64_t src_pitch, size_t row_bytes, size_t rows, cudaStream_t st)
+{
+    if (dst_dev < 0 || src_dev < 0 || dst_dev == src_dev)
+        return parac__cuda_copy_rows(dst, dst_pitch, src, src_pitch, row_bytes, rows, st);
+    cudaMemcpy3DPeerParms c;
+    memset(&c, 0, sizeof c);
+    c.srcPtr = make_cudaPitchedPtr((void *)src, (size_t)src_pitch, row_bytes, rows);
+    c.srcDevice = src_dev;
+    c.dstPtr = make_cudaPitchedPtr(dst, (size_t)dst_pitch, row_bytes, rows);
+    c.dstDevice = dst_dev;
+    c.extent = make_cudaExtent(row_bytes, rows, 1);
+    PARAC_CUDA_TRY(cudaMemcpy3DPeerAsync(&c, st));
+    return PARAC_OK;
+}
+
+int device_of(const parac_image *im)
+{
+    return im->memory == PARAC_MEMORY_CUDA ? im->device : -1;
+}
+
 // The rows of `im` from image row y0 as the load kernel reads them on
-// `device`: in place when the image is there, else copied into `staging`
-// (each row as the image lays it out: pixel stride kept, rows packed).
+// `device`: in place when the image is there or reachable over a peer link,
+// else copied into `staging` (each row as the image lays it out: pixel
+// stride kept, rows packed).
 parac_status rows_on(const parac_image *im, int64_t y0, int64_t h, int device, pooled &staging,
                      cudaStream_t st, image_rows *out)
 {
-    if (im->memory == PARAC_MEMORY_CUDA && im->device == device) {
+    if ((im->memory == PARAC_MEMORY_CUDA && im->device == device) || link_direct(device, im, false)) {
         *out = rows_of(im, y0);
         return PARAC_OK;
     }
@@ -62,9 +148,8 @@ parac_status rows_on(const parac_image *im, int64_t y0, int64_t h, int device, p
     const int64_t row_bytes = (im->width - 1) * im->pixel_stride + (int64_t)es;
     PARAC_TRY(staging.alloc(device, (size_t)(row_bytes * h * im->depth)));
     for (int64_t z = 0; z < im->depth; z++)
-        PARAC_TRY(parac__cuda_copy_rows((char *)staging.p + z * row_bytes * h, row_bytes,
-                                        parac_image_at(im, 0, y0, z), im->row_pitch, (size_t)row_bytes,
-                                        (size_t)h, st));
+        PARAC_TRY(copy_rows((char *)staging.p + z * row_bytes * h, device, row_bytes, parac_image_at(im, 0, y0, z),
+                            device_of(im), im->row_pitch, (size_t)row_bytes, (size_t)h, st));
     *out = image_rows{(const char *)staging.p, im->pixel_stride, row_bytes, row_bytes * h};
     return PARAC_OK;
 }
@@ -98,6 +183,9 @@ parac_status load(parac__dev_strip *t, const parac__recon_spec *s, const parac_i
 
 } // namespace
 
+enum { MAX_DEVICES = 64 };
+std::atomic<bool> peer_enabled[MAX_DEVICES][MAX_DEVICES];
+
 extern "C" {
 
 parac_status parac__dev_strips_connect(const int *devices, int n)
@@ -108,23 +196,29 @@ parac_status parac__dev_strips_connect(const int *devices, int n)
             int can = 0;
             PARAC_CUDA_TRY(cudaDeviceCanAccessPeer(&can, devices[a], devices[b]));
             if (!can) continue; // copies between them go through the host
-            PARAC_CUDA_TRY(cudaSetDevice(devices[a]));
-            const cudaError_t e = cudaDeviceEnablePeerAccess(devices[b], 0);
+            // once per pair and process (a second call is an error that
+            // compute-sanitizer reports)
+            const int da = devices[a], db = devices[b];
+            if (da < MAX_DEVICES && db < MAX_DEVICES && peer_enabled[da][db].load()) continue;
+            PARAC_CUDA_TRY(cudaSetDevice(da));
+            const cudaError_t e = cudaDeviceEnablePeerAccess(db, 0);
             if (e == cudaErrorPeerAccessAlreadyEnabled) (void)cudaGetLastError();
             else PARAC_CUDA_TRY(e);
+            if (da < MAX_DEVICES && db < MAX_DEVICES) peer_enabled[da][db].store(true);
         }
     return PARAC_OK;
 }
 
 /* A worker on another device than the images' receives its rows before it
- * can start (2 bytes a pixel for u8 with a marker image: about 13 ms for a
- * 51200² image over NVLink between H100s, against about 105 ms of wavefront
- * for the whole image). Balancing t(1 - f) = (t + c)f gives f = 0.47 of the
- * rows, 0.89 of the other worker's share. (Its result goes back after the
- * last exchange, when both have finished.) Without peer access the copies
- * go through the host, at about a fifth of the speed. PARAC_SPLIT_SHARE
- * sets the share (measurements). */
-double parac__dev_strip_share(int images_device, int device)
+ * can start (2 bytes a pixel for u8 with a marker image: 2.5 GB, about 6 ms
+ * at 395 GB/s over NVLink between H200s, for half of a 51200² image, against
+ * about 109 ms of wavefront for the whole image), and its result goes back
+ * after the last exchange. Measured best (51200², docs/morphology.md): 0.95
+ * of the other worker's rows when its kernels read and write across the link
+ * (link_direct), 0.89 when the rows are staged by copies. Without peer
+ * access the copies go through the host, at about a fifth of the speed.
+ * PARAC_SPLIT_SHARE sets the share (measurements). */
+double parac__dev_strip_share(int images_device, int device, const parac_image *im)
 {
     if (device == images_device) return 1.0;
     const char *v = getenv("PARAC_SPLIT_SHARE");
@@ -134,7 +228,13 @@ double parac__dev_strip_share(int images_device, int device)
         (void)cudaGetLastError();
         can = 0;
     }
-    return can ? 0.89 : 0.5;
+    if (!can) return 0.5;
+    return !im || link_direct(device, im, false) ? 0.95 : 0.89;
+}
+
+int parac__dev_strip_direct(int device, const parac_image *im, int write)
+{
+    return link_direct(device, im, write != 0);
 }
 
 parac_status parac__dev_strip_load(parac__dev_strip **out, const parac__recon_spec *s,
@@ -196,7 +296,7 @@ parac_status parac__dev_strip_store(parac__dev_strip *t, int erosion, parac_imag
 {
     PARAC_CUDA_TRY(cudaSetDevice(t->dev));
     const int64_t es = (int64_t)parac_dtype_size(t->dt);
-    if (out->memory == PARAC_MEMORY_CUDA && out->device == t->dev) {
+    if ((out->memory == PARAC_MEMORY_CUDA && out->device == t->dev) || link_direct(t->dev, out, true)) {
         PARAC_TRY(store_grid(t->dt, t->I.p, t->g, erosion, rows_of(out, t->y0), t->st));
     } else { // through J, packed (the mask is no longer needed), then copied there
         if (out->pixel_stride != es)
@@ -205,9 +305,8 @@ parac_status parac__dev_strip_store(parac__dev_strip *t, int erosion, parac_imag
         const int64_t rp = es * t->g.w, sp = rp * t->g.h;
         PARAC_TRY(store_grid(t->dt, t->I.p, t->g, erosion, image_rows{(const char *)t->J.p, es, rp, sp}, t->st));
         for (int64_t z = 0; z < t->g.d; z++)
-            PARAC_TRY(parac__cuda_copy_rows(parac_image_at(out, 0, t->y0, z), out->row_pitch,
-                                            (const char *)t->J.p + z * sp, rp, (size_t)rp, (size_t)t->g.h,
-                                            t->st));
+            PARAC_TRY(copy_rows(parac_image_at(out, 0, t->y0, z), device_of(out), out->row_pitch,
+                                (const char *)t->J.p + z * sp, t->dev, rp, (size_t)rp, (size_t)t->g.h, t->st));
     }
     PARAC_CUDA_TRY(cudaStreamSynchronize(t->st));
     return PARAC_OK;
