@@ -31,33 +31,30 @@
  * Only a border-rule declaration may stand between the two statements. */
 #include <string.h>
 
+#include "lang/fuse.h"
 #include "lang/lang.h"
 
 enum { MAX_LEAD_COPIES = 8 };
 
-typedef struct Subst {
-    Iterator *from, *to; /* the consumer's iterator, the producer's */
-    int lead;            /* the consumer's leading axes, replaced by constants */
-    long lead_val[3];
-    Obj *mat, *scalar;   /* reads of mat become reads of scalar */
-} Subst;
-
-static Node *copy_node(Node *n, const Subst *s);
 
 static Node *copy_list(Node *n, const Subst *s)
 {
     Node head = {0}, *tail = &head;
     for (; n; n = n->next) {
-        tail->next = copy_node(n, s);
+        tail->next = fuse_copy_node(n, s);
         tail = tail->next;
     }
     return head.next;
 }
 
 /* A copy of n with the consumer's indices and reads of M substituted. */
-static Node *copy_node(Node *n, const Subst *s)
+Node *fuse_copy_node(Node *n, const Subst *s)
 {
     if (!n) return NULL;
+    if (n->kind == ND_ITER_INDEX && n->iter == s->from && s->to_expr[n->axis]) {
+        const Subst plain = {0};
+        return fuse_copy_node(s->to_expr[n->axis], &plain);
+    }
     if (n->kind == ND_ITER_INDEX && n->iter == s->from) {
         if (n->axis < s->lead) return lang_int_node(n->tok, s->lead_val[n->axis]);
         Node *r = new_node(ND_ITER_INDEX, n->tok);
@@ -77,27 +74,21 @@ static Node *copy_node(Node *n, const Subst *s)
     Node *r = new_node(n->kind, n->tok);
     *r = *n;
     r->next = NULL;
-    r->lhs = copy_node(n->lhs, s);
-    r->rhs = copy_node(n->rhs, s);
-    r->cond = copy_node(n->cond, s);
-    r->then = copy_node(n->then, s);
-    r->els = copy_node(n->els, s);
-    r->init = copy_node(n->init, s);
-    r->inc = copy_node(n->inc, s);
-    r->body = copy_node(n->body, s);
+    r->lhs = fuse_copy_node(n->lhs, s);
+    r->rhs = fuse_copy_node(n->rhs, s);
+    r->cond = fuse_copy_node(n->cond, s);
+    r->then = fuse_copy_node(n->then, s);
+    r->els = fuse_copy_node(n->els, s);
+    r->init = fuse_copy_node(n->init, s);
+    r->inc = fuse_copy_node(n->inc, s);
+    r->body = fuse_copy_node(n->body, s);
     r->args = copy_list(n->args, s);
     r->decls = copy_list(n->decls, s);
-    for (int i = 0; i < n->nidx; i++) r->idx[i] = copy_node(n->idx[i], s);
+    for (int i = 0; i < n->nidx; i++) r->idx[i] = fuse_copy_node(n->idx[i], s);
     return r;
 }
 
 /* ---- what a statement touches ------------------------------------------- */
-typedef struct Touch {
-    Obj *written[32], *read[32];
-    int nwritten, nread;
-    bool overflow;
-} Touch;
-
 static void add_obj(Obj **list, int *n, bool *overflow, Obj *o)
 {
     for (int i = 0; i < *n; i++)
@@ -111,7 +102,7 @@ static bool is_matrix_node(const Node *n)
     return n && (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
 }
 
-static void touches(Node *n, Touch *t, int depth)
+void fuse_touches(Node *n, Touch *t, int depth)
 {
     if (!n || depth > 400) {
         if (n) t->overflow = true;
@@ -126,49 +117,48 @@ static void touches(Node *n, Touch *t, int depth)
         t->overflow = true; /* iterators do not nest: not expected here */
         return;
     }
-    touches(n->lhs, t, depth + 1);
-    touches(n->rhs, t, depth + 1);
-    touches(n->cond, t, depth + 1);
-    touches(n->then, t, depth + 1);
-    touches(n->els, t, depth + 1);
-    touches(n->init, t, depth + 1);
-    touches(n->inc, t, depth + 1);
-    touches(n->body, t, depth + 1);
-    for (Node *a = n->args; a; a = a->next) touches(a, t, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) touches(d->init, t, depth + 1);
-    for (int i = 0; i < n->nidx; i++) touches(n->idx[i], t, depth + 1);
+    fuse_touches(n->lhs, t, depth + 1);
+    fuse_touches(n->rhs, t, depth + 1);
+    fuse_touches(n->cond, t, depth + 1);
+    fuse_touches(n->then, t, depth + 1);
+    fuse_touches(n->els, t, depth + 1);
+    fuse_touches(n->init, t, depth + 1);
+    fuse_touches(n->inc, t, depth + 1);
+    fuse_touches(n->body, t, depth + 1);
+    for (Node *a = n->args; a; a = a->next) fuse_touches(a, t, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) fuse_touches(d->init, t, depth + 1);
+    for (int i = 0; i < n->nidx; i++) fuse_touches(n->idx[i], t, depth + 1);
 }
 
-static bool listed(Obj *const *list, int n, const Obj *o)
+bool fuse_listed(Obj *const *list, int n, const Obj *o)
 {
     for (int i = 0; i < n; i++)
         if (list[i] == o) return true;
     return false;
 }
 
-/* How often o is mentioned in n (accesses, plain names, border rules about it). */
-static int mentions(Node *n, const Obj *o, int depth)
+int fuse_mentions(Node *n, const Obj *o, int depth)
 {
     if (!n || depth > 400) return n ? 1000 : 0;
     int k = (n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o;
     if (n->kind == ND_BORDER_RULE && n->rule && n->rule->var == o) k++;
     if (n->kind == ND_ITERATOR && n->iter) {
         for (int d = 0; d < n->iter->ndim; d++)
-            k += mentions(n->iter->r[d].lb, o, depth + 1) + mentions(n->iter->r[d].ub, o, depth + 1);
-        k += mentions(n->iter->body, o, depth + 1);
-        return k + (n->body != n->iter->body ? mentions(n->body, o, depth + 1) : 0);
+            k += fuse_mentions(n->iter->r[d].lb, o, depth + 1) + fuse_mentions(n->iter->r[d].ub, o, depth + 1);
+        k += fuse_mentions(n->iter->body, o, depth + 1);
+        return k + (n->body != n->iter->body ? fuse_mentions(n->body, o, depth + 1) : 0);
     }
-    k += mentions(n->lhs, o, depth + 1) + mentions(n->rhs, o, depth + 1) + mentions(n->cond, o, depth + 1) +
-         mentions(n->then, o, depth + 1) + mentions(n->els, o, depth + 1) + mentions(n->init, o, depth + 1) +
-         mentions(n->inc, o, depth + 1) + mentions(n->body, o, depth + 1);
-    for (Node *a = n->args; a; a = a->next) k += mentions(a, o, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) k += mentions(d->init, o, depth + 1);
-    for (int i = 0; i < n->nidx; i++) k += mentions(n->idx[i], o, depth + 1);
+    k += fuse_mentions(n->lhs, o, depth + 1) + fuse_mentions(n->rhs, o, depth + 1) + fuse_mentions(n->cond, o, depth + 1) +
+         fuse_mentions(n->then, o, depth + 1) + fuse_mentions(n->els, o, depth + 1) + fuse_mentions(n->init, o, depth + 1) +
+         fuse_mentions(n->inc, o, depth + 1) + fuse_mentions(n->body, o, depth + 1);
+    for (Node *a = n->args; a; a = a->next) k += fuse_mentions(a, o, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) k += fuse_mentions(d->init, o, depth + 1);
+    for (int i = 0; i < n->nidx; i++) k += fuse_mentions(n->idx[i], o, depth + 1);
     return k;
 }
 
 /* The same expression, node for node (range bounds of two iterators). */
-static bool same_expr(const Node *a, const Node *b)
+bool fuse_same_expr(const Node *a, const Node *b)
 {
     if (!a || !b) return a == b;
     if (a->kind != b->kind) return false;
@@ -179,11 +169,11 @@ static bool same_expr(const Node *a, const Node *b)
     case ND_VAR:
         return a->var ? a->var == b->var : a->name && b->name && !strcmp(a->name, b->name);
     case ND_BINARY:
-        return !strcmp(a->op, b->op) && same_expr(a->lhs, b->lhs) && same_expr(a->rhs, b->rhs);
+        return !strcmp(a->op, b->op) && fuse_same_expr(a->lhs, b->lhs) && fuse_same_expr(a->rhs, b->rhs);
     case ND_UNARY:
-        return !strcmp(a->op, b->op) && same_expr(a->lhs, b->lhs);
+        return !strcmp(a->op, b->op) && fuse_same_expr(a->lhs, b->lhs);
     case ND_CAST:
-        return a->cast_ty == b->cast_ty && same_expr(a->lhs, b->lhs);
+        return a->cast_ty == b->cast_ty && fuse_same_expr(a->lhs, b->lhs);
     default:
         return false;
     }
@@ -223,7 +213,7 @@ static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, 
 }
 
 /* Names declared at the top of a body, and names a body uses. */
-static bool declares_name(Node *body, const char *name)
+bool fuse_declares_name(Node *body, const char *name)
 {
     if (!body) return false;
     Node *list = body->kind == ND_BLOCK ? body->args : body;
@@ -231,27 +221,27 @@ static bool declares_name(Node *body, const char *name)
         if (s->kind == ND_DECL)
             for (Node *d = s->decls; d; d = d->next)
                 if (d->name && !strcmp(d->name, name)) return true;
-        if (s->kind == ND_BLOCK && declares_name(s, name)) return true;
+        if (s->kind == ND_BLOCK && fuse_declares_name(s, name)) return true;
         if (body->kind != ND_BLOCK) break;
     }
     return false;
 }
 
-static bool uses_name_declared_in(Node *n, Node *body, int depth)
+bool fuse_uses_name_declared_in(Node *n, Node *body, int depth)
 {
     if (!n || depth > 400) return n != NULL;
-    if (n->kind == ND_VAR && n->name && declares_name(body, n->name)) return true;
-    if (uses_name_declared_in(n->lhs, body, depth + 1) || uses_name_declared_in(n->rhs, body, depth + 1) ||
-        uses_name_declared_in(n->cond, body, depth + 1) || uses_name_declared_in(n->then, body, depth + 1) ||
-        uses_name_declared_in(n->els, body, depth + 1) || uses_name_declared_in(n->init, body, depth + 1) ||
-        uses_name_declared_in(n->inc, body, depth + 1) || uses_name_declared_in(n->body, body, depth + 1))
+    if (n->kind == ND_VAR && n->name && fuse_declares_name(body, n->name)) return true;
+    if (fuse_uses_name_declared_in(n->lhs, body, depth + 1) || fuse_uses_name_declared_in(n->rhs, body, depth + 1) ||
+        fuse_uses_name_declared_in(n->cond, body, depth + 1) || fuse_uses_name_declared_in(n->then, body, depth + 1) ||
+        fuse_uses_name_declared_in(n->els, body, depth + 1) || fuse_uses_name_declared_in(n->init, body, depth + 1) ||
+        fuse_uses_name_declared_in(n->inc, body, depth + 1) || fuse_uses_name_declared_in(n->body, body, depth + 1))
         return true;
     for (Node *a = n->args; a; a = a->next)
-        if (uses_name_declared_in(a, body, depth + 1)) return true;
+        if (fuse_uses_name_declared_in(a, body, depth + 1)) return true;
     for (Node *d = n->decls; d; d = d->next)
-        if (uses_name_declared_in(d->init, body, depth + 1)) return true;
+        if (fuse_uses_name_declared_in(d->init, body, depth + 1)) return true;
     for (int i = 0; i < n->nidx; i++)
-        if (uses_name_declared_in(n->idx[i], body, depth + 1)) return true;
+        if (fuse_uses_name_declared_in(n->idx[i], body, depth + 1)) return true;
     return false;
 }
 
@@ -263,7 +253,7 @@ static bool has_decl(Node *body)
 }
 
 /* The declaration statement of a matrix in n, and the declarator before it. */
-static Node *find_decl(Node *n, const Obj *m, Node **prev, int depth)
+Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth)
 {
     if (!n || depth > 400) return NULL;
     if (n->kind == ND_DECL) {
@@ -276,21 +266,21 @@ static Node *find_decl(Node *n, const Obj *m, Node **prev, int depth)
     }
     Node *kids[] = {n->then, n->els, n->body};
     for (int i = 0; i < 3; i++) {
-        Node *r = find_decl(kids[i], m, prev, depth + 1);
+        Node *r = fuse_find_decl(kids[i], m, prev, depth + 1);
         if (r) return r;
     }
     if (n->kind == ND_BLOCK)
         for (Node *s = n->args; s; s = s->next) {
-            Node *r = find_decl(s, m, prev, depth + 1);
+            Node *r = fuse_find_decl(s, m, prev, depth + 1);
             if (r) return r;
         }
     return NULL;
 }
 
 /* The statement of P's body that writes M, when it is the only mention. */
-static Node *producer_write(Iterator *p, const Obj *m)
+Node *fuse_producer_write(Iterator *p, const Obj *m)
 {
-    if (mentions(p->body, m, 0) != 1) return NULL;
+    if (fuse_mentions(p->body, m, 0) != 1) return NULL;
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
     for (Node *s = list; s; s = p->body->kind == ND_BLOCK ? s->next : NULL) {
         if (s->kind == ND_EXPR_STMT && s->lhs && s->lhs->kind == ND_ASSIGN && !strcmp(s->lhs->op, "=") &&
@@ -318,32 +308,32 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         if (count > MAX_LEAD_COPIES) return false;
     }
     for (int d = 0; d < p->ndim; d++)
-        if (p->r[d].stride != c->r[lead + d].stride || !same_expr(p->r[d].lb, c->r[lead + d].lb) ||
-            !same_expr(p->r[d].ub, c->r[lead + d].ub))
+        if (p->r[d].stride != c->r[lead + d].stride || !fuse_same_expr(p->r[d].lb, c->r[lead + d].lb) ||
+            !fuse_same_expr(p->r[d].ub, c->r[lead + d].ub))
             return false;
     if (p->rule && c->rule && p->rule != c->rule) return false;
     Touch tp = {0}, tc = {0};
-    touches(p->body, &tp, 0);
-    touches(c->body, &tc, 0);
+    fuse_touches(p->body, &tp, 0);
+    fuse_touches(c->body, &tc, 0);
     if (tp.overflow || tc.overflow) return false;
     /* M: a matrix p writes and c reads */
     for (int i = 0; i < tp.nwritten; i++) {
         Obj *m = tp.written[i];
-        if (!listed(tc.read, tc.nread, m) || m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX ||
-            m->ty->ndim != p->ndim || listed(tc.written, tc.nwritten, m))
+        if (!fuse_listed(tc.read, tc.nread, m) || m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX ||
+            m->ty->ndim != p->ndim || fuse_listed(tc.written, tc.nwritten, m))
             continue;
-        Node *write = producer_write(p, m);
+        Node *write = fuse_producer_write(p, m);
         if (!write || !reads_at_point(c->body, m, c, lead, 0)) continue;
         bool clash = false;
-        for (int j = 0; j < tc.nwritten; j++) clash |= mentions(p->body, tc.written[j], 0) > 0;
+        for (int j = 0; j < tc.nwritten; j++) clash |= fuse_mentions(p->body, tc.written[j], 0) > 0;
         for (int j = 0; j < tp.nwritten; j++)
-            clash |= tp.written[j] != m && mentions(c->body, tp.written[j], 0) > 0;
-        if (clash || uses_name_declared_in(c->body, p->body, 0)) continue;
+            clash |= tp.written[j] != m && fuse_mentions(c->body, tp.written[j], 0) > 0;
+        if (clash || fuse_uses_name_declared_in(c->body, p->body, 0)) continue;
         /* nothing else in the function may see M */
-        Node *prev = NULL, *decl = find_decl(f->body, m, &prev, 0);
-        if (!decl || mentions(f->body, m, 0) != mentions(p->body, m, 0) + mentions(c->body, m, 0)) continue;
+        Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
+        if (!decl || fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + fuse_mentions(c->body, m, 0)) continue;
         const char *sname = lang_format("parac_%s", m->name);
-        if (declares_name(p->body, sname) || declares_name(c->body, sname)) continue;
+        if (fuse_declares_name(p->body, sname) || fuse_declares_name(c->body, sname)) continue;
 
         /* T parac_M = E; in place of the write */
         Obj *s = lang_alloc(sizeof *s);
@@ -373,7 +363,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         /* the consumer's body once per value of its leading axes, after it */
         Node *tail = dstmt;
         while (tail->next) tail = tail->next;
-        Subst sub = {c, p, lead, {0, 0, 0}, m, s};
+        Subst sub = {.from = c, .to = p, .lead = lead, .mat = m, .scalar = s};
         /* spliced in as statements of the fused body (so that its writes
          * stay top-level ones for the vector plan), unless copies or the
          * producer declare the same names: then one block per copy */
@@ -381,7 +371,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         for (Node *st = c->body->kind == ND_BLOCK ? c->body->args : NULL; st && !wrap; st = st->next)
             if (st->kind == ND_DECL)
                 for (Node *d = st->decls; d; d = d->next)
-                    wrap |= d->name && (declares_name(p->body, d->name) || !strcmp(d->name, sname));
+                    wrap |= d->name && (fuse_declares_name(p->body, d->name) || !strcmp(d->name, sname));
         for (long k = 0; k < count; k++) {
             long rest = k;
             for (int d = lead - 1; d >= 0; d--) {
@@ -389,7 +379,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
                 sub.lead_val[d] = lb[d] + (rest % n_d) * step[d];
                 rest /= n_d;
             }
-            Node *copy = copy_node(c->body, &sub);
+            Node *copy = fuse_copy_node(c->body, &sub);
             if (copy->kind == ND_BLOCK && !wrap) { /* its statements, spliced in */
                 tail->next = copy->args;
                 while (tail->next) tail = tail->next;
@@ -515,7 +505,7 @@ static Node *replace_reads(Node *n, const Obj *m, Node *e, const Subst *sub, int
         Node *x = new_node(ND_CAST, n->tok); /* (T)(E): the value the matrix would hold */
         x->cast_ty = m->ty->base;
         x->ty = m->ty->base;
-        x->lhs = copy_node(e, sub);
+        x->lhs = fuse_copy_node(e, sub);
         return x;
     }
     n->lhs = replace_reads(n->lhs, m, e, sub, depth + 1);
@@ -543,34 +533,34 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     Iterator *p = pn->iter;
     if (p->iter_element || p->rule || !p->body) return false;
     Touch tp = {0};
-    touches(p->body, &tp, 0);
+    fuse_touches(p->body, &tp, 0);
     if (tp.overflow || tp.nwritten != 1) return false;
     Obj *m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != p->ndim) return false;
-    Node *write = producer_write(p, m);
+    Node *write = fuse_producer_write(p, m);
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
     if (!write || list != write || write->next) return false; /* the body is that one statement */
     Node *e = write->lhs->rhs;
     if (!pure_point_expr(e, p, 0)) return false;
     Touch te = {0};
-    touches(e, &te, 0);
+    fuse_touches(e, &te, 0);
     bool removed_any = false;
     for (Node *cn = pn->next; cn; cn = cn->next) {
         if (cn->kind == ND_BORDER_RULE || cn->kind == ND_NULL_STMT) continue;
         if (cn->kind != ND_ITERATOR) break; /* host code: it may change what E reads */
         Iterator *c = cn->iter;
         Touch tc = {0};
-        touches(c->body, &tc, 0);
-        if (tc.overflow || listed(tc.written, tc.nwritten, m)) break;
+        fuse_touches(c->body, &tc, 0);
+        if (tc.overflow || fuse_listed(tc.written, tc.nwritten, m)) break;
         bool clobbers = false;
-        for (int i = 0; i < te.nread; i++) clobbers |= listed(tc.written, tc.nwritten, te.read[i]);
+        for (int i = 0; i < te.nread; i++) clobbers |= fuse_listed(tc.written, tc.nwritten, te.read[i]);
         bool same_space = c->ndim == p->ndim && !c->iter_element;
         for (int d = 0; same_space && d < p->ndim; d++)
-            same_space = p->r[d].stride == c->r[d].stride && same_expr(p->r[d].lb, c->r[d].lb) &&
-                         same_expr(p->r[d].ub, c->r[d].ub);
-        if (same_space && !clobbers && listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
+            same_space = p->r[d].stride == c->r[d].stride && fuse_same_expr(p->r[d].lb, c->r[d].lb) &&
+                         fuse_same_expr(p->r[d].ub, c->r[d].ub);
+        if (same_space && !clobbers && fuse_listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
             reads_all_of(e, c->body, c, 0)) {
-            Subst sub = {p, c, 0, {0, 0, 0}, NULL, NULL};
+            Subst sub = {.from = p, .to = c};
             c->body = replace_reads(c->body, m, e, &sub, 0);
             c->fused = c->fused ? lang_format("%s; %s recomputed from what it reads here", c->fused, m->name)
                                 : lang_format("%s recomputed from what it reads here", m->name);
@@ -578,9 +568,9 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
         }
         if (clobbers) break; /* later iterators would see other values */
     }
-    if (!removed_any || mentions(f->body, m, 0) != 1) return false;
+    if (!removed_any || fuse_mentions(f->body, m, 0) != 1) return false;
     /* nobody reads M any more: the producer and M go */
-    Node *prev = NULL, *decl = find_decl(f->body, m, &prev, 0);
+    Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
     if (!decl) return false;
     if (prev) prev->next = prev->next->next;
     else decl->decls = decl->decls->next;
@@ -594,17 +584,17 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
 }
 
 /* The statements of one block, and of the blocks inside them. */
-static void fuse_block(Node *f, Node *block, int depth)
+static void fuse_block(Node *f, Node *block, bool stencils, int depth)
 {
     if (!block || depth > 200) return;
     if (block->kind != ND_BLOCK) {
         Node *kids[] = {block->then, block->els, block->body};
-        for (int i = 0; i < 3; i++) fuse_block(f, kids[i], depth + 1);
+        for (int i = 0; i < 3; i++) fuse_block(f, kids[i], stencils, depth + 1);
         return;
     }
     for (Node *s = block->args; s; s = s->next) {
         if (s->kind != ND_ITERATOR) {
-            fuse_block(f, s, depth + 1);
+            fuse_block(f, s, stencils, depth + 1);
             continue;
         }
         /* the next statement but border-rule declarations */
@@ -623,12 +613,27 @@ static void fuse_block(Node *f, Node *block, int depth)
         if (s->kind == ND_ITERATOR) recompute_points(f, block, s);
         s = next;
     }
+    if (!stencils) return;
+    /* then stencil stages recomputed inside the stencil that reads them */
+    for (Node **link = &block->args; *link;) {
+        Node *s = *link, *c = s->next;
+        while (c && (c->kind == ND_BORDER_RULE || c->kind == ND_NULL_STMT)) c = c->next;
+        if (s->kind == ND_ITERATOR && c && c->kind == ND_ITERATOR && fuse_stencil_pair(f, s, c)) {
+            *link = s->next; /* the producer is gone; its consumer may fuse again */
+            continue;
+        }
+        link = &s->next;
+    }
 }
 
 void fuse_program(Program *prog)
 {
     const CompileOptions *opt = prog->opt;
     if (!plan_flag(opt, opt ? opt->fuse : -1, 1)) return;
+    /* recomputing stencils pays where memory bandwidth is what limits: on
+     * by default for the device targets at -O2 (-ffuse-stencils elsewhere) */
+    const int fs = opt ? opt->fuse_stencils : -1;
+    const bool stencils = fs >= 0 ? fs : opt && opt->opt_level >= 2 && target_has_device(opt->target);
     for (Node *n = prog->top; n; n = n->next)
-        if (n->kind == ND_FUNC && n->body) fuse_block(n, n->body, 0);
+        if (n->kind == ND_FUNC && n->body) fuse_block(n, n->body, stencils, 0);
 }

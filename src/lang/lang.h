@@ -332,7 +332,7 @@ typedef struct Program {
 /* ---- passes ----------------------------------------------------------- */
 Program *parse_program(SourceFile *file, Token *tokens);
 void sema_program(Program *prog);
-void fuse_program(Program *prog);                 /* fuse.c: point consumers into producers */
+void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c: kernel fusion */
 void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
@@ -426,6 +426,7 @@ struct CompileOptions {
     int vector_loads;     /* -1: by level; 0: -fno-vector-loads */
     int restrict_ptrs;    /* -1: by level; 0: -fno-restrict */
     int fuse;             /* -1: by level; 0: -fno-fuse */
+    int fuse_stencils;    /* -1: device targets at -O2; 0: -fno-fuse-stencils; 1: -ffuse-stencils */
     int one_launch;       /* -1: by level; 0: -fno-one-launch */
     int strips;           /* -1: by level; 0: -fno-strips (the C target's strips of rows) */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */

@@ -68,6 +68,11 @@ static parac_status copy_rect(parac_cl_matrix *m, int to_device)
     else
         err = clEnqueueReadBufferRect(m->session->queue, (cl_mem)m->buffer, CL_TRUE, origin, origin, region,
                                       m->device_pitch, 0, m->host_pitch, 0, m->host, 0, NULL, NULL);
+    /* a driver that allocates a buffer's memory at its first use (NVIDIA's)
+     * reports the allocation failing here */
+    if (err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY)
+        return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s of a %zux%zu-byte matrix failed: the device could not "
+                           "allocate it (error %d)", to_device ? "upload" : "download", rows, width, (int)err);
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "%s of a %zux%zu-byte matrix failed (error %d)",
                            to_device ? "upload" : "download", rows, width, (int)err);

@@ -29,13 +29,16 @@ def _have_opencl():
     return _have("opencl")
 
 
-# -O2 fuses point consumers into their producers: -fno-fuse and -O0 do not
+# -O2 fuses point consumers into their producers and (on the devices) recomputes
+# a stencil stage inside the stencil that reads it: -fno-fuse and -O0 do not,
+# -fno-fuse-stencils keeps the stencils apart, -ffuse-stencils fuses them in C
 # The C target at -O2 runs consecutive iterators in strips of rows: also in
 # strips of 3 and 8 rows (many strip borders on small images), and without.
 VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "4"]),
             ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"]),
             ("c", [], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-fuse"], {"PARAC_STRIP_ROWS": "8"}),
-            ("c", ["-fno-strips"])]
+            ("c", ["-fno-strips"]), ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]),
+            ("c", ["-ffuse-stencils"], {"PARAC_STRIP_ROWS": "3"})]
 if _have("cuda"):
     VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"])]
 
@@ -142,3 +145,89 @@ def test_random_programs_give_the_same_output_at_every_level(tmp_path, case):
             np.testing.assert_allclose(got, base, rtol=1e-5, atol=1e-5, err_msg=msg)
         else:
             np.testing.assert_array_equal(got, base, err_msg=msg)
+
+
+def pair_rule(name, m, radius, axis, mirror):
+    """Rows (axis 0) or columns (axis 1) repeated or mirrored, `radius` deep."""
+    n = "H" if axis == 0 else "W"
+    lines = []
+    for k in range(1, radius + 1):
+        lo, hi = (str(k), f"{n} - {k + 1}") if mirror else ("0", f"{n} - 1")
+        if axis == 0:
+            lines += [f"{m}[-{k}][*] = {m}[{lo}][*];", f"{m}[+{k}][*] = {m}[{hi}][*];"]
+        else:
+            lines += [f"{m}[*][-{k}] = {m}[*][{lo}];", f"{m}[*][+{k}] = {m}[*][{hi}];"]
+    return f"    parac_border_rule {name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
+
+
+def stencil_pair(rng, dt):
+    """A stencil along one axis, then one along the other that reads it, each
+    with a sum or a convolution by a constant filter and its own border rule
+    (edges repeated or mirrored): what -O2 fuses on the devices."""
+    T = TYPES[dt][0]
+    flt = dt == "f32"
+    first = int(rng.integers(0, 2))  # the producer's axis
+    r1, r2 = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    mirror1, mirror2 = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+    conv1, conv2 = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
+
+    def expr(src, it, axis, r, conv, fname):
+        x, y = it + "x", it + "y"
+        win = f"{src}[{x}][{y} - {r}:{2 * r + 1}:1]" if axis == 1 else f"{src}[{x} - {r}:{2 * r + 1}:1][{y}]"
+        if conv:
+            return f"parac_convolution({fname}, {win})"
+        return f"parac_matrix_sum({win}) / {2 * r + 1}{'.0f' if flt else ''}"
+
+    def filt(name, axis, r):
+        vals = [int(v) for v in rng.integers(1, 5, 2 * r + 1)]
+        shape = f"[1][{2 * r + 1}]" if axis == 1 else f"[{2 * r + 1}][1]"
+        fv = ", ".join(f"{v}.0f" if flt else str(v) for v in vals)
+        return f"    {T if flt else 'int'} parac_matrix {name}{shape} = {{{fv}}};\n"
+
+    body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n",
+            f"    {T} parac_matrix M[H][W];\n", filt("f1", first, r1), filt("f2", 1 - first, r2),
+            pair_rule("b1", "I", r1, first, mirror1),
+            f"    parac_iterator p(0:H:1; 0:W:1) parac_border_rule(b1) {{\n"
+            f"        M[px][py] = ({T})({expr('I', 'p', first, r1, conv1, 'f1')});\n    }}\n",
+            pair_rule("b2", "M", r2, 1 - first, mirror2),
+            f"    parac_iterator c(0:H:1; 0:W:1) parac_border_rule(b2) {{\n"
+            f"        O[cx][cy] = ({T})({expr('M', 'c', 1 - first, r2, conv2, 'f2')} + I[cx][cy]);\n    }}\n"]
+    return (f'const char parac_main_dtype[] = "{dt}";\n\n'
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n"
+            + "".join(body) + "}\n")
+
+
+PAIR_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "16"]),
+                 ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]), ("c", ["-O0"])]
+if _have("cuda"):
+    PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"])]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_stencil_pairs_fuse_and_keep_their_bits(tmp_path, case):
+    """A stencil recomputed inside the stencil that reads it (rows then columns
+    or columns then rows, sums and convolutions, edges repeated or mirrored,
+    sizes down to 3 pixels, smaller than the stencils) gives -O0's output."""
+    rng = np.random.default_rng(2000 + case + int(os.environ.get("PARAC_TEST_SEED", "0")))
+    dt = ["u8", "u16", "i32", "f32"][case % 4]
+    src = stencil_pair(rng, dt)
+    (tmp_path / "p.pc").write_text(src)
+    explain = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "opencl", "-o",
+                              str(tmp_path / "x"), "--explain"], capture_output=True, text=True)
+    assert "recomputed at each of its" in explain.stdout, explain.stdout + explain.stderr + src
+    for H, W in ((int(rng.integers(3, 60)), int(rng.integers(3, 70))), (3, 4)):
+        img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
+        np.save(tmp_path / "in.npy", img)
+        outs = []
+        for i, (target, flags) in enumerate(PAIR_VARIANTS):
+            args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
+            for f in flags:
+                args += ["--paracc-flag", f]
+            run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
+            outs.append(np.load(tmp_path / f"o{i}.npy"))
+        for (target, flags), got in zip(PAIR_VARIANTS[1:], outs[1:]):
+            msg = f"{target} {' '.join(flags)} differs from -O0 on {H}x{W} {dt}:\n{src}"
+            if dt == "f32":
+                np.testing.assert_allclose(got, outs[0], rtol=1e-5, atol=1e-5, err_msg=msg)
+            else:
+                np.testing.assert_array_equal(got, outs[0], err_msg=msg)

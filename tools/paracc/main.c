@@ -28,7 +28,9 @@ static void usage(FILE *o)
           "  -fno-merge-stores  no merging of neighbouring outputs into vector stores\n"
           "  -fno-vector-loads  no loading of the rows a work-item reads as aligned vectors\n"
           "  -fno-restrict      matrix arguments without restrict\n"
-          "  -fno-fuse          no fusion of a point consumer into the iterator that produces its input\n"
+          "  -fno-fuse          no kernel fusion at all\n"
+          "  -f[no-]fuse-stencils  a stencil stage recomputed inside the stencil that reads it (on at -O2\n"
+          "                     for opencl and cuda; the C target only with -ffuse-stencils)\n"
           "  -fno-one-launch    the border boxes in a launch of their own, after the interior's\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
@@ -119,7 +121,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, one = -1, strips = -1, width = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, width = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -148,6 +150,8 @@ int main(int argc, char **argv)
             restr = a[2] != 'n';
         else if (!strcmp(a, "-ffuse") || !strcmp(a, "-fno-fuse"))
             fuse = a[2] != 'n';
+        else if (!strcmp(a, "-ffuse-stencils") || !strcmp(a, "-fno-fuse-stencils"))
+            fuse_stencils = a[2] != 'n';
         else if (!strcmp(a, "-fone-launch") || !strcmp(a, "-fno-one-launch"))
             one = a[2] != 'n';
         else if (!strcmp(a, "-fstrips") || !strcmp(a, "-fno-strips"))
@@ -224,6 +228,7 @@ int main(int argc, char **argv)
     opt.vector_loads = loads;
     opt.restrict_ptrs = restr;
     opt.fuse = fuse;
+    opt.fuse_stencils = fuse_stencils;
     opt.one_launch = one;
     opt.strips = strips;
     opt.vector_width = width;

@@ -1,0 +1,45 @@
+/* Helpers shared by the fusion passes (fuse.c: point stages;
+ * fuse_stencil.c: a stencil stage recomputed inside the stencil that reads it). */
+#ifndef PARAC_LANG_FUSE_H
+#define PARAC_LANG_FUSE_H
+
+#include "lang/lang.h"
+
+/* How a copied body is rewritten: the iterator `from`'s indices become
+ * `to`'s (or, where to_expr[axis] is set, copies of that expression), its
+ * first `lead` axes constants, and reads of `mat` reads of `scalar`. */
+typedef struct Subst {
+    Iterator *from, *to;
+    int lead;
+    long lead_val[3];
+    Obj *mat, *scalar;
+    Node *to_expr[3];
+} Subst;
+
+Node *fuse_copy_node(Node *n, const Subst *s);
+
+/* The matrices a statement writes and reads (overflow: too many to list). */
+typedef struct Touch {
+    Obj *written[32], *read[32];
+    int nwritten, nread;
+    bool overflow;
+} Touch;
+void fuse_touches(Node *n, Touch *t, int depth);
+bool fuse_listed(Obj *const *list, int n, const Obj *o);
+
+/* How often o is mentioned in n (accesses, plain names, border rules about it). */
+int fuse_mentions(Node *n, const Obj *o, int depth);
+/* The same expression, node for node (range bounds of two iterators). */
+bool fuse_same_expr(const Node *a, const Node *b);
+/* The statement of p's body that writes m at p's point, when it is the only mention. */
+Node *fuse_producer_write(Iterator *p, const Obj *m);
+/* The declaration statement of m in n, and the declarator before it. */
+Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth);
+bool fuse_declares_name(Node *body, const char *name);
+bool fuse_uses_name_declared_in(Node *n, Node *body, int depth);
+
+/* fuse_stencil.c: try to recompute the stencil stage pn inside the next
+ * iterator cn; true when pn is gone (the caller unlinks it). */
+bool fuse_stencil_pair(Node *f, Node *pn, Node *cn);
+
+#endif
