@@ -964,7 +964,8 @@ static void iterator(PrintCtx *p, Node *n)
         if (r->vector_width > 1) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
-            for (int d = 0; d < nd; d++) print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : 1);
+            for (int d = 0; d < nd; d++)
+                print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : d == 0 ? r->rows_per_item : 1);
             print_fmt(p, "}; /* outputs per work-item along each axis */\n");
         }
         if (r->one_launch) {

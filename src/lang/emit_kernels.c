@@ -198,6 +198,35 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
     }
 }
 
+/* The rows of a work-item of R rows of outputs: every row its outputs read,
+ * once, into parac_lv<k>[row - amin][vector] (rows outside the matrix, and
+ * vectors outside its columns, are zero as in vector_loads). */
+static void shared_row_loads(PrintCtx *p, Region *r, int last)
+{
+    const int V = r->vector_width;
+    Iterator *it = r->iter;
+    print_fmt(p, "    const int parac_col0 = first%d + k%dbase;\n", last, last);
+    print_fmt(p, "    const int parac_x0 = first0 + k0base * %ld;\n", axis_step(it, 0));
+    for (int k = 0; k < r->nrowvars; k++) {
+        const RowVar *rv = &r->rowvars[k];
+        Obj *m = rv->var;
+        const char *T = vector_type(m->ty->base, V);
+        const long rows = rv->amax - rv->amin + 1;
+        print_fmt(p, "    %s parac_lv%d[%ld][%d];\n", T, k, rows, rv->nvec);
+        print_fmt(p, "    #pragma unroll\n    for (int parac_a = 0; parac_a < %ld; parac_a++) {\n", rows);
+        print_fmt(p, "        const int parac_x = parac_x0 + %ld + parac_a, parac_in = parac_x >= 0 && parac_x < %s_d0;\n",
+                  rv->amin, m->name);
+        print_fmt(p, "        #pragma unroll\n        for (int parac_j = 0; parac_j < %d; parac_j++) {\n", rv->nvec);
+        print_fmt(p, "            const int parac_s = parac_col0 + %ld + parac_j * %d;\n", rv->base, V);
+        Node *e[2] = {text_index("parac_x", r->node->tok), text_index("parac_s", r->node->tok)};
+        long add[2] = {0, 0};
+        print_fmt(p, "            parac_lv%d[parac_a][parac_j] = parac_in && parac_s >= 0 && parac_s < %s_d1 ? *(%sconst %s *)&",
+                  k, m->name, D->global, T);
+        print_mat_index(p, m, e, add, 2);
+        print_fmt(p, D->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
+    }
+}
+
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
 
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
@@ -252,9 +281,12 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
             if (d) print_fmt(p, "    parac_g /= parac_bx.b[parac_b][%d] - parac_bx.b[parac_b][%d];\n", 2 * d + 1, 2 * d);
         }
     }
+    const int R = border ? 1 : r->rows_per_item; /* rows of outputs per work-item (2D) */
     for (int d = nd - 1, g = 0; d >= 0 && !border; d--, g++) {
         print_indent(p);
-        if (V > 1 && d == last && axis_step(it, d) == 1)
+        if (R > 1 && d == 0)
+            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(g), R);
+        else if (V > 1 && d == last && axis_step(it, d) == 1)
             print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
                       d, d, d, d, V, V, V, global_id(g), V);
         else if (V > 1 && d == last)
@@ -265,7 +297,8 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (!border) {
         print_indent(p);
         print_fmt(p, "if (");
-        for (int d = 0; d < nd; d++) print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, V > 1 && d == last ? "base" : "", d);
+        for (int d = 0; d < nd; d++)
+            print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, (V > 1 && d == last) || (R > 1 && d == 0) ? "base" : "", d);
         print_fmt(p, ") return;\n");
     }
     for (int i = 0; i < r->nconsts; i++) {
@@ -293,7 +326,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         print_fmt(p, "};\n");
     }
     for (int d = 0; d < nd; d++) {
-        if (V > 1 && d == last) continue;
+        if ((V > 1 && d == last) || (R > 1 && d == 0)) continue;
         print_indent(p);
         print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, axis_step(it, d));
         if (D->cuda) { /* NVRTC warns of index variables the body does not use */
@@ -304,8 +337,15 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     p->in_kernel = true;
     p->border = border;
     p->region = r;
+    if (R > 1) {
+        shared_row_loads(p, r, last);
+        print_fmt(p, "    #pragma unroll\n    for (int parac_r = 0; parac_r < %d; parac_r++) {\n", R);
+        print_fmt(p, "    const int k0 = k0base + parac_r;\n    if (k0 >= k0hi) break;\n");
+        print_fmt(p, "    const int %sx = first0 + k0 * %ld;\n", it->name, axis_step(it, 0));
+        if (D->cuda) print_fmt(p, "    (void)%sx;\n", it->name);
+    }
     if (V > 1) {
-        vector_loads(p, r, last);
+        if (R == 1) vector_loads(p, r, last);
         for (int i = 0; i < r->nmerge; i++) {
             Type *et = r->merge_lhs[i]->var->ty->base;
             print_fmt(p, "    ");
@@ -327,6 +367,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         print_fmt(p, "    }\n");
         merged_stores(p, r, last, src);
     }
+    if (R > 1) print_fmt(p, "    }\n");
     p->border = false;
     p->region = NULL;
     p->indent = 0;

@@ -259,7 +259,19 @@ typedef struct LoadRow {
     long lo, hi;
     long base;    /* the first loaded column relative to output 0's: a multiple of V */
     int nvec;     /* vectors of V elements loaded */
+    int rv;       /* rows per work-item: its matrix's entry in Region.rowvars, or -1 */
 } LoadRow;
+
+/* Rows per work-item (the paper's vector parallelism along y): the rows of
+ * one matrix that the R outputs of a work-item's column read, loaded once
+ * for all of them: row offsets amin..amax from the first output's row,
+ * columns from base (a multiple of V), nvec vectors of V. */
+typedef struct RowVar {
+    Obj *var;
+    long amin, amax;
+    long base;
+    int nvec;
+} RowVar;
 
 /* Per-variable summary inside a region. */
 typedef struct VarUse {
@@ -307,6 +319,10 @@ typedef struct Region {
     LoadRow loads[16];       /* rows read through vector loads */
     int nloads;
     const char *why_loads;
+    int rows_per_item;       /* outputs per work-item along the first axis (2D, coarsened kernels); 1 = one */
+    RowVar rowvars[8];
+    int nrowvars;
+    const char *why_rows;
     /* the C target's strips of rows (strips.c): the run's first region (NULL:
      * not in a run), the next stage, how far ahead of a strip this stage's
      * rows are needed; on the first region, the run's stages and statements */
@@ -430,6 +446,7 @@ struct CompileOptions {
     int one_launch;       /* -1: by level; 0: -fno-one-launch */
     int strips;           /* -1: by level; 0: -fno-strips (the C target's strips of rows) */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
+    int rows_per_item;    /* --rows-per-item N: force N (1 to 16) where legal; 0: the model's */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -263,6 +263,14 @@ static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, 
         /* a row the coarsened work-item loaded as vectors: element v + c of it */
         long col;
         int g = plan_load_row(p->region, m, e, add, n, &col);
+        if (g >= 0 && p->region->rows_per_item > 1 && p->region->loads[g].rv >= 0) {
+            /* a row shared by the work-item's rows of outputs: row r + o */
+            const LoadRow *lr = &p->region->loads[g];
+            const RowVar *rv = &p->region->rowvars[lr->rv];
+            fprintf(p->out, "((const %s *)parac_lv%d[parac_r + %ld])[parac_v + %ld]", ty_c_name(m->ty->base, true),
+                    lr->rv, lr->other[0].offset - rv->amin, col - rv->base);
+            return;
+        }
         if (g >= 0) {
             fprintf(p->out, "((const %s *)parac_ld%d)[parac_v + %ld]", ty_c_name(m->ty->base, true), g,
                     col - p->region->loads[g].base);

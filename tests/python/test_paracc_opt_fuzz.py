@@ -37,10 +37,10 @@ def _have_opencl():
 VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "4"]),
             ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"]),
             ("c", [], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-fuse"], {"PARAC_STRIP_ROWS": "8"}),
-            ("c", ["-fno-strips"]), ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]),
+            ("c", ["-fno-strips"]), ("opencl", ["-fno-fuse-stencils"]), ("opencl", ["--rows-per-item", "3"]), ("c", ["-ffuse-stencils"]),
             ("c", ["-ffuse-stencils"], {"PARAC_STRIP_ROWS": "3"})]
 if _have("cuda"):
-    VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"])]
+    VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"]), ("cuda", ["--rows-per-item", "5"])]
 
 
 pytestmark = pytest.mark.skipif(not _have_opencl(), reason="no OpenCL device")
@@ -198,9 +198,10 @@ def stencil_pair(rng, dt):
 
 
 PAIR_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "16"]),
+                 ("opencl", ["--rows-per-item", "4"]), ("opencl", ["--rows-per-item", "16", "--vector-width", "4"]),
                  ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]), ("c", ["-O0"])]
 if _have("cuda"):
-    PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"])]
+    PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"]), ("cuda", ["--rows-per-item", "4"])]
 
 
 @pytest.mark.parametrize("case", range(8))

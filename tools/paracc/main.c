@@ -35,6 +35,8 @@ static void usage(FILE *o)
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
+          "  --rows-per-item N  N rows of outputs per work-item (1 to 16) where the rows it reads are vector\n"
+          "                     loads: each row loaded once for all of them\n"
           "  --explain          print, for every parallel region, what the model decided and why\n"
           "  --no-line          no #line directives (by default each statement maps back to FILE.pc)\n"
           "  --dump=STAGE       print the AST, the HAST (parallel regions) or the analysis\n"
@@ -121,7 +123,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, width = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -160,7 +162,13 @@ int main(int argc, char **argv)
             explain = true;
         else if (!strcmp(a, "--no-line"))
             no_line = true;
-        else if (!strcmp(a, "--vector-width") && i + 1 < argc) {
+        else if (!strcmp(a, "--rows-per-item") && i + 1 < argc) {
+            rows = atoi(argv[++i]);
+            if (rows < 1 || rows > 16) {
+                fprintf(stderr, "paracc: --rows-per-item takes 1 to 16\n");
+                return 1;
+            }
+        } else if (!strcmp(a, "--vector-width") && i + 1 < argc) {
             const char *v = argv[++i];
             width = atoi(v);
             if (strspn(v, "0123456789") != strlen(v) || (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)) {
@@ -232,6 +240,7 @@ int main(int argc, char **argv)
     opt.one_launch = one;
     opt.strips = strips;
     opt.vector_width = width;
+    opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;
     opt.no_line = no_line;
     opt.dump_out = stdout;
