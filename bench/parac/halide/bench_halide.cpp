@@ -4,7 +4,9 @@
 // odd sizes and on the timed ones, then timed as Halide's own apps time
 // themselves: wall clock around the pipeline call and a device sync, the
 // input already on the device after the first call (median of --runs, after
-// two warm-up calls). Host (CPU schedule, all cores) and CUDA.
+// two warm-up calls). Host (CPU schedules, all cores) and CUDA; the manual
+// schedules and the autoschedulers' (Li2018 for CUDA, the one of Halide 14's
+// three that schedules for GPUs; Adams2019 for the CPU).
 //
 //   bench_halide [--runs N] [--sizes 1536x2560,4096x4096] [--check 37x61,101x203]
 //                [--targets cpu,cuda] [--copy-gbs RATE] [--json FILE]
@@ -21,16 +23,24 @@ extern "C" {
 #include "peers/peers_check.h"
 }
 #include "blur_cpu.h"
+#include "blur_cpu_auto.h"
 #include "blur_cuda.h"
+#include "blur_cuda_auto.h"
 #include "blur_cuda_root.h"
 #include "gaussian_cpu.h"
+#include "gaussian_cpu_auto.h"
 #include "gaussian_cuda.h"
+#include "gaussian_cuda_auto.h"
 #include "gaussian_cuda_root.h"
 #include "laplacian_cpu.h"
+#include "laplacian_cpu_auto.h"
 #include "laplacian_cuda.h"
+#include "laplacian_cuda_auto.h"
 #include "laplacian_cuda_root.h"
 #include "unsharp_cpu.h"
+#include "unsharp_cpu_auto.h"
 #include "unsharp_cuda.h"
+#include "unsharp_cuda_auto.h"
 #include "unsharp_cuda_root.h"
 
 using Halide::Runtime::Buffer;
@@ -39,12 +49,17 @@ namespace {
 
 typedef int (*pipeline)(halide_buffer_t *, halide_buffer_t *);
 
-// schedule: 0 the CPU's, 1 CUDA with the stages fused per tile, 2 CUDA with a kernel per stage
+// schedule: 0 the CPU's, 1 CUDA with the stages fused per tile, 2 CUDA with a
+// kernel per stage, 3 CUDA by the Li2018 autoscheduler, 4 the CPU by Adams2019
+enum { SCHEDULES = 5 };
+bool on_cuda(int schedule) { return schedule >= 1 && schedule <= 3; }
+
 pipeline find(int app, int schedule)
 {
-    static const pipeline table[3][3] = {{blur_cpu, blur_cuda, blur_cuda_root},
-                                         {gaussian_cpu, gaussian_cuda, gaussian_cuda_root},
-                                         {unsharp_cpu, unsharp_cuda, unsharp_cuda_root}};
+    static const pipeline table[3][SCHEDULES] = {
+        {blur_cpu, blur_cuda, blur_cuda_root, blur_cuda_auto, blur_cpu_auto},
+        {gaussian_cpu, gaussian_cuda, gaussian_cuda_root, gaussian_cuda_auto, gaussian_cpu_auto},
+        {unsharp_cpu, unsharp_cuda, unsharp_cuda_root, unsharp_cuda_auto, unsharp_cpu_auto}};
     switch (app) {
     case PEER_BLUR: return table[0][schedule];
     case PEER_GAUSSIAN: return table[1][schedule];
@@ -58,11 +73,13 @@ typedef int (*pipeline3)(halide_buffer_t *, halide_buffer_t *, halide_buffer_t *
 
 pipeline3 find3(int app, int schedule)
 {
-    static const pipeline3 table[3] = {laplacian_cpu, laplacian_cuda, laplacian_cuda_root};
+    static const pipeline3 table[SCHEDULES] = {laplacian_cpu, laplacian_cuda, laplacian_cuda_root, laplacian_cuda_auto,
+                                               laplacian_cpu_auto};
     return app == PEER_LAPLACIAN ? table[schedule] : nullptr;
 }
 
-const char *const schedule_names[3] = {"halide-cpu", "halide-cuda-fused", "halide-cuda-root"};
+const char *const schedule_names[SCHEDULES] = {"halide-cpu", "halide-cuda-fused", "halide-cuda-root",
+                                               "halide-cuda-li2018", "halide-cpu-adams2019"};
 
 struct job {
     pipeline fn;
@@ -90,7 +107,10 @@ struct opts {
 template <typename TI, typename TO>
 int check_and_time(int app, int H, int W, int channels, int schedule, const opts &o)
 {
-    const bool cuda = schedule > 0, lap = app == PEER_LAPLACIAN;
+    const bool cuda = on_cuda(schedule), lap = app == PEER_LAPLACIAN;
+    // the autoschedulers' tiles shift inwards: images smaller than a tile
+    // fail (Halide's bounds error); they are checked on the timed sizes
+    if (schedule >= 3 && (H < 512 || W < 512)) return 0;
     size_t in_b, out_b, aux_b;
     peer_sizes(app, H, W, &in_b, &out_b, &aux_b);
     Buffer<TI> in = channels > 1 ? Buffer<TI>(W, H, channels) : Buffer<TI>(W, H);
@@ -128,8 +148,8 @@ int one(int app, int H, int W, void *user)
 {
     const opts &o = *static_cast<const opts *>(user);
     if (!find(app, 0) && !find3(app, 0)) return 0;
-    for (int schedule = 0; schedule < 3; schedule++) {
-        if ((schedule > 0 && !o.cuda) || (schedule == 0 && !o.cpu)) continue;
+    for (int schedule = 0; schedule < SCHEDULES; schedule++) {
+        if ((on_cuda(schedule) && !o.cuda) || (!on_cuda(schedule) && !o.cpu)) continue;
         const int rc = app == PEER_BLUR        ? check_and_time<uint16_t, uint16_t>(app, H, W, 1, schedule, o)
                        : app == PEER_LAPLACIAN ? check_and_time<uint8_t, int16_t>(app, H, W, 1, schedule, o)
                                                : check_and_time<float, float>(app, H, W, app == PEER_UNSHARP ? 3 : 1,
@@ -161,8 +181,8 @@ int main(int argc, char **argv)
     }
     if (o.runs < 1 || o.runs > 1000) o.runs = 20;
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers (blur, gaussian, laplacian, unsharp); cpu: all cores; cuda: two schedules (stages fused per tile, "
-           "a kernel per stage), wall clock with device sync\n");
+    printf("Halide 14 peers (blur, gaussian, laplacian, unsharp); cpu: all cores, the manual schedule and Adams2019's; "
+           "cuda: three schedules (stages fused per tile, a kernel per stage, Li2018's), wall clock with device sync\n");
     int rc = peer_check_then_time(check, sizes, &o.runs, one, &o);
     if (o.json) fclose(o.json);
     return rc;

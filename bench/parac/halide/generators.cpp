@@ -17,6 +17,10 @@ namespace {
 
 Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
 
+// Estimates for the autoschedulers (auto_schedule=true): Halide's apps
+// size, the larger of the two the evaluation runs.
+const int EST_W = 4096, EST_H = 4096;
+
 // The schedules of a row pass `mid` followed by a column pass `output`. GPU:
 // a 32x8 tile per block, `mid` for the tile's rows and halo in shared
 // memory (fuse) or in global memory from a kernel of its own. CPU: strips of
@@ -48,7 +52,15 @@ public:
         output(x, y) = cast<uint16_t>((cast<int32_t>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
     }
 
-    void schedule() { schedule_two_pass(output, blur_x, gpu, fuse, 16); }
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}});
+            return;
+        }
+        schedule_two_pass(output, blur_x, gpu, fuse, 16);
+    }
 
 private:
     Func blur_x{"blur_x"};
@@ -77,7 +89,15 @@ public:
         output(x, y) = sy;
     }
 
-    void schedule() { schedule_two_pass(output, row, gpu, fuse, 8); }
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}});
+            return;
+        }
+        schedule_two_pass(output, row, gpu, fuse, 8);
+    }
 
 private:
     Func row{"row"};
@@ -132,6 +152,12 @@ public:
 
     void schedule()
     {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}});
+            layer.set_estimates({{0, EST_W}, {0, EST_H}});
+            down.set_estimates({{0, EST_W / 2}, {0, EST_H / 2}});
+            return;
+        }
         if (gpu) {
             down.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
             layer.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
@@ -185,6 +211,11 @@ public:
 
     void schedule()
     {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
         if (gpu) {
             // one 32x8 tile per block: gray and blur_x of the tile and its
             // halo in shared memory, ratio per pixel, the three channels unrolled
