@@ -284,34 +284,49 @@ static Node *mapped_index(const Pair *pr, const BorderEntry *be, int axis)
     return ix[axis];
 }
 
-/* A copy of rule value v with '*' at index position `axis` of X's index
- * chains made f (f NULL: the same value), and M's chains made X's. */
+/* In n (a copy), M's index chains made X's and, where f is set, the '*' at
+ * index position `axis` of X's chains made f. */
+static void retarget_value(const Pair *pr, Node *n, int axis, Node *f, int depth)
+{
+    if (!n || depth > 200) return;
+    if (n->kind == ND_INDEX && n->lhs && n->lhs->kind == ND_INDEX && n->lhs->lhs && n->lhs->lhs->kind == ND_VAR &&
+        (n->lhs->lhs->var == pr->x || n->lhs->lhs->var == pr->m)) {
+        Node *base = n->lhs->lhs;
+        if (base->var == pr->m) {
+            base->var = pr->x;
+            base->name = pr->x->name;
+            base->ty = pr->x->ty;
+        }
+        Node **slot = axis == 0 ? &n->lhs->rhs : &n->rhs;
+        if (f && (*slot)->kind == ND_WILDCARD) {
+            const Subst plain = {0};
+            *slot = fuse_copy_node(f, &plain);
+        }
+    }
+    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els};
+    for (int i = 0; i < 5; i++) retarget_value(pr, kids[i], axis, f, depth + 1);
+    for (Node *a = n->args; a; a = a->next) retarget_value(pr, a, axis, f, depth + 1);
+}
+
+/* Whether n nests deeper than the rewrites here walk. */
+static bool too_deep(const Node *n, int depth)
+{
+    if (!n) return false;
+    if (depth > 200) return true;
+    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els};
+    for (int i = 0; i < 5; i++)
+        if (too_deep(kids[i], depth + 1)) return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (too_deep(a, depth + 1)) return true;
+    return false;
+}
+
+/* A copy of rule value v for the rule about X (see retarget_value). */
 static Node *copy_value(const Pair *pr, Node *v, int axis, Node *f)
 {
     const Subst plain = {0};
     Node *r = fuse_copy_node(v, &plain);
-    /* walk the index chains: an ND_INDEX chain of depth 2 names axis 0 at its inner node */
-    Node *stack[64];
-    int top = 0;
-    stack[top++] = r;
-    while (top) {
-        Node *n = stack[--top];
-        if (!n) continue;
-        if (n->kind == ND_INDEX && n->lhs && n->lhs->kind == ND_INDEX && n->lhs->lhs &&
-            n->lhs->lhs->kind == ND_VAR && (n->lhs->lhs->var == pr->x || n->lhs->lhs->var == pr->m)) {
-            Node *base = n->lhs->lhs;
-            if (base->var == pr->m) {
-                base->var = pr->x;
-                base->name = pr->x->name;
-                base->ty = pr->x->ty;
-            }
-            Node **slot = axis == 0 ? &n->lhs->rhs : &n->rhs;
-            if (f && (*slot)->kind == ND_WILDCARD) *slot = fuse_copy_node(f, &plain);
-        }
-        Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els};
-        for (int i = 0; i < 5 && top < 60; i++)
-            if (kids[i]) stack[top++] = kids[i];
-    }
+    retarget_value(pr, r, axis, f, 0);
     return r;
 }
 
@@ -334,6 +349,10 @@ static BorderRule *merged_rule(const Pair *pr)
     r->var = pr->x;
     r->tok = rm ? rm->tok : rx ? rx->tok : pr->c->tok;
     r->name = lang_format("%s%s%s", rx ? rx->name : "", rx && rm ? "+" : "", rm ? rm->name : "");
+    BorderRule *rules[2] = {rx, rm};
+    for (int k = 0; k < 2; k++)
+        for (BorderEntry *e = rules[k] ? rules[k]->entries : NULL; e; e = e->next)
+            if (too_deep(e->value, 0)) return NULL;
     BorderEntry head = {0}, *tail = &head;
     if (rx)
         for (BorderEntry *e = rx->entries; e; e = e->next) {
