@@ -21,7 +21,7 @@ for v in O0 O2 no_vectorize no_vector_loads no_merge_stores no_restrict no_fuse 
 done
 ${PYTHON:-python3} bench/parac/ablation.py "$json" | tee "$out/ablation.txt"
 # the C target (OpenMP) on the host's cores, wall clock per call
-for v in c_O0 c_O2 c_no_fuse c_no_strips; do
+for v in c_O0 c_O2 c_no_fuse c_no_strips c_fuse_stencils; do
   [ -x "$build/bin/bench_parac_$v" ] && "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/c-target.txt"
 done
 # the CUDA target (NVRTC), kernel times by CUDA events, with fusion off too
