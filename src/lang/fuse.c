@@ -415,17 +415,20 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
  * rules may stand, and none of them (nor the consumer) writes M or what E
  * reads. */
 
+bool fuse_assigns(const Node *n)
+{
+    if (n->kind == ND_ASSIGN || n->kind == ND_COMMA) return true;
+    return (n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"));
+}
+
 /* E's value at another point is E with the indices swapped: every matrix
  * read at p's point, nothing assigned, no window or operator. */
 static bool pure_point_expr(Node *n, const Iterator *p, int depth)
 {
     if (!n) return true;
-    if (depth > 400) return false;
+    if (depth > 400 || fuse_assigns(n)) return false;
     switch (n->kind) {
-    case ND_ASSIGN: case ND_WINDOW: case ND_PARAC_OP: case ND_COMMA: return false;
-    case ND_UNARY: case ND_POSTFIX:
-        if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"))) return false;
-        break;
+    case ND_WINDOW: case ND_PARAC_OP: return false;
     case ND_ITER_INDEX: return n->iter == p;
     case ND_MAT_ELEM: {
         const int lead = n->nidx - p->ndim;

@@ -36,6 +36,8 @@ Node *fuse_producer_write(Iterator *p, const Obj *m);
 /* The declaration statement of m in n, and the declarator before it. */
 Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth);
 bool fuse_declares_name(Node *body, const char *name);
+/* n itself assigns: =, op=, ++, -- or a comma (whose value hides one). */
+bool fuse_assigns(const Node *n);
 bool fuse_uses_name_declared_in(Node *n, Node *body, int depth);
 
 /* fuse_stencil.c: try to recompute the stencil stage pn inside the next

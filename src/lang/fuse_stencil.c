@@ -66,12 +66,9 @@ static long window_elems(const Node *n)
 static bool plain_expr(Pair *pr, Node *n, int depth)
 {
     if (!n) return true;
-    if (depth > 200) return false;
+    if (depth > 200 || fuse_assigns(n)) return false;
     switch (n->kind) {
-    case ND_ASSIGN: case ND_CALL: case ND_COMMA: case ND_ITERATOR: return false;
-    case ND_UNARY: case ND_POSTFIX:
-        if (n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"))) return false;
-        break;
+    case ND_CALL: case ND_ITERATOR: return false;
     case ND_ITER_INDEX:
         return n->iter == pr->p;
     case ND_VAR:

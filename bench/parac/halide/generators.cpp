@@ -21,6 +21,17 @@ Var x("x"), y("y"), c("c"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
 // size, the larger of the two the evaluation runs.
 const int EST_W = 4096, EST_H = 4096;
 
+// With auto_schedule: the estimates of a 2D input and output (the schedule is
+// the autoscheduler's); else false.
+template <typename In, typename Out>
+bool estimates_2d(In &input, Out &output, bool auto_schedule)
+{
+    if (!auto_schedule) return false;
+    input.set_estimates({{0, EST_W}, {0, EST_H}});
+    output.set_estimates({{0, EST_W}, {0, EST_H}});
+    return true;
+}
+
 // The schedules of a row pass `mid` followed by a column pass `output`. GPU:
 // a 32x8 tile per block, `mid` for the tile's rows and halo in shared
 // memory (fuse) or in global memory from a kernel of its own. CPU: strips of
@@ -54,12 +65,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
-            input.set_estimates({{0, EST_W}, {0, EST_H}});
-            output.set_estimates({{0, EST_W}, {0, EST_H}});
-            return;
-        }
-        schedule_two_pass(output, blur_x, gpu, fuse, 16);
+        if (!estimates_2d(input, output, auto_schedule)) schedule_two_pass(output, blur_x, gpu, fuse, 16);
     }
 
 private:
@@ -91,12 +97,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
-            input.set_estimates({{0, EST_W}, {0, EST_H}});
-            output.set_estimates({{0, EST_W}, {0, EST_H}});
-            return;
-        }
-        schedule_two_pass(output, row, gpu, fuse, 8);
+        if (!estimates_2d(input, output, auto_schedule)) schedule_two_pass(output, row, gpu, fuse, 8);
     }
 
 private:
@@ -152,9 +153,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
-            input.set_estimates({{0, EST_W}, {0, EST_H}});
-            layer.set_estimates({{0, EST_W}, {0, EST_H}});
+        if (estimates_2d(input, layer, auto_schedule)) {
             down.set_estimates({{0, EST_W / 2}, {0, EST_H / 2}});
             return;
         }
