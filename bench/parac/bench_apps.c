@@ -6,7 +6,10 @@
  * for the memory-bound stencils the rate against the device's copy rate.
  *
  *   bench_parac_O2 [--runs N] [--sizes 1536x2560,4096x4096] [--json FILE] [--kernels 1]
- * (--kernels 1: each kernel's mean time per call too)
+ * (--kernels 1: each kernel's mean time per call too; --first-call 1: the wall
+ * clock of each program's first call at each size too, which pays for the
+ * program's load at the first size and for the search, or for reading its
+ * cached choices, at every new size)
  * Built with PARAC_BENCH_TARGET_C (bench_parac_c_O0, _O2): the C target's
  * programs, each call timed by the wall clock, against the host's copy rate.
  * Built with PARAC_BENCH_TARGET_CUDA (bench_parac_cuda_O0, _O2): the CUDA
@@ -87,14 +90,12 @@ static void print_kernel_times(int calls)
         if (ns > before[i]) printf("      %-56s %8.4f ms\n", kn, (double)(ns - before[i]) / 1e6 / calls);
 }
 
-#ifdef PARAC_BENCH_TARGET_C
 static double wall_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
-#endif
 
 /* Milliseconds of one call: the sum of its kernels' event times on the
  * OpenCL device, or the wall clock for the C target. */
@@ -145,13 +146,14 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int runs = 20, per_kernel = 0;
+    int runs = 20, per_kernel = 0, first_call = 0;
     const char *sizes = "1536x2560,4096x4096", *json_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
         else if (!strcmp(argv[i], "--kernels")) per_kernel = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--first-call")) first_call = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_parac: unknown option %s\n", argv[i]);
             return 1;
@@ -192,7 +194,9 @@ int main(int argc, char **argv)
             int as_float = !strcmp(apps[a].name, "unsharp") || !strcmp(apps[a].name, "gaussian");
             bench_fill_lcg(b.in, n * 12, as_float);
             if (per_kernel) snapshot_kernel_times();
+            const double t_first = wall_ms();
             apps[a].run(&b); /* builds (or loads) the program */
+            if (first_call) printf("  %-11s %5dx%-5d  first call %8.3f ms (wall)\n", apps[a].name, H, W, wall_ms() - t_first);
             apps[a].run(&b);
             double *ms = malloc((size_t)runs * sizeof *ms);
             for (int r = 0; r < runs; r++) ms[r] = time_call(&apps[a], &b);

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "parac/export.h"
+#include "parac/kernel_variant.h"
 #include "parac/status.h"
 
 PARAC_BEGIN_DECLS
@@ -107,6 +108,16 @@ PARAC_API parac_status parac_cu_launch_boxes(parac_cu_session *session, const ch
 PARAC_API parac_status parac_cu_launch_all(parac_cu_session *session, const char *kernel, int ndim, const long *lo,
                                           const long *hi, const int *wg, const int *items, int nbox,
                                           const long *boxes, int nargs, const parac_cu_arg *args, int tuned);
+/* The same with nvar candidate kernels of one region (the same arguments,
+ * each its own work-group shape and outputs per work-item): variants[0],
+ * the model's, runs unless the search (PARAC_CU_SEARCH=1) is on and the
+ * kernels are tuned; then the first launch for a work size times every
+ * candidate (with the search's work-group shapes, where its shape is not
+ * fixed) and the fastest, with its shape, is kept in the session and on
+ * disk as the shape search's choices are. */
+PARAC_API parac_status parac_cu_launch_variants(parac_cu_session *session, int nvar, const parac_kernel_variant *variants,
+                                               int ndim, const long *lo, const long *hi, int nbox, const long *boxes,
+                                               int nargs, const parac_cu_arg *args, int tuned);
 /* With PARAC_CU_PROFILE=1 when a session opens, each kernel is timed by CUDA
  * events (and waited for): totals in nanoseconds, for benchmarks. */
 PARAC_API unsigned long long parac_cu_profile_ns(void);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "parac/export.h"
+#include "parac/kernel_variant.h"
 #include "parac/status.h"
 
 PARAC_BEGIN_DECLS
@@ -155,6 +156,16 @@ PARAC_API parac_status parac_cl_launch_boxes(parac_cl_session *session, const ch
 PARAC_API parac_status parac_cl_launch_all(parac_cl_session *session, const char *kernel, int ndim, const long *lo,
                                           const long *hi, const int *wg, const int *items, int nbox,
                                           const long *boxes, int nargs, const parac_cl_arg *args, int tuned);
+/* The same with nvar candidate kernels of one region (the same arguments,
+ * each its own work-group shape and outputs per work-item): variants[0],
+ * the model's, runs unless the search (PARAC_CL_SEARCH=1) is on and the
+ * kernels are tuned; then the first launch for a work size times every
+ * candidate (with the search's work-group shapes, where its shape is not
+ * fixed) and the fastest, with its shape, is kept in the session and on
+ * disk as the shape search's choices are. */
+PARAC_API parac_status parac_cl_launch_variants(parac_cl_session *session, int nvar, const parac_kernel_variant *variants,
+                                               int ndim, const long *lo, const long *hi, int nbox, const long *boxes,
+                                               int nargs, const parac_cl_arg *args, int tuned);
 /* With PARAC_CL_PROFILE=1 in the environment when a session opens, each of
  * its kernels is timed by its OpenCL event (and waited for): the sum over all
  * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */

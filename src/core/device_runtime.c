@@ -152,7 +152,7 @@ static int search_path(uint64_t key, char *path, size_t size)
     return 1;
 }
 
-int parac__search_cache_load(uint64_t key, unsigned shape[3])
+int parac__search_cache_load(uint64_t key, unsigned shape[3], unsigned *variant)
 {
     char path[1200];
     if (!search_path(key, path, sizeof path)) return 0;
@@ -164,16 +164,19 @@ int parac__search_cache_load(uint64_t key, unsigned shape[3])
         return 0;
     }
     z[len] = 0;
-    const int ok = sscanf(z, "%u %u %u", &shape[0], &shape[1], &shape[2]) == 3 && shape[0] && shape[1] && shape[2];
+    unsigned v = 0; /* a choice written before variants were searched names none: the model's */
+    const int got = sscanf(z, "%u %u %u %u", &shape[0], &shape[1], &shape[2], &v);
+    const int ok = got >= 3 && shape[0] && shape[1] && shape[2];
+    if (variant) *variant = got == 4 ? v : 0;
     free(z);
     return ok;
 }
 
-void parac__search_cache_store(uint64_t key, const unsigned shape[3], const char *comment)
+void parac__search_cache_store(uint64_t key, const unsigned shape[3], unsigned variant, const char *comment)
 {
     char path[1200], text[640];
     if (!search_path(key, path, sizeof path)) return;
-    const int n = snprintf(text, sizeof text, "%u %u %u\n# %s\n", shape[0], shape[1], shape[2], comment);
+    const int n = snprintf(text, sizeof text, "%u %u %u %u\n# %s\n", shape[0], shape[1], shape[2], variant, comment);
     if (n > 0)
         parac__write_atomic(path, (const unsigned char *)text, (size_t)(n < (int)sizeof text ? n : (int)sizeof text - 1));
 }

@@ -65,10 +65,11 @@ parac_status parac__one_launch_grid(const char *kernel, int ndim, const parac__o
 
 /* The search's candidate shapes for ndim dimensions (x first). */
 const unsigned (*parac__search_candidates(int ndim, int *count))[3];
-/* A choice read from the disk cache (search-KEY.txt): 1 when found. */
-int parac__search_cache_load(uint64_t key, unsigned shape[3]);
+/* A choice read from the disk cache (search-KEY.txt): the shape and the
+ * candidate kernel (0: the model's; variant may be NULL); 1 when found. */
+int parac__search_cache_load(uint64_t key, unsigned shape[3], unsigned *variant);
 /* A choice written to the disk cache, with a comment saying what it is. */
-void parac__search_cache_store(uint64_t key, const unsigned shape[3], const char *comment);
+void parac__search_cache_store(uint64_t key, const unsigned shape[3], unsigned variant, const char *comment);
 
 /* For the runtimes' fail_after test hooks: the n-th call of
  * parac__countdown_hit() from now returns 1 (n = 0: never). */

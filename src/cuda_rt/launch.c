@@ -170,27 +170,51 @@ parac_status parac_cu_launch_tuned(parac_cu_session *s, const char *kernel, int 
     return launch_items(s, kernel, ndim, lo, hi, wg, items, nargs, args, 1);
 }
 
-parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
-                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
-                                 const parac_cu_arg *args, int tuned)
+/* A one-launch kernel's block for wg: halved along its longer axis until
+ * the kernel allows it, then no wider than the interior's work. */
+static void one_launch_block(const parac__cu_kernel_entry *k, int ndim, const int *wg, const size_t count[3], int empty,
+                             unsigned block[3])
 {
+    block[0] = wg && wg[0] > 0 ? (unsigned)wg[0] : 1;
+    block[1] = ndim == 2 && wg && wg[1] > 0 ? (unsigned)wg[1] : 1;
+    block[2] = 1;
+    while ((int)(block[0] * block[1]) > k->max_threads) block[block[0] >= block[1] ? 0 : 1] /= 2;
+    for (int d = 0; d < ndim && !empty; d++)
+        while (block[d] > 1 && block[d] / 2 >= count[d]) block[d] /= 2;
+}
+
+enum { MAX_VARIANTS = 8 };
+
+parac_status parac_cu_launch_variants(parac_cu_session *s, int nvar, const parac_kernel_variant *v, int ndim,
+                                      const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
+                                      const parac_cu_arg *args, int tuned)
+{
+    if (nvar < 1 || nvar > MAX_VARIANTS || !v)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of variants: %d candidate kernels (1 to %d)", nvar,
+                           (int)MAX_VARIANTS);
+    const char *kernel = v[0].kernel;
     PARAC_TRY(parac__cu_injected(kernel));
     if (ndim > 2)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: one launch is for regions of one or two axes", kernel);
     parac__boxes bx;
     long total = 0;
-    size_t count[3];
-    int empty;
     PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
-    PARAC_TRY(parac__launch_counts(kernel, ndim, lo, hi, items, count, &empty));
+    parac__cu_candidate c[MAX_VARIANTS];
+    int empty = 0;
+    for (int i = 0; i < nvar; i++) {
+        c[i].fixed = v[i].fixed_shape;
+        PARAC_TRY(parac__launch_counts(v[i].kernel, ndim, lo, hi, v[i].items, c[i].count, &empty));
+    }
     if (empty && total == 0) return PARAC_OK;
     PARAC_TRY(parac__cu_use(s));
-    parac__cu_kernel_entry *k;
-    PARAC_TRY(parac__cu_kernel(s, kernel, &k));
-    unsigned block[3] = {wg && wg[0] > 0 ? (unsigned)wg[0] : 1, ndim == 2 && wg && wg[1] > 0 ? (unsigned)wg[1] : 1, 1};
-    while ((int)(block[0] * block[1]) > k->max_threads) block[block[0] >= block[1] ? 0 : 1] /= 2;
-    for (int d = 0; d < ndim && !empty; d++)
-        while (block[d] > 1 && block[d] / 2 >= count[d]) block[d] /= 2;
+    const int search = tuned && s->search && !empty;
+    /* without the search: the model's kernel, or the one PARAC_CU_VARIANT names */
+    const int forced = s->variant > 0 && s->variant < nvar ? s->variant : 0;
+    for (int i = 0; i < nvar; i++) {
+        if (!search && i != forced) continue;
+        PARAC_TRY(parac__cu_kernel(s, v[i].kernel, &c[i].k));
+        one_launch_block(c[i].k, ndim, v[i].wg, c[i].count, empty, c[i].block);
+    }
     launch_args a;
     a.n = a.nb = a.ni = 0;
     for (int d = 0; d < ndim; d++) {
@@ -202,16 +226,32 @@ parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int nd
     PARAC_TRY(add_int(&a, 2147483647, kernel));
     int *ib = &a.ints[a.ni - 1];
     PARAC_TRY(add_args(&a, nargs, args, kernel));
-    if (tuned && s->search && !empty) PARAC_TRY(parac__cu_search_shape(s, k, ndim, count, a.ptr, block));
+    int chosen = search ? 0 : forced;
+    unsigned block[3] = {c[chosen].block[0], c[chosen].block[1], c[chosen].block[2]};
+    if (search && nvar > 1) PARAC_TRY(parac__cu_search_variants(s, ndim, nvar, c, a.ptr, &chosen, block));
+    else if (search && !c[0].fixed) PARAC_TRY(parac__cu_search_shape(s, c[0].k, ndim, c[0].count, a.ptr, block));
+    const size_t *count = c[chosen].count;
     /* the interior's blocks, then rows of them for the border work-items */
     const size_t gx = empty ? 1 : (count[0] + block[0] - 1) / block[0];
     const size_t iblocks = empty ? 0 : ndim == 2 ? (count[1] + block[1] - 1) / block[1] : 1;
     const size_t per_row = gx * block[0] * block[1], extra = ((size_t)total + per_row - 1) / per_row;
     if (gx > 2147483647u || iblocks + extra > 65535u)
-        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu x %zu blocks", kernel, gx, iblocks + extra);
+        return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu x %zu blocks", v[chosen].kernel, gx, iblocks + extra);
     *ib = (int)iblocks;
     const unsigned grid[3] = {(unsigned)gx, (unsigned)(iblocks + extra), 1};
-    return parac__cu_run(s, k, grid, block, a.ptr);
+    return parac__cu_run(s, c[chosen].k, grid, block, a.ptr);
+}
+
+parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
+                                 const parac_cu_arg *args, int tuned)
+{
+    parac_kernel_variant v = {kernel, {1, 1, 1}, {1, 1, 1}, 0};
+    for (int d = 0; d < 3; d++) {
+        if (wg) v.wg[d] = wg[d];
+        if (items && d < ndim) v.items[d] = items[d];
+    }
+    return parac_cu_launch_variants(s, 1, &v, ndim, lo, hi, nbox, boxes, nargs, args, tuned);
 }
 
 parac_status parac_cu_launch_boxes(parac_cu_session *s, const char *kernel, int ndim, int nbox, const long *boxes,

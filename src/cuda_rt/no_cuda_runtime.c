@@ -84,3 +84,11 @@ parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int nd
     (void)nargs, (void)args, (void)tuned;
     return no_cuda();
 }
+parac_status parac_cu_launch_variants(parac_cu_session *s, int nvar, const parac_kernel_variant *variants, int ndim,
+                                     const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
+                                     const parac_cu_arg *args, int tuned)
+{
+    (void)s, (void)nvar, (void)variants, (void)ndim, (void)lo, (void)hi, (void)nbox, (void)boxes;
+    (void)nargs, (void)args, (void)tuned;
+    return no_cuda();
+}

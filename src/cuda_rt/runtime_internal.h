@@ -27,6 +27,7 @@ struct parac_cu_session {
     int nkernels;
     int profile;          /* PARAC_CU_PROFILE: kernels timed by events (launch.c) */
     int search;           /* PARAC_CU_SEARCH: block shapes searched (search.c) */
+    int variant;          /* PARAC_CU_VARIANT=k: candidate k of every region that has it (tests, benchmarks) */
     uint64_t program_key; /* the program cache's key */
     struct parac__cu_shape *shapes;
     int nshapes;
@@ -53,5 +54,17 @@ parac_status parac__cu_run(parac_cu_session *s, parac__cu_kernel_entry *k, const
  * return. Only for kernels that give the same result however often they run. */
 parac_status parac__cu_search_shape(parac_cu_session *s, parac__cu_kernel_entry *k, int ndim, const size_t count[3],
                                     void **args, unsigned block[3]);
+/* One candidate kernel of a region for the search over variants: its
+ * threads per axis, its model's block, whether that block is fixed. */
+typedef struct parac__cu_candidate {
+    parac__cu_kernel_entry *k;
+    size_t count[3];
+    unsigned block[3];
+    int fixed;
+} parac__cu_candidate;
+/* The fastest candidate (*chosen) and its block, over the candidates' own
+ * blocks and, where not fixed, the search's shapes; all take args. */
+parac_status parac__cu_search_variants(parac_cu_session *s, int ndim, int ncand, const parac__cu_candidate *c,
+                                       void **args, int *chosen, unsigned block[3]);
 
 #endif

@@ -3,7 +3,10 @@
  * result however often it runs, with a new work size, runs it once per
  * candidate shape, times each candidate's best of three by CUDA events and
  * keeps the fastest, in the session and in the disk cache (search-KEY.txt,
- * keyed by the program cache's key, the kernel and the work size). */
+ * keyed by the program cache's key, the kernel and the work size). A
+ * region that paracc planned several ways (parac_cu_launch_variants) has
+ * each candidate kernel timed the same way, and the choice names the
+ * kernel with its shape. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 struct parac__cu_shape {
     uint64_t key;
     unsigned block[3];
+    int variant;
 };
 
 static long searched_count, reused_count; /* since the process started, for tests */
@@ -70,51 +74,72 @@ static int usable(const unsigned b[3], int ndim, const size_t count[3], int kmax
     return total <= kmax;
 }
 
-static parac_status remember(parac_cu_session *s, uint64_t key, const unsigned block[3])
+static parac_status remember(parac_cu_session *s, uint64_t key, const unsigned block[3], int variant)
 {
     struct parac__cu_shape *n = realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
     if (!n) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "block-shape search: no memory");
     s->shapes = n;
     s->shapes[s->nshapes].key = key;
     memcpy(s->shapes[s->nshapes].block, block, sizeof s->shapes[0].block);
+    s->shapes[s->nshapes].variant = variant;
     s->nshapes++;
     return PARAC_OK;
+}
+
+parac_status parac__cu_search_variants(parac_cu_session *s, int ndim, int ncand, const parac__cu_candidate *c,
+                                       void **args, int *chosen, unsigned block[3])
+{
+    char what[160];
+    snprintf(what, sizeof what, "cuda %d:%zux%zux%zu", ndim, c[0].count[0], c[0].count[1], c[0].count[2]);
+    const uint64_t key = parac__fnv(parac__fnv(s->program_key, c[0].k->name), what);
+    for (int i = 0; i < s->nshapes; i++)
+        if (s->shapes[i].key == key) {
+            memcpy(block, s->shapes[i].block, sizeof s->shapes[i].block);
+            *chosen = s->shapes[i].variant;
+            return PARAC_OK;
+        }
+    unsigned got[3], pick_v = 0;
+    if (parac__search_cache_load(key, got, &pick_v) && (int)pick_v < ncand &&
+        (c[pick_v].fixed ? !memcmp(got, c[pick_v].block, sizeof got)
+                         : usable(got, ndim, c[pick_v].count, c[pick_v].k->max_threads, s->max_dims))) {
+        memcpy(block, got, sizeof got);
+        *chosen = (int)pick_v;
+        reused_count++;
+        return remember(s, key, block, *chosen);
+    }
+    int ncs = 0;
+    const unsigned(*cs)[3] = parac__search_candidates(ndim, &ncs);
+    int best_v = 0;
+    unsigned best[3];
+    memcpy(best, c[0].block, sizeof best);
+    double best_t = -1;
+    for (int v = 0; v < ncand; v++) {
+        const parac__cu_candidate *cv = &c[v];
+        for (int i = -1; i < (cv->fixed ? 0 : ncs); i++) { /* -1: the candidate's own block */
+            const unsigned *b = i < 0 ? cv->block : cs[i];
+            if (i >= 0 && (!usable(b, ndim, cv->count, cv->k->max_threads, s->max_dims) || !memcmp(b, cv->block, sizeof best)))
+                continue;
+            const double t = time_shape(s, cv->k, ndim, cv->count, b, args);
+            if (t >= 0 && (best_t < 0 || t < best_t)) {
+                best_t = t;
+                best_v = v;
+                memcpy(best, b, sizeof best);
+            }
+        }
+    }
+    memcpy(block, best, sizeof best);
+    *chosen = best_v;
+    searched_count++;
+    char comment[512];
+    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", c[best_v].k->name, what, s->label, best_t * 1e3);
+    parac__search_cache_store(key, best, (unsigned)best_v, comment);
+    return remember(s, key, block, best_v);
 }
 
 parac_status parac__cu_search_shape(parac_cu_session *s, parac__cu_kernel_entry *k, int ndim, const size_t count[3],
                                     void **args, unsigned block[3])
 {
-    char what[160];
-    snprintf(what, sizeof what, "cuda %d:%zux%zux%zu", ndim, count[0], count[1], count[2]);
-    const uint64_t key = parac__fnv(parac__fnv(s->program_key, k->name), what);
-    for (int i = 0; i < s->nshapes; i++)
-        if (s->shapes[i].key == key) {
-            memcpy(block, s->shapes[i].block, sizeof s->shapes[i].block);
-            return PARAC_OK;
-        }
-    unsigned got[3];
-    if (parac__search_cache_load(key, got) && usable(got, ndim, count, k->max_threads, s->max_dims)) {
-        memcpy(block, got, sizeof got);
-        reused_count++;
-        return remember(s, key, block);
-    }
-    int ncand = 0;
-    const unsigned(*cand)[3] = parac__search_candidates(ndim, &ncand);
-    unsigned best[3] = {block[0], block[1], block[2]};
-    double best_t = time_shape(s, k, ndim, count, block, args);
-    for (int c = 0; c < ncand; c++) {
-        if (!usable(cand[c], ndim, count, k->max_threads, s->max_dims) || !memcmp(cand[c], block, sizeof best))
-            continue;
-        const double t = time_shape(s, k, ndim, count, cand[c], args);
-        if (t >= 0 && (best_t < 0 || t < best_t)) {
-            best_t = t;
-            memcpy(best, cand[c], sizeof best);
-        }
-    }
-    memcpy(block, best, sizeof best);
-    searched_count++;
-    char comment[512];
-    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", k->name, what, s->label, best_t * 1e3);
-    parac__search_cache_store(key, best, comment);
-    return remember(s, key, block);
+    parac__cu_candidate c = {k, {count[0], count[1], count[2]}, {block[0], block[1], block[2]}, 0};
+    int chosen = 0;
+    return parac__cu_search_variants(s, ndim, 1, &c, args, &chosen, block);
 }

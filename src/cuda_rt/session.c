@@ -102,6 +102,8 @@ parac_status parac_cu_session_open(parac_cu_session **out, const char *name, con
     snprintf(s->label, sizeof s->label, "CUDA / %s (sm_%d)", p.name, s->arch);
     s->profile = env_on("PARAC_CU_PROFILE");
     s->search = env_on("PARAC_CU_SEARCH");
+    const char *variant = getenv("PARAC_CU_VARIANT");
+    s->variant = variant ? atoi(variant) : 0;
     st = parac__cu_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     if (st == PARAC_OK) st = parac__cu_load_program(s, name ? name : "parac", source);
     if (st != PARAC_OK) {

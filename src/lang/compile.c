@@ -55,6 +55,7 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
         dump_ast(prog, opt->dump_out ? opt->dump_out : stdout);
         return lang_diag.errors ? 1 : 0;
     }
+    if (lang_diag.errors == 0) if_convert_program(prog);
     if (lang_diag.errors == 0) fuse_program(prog);
     if (lang_diag.errors == 0) hast_build(prog);
     if (lang_diag.errors == 0) analyse_program(prog);

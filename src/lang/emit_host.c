@@ -960,15 +960,31 @@ static void iterator(PrintCtx *p, Node *n)
         for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_%s_MATRIX(&%s_dev)", RT(), r->mats[i]->name);
         for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_%s_VALUE(parac_arg_%s)", RT(), r->scalars[i]->name);
         print_fmt(p, "};\n");
-        line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
-        if (r->vector_width > 1) {
+        if (!(r->one_launch && r->nvariants)) /* else in the table of candidates */
+            line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
+        if (r->vector_width > 1 && !(r->one_launch && r->nvariants)) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
             for (int d = 0; d < nd; d++)
                 print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : d == 0 ? r->rows_per_item : 1);
             print_fmt(p, "}; /* outputs per work-item along each axis */\n");
         }
-        if (r->one_launch) {
+        if (r->one_launch && r->nvariants) {
+            line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch; the "
+                    "search (PARAC_%s_SEARCH) times the model's kernel and %d other candidates */",
+                 it->rule->name, RT(), r->nvariants);
+            line(p, "static const parac_kernel_variant parac_variants[] = {");
+            for (int i = 0; i <= r->nvariants; i++) {
+                const Region *v = i ? r->variants[i - 1] : r;
+                line(p, "    {\"%s_all\", {%d, %d, %d}, {%d, %d, 1}, %d}, /* %s */", v->kernel, v->wg[0], v->wg[1],
+                     v->wg[2], nd == 2 ? v->rows_per_item : v->vector_width, nd == 2 ? v->vector_width : 1,
+                     v->use_local_tiles ? 1 : 0, i ? v->variant_what : "the model's plan");
+            }
+            line(p, "};");
+            line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
+                    "parac_box[0].hi, parac_nbox - 1, parac_box[1].lo, (int)(sizeof parac_args / sizeof parac_args[0]), "
+                    "parac_args, %d));", rt(), r->nvariants + 1, nd, reruns_safely(r) ? 1 : 0);
+        } else if (r->one_launch) {
             line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch */",
                  it->rule->name);
             line(p, "PARAC__CHECK(parac_%s_launch_all(parac__session(), \"%s_all\", %d, parac_box[0].lo, parac_box[0].hi, "

@@ -198,15 +198,82 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
     }
 }
 
+/* The local id of this work-item, and the work-group's size, along g. */
+static const char *local_id(int g)
+{
+    if (!D->cuda) return lang_format("(int)get_local_id(%d)", g);
+    return lang_format("(int)threadIdx.%c", "xyz"[g]);
+}
+
+static const char *local_size(int g)
+{
+    if (!D->cuda) return lang_format("(int)get_local_size(%d)", g);
+    return lang_format("(int)blockDim.%c", "xyz"[g]);
+}
+
+/* Local-memory tiles (plan.c): the work-group's rows of each RowVar, with
+ * their halo, loaded once by all its work-items (consecutive work-items,
+ * consecutive vectors), sized for the planned work-group (a launch may
+ * shrink it). Every work-item takes part, then waits at the barrier; those
+ * without outputs leave after it. */
+static void tile_ids(PrintCtx *p, Region *r)
+{
+    print_fmt(p, "    const int parac_tx = %s, parac_ty = %s;\n", local_id(0), local_id(1));
+    print_fmt(p, "    const int parac_gcol0 = parac_col0 - parac_tx * %d, parac_gx0 = parac_x0 - parac_ty * %d;\n",
+              r->vector_width, r->rows_per_item);
+}
+
+static void tile_fill(PrintCtx *p, Region *r)
+{
+    const int V = r->vector_width, R = r->rows_per_item;
+    print_fmt(p, "    const int parac_col0 = first1 + k1base, parac_x0 = first0 + k0base;\n");
+    tile_ids(p, r);
+    print_fmt(p, "    const int parac_nth = %s * %s, parac_me = parac_ty * %s + parac_tx;\n", local_size(0), local_size(1),
+              local_size(0));
+    for (int k = 0; k < r->nrowvars; k++) {
+        const RowVar *rv = &r->rowvars[k];
+        Obj *m = rv->var;
+        const char *T = vector_type(m->ty->base, V);
+        const long rows = rv->amax - rv->amin + 1;
+        print_fmt(p, "    {\n        const int parac_tc = %s + %d, parac_n = ((%s - 1) * %d + %ld) * parac_tc;\n",
+                  local_size(0), rv->nvec - 1, local_size(1), R, rows);
+        print_fmt(p, "        for (int parac_i = parac_me; parac_i < parac_n; parac_i += parac_nth) {\n");
+        print_fmt(p, "            const int parac_a = parac_i / parac_tc, parac_j = parac_i - parac_a * parac_tc;\n");
+        print_fmt(p, "            const int parac_x = parac_gx0 + %ld + parac_a, parac_s = parac_gcol0 + %ld + parac_j * %d;\n",
+                  rv->amin, rv->base, V);
+        Node *e[2] = {text_index("parac_x", r->node->tok), text_index("parac_s", r->node->tok)};
+        long add[2] = {0, 0};
+        print_fmt(p, "            parac_tl%d[parac_a][parac_j] = parac_x >= 0 && parac_x < %s_d0 && parac_s >= 0 && "
+                     "parac_s < %s_d1 ? *(%sconst %s *)&", k, m->name, m->name, D->global, T);
+        print_mat_index(p, m, e, add, 2);
+        print_fmt(p, D->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
+    }
+}
+
+/* The tiles, declared first: OpenCL wants local variables in the kernel's
+ * outermost scope. */
+static void tile_decls(PrintCtx *p, Region *r)
+{
+    for (int k = 0; k < r->nrowvars; k++) {
+        const RowVar *rv = &r->rowvars[k];
+        const long rows = rv->amax - rv->amin + 1;
+        const long TR = (r->wg[1] - 1) * (long)r->rows_per_item + rows, TC = r->wg[0] + rv->nvec - 1;
+        print_fmt(p, "    %s%s parac_tl%d[%ld][%ld];\n", D->cuda ? "__shared__ " : "__local ",
+                  vector_type(rv->var->ty->base, r->vector_width), k, TR, TC);
+    }
+}
+
 /* The rows of a work-item of R rows of outputs: every row its outputs read,
  * once, into parac_lv<k>[row - amin][vector] (rows outside the matrix, and
- * vectors outside its columns, are zero as in vector_loads). */
+ * vectors outside its columns, are zero as in vector_loads); from the
+ * work-group's local-memory tile where the plan has one. */
 static void shared_row_loads(PrintCtx *p, Region *r, int last)
 {
     const int V = r->vector_width;
     Iterator *it = r->iter;
     print_fmt(p, "    const int parac_col0 = first%d + k%dbase;\n", last, last);
     print_fmt(p, "    const int parac_x0 = first0 + k0base * %ld;\n", axis_step(it, 0));
+    if (r->use_local_tiles) tile_ids(p, r); /* the tile was filled before the barrier (kernel_one_launch) */
     for (int k = 0; k < r->nrowvars; k++) {
         const RowVar *rv = &r->rowvars[k];
         Obj *m = rv->var;
@@ -214,6 +281,12 @@ static void shared_row_loads(PrintCtx *p, Region *r, int last)
         const long rows = rv->amax - rv->amin + 1;
         print_fmt(p, "    %s parac_lv%d[%ld][%d];\n", T, k, rows, rv->nvec);
         print_fmt(p, "    #pragma unroll\n    for (int parac_a = 0; parac_a < %ld; parac_a++) {\n", rows);
+        if (r->use_local_tiles) {
+            print_fmt(p, "        #pragma unroll\n        for (int parac_j = 0; parac_j < %d; parac_j++)\n", rv->nvec);
+            print_fmt(p, "            parac_lv%d[parac_a][parac_j] = parac_tl%d[parac_ty * %d + parac_a][parac_tx + parac_j];\n    }\n",
+                      k, k, r->rows_per_item);
+            continue;
+        }
         print_fmt(p, "        const int parac_x = parac_x0 + %ld + parac_a, parac_in = parac_x >= 0 && parac_x < %s_d0;\n",
                   rv->amin, m->name);
         print_fmt(p, "        #pragma unroll\n        for (int parac_j = 0; parac_j < %d; parac_j++) {\n", rv->nvec);
@@ -228,6 +301,9 @@ static void shared_row_loads(PrintCtx *p, Region *r, int last)
 }
 
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
+static void print_bases(PrintCtx *p, Region *r);
+/* the kernel body being printed runs past a barrier: it must not return */
+static bool no_returns;
 
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
 {
@@ -252,11 +328,45 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
         r->vector_width > 1 ? lang_format(" (%d outputs per work-item)", r->vector_width) : "", it->rule->name);
     print_fmt(p, "%s %s_all(", D->kernel, r->kernel);
     kernel_params(p, r, restrict_ptrs, 2);
-    print_fmt(p, ")\n{\n    if (%s) {\n", border_block_test());
+    print_fmt(p, ")\n{\n");
+    if (r->use_local_tiles) {
+        /* the work-group fills its tiles, then every work-item of every
+         * group meets at one barrier outside any branch (PoCL's work-group
+         * loops need that), then the border's groups or the interior's run */
+        tile_decls(p, r);
+        print_fmt(p, "    if (!(%s)) {\n", border_block_test());
+        p->indent = 1;
+        print_bases(p, r);
+        tile_fill(p, r);
+        print_fmt(p, "    }\n    %s;\n", D->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
+    }
+    print_fmt(p, "    if (%s) {\n", border_block_test());
+    no_returns = r->use_local_tiles;
     kernel_body(p, r, true, true, src);
-    print_fmt(p, "    return;\n    }\n");
+    print_fmt(p, no_returns ? "    } else {\n" : "    return;\n    }\n");
     kernel_body(p, r, false, true, src);
-    print_fmt(p, "}\n\n");
+    print_fmt(p, no_returns ? "    }\n}\n\n" : "}\n\n");
+    no_returns = false;
+}
+
+/* The interior's first counters of this work-item: k<d>, or k<d>base where
+ * it computes several outputs along d. */
+static void print_bases(PrintCtx *p, Region *r)
+{
+    Iterator *it = r->iter;
+    const int nd = it->ndim, last = nd - 1, V = r->vector_width, R = r->rows_per_item;
+    for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
+        print_indent(p);
+        if (R > 1 && d == 0)
+            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(g), R);
+        else if (V > 1 && d == last && axis_step(it, d) == 1)
+            print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
+                      d, d, d, d, V, V, V, global_id(g), V);
+        else if (V > 1 && d == last)
+            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(g), V);
+        else
+            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(g));
+    }
 }
 
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src)
@@ -271,10 +381,21 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         /* all border boxes in one launch: work-item g finds its box, then
          * its counters (the last axis fastest) */
         print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index() : global_id(0));
-        print_fmt(p, "    for (; parac_b < parac_bx.n; parac_b++) {\n        int parac_vol = 1;\n");
-        print_fmt(p, "        for (int d = 0; d < %d; d++) parac_vol *= parac_bx.b[parac_b][2 * d + 1] - parac_bx.b[parac_b][2 * d];\n", nd);
-        print_fmt(p, "        if (parac_g < parac_vol) break;\n        parac_g -= parac_vol;\n    }\n");
-        print_fmt(p, "    if (parac_b >= parac_bx.n) return;\n");
+        if (no_returns) {
+            /* past a barrier, loops whose trip count differs between
+             * work-items break PoCL's work-group loops: every work-item
+             * walks all boxes */
+            print_fmt(p, "    for (int parac_q = 0; parac_q < parac_bx.n; parac_q++) {\n        int parac_vol = 1;\n");
+            print_fmt(p, "        for (int d = 0; d < %d; d++) parac_vol *= parac_bx.b[parac_q][2 * d + 1] - parac_bx.b[parac_q][2 * d];\n", nd);
+            print_fmt(p, "        if (parac_b == parac_q && parac_g >= parac_vol) {\n            parac_g -= parac_vol;\n"
+                         "            parac_b = parac_q + 1;\n        }\n    }\n");
+        } else {
+            print_fmt(p, "    for (; parac_b < parac_bx.n; parac_b++) {\n        int parac_vol = 1;\n");
+            print_fmt(p, "        for (int d = 0; d < %d; d++) parac_vol *= parac_bx.b[parac_b][2 * d + 1] - parac_bx.b[parac_b][2 * d];\n", nd);
+            print_fmt(p, "        if (parac_g < parac_vol) break;\n        parac_g -= parac_vol;\n    }\n");
+        }
+        /* past the barrier of a tiled kernel, no return (PoCL's work-group loops): the rest in a block */
+        print_fmt(p, no_returns ? "    if (parac_b < parac_bx.n) {\n" : "    if (parac_b >= parac_bx.n) return;\n");
         for (int d = nd - 1; d >= 0; d--) {
             print_fmt(p, "    const int k%d = parac_bx.b[parac_b][%d] + parac_g %% (parac_bx.b[parac_b][%d] - parac_bx.b[parac_b][%d]);\n",
                       d, 2 * d, 2 * d + 1, 2 * d);
@@ -282,24 +403,13 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         }
     }
     const int R = border ? 1 : r->rows_per_item; /* rows of outputs per work-item (2D) */
-    for (int d = nd - 1, g = 0; d >= 0 && !border; d--, g++) {
-        print_indent(p);
-        if (R > 1 && d == 0)
-            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(g), R);
-        else if (V > 1 && d == last && axis_step(it, d) == 1)
-            print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
-                      d, d, d, d, V, V, V, global_id(g), V);
-        else if (V > 1 && d == last)
-            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(g), V);
-        else
-            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(g));
-    }
     if (!border) {
+        print_bases(p, r);
         print_indent(p);
-        print_fmt(p, "if (");
+        print_fmt(p, no_returns ? "if (!(" : "if (");
         for (int d = 0; d < nd; d++)
             print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, (V > 1 && d == last) || (R > 1 && d == 0) ? "base" : "", d);
-        print_fmt(p, ") return;\n");
+        print_fmt(p, no_returns ? ")) {\n" : ") return;\n");
     }
     for (int i = 0; i < r->nconsts; i++) {
         Obj *c = r->consts[i];
@@ -340,7 +450,8 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (R > 1) {
         shared_row_loads(p, r, last);
         print_fmt(p, "    #pragma unroll\n    for (int parac_r = 0; parac_r < %d; parac_r++) {\n", R);
-        print_fmt(p, "    const int k0 = k0base + parac_r;\n    if (k0 >= k0hi) break;\n");
+        print_fmt(p, no_returns ? "    const int k0 = k0base + parac_r;\n    if (k0 < k0hi) {\n"
+                                : "    const int k0 = k0base + parac_r;\n    if (k0 >= k0hi) break;\n");
         print_fmt(p, "    const int %sx = first0 + k0 * %ld;\n", it->name, axis_step(it, 0));
         if (D->cuda) print_fmt(p, "    (void)%sx;\n", it->name);
     }
@@ -354,7 +465,8 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         }
         print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
-        print_fmt(p, "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n", last, last, last, last);
+        print_fmt(p, no_returns ? "        if (k%d >= k%dlo && k%d < k%dhi) {\n" : "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n",
+                  last, last, last, last);
         print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
                   axis_step(it, last));
         if (D->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
@@ -364,10 +476,11 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     print_stmt(p, it->body);
     p->merging = false;
     if (V > 1) {
-        print_fmt(p, "    }\n");
+        print_fmt(p, no_returns ? "    }\n    }\n" : "    }\n");
         merged_stores(p, r, last, src);
     }
-    if (R > 1) print_fmt(p, "    }\n");
+    if (R > 1) print_fmt(p, no_returns ? "    }\n    }\n" : "    }\n");
+    if (no_returns) print_fmt(p, "    }\n");
     p->border = false;
     p->region = NULL;
     p->indent = 0;
@@ -377,6 +490,18 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
  * given (from `start`, `step` apart) into acc. */
 static void accumulate_loop(PrintCtx *p, Obj *m, const char *A, const char *start, const char *step)
 {
+    /* rows at least as wide as a work-group: the groups take whole rows and
+     * the work-items their columns, with no division per element; narrower
+     * rows: the elements in one flat sequence */
+    const char *group = D->cuda ? "(long)blockIdx.x" : "(long)get_group_id(0)";
+    const char *groups = D->cuda ? "(long)gridDim.x" : "(long)get_num_groups(0)";
+    const char *item = D->cuda ? "(long)threadIdx.x" : "(long)get_local_id(0)";
+    const char *items = D->cuda ? "(long)blockDim.x" : "(long)get_local_size(0)";
+    print_fmt(p, "    if (cols >= %s) {\n", items);
+    print_fmt(p, "        for (long row = %s; row < total / cols; row += %s)\n", group, groups);
+    print_fmt(p, "            for (long col = %s; col < cols; col += %s) {\n", item, items);
+    print_fmt(p, "                const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
+    print_fmt(p, "                acc = PARAC_OP(acc, v);\n            }\n    } else\n");
     print_fmt(p, "    for (long i = %s; i < total; i += %s) {\n", start, step);
     print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
     print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
@@ -548,9 +673,13 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
     bool restrict_ptrs = plan_flag(prog->opt, prog->opt ? prog->opt->restrict_ptrs : -1, 1);
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter) {
-            if (r->one_launch)
+            if (r->one_launch) {
                 kernel_one_launch(p, r, src, restrict_ptrs);
-            else {
+                for (int i = 0; i < r->nvariants; i++) { /* the search's other candidates */
+                    print_fmt(p, "/* a candidate of the search: %s */\n", r->variants[i]->variant_what);
+                    kernel_one_launch(p, r->variants[i], src, restrict_ptrs);
+                }
+            } else {
                 kernel(p, r, false, src, restrict_ptrs);
                 if (r->has_border) kernel(p, r, true, src, restrict_ptrs);
             }

@@ -392,6 +392,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
             p->rule = c->rule;
             p->rule_name = c->rule_name;
         }
+        p->selects += c->selects;
         p->fused = p->fused ? lang_format("%s; %s", p->fused, lang_format("%s (line %d) through %s", c->name,
                                                                              cn->tok->line, m->name))
                             : lang_format("%s (line %d) through %s", c->name, cn->tok->line, m->name);

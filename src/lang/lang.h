@@ -208,6 +208,7 @@ struct Iterator {
     Node *body;
     bool synthetic;        /* from a whole-image statement */
     const char *fused;     /* iterators fused into this one (fuse.c), for --explain */
+    int selects;           /* conditional assignments made selects (if_convert.c) */
     struct Region *region; /* filled by hast.c */
 };
 
@@ -310,7 +311,14 @@ typedef struct Region {
     /* the optimisation plan (analysis.c: defaults; plan.c: the model) */
     int wg[3];               /* work-group shape */
     int vector_width;        /* outputs per work-item along the last iterator axis; 1 = scalar */
-    bool use_local_tiles;
+    bool use_local_tiles;    /* the rows of rowvars go through local-memory tiles (plan.c) */
+    long tile_bytes;         /* their size per work-group, 0 where tiles cannot apply */
+    const char *why_tiles;
+    /* the search's other candidates for this region (one-launch regions at
+     * -O2): the same region planned otherwise, each its own kernel */
+    struct Region *variants[4];
+    int nvariants;
+    const char *variant_what; /* of a variant: what differs from the model's plan */
     bool one_launch;         /* the interior and the border boxes in one kernel (plan.c) */
     Node *merge_lhs[8];      /* point writes whose V stores become one vector store each */
     int nmerge;
@@ -353,6 +361,7 @@ void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
 bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
@@ -447,6 +456,9 @@ struct CompileOptions {
     int strips;           /* -1: by level; 0: -fno-strips (the C target's strips of rows) */
     int vector_width;     /* --vector-width N: force N (1, 2, 4, 8, 16) where legal; 0: the model's */
     int rows_per_item;    /* --rows-per-item N: force N (1 to 16) where legal; 0: the model's */
+    int if_convert;       /* -1: by level; 0: -fno-if-convert */
+    int local_memory;     /* -1: the model's; 0: -fno-local-memory (no tiles, none searched); 1: -flocal-memory */
+    int search_variants;  /* -1: at -O2; 0: -fno-search-variants (the model's kernel only) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -140,48 +140,85 @@ static parac_status launch_items(parac_cl_session *s, const char *kernel, int nd
     return PARAC_OK;
 }
 
-parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
-                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
-                                 const parac_cl_arg *args, int tuned)
+/* A one-launch kernel's work-group for wg: halved along its longer axis
+ * until the kernel allows it, then no wider than the interior's work. */
+static parac_status one_launch_shape(parac_cl_session *s, cl_kernel k, int ndim, const int *wg, const size_t count[3],
+                                     int empty, size_t local[3], size_t *kmax_out)
 {
-    PARAC_TRY(parac__cl_injected(kernel));
-    parac__one_launch w;
-    int nothing;
-    PARAC_TRY(parac__one_launch_work(kernel, ndim, lo, hi, items, nbox, boxes, &w, &nothing));
-    if (nothing) return PARAC_OK;
-    const int empty = w.empty;
-    size_t *count = w.count;
-    cl_kernel k;
-    PARAC_TRY(parac__cl_kernel(s, kernel, &k));
     size_t kmax = s->max_wg, kwg = 0;
     if (clGetKernelWorkGroupInfo(k, s->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kwg, &kwg, NULL) == CL_SUCCESS &&
         kwg > 0 && kwg < kmax)
         kmax = kwg;
-    size_t local[2] = {wg && wg[0] > 0 ? (size_t)wg[0] : 1, ndim == 2 && wg && wg[1] > 0 ? (size_t)wg[1] : 1};
+    local[0] = wg && wg[0] > 0 ? (size_t)wg[0] : 1;
+    local[1] = ndim == 2 && wg && wg[1] > 0 ? (size_t)wg[1] : 1;
+    local[2] = 1;
     while (local[0] * local[1] > kmax) local[local[0] >= local[1] ? 0 : 1] /= 2;
     for (int d = 0; d < ndim && !empty; d++)
         while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
+    *kmax_out = kmax;
+    return PARAC_OK;
+}
+
+/* The arguments of a one-launch kernel; *ib_arg: the index of the number
+ * of the interior's rows of work-groups, set to every row while searching. */
+static parac_status one_launch_args(cl_kernel k, const char *kernel, int ndim, const long *lo, const long *hi,
+                                    const parac__boxes *boxes, int nargs, const parac_cl_arg *args, cl_uint *ib_arg)
+{
     cl_uint ai = 0;
     for (int d = 0; d < ndim; d++) {
         int l = (int)lo[d], h = (int)hi[d];
         PARAC_TRY(set_arg(k, &ai, sizeof l, &l, kernel));
         PARAC_TRY(set_arg(k, &ai, sizeof h, &h, kernel));
     }
-    PARAC_TRY(set_arg(k, &ai, sizeof w.boxes, &w.boxes, kernel));
-    const cl_uint ib_arg = ai;
+    PARAC_TRY(set_arg(k, &ai, sizeof *boxes, boxes, kernel));
+    *ib_arg = ai;
     int ib = 2147483647; /* while the search times shapes: every work-group is the interior's */
     PARAC_TRY(set_arg(k, &ai, sizeof ib, &ib, kernel));
-    PARAC_TRY(set_args(k, &ai, nargs, args, kernel));
-    if (tuned && s->search && !empty) {
-        size_t shape[3] = {local[0], local[1], 1};
-        PARAC_TRY(parac__cl_search_shape(s, k, kernel, (cl_uint)ndim, count, kmax, shape));
-        local[0] = shape[0];
-        local[1] = shape[1];
+    return set_args(k, &ai, nargs, args, kernel);
+}
+
+enum { MAX_VARIANTS = 8 };
+
+parac_status parac_cl_launch_variants(parac_cl_session *s, int nvar, const parac_kernel_variant *v, int ndim,
+                                      const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
+                                      const parac_cl_arg *args, int tuned)
+{
+    if (nvar < 1 || nvar > MAX_VARIANTS || !v)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of variants: %d candidate kernels (1 to %d)", nvar,
+                           (int)MAX_VARIANTS);
+    PARAC_TRY(parac__cl_injected(v[0].kernel));
+    parac__one_launch w[MAX_VARIANTS];
+    parac__cl_candidate c[MAX_VARIANTS];
+    int nothing = 0;
+    for (int i = 0; i < nvar; i++) {
+        PARAC_TRY(parac__one_launch_work(v[i].kernel, ndim, lo, hi, v[i].items, nbox, boxes, &w[i], &nothing));
+        if (nothing) return PARAC_OK;
+        c[i].name = v[i].kernel;
+        c[i].fixed = v[i].fixed_shape;
+        memcpy(c[i].count, w[i].count, sizeof c[i].count);
     }
+    const int empty = w[0].empty;
+    const int search = tuned && s->search && !empty;
+    cl_uint ib_arg = 0;
+    /* without the search: the model's kernel, or the one PARAC_CL_VARIANT names */
+    const int forced = s->variant > 0 && s->variant < nvar ? s->variant : 0;
+    for (int i = 0; i < nvar; i++) {
+        if (!search && i != forced) continue;
+        PARAC_TRY(parac__cl_kernel(s, v[i].kernel, &c[i].k));
+        PARAC_TRY(one_launch_shape(s, c[i].k, ndim, v[i].wg, c[i].count, empty, c[i].local, &c[i].kmax));
+        PARAC_TRY(one_launch_args(c[i].k, v[i].kernel, ndim, lo, hi, &w[i].boxes, nargs, args, &ib_arg));
+    }
+    int chosen = search ? 0 : forced;
+    size_t local[3] = {c[chosen].local[0], c[chosen].local[1], 1};
+    if (search && nvar > 1) PARAC_TRY(parac__cl_search_variants(s, (cl_uint)ndim, nvar, c, &chosen, local));
+    else if (search && !c[0].fixed)
+        PARAC_TRY(parac__cl_search_shape(s, c[0].k, v[0].kernel, (cl_uint)ndim, c[0].count, c[0].kmax, local));
+    const char *kernel = v[chosen].kernel;
+    cl_kernel k = c[chosen].k;
     /* the interior's work-groups, then rows of them for the border work-items */
     size_t gx, iblocks, rows;
-    PARAC_TRY(parac__one_launch_grid(kernel, ndim, &w, local, 2147483647u / local[1], &gx, &iblocks, &rows));
-    ib = (int)iblocks;
+    PARAC_TRY(parac__one_launch_grid(kernel, ndim, &w[chosen], local, 2147483647u / local[1], &gx, &iblocks, &rows));
+    int ib = (int)iblocks;
     cl_uint ib_again = ib_arg;
     PARAC_TRY(set_arg(k, &ib_again, sizeof ib, &ib, kernel));
     size_t global[2] = {gx * local[0], rows * local[1]};
@@ -190,6 +227,18 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
         return parac__fail(PARAC_ERR_OPENCL, "launching %s (%zux%zu in groups of %zux%zu) failed (error %d)", kernel,
                            global[0], global[1], local[0], local[1], (int)err);
     return PARAC_OK;
+}
+
+parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
+                                 const int *wg, const int *items, int nbox, const long *boxes, int nargs,
+                                 const parac_cl_arg *args, int tuned)
+{
+    parac_kernel_variant v = {kernel, {1, 1, 1}, {1, 1, 1}, 0};
+    for (int d = 0; d < 3; d++) {
+        if (wg) v.wg[d] = wg[d];
+        if (items && d < ndim) v.items[d] = items[d];
+    }
+    return parac_cl_launch_variants(s, 1, &v, ndim, lo, hi, nbox, boxes, nargs, args, tuned);
 }
 
 parac_status parac_cl_launch_boxes(parac_cl_session *s, const char *kernel, int ndim, int nbox, const long *boxes,

@@ -82,3 +82,11 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
     (void)nargs, (void)args, (void)tuned;
     return no_cl();
 }
+parac_status parac_cl_launch_variants(parac_cl_session *s, int nvar, const parac_kernel_variant *variants, int ndim,
+                                     const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
+                                     const parac_cl_arg *args, int tuned)
+{
+    (void)s, (void)nvar, (void)variants, (void)ndim, (void)lo, (void)hi, (void)nbox, (void)boxes;
+    (void)nargs, (void)args, (void)tuned;
+    return no_cl();
+}

@@ -27,6 +27,7 @@ struct parac_cl_session {
     int profile;          /* PARAC_CL_PROFILE set: kernels timed by events (launch.c) */
     uint64_t program_key; /* the program cache's key: source, options, device, driver */
     int search;           /* PARAC_CL_SEARCH set: work-group shapes searched (search.c) */
+    int variant;          /* PARAC_CL_VARIANT=k: candidate k of every region that has it (tests, benchmarks) */
     struct parac__cl_shape *shapes; /* shapes chosen so far through this handle */
     int nshapes;
 };
@@ -56,5 +57,19 @@ parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *
  * kernels that give the same result however often they run. */
 parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char *kernel, cl_uint ndim,
                                     const size_t count[3], size_t kmax, size_t local[3]);
+/* One candidate kernel of a region for the search over variants (its
+ * arguments set): work-items per axis, its model's shape, whether fixed. */
+typedef struct parac__cl_candidate {
+    cl_kernel k;
+    const char *name;
+    size_t count[3];
+    size_t local[3];
+    size_t kmax;
+    int fixed;
+} parac__cl_candidate;
+/* The fastest candidate (*chosen) and its shape, over the candidates' own
+ * shapes and, where not fixed, the search's shapes. */
+parac_status parac__cl_search_variants(parac_cl_session *s, cl_uint ndim, int ncand, const parac__cl_candidate *c,
+                                       int *chosen, size_t local[3]);
 
 #endif

@@ -23,6 +23,7 @@
 struct parac__cl_shape {
     uint64_t key;
     size_t local[3];
+    int variant;
 };
 
 static long searched_count, reused_count; /* since the process started, for tests */
@@ -75,60 +76,79 @@ static int usable(const size_t local[3], cl_uint ndim, const size_t count[3], si
     return total <= kmax;
 }
 
-static parac_status remember(parac_cl_session *s, uint64_t key, const size_t local[3])
+static parac_status remember(parac_cl_session *s, uint64_t key, const size_t local[3], int variant)
 {
     struct parac__cl_shape *n = realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
     if (!n) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "work-group search: no memory");
     s->shapes = n;
     s->shapes[s->nshapes].key = key;
     memcpy(s->shapes[s->nshapes].local, local, sizeof s->shapes[0].local);
+    s->shapes[s->nshapes].variant = variant;
     s->nshapes++;
     return PARAC_OK;
+}
+
+parac_status parac__cl_search_variants(parac_cl_session *s, cl_uint ndim, int ncand, const parac__cl_candidate *c,
+                                       int *chosen, size_t local[3])
+{
+    char what[160];
+    snprintf(what, sizeof what, "%u:%zux%zux%zu", (unsigned)ndim, c[0].count[0], c[0].count[1], c[0].count[2]);
+    const uint64_t key = parac__fnv(parac__fnv(s->program_key, c[0].name), what);
+    for (int i = 0; i < s->nshapes; i++)
+        if (s->shapes[i].key == key) {
+            memcpy(local, s->shapes[i].local, sizeof s->shapes[i].local);
+            *chosen = s->shapes[i].variant;
+            return PARAC_OK;
+        }
+    unsigned got[3], pick_v = 0;
+    if (parac__search_cache_load(key, got, &pick_v) && (int)pick_v < ncand) {
+        const size_t shape[3] = {got[0], got[1], got[2]};
+        if (c[pick_v].fixed ? !memcmp(shape, c[pick_v].local, sizeof shape) : usable(shape, ndim, c[pick_v].count, c[pick_v].kmax, shape)) {
+            memcpy(local, shape, sizeof shape);
+            *chosen = (int)pick_v;
+            reused_count++;
+            return remember(s, key, local, *chosen);
+        }
+    }
+    /* search: each candidate's own shape first, then the search's shapes */
+    size_t dev_max[3] = {1, 1, 1};
+    size_t items[3] = {0, 0, 0};
+    if (clGetDeviceInfo(s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL) == CL_SUCCESS)
+        for (int d = 0; d < 3; d++) dev_max[d] = items[d] ? items[d] : 1;
+    int ncs = 0;
+    const unsigned(*cs)[3] = parac__search_candidates((int)ndim, &ncs);
+    size_t best[3] = {c[0].local[0], c[0].local[1], c[0].local[2]};
+    int best_v = 0;
+    double best_t = -1;
+    for (int v = 0; v < ncand; v++) {
+        const parac__cl_candidate *cv = &c[v];
+        for (int i = -1; i < (cv->fixed ? 0 : ncs); i++) { /* -1: the candidate's own shape */
+            const size_t shape[3] = {i < 0 ? cv->local[0] : cs[i][0], i < 0 ? cv->local[1] : cs[i][1],
+                                     i < 0 ? cv->local[2] : cs[i][2]};
+            if (i >= 0 && (!usable(shape, ndim, cv->count, cv->kmax, dev_max) || !memcmp(shape, cv->local, sizeof best)))
+                continue;
+            const double t = time_shape(s, cv->k, ndim, cv->count, shape);
+            if (t >= 0 && (best_t < 0 || t < best_t)) {
+                best_t = t;
+                best_v = v;
+                memcpy(best, shape, sizeof best);
+            }
+        }
+    }
+    memcpy(local, best, sizeof best);
+    *chosen = best_v;
+    searched_count++;
+    char comment[512];
+    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", c[best_v].name, what, s->label, best_t * 1e6);
+    const unsigned pick[3] = {(unsigned)best[0], (unsigned)best[1], (unsigned)best[2]};
+    parac__search_cache_store(key, pick, (unsigned)best_v, comment);
+    return remember(s, key, local, best_v);
 }
 
 parac_status parac__cl_search_shape(parac_cl_session *s, cl_kernel k, const char *kernel, cl_uint ndim,
                                     const size_t count[3], size_t kmax, size_t local[3])
 {
-    char what[160];
-    snprintf(what, sizeof what, "%u:%zux%zux%zu", (unsigned)ndim, count[0], count[1], count[2]);
-    const uint64_t key = parac__fnv(parac__fnv(s->program_key, kernel), what);
-    for (int i = 0; i < s->nshapes; i++)
-        if (s->shapes[i].key == key) {
-            memcpy(local, s->shapes[i].local, sizeof s->shapes[i].local);
-            return PARAC_OK;
-        }
-    unsigned got[3];
-    if (parac__search_cache_load(key, got)) {
-        const size_t shape[3] = {got[0], got[1], got[2]};
-        if (usable(shape, ndim, count, kmax, shape)) {
-            memcpy(local, shape, sizeof shape);
-            reused_count++;
-            return remember(s, key, local);
-        }
-    }
-    /* search: the model's shape first, then the candidates */
-    size_t dev_max[3] = {1, 1, 1};
-    size_t items[3] = {0, 0, 0};
-    if (clGetDeviceInfo(s->device, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof items, items, NULL) == CL_SUCCESS)
-        for (int d = 0; d < 3; d++) dev_max[d] = items[d] ? items[d] : 1;
-    int ncand = 0;
-    const unsigned(*cand)[3] = parac__search_candidates((int)ndim, &ncand);
-    size_t best[3] = {local[0], local[1], local[2]};
-    double best_t = time_shape(s, k, ndim, count, local);
-    for (int c = 0; c < ncand; c++) {
-        const size_t shape[3] = {cand[c][0], cand[c][1], cand[c][2]};
-        if (!usable(shape, ndim, count, kmax, dev_max) || !memcmp(shape, local, sizeof best)) continue;
-        const double t = time_shape(s, k, ndim, count, shape);
-        if (t >= 0 && (best_t < 0 || t < best_t)) {
-            best_t = t;
-            memcpy(best, shape, sizeof best);
-        }
-    }
-    memcpy(local, best, sizeof best);
-    searched_count++;
-    char comment[512];
-    snprintf(comment, sizeof comment, "%.160s %.60s on %.200s: %.1f us", kernel, what, s->label, best_t * 1e6);
-    const unsigned chosen[3] = {(unsigned)best[0], (unsigned)best[1], (unsigned)best[2]};
-    parac__search_cache_store(key, chosen, comment);
-    return remember(s, key, local);
+    parac__cl_candidate c = {k, kernel, {count[0], count[1], count[2]}, {local[0], local[1], local[2]}, kmax, 0};
+    int chosen = 0;
+    return parac__cl_search_variants(s, ndim, 1, &c, &chosen, local);
 }

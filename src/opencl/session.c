@@ -108,6 +108,10 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
      * searched on this device, the choice cached on disk (search.c) */
     const char *search = getenv("PARAC_CL_SEARCH");
     s->search = search && *search && strcmp(search, "0") != 0;
+    /* PARAC_CL_VARIANT=k: the k-th candidate kernel of every region that
+     * paracc planned several ways, instead of the model's (tests, benchmarks) */
+    const char *variant = getenv("PARAC_CL_VARIANT");
+    s->variant = variant ? atoi(variant) : 0;
     s->queue = clCreateCommandQueue(s->context, s->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
         clReleaseContext(s->context);

@@ -1,13 +1,13 @@
-# The work-group search (PARAC_CL_SEARCH=1): a first run of a program with an
+# The search (VAR=1: PARAC_CL_SEARCH or PARAC_CU_SEARCH): a first run of a program with an
 # empty cache searches and still gives the reference's result; a second run
 # reads every shape from the disk cache and searches nothing.
 file(REMOVE_RECURSE ${CACHE})
 file(MAKE_DIRECTORY ${CACHE})
 foreach(pass first second)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env PARAC_CL_SEARCH=1 PARAC_CACHE_DIR=${CACHE} ${EXE}
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${VAR}=1 PARAC_CACHE_DIR=${CACHE} ${EXE}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 77)
-    message("no OpenCL device: skipped")
+    message("no device: skipped")
     return()
   endif()
   if(NOT rc EQUAL 0)

@@ -38,9 +38,11 @@ VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "
             ("opencl", ["--vector-width", "16"]), ("opencl", ["-fno-fuse"]), ("c", []), ("c", ["-O0"]),
             ("c", [], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-fuse"], {"PARAC_STRIP_ROWS": "8"}),
             ("c", ["-fno-strips"]), ("opencl", ["-fno-fuse-stencils"]), ("opencl", ["--rows-per-item", "3"]), ("c", ["-ffuse-stencils"]),
-            ("c", ["-ffuse-stencils"], {"PARAC_STRIP_ROWS": "3"})]
+            ("c", ["-ffuse-stencils"], {"PARAC_STRIP_ROWS": "3"}), ("opencl", ["-flocal-memory"]),
+            ("opencl", [], {"PARAC_CL_SEARCH": "1"}), ("opencl", ["-fif-convert"]), ("c", ["-fno-if-convert"])]
 if _have("cuda"):
-    VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"]), ("cuda", ["--rows-per-item", "5"])]
+    VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"]), ("cuda", ["--rows-per-item", "5"]),
+                 ("cuda", ["-flocal-memory"]), ("cuda", [], {"PARAC_CU_SEARCH": "1"})]
 
 
 pytestmark = pytest.mark.skipif(not _have_opencl(), reason="no OpenCL device")
@@ -66,7 +68,7 @@ def stage(rng, k, src, dst, T, dt, last):
     """One parallel stage reading src and writing dst."""
     it = f"s{k}"
     x, y = it + "x", it + "y"
-    kinds = ["point", "row", "col", "box", "cond", "sub"] if not last else ["point", "row", "col", "box", "cond"]
+    kinds = ["point", "row", "col", "box", "cond", "clamp", "sub"] if not last else ["point", "row", "col", "box", "cond", "clamp"]
     if k >= 2:
         kinds.append("mix")  # reads the first stage's output and the input at its point too
     kind = rng.choice(kinds)
@@ -98,6 +100,15 @@ def stage(rng, k, src, dst, T, dt, last):
         return (f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
                 f"        if ({src}[{x}][{y}] > {c * 12}) {dst}[{x}][{y}] = ({T})({src}[{x}][{y}] - {c});\n"
                 f"        else {dst}[{x}][{y}] = ({T})({src}[{x}][{y}] + {c});\n    }}\n")
+    if kind == "clamp":
+        # clamps of a local (if-conversion: selects where the arms' types allow, branches where not)
+        V = "float" if flt else "int"
+        return (f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
+                f"        {V} v = {src}[{x}][{y}] * 2 + {c};\n"
+                f"        if (v > {c * 20}) v = {c * 20};\n"
+                f"        if (v < {src}[{x}][{y}] / 2) v = {src}[{x}][{y}] / 2;\n"
+                f"        else v = v - 1;\n"
+                f"        {dst}[{x}][{y}] = ({T})(v);\n    }}\n")
     # a sub-range: a different first column and odd bounds (the rest of dst keeps its zeros)
     lo, hi = int(rng.integers(0, 4)), int(rng.integers(1, 4))
     return (f"    parac_iterator {it}({lo}:H - {hi}:1; {lo + 1}:W - {hi}:1) {{\n"
@@ -199,9 +210,11 @@ def stencil_pair(rng, dt):
 
 PAIR_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "16"]),
                  ("opencl", ["--rows-per-item", "4"]), ("opencl", ["--rows-per-item", "16", "--vector-width", "4"]),
-                 ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]), ("c", ["-O0"])]
+                 ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]), ("c", ["-O0"]),
+                 ("opencl", ["-flocal-memory"]), ("opencl", ["-flocal-memory", "--rows-per-item", "3", "-fif-convert"])]
 if _have("cuda"):
-    PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"]), ("cuda", ["--rows-per-item", "4"])]
+    PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"]), ("cuda", ["--rows-per-item", "4"]),
+                      ("cuda", ["-flocal-memory"])]
 
 
 @pytest.mark.parametrize("case", range(8))
@@ -216,6 +229,9 @@ def test_stencil_pairs_fuse_and_keep_their_bits(tmp_path, case):
     explain = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "opencl", "-o",
                               str(tmp_path / "x"), "--explain"], capture_output=True, text=True)
     assert "recomputed at each of its" in explain.stdout, explain.stdout + explain.stderr + src
+    tiles = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "opencl", "-o",
+                            str(tmp_path / "x"), "--explain", "-flocal-memory"], capture_output=True, text=True)
+    assert "local-memory tiles: yes" in tiles.stdout, tiles.stdout + tiles.stderr + src
     for H, W in ((int(rng.integers(3, 60)), int(rng.integers(3, 70))), (3, 4)):
         img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
         np.save(tmp_path / "in.npy", img)

@@ -34,6 +34,13 @@ static void usage(FILE *o)
           "  -fno-one-launch    the border boxes in a launch of their own, after the interior's\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
+          "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
+          "                     vector plan accepts (on at -O1 and up for the c and cuda targets; opencl: -fif-convert)\n"
+          "  -f[no-]local-memory  the rows a work-group reads go through a local-memory tile loaded once\n"
+          "                     by the whole group (-flocal-memory: in the default kernel; -fno-: never)\n"
+          "  -fno-search-variants  only the model's kernel per region (by default at -O2 the search\n"
+          "                     (PARAC_CL_SEARCH / PARAC_CU_SEARCH) also times other vector widths,\n"
+          "                     rows per work-item and local-memory tiles)\n"
           "  --vector-width N   N outputs per work-item (1, 2, 4, 8 or 16) where the model allows any\n"
           "  --rows-per-item N  N rows of outputs per work-item (1 to 16) where the rows it reads are vector\n"
           "                     loads: each row loaded once for all of them\n"
@@ -123,7 +130,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -158,6 +165,12 @@ int main(int argc, char **argv)
             one = a[2] != 'n';
         else if (!strcmp(a, "-fstrips") || !strcmp(a, "-fno-strips"))
             strips = a[2] != 'n';
+        else if (!strcmp(a, "-fif-convert") || !strcmp(a, "-fno-if-convert"))
+            ifc = a[2] != 'n';
+        else if (!strcmp(a, "-flocal-memory") || !strcmp(a, "-fno-local-memory"))
+            local = a[2] != 'n';
+        else if (!strcmp(a, "-fsearch-variants") || !strcmp(a, "-fno-search-variants"))
+            variants = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -239,6 +252,9 @@ int main(int argc, char **argv)
     opt.fuse_stencils = fuse_stencils;
     opt.one_launch = one;
     opt.strips = strips;
+    opt.local_memory = local;
+    opt.if_convert = ifc;
+    opt.search_variants = variants;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;
