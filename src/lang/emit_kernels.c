@@ -491,17 +491,32 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
 static void accumulate_loop(PrintCtx *p, Obj *m, const char *A, const char *start, const char *step)
 {
     /* rows at least as wide as a work-group: the groups take whole rows and
-     * the work-items their columns, with no division per element; narrower
+     * the work-items 16-byte vectors of their columns (rows are padded to 64
+     * bytes, so the vectors are aligned), no division per element; narrower
      * rows: the elements in one flat sequence */
     const char *group = D->cuda ? "(long)blockIdx.x" : "(long)get_group_id(0)";
     const char *groups = D->cuda ? "(long)gridDim.x" : "(long)get_num_groups(0)";
     const char *item = D->cuda ? "(long)threadIdx.x" : "(long)get_local_id(0)";
     const char *items = D->cuda ? "(long)blockDim.x" : "(long)get_local_size(0)";
+    const Type *et = m->ty->base;
+    const int V = ty_size(et) >= 1 && ty_size(et) <= 8 ? (int)(16 / ty_size(et)) : 1;
+    const char *T = ty_c_name(et, true);
     print_fmt(p, "    if (cols >= %s) {\n", items);
-    print_fmt(p, "        for (long row = %s; row < total / cols; row += %s)\n", group, groups);
-    print_fmt(p, "            for (long col = %s; col < cols; col += %s) {\n", item, items);
+    if (V > 1) print_fmt(p, "        const long vcols = cols / %d * %d;\n", V, V);
+    else print_fmt(p, "        const long vcols = 0;\n");
+    print_fmt(p, "        for (long row = %s; row < total / cols; row += %s) {\n", group, groups);
+    if (V > 1) {
+        const char *VT = vector_type(et, V);
+        print_fmt(p, "            for (long col = %s * %d; col < vcols; col += %s * %d) {\n", item, V, items, V);
+        print_fmt(p, "                const %s parac_vec = *(%sconst %s *)&%s[row * %s_pitch + col];\n", VT, D->global, VT,
+                  m->name, m->name);
+        print_fmt(p, "                #pragma unroll\n                for (int k = 0; k < %d; k++) {\n", V);
+        print_fmt(p, "                    const %s v = ((const %s *)&parac_vec)[k];\n", A, T);
+        print_fmt(p, "                    acc = PARAC_OP(acc, v);\n                }\n            }\n");
+    }
+    print_fmt(p, "            for (long col = vcols + %s; col < cols; col += %s) {\n", item, items);
     print_fmt(p, "                const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);
-    print_fmt(p, "                acc = PARAC_OP(acc, v);\n            }\n    } else\n");
+    print_fmt(p, "                acc = PARAC_OP(acc, v);\n            }\n        }\n    } else\n");
     print_fmt(p, "    for (long i = %s; i < total; i += %s) {\n", start, step);
     print_fmt(p, "        const long row = i / cols, col = i - row * cols;\n");
     print_fmt(p, "        const %s v = %s[row * %s_pitch + col];\n", A, m->name, m->name);

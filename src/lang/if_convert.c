@@ -1,4 +1,11 @@
-/* If-conversion (the model's branch optimisation): inside iterator bodies,
+/* Branch optimisation inside iterator bodies: first, statements that begin
+ * both arms of an if/else alike are hoisted before it,
+ *
+ *   if (C) { int t = E; S1 } else { int t = E; S2 }
+ *      becomes   { int t = E; if (C) { S1 } else { S2 } }
+ *
+ * where C is pure and reads nothing the statement writes or declares (its
+ * declarations become one, the else arm's uses renamed); then if-conversion:
  *
  *   if (C) L = A; else L = B;   becomes   L = C ? A : B;
  *   if (C) x = A;               becomes   x = C ? A : x;   (x a local scalar)
@@ -112,6 +119,160 @@ static Node *as_select(Node *n)
     return stmt;
 }
 
+/* ---- hoisting ----------------------------------------------------------- */
+
+static int hoisted_total; /* statements hoisted in the iterator being converted */
+static bool selects_on;   /* if-conversion on (hoisting is on from -O1 for every target) */
+
+/* a and b the same expression, with b's declared objects map[i].b read as a's. */
+typedef struct VarMap {
+    Obj *a[16], *b[16];
+    int n;
+} VarMap;
+
+static bool same_node(const Node *a, const Node *b, const VarMap *m, int depth)
+{
+    if (!a || !b) return a == b;
+    if (depth > 200 || a->kind != b->kind) return false;
+    if (a->op || b->op)
+        if (!a->op || !b->op || strcmp(a->op, b->op) != 0) return false;
+    switch (a->kind) {
+    case ND_NUM:
+        return a->tok->is_float == b->tok->is_float &&
+               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival) && a->ty && b->ty &&
+               a->ty->kind == b->ty->kind && a->ty->is_unsigned == b->ty->is_unsigned;
+    case ND_VAR: {
+        if (!a->var || !b->var) return false;
+        if (a->var == b->var) return true;
+        for (int i = 0; i < m->n; i++)
+            if (m->a[i] == a->var && m->b[i] == b->var) return true;
+        return false;
+    }
+    case ND_ITER_INDEX:
+        return a->iter == b->iter && a->axis == b->axis;
+    case ND_MAT_ELEM:
+        if (a->var != b->var || a->nidx != b->nidx) return false;
+        for (int i = 0; i < a->nidx; i++)
+            if (!same_node(a->idx[i], b->idx[i], m, depth + 1)) return false;
+        return true;
+    case ND_CAST:
+        return a->cast_ty == b->cast_ty && same_node(a->lhs, b->lhs, m, depth + 1);
+    case ND_BINARY: case ND_ASSIGN: case ND_UNARY: case ND_POSTFIX:
+        return same_node(a->lhs, b->lhs, m, depth + 1) && same_node(a->rhs, b->rhs, m, depth + 1);
+    case ND_COND:
+        return same_node(a->cond, b->cond, m, depth + 1) && same_node(a->then, b->then, m, depth + 1) &&
+               same_node(a->els, b->els, m, depth + 1);
+    default:
+        return false; /* windows, operators, calls: not hoisted */
+    }
+}
+
+/* The same statement in both arms: an expression statement, or the
+ * declaration of one scalar of one type with the same initialiser. */
+static bool same_stmt(const Node *a, const Node *b, const VarMap *m)
+{
+    if (a->kind != b->kind) return false;
+    if (a->kind == ND_EXPR_STMT) return same_node(a->lhs, b->lhs, m, 0);
+    if (a->kind != ND_DECL || a->is_static || b->is_static || a->is_typedef || b->is_typedef) return false;
+    const Node *x = a->decls, *y = b->decls;
+    if (!x || !y || x->next || y->next || !x->var || !y->var || !x->name || !y->name) return false;
+    if (strcmp(x->var->name, y->var->name) != 0 || !ty_is_arith(x->var->ty) || x->var->ty->kind != y->var->ty->kind ||
+        x->var->ty->is_unsigned != y->var->ty->is_unsigned)
+        return false;
+    return same_node(x->init, y->init, m, 0);
+}
+
+/* The condition reads what the statement writes or declares (by object, or
+ * by the declared name, which would hide another object of that name). */
+static bool names_clash(Node *c, const char *name, int depth)
+{
+    if (!c || depth > 200) return false;
+    if ((c->kind == ND_VAR || c->kind == ND_MAT_ELEM || c->kind == ND_WINDOW) && c->var && !strcmp(c->var->name, name))
+        return true;
+    if (names_clash(c->lhs, name, depth + 1) || names_clash(c->rhs, name, depth + 1) ||
+        names_clash(c->cond, name, depth + 1) || names_clash(c->then, name, depth + 1) ||
+        names_clash(c->els, name, depth + 1))
+        return true;
+    for (Node *a = c->args; a; a = a->next)
+        if (names_clash(a, name, depth + 1)) return true;
+    for (int i = 0; i < c->nidx; i++)
+        if (names_clash(c->idx[i], name, depth + 1)) return true;
+    return false;
+}
+
+static bool cond_reads_writes(Node *c, Node *stmt)
+{
+    if (stmt->kind == ND_DECL) return names_clash(c, stmt->decls->var->name, 0);
+    const Node *e = stmt->lhs;
+    if (!e) return false;
+    if (e->kind == ND_ASSIGN || ((e->kind == ND_UNARY || e->kind == ND_POSTFIX) && e->op &&
+                                 (!strcmp(e->op, "++") || !strcmp(e->op, "--")))) {
+        const Node *target = e->lhs;
+        return !target || !target->var || node_mentions(c, target->var) || names_clash(c, target->var->name, 0);
+    }
+    return !pure(e, 0); /* anything else that might write */
+}
+
+/* The statement list of an arm (a block's, or the one statement's). */
+static Node **arm_list(Node **arm)
+{
+    return *arm && (*arm)->kind == ND_BLOCK ? &(*arm)->args : arm;
+}
+
+static void rename_var(Node *n, Obj *from, Obj *to, int depth)
+{
+    if (!n || depth > 400) return;
+    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == from) n->var = to;
+    rename_var(n->lhs, from, to, depth + 1);
+    rename_var(n->rhs, from, to, depth + 1);
+    rename_var(n->cond, from, to, depth + 1);
+    rename_var(n->then, from, to, depth + 1);
+    rename_var(n->els, from, to, depth + 1);
+    rename_var(n->init, from, to, depth + 1);
+    rename_var(n->inc, from, to, depth + 1);
+    rename_var(n->body, from, to, depth + 1);
+    for (Node *a = n->args; a; a = a->next) rename_var(a, from, to, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) rename_var(d->init, from, to, depth + 1);
+    for (int i = 0; i < n->nidx; i++) rename_var(n->idx[i], from, to, depth + 1);
+}
+
+/* Hoists the statements both arms of the if *s begin with: *s becomes a
+ * block of them and the if. The number hoisted. */
+static int hoist_common(Node **s)
+{
+    Node *n = *s;
+    if (n->kind != ND_IF || !n->els || !n->then || !pure(n->cond, 0)) return 0;
+    VarMap m = {{0}, {0}, 0};
+    Node *first = NULL, **tail = &first;
+    int k = 0;
+    for (;;) {
+        Node **tl = arm_list(&n->then), **el = arm_list(&n->els);
+        Node *a = *tl, *b = *el;
+        if (!a || !b || !same_stmt(a, b, &m) || cond_reads_writes(n->cond, a)) break;
+        if (a->kind == ND_DECL) {
+            if (m.n == 16) break;
+            m.a[m.n] = a->decls->var;
+            m.b[m.n++] = b->decls->var;
+        }
+        /* the arm that was one statement becomes empty */
+        *tl = tl == &n->then ? new_node(ND_NULL_STMT, a->tok) : a->next;
+        *el = el == &n->els ? new_node(ND_NULL_STMT, b->tok) : b->next;
+        a->next = NULL;
+        *tail = a;
+        tail = &a->next;
+        k++;
+    }
+    if (!k) return 0;
+    for (int i = 0; i < m.n; i++) rename_var(n->els, m.b[i], m.a[i], 0);
+    Node *blk = new_node(ND_BLOCK, n->tok);
+    blk->args = first;
+    *tail = n;
+    blk->next = n->next;
+    n->next = NULL;
+    *s = blk;
+    return k;
+}
+
 /* Converts the statements of a body (and of its nested blocks); the count. */
 static int convert_block(Node *body, int depth)
 {
@@ -119,7 +280,13 @@ static int convert_block(Node *body, int depth)
     int k = 0;
     if (body->kind != ND_BLOCK) return 0;
     for (Node **s = &body->args; *s; s = &(*s)->next) {
-        Node *sel = as_select(*s);
+        const int hoisted = hoist_common(s);
+        if (hoisted) {
+            hoisted_total += hoisted;
+            k += convert_block(*s, depth + 1); /* the if, now in the new block */
+            continue;
+        }
+        Node *sel = selects_on ? as_select(*s) : NULL;
         if (sel) {
             sel->next = (*s)->next;
             *s = sel;
@@ -142,13 +309,16 @@ static void convert_iterators(Node *n, int depth)
         if (n->kind == ND_ITERATOR && n->iter && n->iter->body) {
             Iterator *it = n->iter;
             if (it->body->kind != ND_BLOCK) {
-                Node *sel = as_select(it->body);
+                Node *sel = selects_on ? as_select(it->body) : NULL;
                 if (sel) {
                     it->body = sel;
                     it->selects++;
                 }
-            } else
+            } else {
+                hoisted_total = 0;
                 it->selects += convert_block(it->body, 0);
+                it->hoisted += hoisted_total;
+            }
             continue;
         }
         if (n->kind == ND_BLOCK) convert_iterators(n->args, depth + 1);
@@ -169,9 +339,9 @@ void if_convert_program(Program *prog)
      * target's sharpening 4 % faster on 2 cores; NVIDIA's OpenCL compiler
      * ran the same stage in 0.146 ms instead of 0.101, so OpenCL asks for it
      * (-fif-convert) (bench/parac/results/if-convert-2026-11-26.txt). */
-    const bool on = opt->if_convert >= 0 ? opt->if_convert && opt->opt_level > 0
-                                         : opt->opt_level >= 1 && opt->target != TARGET_OPENCL;
-    if (!on) return;
+    selects_on = opt->if_convert >= 0 ? opt->if_convert && opt->opt_level > 0
+                                      : opt->opt_level >= 1 && opt->target != TARGET_OPENCL;
+    if (opt->opt_level < 1) return;
     for (Node *n = prog->top; n; n = n->next)
         if (n->kind == ND_FUNC && n->body) convert_iterators(n->body->kind == ND_BLOCK ? n->body->args : n->body, 0);
 }

@@ -209,6 +209,7 @@ struct Iterator {
     bool synthetic;        /* from a whole-image statement */
     const char *fused;     /* iterators fused into this one (fuse.c), for --explain */
     int selects;           /* conditional assignments made selects (if_convert.c) */
+    int hoisted;           /* statements hoisted out of both arms of an if (if_convert.c) */
     struct Region *region; /* filled by hast.c */
 };
 

@@ -541,6 +541,9 @@ void explain_program(Program *prog, FILE *o)
         if (r->iter && r->iter->selects)
             fprintf(o, "  if-conversion: %d conditional assignment%s made select%s (straight-line code for the vector plan)\n",
                     r->iter->selects, r->iter->selects > 1 ? "s" : "", r->iter->selects > 1 ? "s" : "");
+        if (r->iter && r->iter->hoisted)
+            fprintf(o, "  hoisted: %d statement%s that both arms of an if began with\n", r->iter->hoisted,
+                    r->iter->hoisted > 1 ? "s" : "");
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
         if (!r->iter) {

@@ -68,7 +68,7 @@ def stage(rng, k, src, dst, T, dt, last):
     """One parallel stage reading src and writing dst."""
     it = f"s{k}"
     x, y = it + "x", it + "y"
-    kinds = ["point", "row", "col", "box", "cond", "clamp", "sub"] if not last else ["point", "row", "col", "box", "cond", "clamp"]
+    kinds = ["point", "row", "col", "box", "cond", "clamp", "hoist", "sub"] if not last else ["point", "row", "col", "box", "cond", "clamp", "hoist"]
     if k >= 2:
         kinds.append("mix")  # reads the first stage's output and the input at its point too
     kind = rng.choice(kinds)
@@ -109,6 +109,16 @@ def stage(rng, k, src, dst, T, dt, last):
                 f"        if (v < {src}[{x}][{y}] / 2) v = {src}[{x}][{y}] / 2;\n"
                 f"        else v = v - 1;\n"
                 f"        {dst}[{x}][{y}] = ({T})(v);\n    }}\n")
+    if kind == "hoist":
+        # both arms begin alike: hoisted where the condition does not read what they write (t),
+        # kept where it does (u)
+        V = "float" if flt else "int"
+        return (f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
+                f"        {V} u = {src}[{x}][{y}] * 2;\n"
+                f"        if ({src}[{x}][{y}] > {c * 12}) {{ {V} t = {src}[{x}][{y}] * 3 + {c}; u = u + t; {dst}[{x}][{y}] = ({T})(t / 2 + u); }}\n"
+                f"        else {{ {V} t = {src}[{x}][{y}] * 3 + {c}; u = u + t; {dst}[{x}][{y}] = ({T})(t - 1 - u); }}\n"
+                f"        if (u > {c * 30}) {{ u = u + 1; {dst}[{x}][{y}] = ({T})(u); }} else {{ u = u + 1; }}\n"
+                f"    }}\n")
     # a sub-range: a different first column and odd bounds (the rest of dst keeps its zeros)
     lo, hi = int(rng.integers(0, 4)), int(rng.integers(1, 4))
     return (f"    parac_iterator {it}({lo}:H - {hi}:1; {lo + 1}:W - {hi}:1) {{\n"
