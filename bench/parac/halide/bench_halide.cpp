@@ -42,6 +42,11 @@ extern "C" {
 #include "unsharp_cuda.h"
 #include "unsharp_cuda_auto.h"
 #include "unsharp_cuda_root.h"
+#include "sharpening_cpu.h"
+#include "sharpening_cpu_auto.h"
+#include "sharpening_cuda.h"
+#include "sharpening_cuda_auto.h"
+#include "sharpening_cuda_root.h"
 
 using Halide::Runtime::Buffer;
 
@@ -56,15 +61,17 @@ bool on_cuda(int schedule) { return schedule >= 1 && schedule <= 3; }
 
 pipeline find(int app, int schedule)
 {
-    static const pipeline table[3][SCHEDULES] = {
+    static const pipeline table[4][SCHEDULES] = {
         {blur_cpu, blur_cuda, blur_cuda_root, blur_cuda_auto, blur_cpu_auto},
         {gaussian_cpu, gaussian_cuda, gaussian_cuda_root, gaussian_cuda_auto, gaussian_cpu_auto},
-        {unsharp_cpu, unsharp_cuda, unsharp_cuda_root, unsharp_cuda_auto, unsharp_cpu_auto}};
+        {unsharp_cpu, unsharp_cuda, unsharp_cuda_root, unsharp_cuda_auto, unsharp_cpu_auto},
+        {sharpening_cpu, sharpening_cuda, sharpening_cuda_root, sharpening_cuda_auto, sharpening_cpu_auto}};
     switch (app) {
     case PEER_BLUR: return table[0][schedule];
     case PEER_GAUSSIAN: return table[1][schedule];
     case PEER_UNSHARP: return table[2][schedule];
-    default: return nullptr; // laplacian: find3; sharpening: no Halide version here
+    case PEER_SHARPENING: return table[3][schedule];
+    default: return nullptr; // laplacian: find3
     }
 }
 
@@ -152,6 +159,7 @@ int one(int app, int H, int W, void *user)
         if ((on_cuda(schedule) && !o.cuda) || (!on_cuda(schedule) && !o.cpu)) continue;
         const int rc = app == PEER_BLUR        ? check_and_time<uint16_t, uint16_t>(app, H, W, 1, schedule, o)
                        : app == PEER_LAPLACIAN ? check_and_time<uint8_t, int16_t>(app, H, W, 1, schedule, o)
+                       : app == PEER_SHARPENING ? check_and_time<uint8_t, uint8_t>(app, H, W, 1, schedule, o)
                                                : check_and_time<float, float>(app, H, W, app == PEER_UNSHARP ? 3 : 1,
                                                                               schedule, o);
         if (rc) return rc;
@@ -181,7 +189,7 @@ int main(int argc, char **argv)
     }
     if (o.runs < 1 || o.runs > 1000) o.runs = 20;
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers (blur, gaussian, laplacian, unsharp); cpu: all cores, the manual schedule and Adams2019's; "
+    printf("Halide 14 peers (blur, gaussian, laplacian, sharpening, unsharp); cpu: all cores, the manual schedule and Adams2019's; "
            "cuda: three schedules (stages fused per tile, a kernel per stage, Li2018's), wall clock with device sync\n");
     int rc = peer_check_then_time(check, sizes, &o.runs, one, &o);
     if (o.json) fclose(o.json);

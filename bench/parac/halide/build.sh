@@ -18,7 +18,7 @@ $CXX -std=c++17 -O1 -I$inc bench/parac/halide/generators.cpp /usr/src/halide14/G
   -lHalide14 -ldl -lpthread
 cpu=x86-64-linux-sse41-avx-f16c-fma-avx2
 plugins=/usr/lib/x86_64-linux-gnu/halide14
-for app in blur gaussian laplacian unsharp; do
+for app in blur gaussian laplacian unsharp sharpening; do
   "$out/gen" -g parac_$app -f ${app}_cpu -o "$out" -e static_library,h target=$cpu-no_runtime gpu=false
   "$out/gen" -g parac_$app -f ${app}_cuda -o "$out" -e static_library,h \
     target=x86-64-linux-cuda-cuda_capability_86-no_runtime gpu=true fuse=true
@@ -36,5 +36,5 @@ for f in bench/common/bench_cpu.c bench/parac/peers/peers_check.c examples/{blur
   cc -std=c11 -D_POSIX_C_SOURCE=200809L -O2 -c "$f" -Ibench/common -o "$out/$(basename "$f" .c).o"
 done
 $CXX -std=c++17 -O2 -I$inc -I"$out" -Ibench/common -Ibench/parac bench/parac/halide/bench_halide.cpp "$out"/*.o \
-  "$out"/{blur,gaussian,laplacian,unsharp}_{cpu,cuda,cuda_root,cuda_auto,cpu_auto}.a "$out/halide_runtime.a" -o "$out/bench_halide" -ldl -lpthread -lm
+  "$out"/{blur,gaussian,laplacian,unsharp,sharpening}_{cpu,cuda,cuda_root,cuda_auto,cpu_auto}.a "$out/halide_runtime.a" -o "$out/bench_halide" -ldl -lpthread -lm
 echo "built $out/bench_halide"

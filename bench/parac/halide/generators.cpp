@@ -1,4 +1,4 @@
-// Halide 14 versions of four ParaC example programs (examples/<app>.pc), as
+// Halide 14 versions of the five ParaC example programs (examples/<app>.pc), as
 // peers for the evaluation: the same arithmetic and borders as the plain-C
 // references (examples/<app>_ref.c), each with a GPU schedule (stages fused
 // into tiles, the intermediate rows in shared memory, in the manner of
@@ -239,9 +239,108 @@ private:
     Func gray{"gray"}, blur_x{"blur_x"}, ratio{"ratio"};
 };
 
+
+// sharpening.pc with strength 8 and overshoot 4 (as the benchmarks call it):
+// the rounded 4x4 mean `down`; the bilinear `up` with the samples at 4i + 1.5,
+// the edges and the rows and columns past the last block repeated (weights
+// in eighths: exact in float); error = src - up; the Sobel magnitude with
+// edges repeated; its mean over the image, summed by bands of 64 rows per
+// column, then per column, then by bands of 64 columns (each a kernel on the
+// GPU); the gain; the clamp to the 3x3 range widened by the overshoot. C's
+// integer division (towards zero) where a value may be negative.
+class Sharpening : public Generator<Sharpening> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> fuse{"fuse", true}; // GPU: up computed in the output's tiles, or a kernel of its own
+    Input<Buffer<uint8_t, 2>> input{"input"};
+    Output<Buffer<uint8_t, 2>> output{"output"};
+
+    void generate()
+    {
+        const int strength = 8, overshoot = 4, band = 64;
+        Expr W = input.dim(0).extent(), H = input.dim(1).extent(), Nd = W / 4, Md = H / 4;
+        RDom b(0, 4, 0, 4);
+        down(x, y) = cast<uint8_t>((sum(cast<int32_t>(input(4 * x + b.x, 4 * y + b.y))) + 8) >> 4);
+        // the sample and its two weights along one axis (the reference's weights())
+        auto axis = [](Expr r, Expr n4, Expr &i0, Expr &wa, Expr &wb) {
+            Expr edge = r < 2 || r >= 4 * n4 - 2, k = (r - 2) % 4;
+            // clamped for bounds inference (the select already keeps it inside)
+            i0 = clamp(select(r < 2, 0, r >= 4 * n4 - 2, n4 - 1, (r - 2) / 4), 0, n4 - 1);
+            wa = select(edge, 1.0f, cast<float>(7 - 2 * k) / 8.0f);
+            wb = select(edge, 0.0f, cast<float>(1 + 2 * k) / 8.0f);
+        };
+        Expr i0, ra, rb, j0, ca, cb;
+        axis(min(y, 4 * Md - 1), Md, i0, ra, rb);
+        axis(min(x, 4 * Nd - 1), Nd, j0, ca, cb);
+        Expr i1 = min(i0 + 1, Md - 1), j1 = min(j0 + 1, Nd - 1);
+        auto D = [&](Expr i, Expr j) { return cast<float>(down(j, i)); };
+        up(x, y) = cast<uint8_t>(ra * (ca * D(i0, j0) + cb * D(i0, j1)) + rb * (ca * D(i1, j0) + cb * D(i1, j1)));
+        Func in = BoundaryConditions::repeat_edge(input);
+        const int kx[3][3] = {{-1, 0, 1}, {-2, 0, 2}, {-1, 0, 1}}, ky[3][3] = {{-1, -2, -1}, {0, 0, 0}, {1, 2, 1}};
+        Expr gx = 0, gy = 0, lo = 255, hi = 0;
+        for (int a = 0; a < 3; a++)
+            for (int d = 0; d < 3; d++) {
+                Expr p = cast<int32_t>(in(x - 1 + d, y - 1 + a));
+                if (kx[a][d]) gx = gx + kx[a][d] * p;
+                if (ky[a][d]) gy = gy + ky[a][d] * p;
+                lo = min(lo, p);
+                hi = max(hi, p);
+            }
+        edge(x, y) = abs(gx) + abs(gy);
+        RDom rb_(0, band);
+        Expr yy = v * band + rb_;
+        part(x, v) = sum(select(yy < H, cast<int64_t>(edge(x, min(yy, H - 1))), cast<int64_t>(0)));
+        RDom rv(0, (H + band - 1) / band);
+        colsum(x) = sum(part(x, rv));
+        Expr xx = u * band + rb_;
+        cband(u) = sum(select(xx < W, colsum(min(xx, W - 1)), cast<int64_t>(0)));
+        RDom ru(0, (W + band - 1) / band);
+        total() = sum(cband(ru));
+        Expr mean = cast<int32_t>(total() / cast<int64_t>(H * W));
+        Expr err = cast<int32_t>(input(x, y)) - cast<int32_t>(up(x, y));
+        Expr gain = min(edge(x, y) * strength / (mean + 1), 4 * strength);
+        Expr prelim = cast<int32_t>(cast<int16_t>(cast<int32_t>(up(x, y)) + err + div_round_to_zero(err * gain, 16)));
+        output(x, y) = cast<uint8_t>(clamp(clamp(prelim, lo - overshoot, hi + overshoot), 0, 255));
+    }
+
+    void schedule()
+    {
+        if (estimates_2d(input, output, auto_schedule)) return;
+        down.compute_root();
+        edge.compute_root();
+        part.compute_root();
+        colsum.compute_root();
+        cband.compute_root();
+        total.compute_root();
+        if (gpu) {
+            down.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            edge.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            part.gpu_tile(x, v, xo, yo, xi, yi, 64, 4, TailStrategy::GuardWithIf);
+            colsum.gpu_tile(x, xo, xi, 128, TailStrategy::GuardWithIf);
+            cband.gpu_tile(u, xo, xi, 64, TailStrategy::GuardWithIf);
+            total.gpu_single_thread();
+            output.gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+            if (fuse) up.compute_at(output, xo).gpu_threads(x, y);
+            else up.compute_root().gpu_tile(x, y, xo, yo, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        } else {
+            down.parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+            edge.parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+            part.parallel(v).vectorize(x, 8, TailStrategy::GuardWithIf);
+            colsum.vectorize(x, 8, TailStrategy::GuardWithIf);
+            up.compute_at(output, y).vectorize(x, 16);
+            output.parallel(y, 8).vectorize(x, 16, TailStrategy::GuardWithIf);
+        }
+    }
+
+private:
+    Var v{"v"}, u{"u"};
+    Func down{"down"}, up{"up"}, edge{"edge"}, part{"part"}, colsum{"colsum"}, cband{"cband"}, total{"total"};
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(Blur, parac_blur)
 HALIDE_REGISTER_GENERATOR(Gaussian, parac_gaussian)
 HALIDE_REGISTER_GENERATOR(Laplacian, parac_laplacian)
 HALIDE_REGISTER_GENERATOR(Unsharp, parac_unsharp)
+HALIDE_REGISTER_GENERATOR(Sharpening, parac_sharpening)
