@@ -72,6 +72,24 @@ void parac__tally_read(parac__transfer_tally *t, long long out[5])
     out[4] = atomic_load(&t->download_bytes);
 }
 
+parac_status parac__check_variants(int nvar, const parac_kernel_variant *v)
+{
+    if (nvar < 1 || nvar > PARAC__MAX_VARIANTS || !v)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of variants: %d candidate kernels (1 to %d)", nvar,
+                           (int)PARAC__MAX_VARIANTS);
+    return PARAC_OK;
+}
+
+parac_kernel_variant parac__one_variant(const char *kernel, int ndim, const int *wg, const int *items)
+{
+    parac_kernel_variant v = {kernel, {1, 1, 1}, {1, 1, 1}, 0};
+    for (int d = 0; d < 3; d++) {
+        if (wg) v.wg[d] = wg[d];
+        if (items && d < ndim) v.items[d] = items[d];
+    }
+    return v;
+}
+
 parac_status parac__one_launch_work(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
                                     int nbox, const long *boxes, parac__one_launch *w, int *nothing)
 {

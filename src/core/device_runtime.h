@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parac/kernel_variant.h"
 #include "parac/status.h"
 
 /* Every dimension but the last counts as rows (channels are planes of rows). */
@@ -62,6 +63,13 @@ parac_status parac__one_launch_work(const char *kernel, int ndim, const long *lo
  * them (*iblocks), then *rows in all, the border's rows after; max_rows bounds it. */
 parac_status parac__one_launch_grid(const char *kernel, int ndim, const parac__one_launch *w, const size_t local[2],
                                     size_t max_rows, size_t *gx, size_t *iblocks, size_t *rows);
+
+/* The candidate kernels of one launch (parac_cl_launch_variants,
+ * parac_cu_launch_variants): at most PARAC__MAX_VARIANTS; the check of the
+ * count, and the one candidate of a plain one-launch call. */
+enum { PARAC__MAX_VARIANTS = 8 };
+parac_status parac__check_variants(int nvar, const parac_kernel_variant *v);
+parac_kernel_variant parac__one_variant(const char *kernel, int ndim, const int *wg, const int *items);
 
 /* The search's candidate shapes for ndim dimensions (x first). */
 const unsigned (*parac__search_candidates(int ndim, int *count))[3];

@@ -183,15 +183,11 @@ static void one_launch_block(const parac__cu_kernel_entry *k, int ndim, const in
         while (block[d] > 1 && block[d] / 2 >= count[d]) block[d] /= 2;
 }
 
-enum { MAX_VARIANTS = 8 };
-
 parac_status parac_cu_launch_variants(parac_cu_session *s, int nvar, const parac_kernel_variant *v, int ndim,
                                       const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
                                       const parac_cu_arg *args, int tuned)
 {
-    if (nvar < 1 || nvar > MAX_VARIANTS || !v)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of variants: %d candidate kernels (1 to %d)", nvar,
-                           (int)MAX_VARIANTS);
+    PARAC_TRY(parac__check_variants(nvar, v));
     const char *kernel = v[0].kernel;
     PARAC_TRY(parac__cu_injected(kernel));
     if (ndim > 2)
@@ -199,7 +195,7 @@ parac_status parac_cu_launch_variants(parac_cu_session *s, int nvar, const parac
     parac__boxes bx;
     long total = 0;
     PARAC_TRY(parac__pack_boxes(kernel, ndim, nbox, boxes, &bx, &total));
-    parac__cu_candidate c[MAX_VARIANTS];
+    parac__cu_candidate c[PARAC__MAX_VARIANTS];
     int empty = 0;
     for (int i = 0; i < nvar; i++) {
         c[i].fixed = v[i].fixed_shape;
@@ -246,11 +242,7 @@ parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int nd
                                  const int *wg, const int *items, int nbox, const long *boxes, int nargs,
                                  const parac_cu_arg *args, int tuned)
 {
-    parac_kernel_variant v = {kernel, {1, 1, 1}, {1, 1, 1}, 0};
-    for (int d = 0; d < 3; d++) {
-        if (wg) v.wg[d] = wg[d];
-        if (items && d < ndim) v.items[d] = items[d];
-    }
+    const parac_kernel_variant v = parac__one_variant(kernel, ndim, wg, items);
     return parac_cu_launch_variants(s, 1, &v, ndim, lo, hi, nbox, boxes, nargs, args, tuned);
 }
 

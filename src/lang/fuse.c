@@ -157,27 +157,45 @@ int fuse_mentions(Node *n, const Obj *o, int depth)
     return k;
 }
 
-/* The same expression, node for node (range bounds of two iterators). */
-bool fuse_same_expr(const Node *a, const Node *b)
+/* The same expression, node for node, with m's objects b read as its
+ * objects a (range bounds of two iterators; the arms of a branch). */
+bool fuse_same_expr_as(const Node *a, const Node *b, const FuseVarMap *m, int depth)
 {
     if (!a || !b) return a == b;
-    if (a->kind != b->kind) return false;
+    if (depth > 200 || a->kind != b->kind) return false;
+    if (a->op || b->op)
+        if (!a->op || !b->op || strcmp(a->op, b->op) != 0) return false;
     switch (a->kind) {
     case ND_NUM:
         return a->tok->is_float == b->tok->is_float &&
-               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival);
+               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival) &&
+               (!a->ty || !b->ty || (a->ty->kind == b->ty->kind && a->ty->is_unsigned == b->ty->is_unsigned));
     case ND_VAR:
-        return a->var ? a->var == b->var : a->name && b->name && !strcmp(a->name, b->name);
-    case ND_BINARY:
-        return !strcmp(a->op, b->op) && fuse_same_expr(a->lhs, b->lhs) && fuse_same_expr(a->rhs, b->rhs);
-    case ND_UNARY:
-        return !strcmp(a->op, b->op) && fuse_same_expr(a->lhs, b->lhs);
-    case ND_CAST:
-        return a->cast_ty == b->cast_ty && fuse_same_expr(a->lhs, b->lhs);
-    default:
+        if (!a->var || !b->var) return !a->var && !b->var && a->name && b->name && !strcmp(a->name, b->name);
+        if (a->var == b->var) return true;
+        for (int i = 0; m && i < m->n; i++)
+            if (m->a[i] == a->var && m->b[i] == b->var) return true;
         return false;
+    case ND_ITER_INDEX:
+        return a->iter == b->iter && a->axis == b->axis;
+    case ND_MAT_ELEM:
+        if (a->var != b->var || a->nidx != b->nidx) return false;
+        for (int i = 0; i < a->nidx; i++)
+            if (!fuse_same_expr_as(a->idx[i], b->idx[i], m, depth + 1)) return false;
+        return true;
+    case ND_CAST:
+        return a->cast_ty == b->cast_ty && fuse_same_expr_as(a->lhs, b->lhs, m, depth + 1);
+    case ND_BINARY: case ND_ASSIGN: case ND_UNARY: case ND_POSTFIX:
+        return fuse_same_expr_as(a->lhs, b->lhs, m, depth + 1) && fuse_same_expr_as(a->rhs, b->rhs, m, depth + 1);
+    case ND_COND:
+        return fuse_same_expr_as(a->cond, b->cond, m, depth + 1) && fuse_same_expr_as(a->then, b->then, m, depth + 1) &&
+               fuse_same_expr_as(a->els, b->els, m, depth + 1);
+    default:
+        return false; /* windows, operators, calls */
     }
 }
+
+bool fuse_same_expr(const Node *a, const Node *b) { return fuse_same_expr_as(a, b, NULL, 0); }
 
 /* The producer's statement M[p0][p1].. = E, when it writes M that way. */
 static bool own_point(const Node *e, const Iterator *it, int first_axis, int n)

@@ -31,6 +31,13 @@ bool fuse_listed(Obj *const *list, int n, const Obj *o);
 int fuse_mentions(Node *n, const Obj *o, int depth);
 /* The same expression, node for node (range bounds of two iterators). */
 bool fuse_same_expr(const Node *a, const Node *b);
+/* The same, with m's objects b read as its objects a (the arms of a branch,
+ * each declaring its own; if_convert.c). */
+typedef struct FuseVarMap {
+    Obj *a[16], *b[16];
+    int n;
+} FuseVarMap;
+bool fuse_same_expr_as(const Node *a, const Node *b, const FuseVarMap *m, int depth);
 /* The statement of p's body that writes m at p's point, when it is the only mention. */
 Node *fuse_producer_write(Iterator *p, const Obj *m);
 /* The declaration statement of m in n, and the declarator before it. */

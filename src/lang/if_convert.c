@@ -20,7 +20,7 @@
  * and B may not assign or call (a call could have effects). */
 #include <string.h>
 
-#include "lang/lang.h"
+#include "lang/fuse.h"
 
 /* n neither assigns nor calls, nor hides a statement. */
 static bool pure(const Node *n, int depth)
@@ -124,62 +124,19 @@ static Node *as_select(Node *n)
 static int hoisted_total; /* statements hoisted in the iterator being converted */
 static bool selects_on;   /* if-conversion on (hoisting is on from -O1 for every target) */
 
-/* a and b the same expression, with b's declared objects map[i].b read as a's. */
-typedef struct VarMap {
-    Obj *a[16], *b[16];
-    int n;
-} VarMap;
-
-static bool same_node(const Node *a, const Node *b, const VarMap *m, int depth)
-{
-    if (!a || !b) return a == b;
-    if (depth > 200 || a->kind != b->kind) return false;
-    if (a->op || b->op)
-        if (!a->op || !b->op || strcmp(a->op, b->op) != 0) return false;
-    switch (a->kind) {
-    case ND_NUM:
-        return a->tok->is_float == b->tok->is_float &&
-               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival) && a->ty && b->ty &&
-               a->ty->kind == b->ty->kind && a->ty->is_unsigned == b->ty->is_unsigned;
-    case ND_VAR: {
-        if (!a->var || !b->var) return false;
-        if (a->var == b->var) return true;
-        for (int i = 0; i < m->n; i++)
-            if (m->a[i] == a->var && m->b[i] == b->var) return true;
-        return false;
-    }
-    case ND_ITER_INDEX:
-        return a->iter == b->iter && a->axis == b->axis;
-    case ND_MAT_ELEM:
-        if (a->var != b->var || a->nidx != b->nidx) return false;
-        for (int i = 0; i < a->nidx; i++)
-            if (!same_node(a->idx[i], b->idx[i], m, depth + 1)) return false;
-        return true;
-    case ND_CAST:
-        return a->cast_ty == b->cast_ty && same_node(a->lhs, b->lhs, m, depth + 1);
-    case ND_BINARY: case ND_ASSIGN: case ND_UNARY: case ND_POSTFIX:
-        return same_node(a->lhs, b->lhs, m, depth + 1) && same_node(a->rhs, b->rhs, m, depth + 1);
-    case ND_COND:
-        return same_node(a->cond, b->cond, m, depth + 1) && same_node(a->then, b->then, m, depth + 1) &&
-               same_node(a->els, b->els, m, depth + 1);
-    default:
-        return false; /* windows, operators, calls: not hoisted */
-    }
-}
-
 /* The same statement in both arms: an expression statement, or the
  * declaration of one scalar of one type with the same initialiser. */
-static bool same_stmt(const Node *a, const Node *b, const VarMap *m)
+static bool same_stmt(const Node *a, const Node *b, const FuseVarMap *m)
 {
     if (a->kind != b->kind) return false;
-    if (a->kind == ND_EXPR_STMT) return same_node(a->lhs, b->lhs, m, 0);
+    if (a->kind == ND_EXPR_STMT) return fuse_same_expr_as(a->lhs, b->lhs, m, 0);
     if (a->kind != ND_DECL || a->is_static || b->is_static || a->is_typedef || b->is_typedef) return false;
     const Node *x = a->decls, *y = b->decls;
     if (!x || !y || x->next || y->next || !x->var || !y->var || !x->name || !y->name) return false;
     if (strcmp(x->var->name, y->var->name) != 0 || !ty_is_arith(x->var->ty) || x->var->ty->kind != y->var->ty->kind ||
         x->var->ty->is_unsigned != y->var->ty->is_unsigned)
         return false;
-    return same_node(x->init, y->init, m, 0);
+    return fuse_same_expr_as(x->init, y->init, m, 0);
 }
 
 /* The condition reads what the statement writes or declares (by object, or
@@ -242,7 +199,7 @@ static int hoist_common(Node **s)
 {
     Node *n = *s;
     if (n->kind != ND_IF || !n->els || !n->then || !pure(n->cond, 0)) return 0;
-    VarMap m = {{0}, {0}, 0};
+    FuseVarMap m = {{0}, {0}, 0};
     Node *first = NULL, **tail = &first;
     int k = 0;
     for (;;) {

@@ -177,18 +177,14 @@ static parac_status one_launch_args(cl_kernel k, const char *kernel, int ndim, c
     return set_args(k, &ai, nargs, args, kernel);
 }
 
-enum { MAX_VARIANTS = 8 };
-
 parac_status parac_cl_launch_variants(parac_cl_session *s, int nvar, const parac_kernel_variant *v, int ndim,
                                       const long *lo, const long *hi, int nbox, const long *boxes, int nargs,
                                       const parac_cl_arg *args, int tuned)
 {
-    if (nvar < 1 || nvar > MAX_VARIANTS || !v)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "launch of variants: %d candidate kernels (1 to %d)", nvar,
-                           (int)MAX_VARIANTS);
+    PARAC_TRY(parac__check_variants(nvar, v));
     PARAC_TRY(parac__cl_injected(v[0].kernel));
-    parac__one_launch w[MAX_VARIANTS];
-    parac__cl_candidate c[MAX_VARIANTS];
+    parac__one_launch w[PARAC__MAX_VARIANTS];
+    parac__cl_candidate c[PARAC__MAX_VARIANTS];
     int nothing = 0;
     for (int i = 0; i < nvar; i++) {
         PARAC_TRY(parac__one_launch_work(v[i].kernel, ndim, lo, hi, v[i].items, nbox, boxes, &w[i], &nothing));
@@ -233,11 +229,7 @@ parac_status parac_cl_launch_all(parac_cl_session *s, const char *kernel, int nd
                                  const int *wg, const int *items, int nbox, const long *boxes, int nargs,
                                  const parac_cl_arg *args, int tuned)
 {
-    parac_kernel_variant v = {kernel, {1, 1, 1}, {1, 1, 1}, 0};
-    for (int d = 0; d < 3; d++) {
-        if (wg) v.wg[d] = wg[d];
-        if (items && d < ndim) v.items[d] = items[d];
-    }
+    const parac_kernel_variant v = parac__one_variant(kernel, ndim, wg, items);
     return parac_cl_launch_variants(s, 1, &v, ndim, lo, hi, nbox, boxes, nargs, args, tuned);
 }
 

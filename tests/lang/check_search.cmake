@@ -3,15 +3,11 @@
 # reads every shape from the disk cache and searches nothing.
 file(REMOVE_RECURSE ${CACHE})
 file(MAKE_DIRECTORY ${CACHE})
+include(${CMAKE_CURRENT_LIST_DIR}/run_program.cmake)
 foreach(pass first second)
-  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${VAR}=1 PARAC_CACHE_DIR=${CACHE} ${EXE}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(rc EQUAL 77)
-    message("no device: skipped")
+  parac_run_program(${VAR}=1 "${pass} run")
+  if(skipped)
     return()
-  endif()
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "${pass} run: exit ${rc}\n${out}\n${err}")
   endif()
   string(REGEX MATCHALL "work-group searches ([0-9]+), from the cache ([0-9]+)" lines "${out}")
   list(GET lines -1 last)
