@@ -80,6 +80,10 @@ typedef struct parac_cuda_device_info {
 
 PARAC_API parac_status parac_cuda_device_count(int *count);
 PARAC_API parac_status parac_cuda_device_query(int ordinal, parac_cuda_device_info *info);
+/* The CUDA device that holds the memory at `ptr` (memory of another
+ * library, a CuPy array or a tensor, wrapped with parac_image_wrap). Fails
+ * with PARAC_ERR_INVALID_ARGUMENT when `ptr` is not device memory. */
+PARAC_API parac_status parac_cuda_pointer_device(const void *ptr, int *device);
 
 PARAC_END_DECLS
 

@@ -11,12 +11,24 @@ memory that the library allocated and frees when the array is collected.
 _TYPESTR = {"u8": "|u1", "u16": "<u2", "i32": "<i4", "f32": "<f4", "f64": "<f8"}
 
 
+_KIND_OF_TYPE = {}  # type -> "cupy", "torch", "numpy" or "other", found once: asked on every call
+
+
 def kind_of(a):
     """'cupy', 'torch' or 'cuda' (another exporter) for a device array, else None."""
-    if not hasattr(a, "__cuda_array_interface__"):
-        return None
-    top = type(a).__module__.split(".")[0]
-    return top if top in ("cupy", "torch") else "cuda"
+    t = type(a)
+    k = _KIND_OF_TYPE.get(t)
+    if k is None:
+        top = t.__module__.split(".")[0]
+        k = top if top in ("cupy", "torch", "numpy") else "other"
+        _KIND_OF_TYPE[t] = k
+    if k == "cupy":
+        return k
+    if k == "torch":  # a tensor on the CPU has no interface
+        return k if a.is_cuda else None
+    if k == "other" and hasattr(a, "__cuda_array_interface__"):
+        return "cuda"
+    return None
 
 
 def _layout_ok(shape, strides, itemsize):

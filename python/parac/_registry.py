@@ -163,7 +163,22 @@ def _make(op):
     by_py = {py_name(p["name"]): p for p in params}
     n_out = op["n_outputs"]
 
+    n_in = len(inputs)
+
     def fn(*arrays, device=None, method=None, out=None, **kwargs):
+        if out is None and device is None and len(arrays) == n_in:
+            # CUDA arrays: read, checked and launched in C, nothing in Python before the launch
+            kind = _device.kind_of(arrays[0])
+            if kind is not None and (n_in == 1 or all(_device.kind_of(a) == kind for a in arrays[1:])):
+                if method is not None:
+                    kwargs["method"] = method
+                stream = _device.stream_of(arrays[0], kind) if kind == "torch" else None
+                outs = _parac.call(name, arrays, kwargs, stream)
+                if outs is not NotImplemented:
+                    res = [_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, arrays[0])
+                           for o in outs]
+                    return res[0] if n_out == 1 else tuple(res)
+                kwargs.pop("method", None)  # the general path below takes what call() leaves to it
         if len(arrays) != len(inputs):
             raise TypeError("%s() takes %d array%s (%s), %d given" % (
                 py_name(name), len(inputs), "" if len(inputs) == 1 else "s", ", ".join(inputs), len(arrays)))

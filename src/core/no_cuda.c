@@ -50,6 +50,12 @@ parac_status parac_cuda_device_query(int ordinal, parac_cuda_device_info *info)
 {
     return not_built();
 }
+parac_status parac_cuda_pointer_device(const void *ptr, int *device)
+{
+    (void)ptr;
+    *device = -1;
+    return not_built();
+}
 
 #include "convert_internal.h"
 #include "stats_internal.h"

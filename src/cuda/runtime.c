@@ -79,6 +79,17 @@ parac_status parac_cuda_device_query(int ordinal, parac_cuda_device_info *info)
     return PARAC_OK;
 }
 
+parac_status parac_cuda_pointer_device(const void *ptr, int *device)
+{
+    *device = -1;
+    struct cudaPointerAttributes a;
+    PARAC_CUDA_TRY(cudaPointerGetAttributes(&a, ptr));
+    if (a.type != cudaMemoryTypeDevice && a.type != cudaMemoryTypeManaged)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "address %p is not CUDA device memory", ptr);
+    *device = a.device;
+    return PARAC_OK;
+}
+
 parac_status parac__cuda_set_device(int device) { return PARAC_CUDA_CHECK(cudaSetDevice(device)); }
 
 /* ---- device memory pool -------------------------------------------------------

@@ -1,6 +1,6 @@
 /* parac._parac: the CPython extension under the `parac` package.
  *
- * Two functions, both driven by the operation registry, so that a new
+ * Three functions, all driven by the operation registry, so that a new
  * operation needs no binding of its own:
  *   ops()  describes every registry operation (name, help, inputs, outputs,
  *          typed parameters with defaults and ranges, methods); the package
@@ -21,6 +21,14 @@
  *          shape and the dtype name; with keep_device, an output in device
  *          memory stays there: ("cuda", owner, address, shape, strides,
  *          dtype, device), where `owner` frees it when it is collected.
+ *          Inputs may also be objects that export __cuda_array_interface__,
+ *          read in C; explain=False skips the account of the choice.
+ *   call(name, arrays, kwargs, stream=None)
+ *          the package's path for CUDA arrays (CuPy arrays, CUDA tensors):
+ *          their interface read in C, keyword arguments by their Python
+ *          names and values, the device and stream taken from the arrays,
+ *          outputs kept on the device; NotImplemented sends what it does not
+ *          take (a reversed view, a list value) to the general path.
  * read(path, layout) and write(path, array, channels, ...) are the library's
  * image readers and writers (parac.imread, parac.imwrite).
  * Errors become exceptions carrying the library's message: ValueError for
@@ -31,6 +39,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cuda_array.h"
 #include "parac/parac.h"
 
 static PyObject *raise_status(parac_status st, const char *what)
@@ -142,6 +151,10 @@ typedef struct run_state {
     parac_image *in[8], *out[8], *given[8]; /* given: the caller's arrays to write into */
     parac_context *ctx;
     parac_args *args;
+    int not_in_place;          /* a CUDA array whose layout the library cannot read in place */
+    int cuda_device;           /* the device of the first CUDA array, or -1 */
+    int has_stream;            /* the first CUDA array's interface names its stream */
+    unsigned long long stream; /* that stream */
 } run_state;
 
 static void run_state_free(run_state *s)
@@ -190,21 +203,6 @@ static int is_cached(const parac_context *ctx)
     return 0;
 }
 
-/* The dtype of an array interface type string ("<f4", "|u1"), or -1. */
-static int dtype_of_typestr(const char *t)
-{
-    if (!t || strlen(t) != 3 || t[0] == '>') return -1;
-    const int size = t[2] - '0';
-    switch (t[1]) {
-    case 'u': return size == 1 ? PARAC_U8 : size == 2 ? PARAC_U16 : -1;
-    case 'i': return size == 4 ? PARAC_I32 : -1;
-    case 'f': return size == 4 ? PARAC_F32 : size == 8 ? PARAC_F64 : -1;
-    default: return -1;
-    }
-}
-
-/* A device array ("cuda", address, shape, strides in bytes, typestr, device)
- * as a wrapped image in device memory (no copy). */
 /* A device array ("cuda", address, shape, strides, typestr, device) as a
  * wrapped image, no copy; `what` names it in messages ("input", "output"). */
 static int wrap_device(PyObject *t, parac_image **img, const char *what, int index, const char *op)
@@ -216,7 +214,7 @@ static int wrap_device(PyObject *t, parac_image **img, const char *what, int ind
     if (!PyArg_ParseTuple(t, "sKO!O!si", &kind, &addr, &PyTuple_Type, &shape, &PyTuple_Type, &strides, &typestr,
                           &device))
         return -1;
-    const int dt = dtype_of_typestr(typestr);
+    const int dt = parac_py_dtype_of_typestr(typestr);
     if (dt < 0) {
         PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
                      "float32 or float64", op, what, index + 1, typestr);
@@ -297,10 +295,58 @@ static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writabl
     return 0;
 }
 
-static int wrap_input(run_state *s, PyObject *obj, int index, const char *op)
+/* An object that exports __cuda_array_interface__ as a wrapped image, no
+ * copy. A layout the library cannot read in place (negative steps,
+ * transposed) sets s->not_in_place and wraps nothing: the caller copies. */
+static int wrap_cuda_array(run_state *s, PyObject *obj, parac_image **img, const char *what, int index,
+                           const char *op)
+{
+    py_cuda_array a;
+    const int r = parac_py_cuda_array(obj, &a, what, index, op);
+    if (r != 0) return r; /* 1: no interface */
+    if (!a.in_place) {
+        s->not_in_place = 1;
+        return 0;
+    }
+    int device = -1;
+    parac_status st = parac_cuda_pointer_device((const void *)a.address, &device);
+    if (st != PARAC_OK) {
+        raise_status(st, op);
+        return -1;
+    }
+    const int n = a.ndim;
+    const int64_t w = a.shape[n - 1], h = a.shape[n - 2], depth = n == 3 ? a.shape[0] : 1;
+    const int64_t ps = a.strides[n - 1], rp = a.strides[n - 2], sp = n == 3 ? a.strides[0] : rp * h;
+    st = parac_image_wrap(img, (void *)a.address, w, h, depth, 1, (parac_dtype)a.dtype, ps, rp, sp,
+                          PARAC_MEMORY_CUDA, device);
+    if (st != PARAC_OK) {
+        raise_status(st, op);
+        return -1;
+    }
+    if (s->cuda_device < 0) {
+        s->cuda_device = device;
+        s->has_stream = a.has_stream;
+        s->stream = a.stream;
+    }
+    return 0;
+}
+
+/* An input: a device array's descriptor tuple, a CUDA array (its
+ * interface) or a host array (the buffer protocol). With cuda_first the
+ * interface is looked for first (a CuPy array has a buffer protocol that
+ * only refuses); else only where there is no buffer protocol. */
+static int wrap_input(run_state *s, PyObject *obj, int index, const char *op, int cuda_first)
 {
     if (PyTuple_Check(obj)) return wrap_device_input(s, obj, index, op);
-    if (wrap_host(s, obj, &s->in[index], 0, "input", index, op) != 0) return -1;
+    int r = cuda_first || !PyObject_CheckBuffer(obj) ? wrap_cuda_array(s, obj, &s->in[index], "input", index, op) : 1;
+    if (r == 1 && !PyObject_CheckBuffer(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s: input %d (of type %s) is neither a host array (buffer protocol) nor "
+                     "a CUDA array (__cuda_array_interface__)", op, index + 1, Py_TYPE(obj)->tp_name);
+        return -1;
+    }
+    if (r == 1) r = wrap_host(s, obj, &s->in[index], 0, "input", index, op);
+    if (r != 0) return -1;
+    if (s->not_in_place) return 0;
     last_inputs[index] = (uintptr_t)s->in[index]->data;
     n_last_inputs = index + 1;
     return 0;
@@ -443,30 +489,91 @@ static PyObject *output_tuple(parac_image **img, const char *op)
     return Py_BuildValue("(NNs)", (PyObject *)o, shape, parac_dtype_name(host->dtype));
 }
 
+/* The answer that sends a call back to the package's general path
+ * (Py_NewRef is not in Python 3.9). */
+static PyObject *not_implemented(void)
+{
+    Py_INCREF(Py_NotImplemented);
+    return Py_NotImplemented;
+}
+
+/* Runs the operation of a prepared state (inputs wrapped, arguments set) on
+ * `device`, with the GIL released, on `stream` for CUDA (0: the context's
+ * own). Returns the outputs tuple (see run), or NULL with an exception.
+ * `explain` (may be NULL) receives the library's account of the choice. */
+static PyObject *execute(run_state *s, const char *name, const char *device, unsigned long long stream,
+                         int keep_device, int into, char *explain, size_t explain_size)
+{
+    parac_status st;
+    Py_BEGIN_ALLOW_THREADS
+    st = cached_context(device, &s->ctx);
+    if (st == PARAC_OK && parac_context_backend(s->ctx) == PARAC_BACKEND_CUDA) /* the caller's stream, or its own */
+        st = parac_context_set_stream(s->ctx, (void *)(uintptr_t)stream);
+    if (st == PARAC_OK)
+        st = into ? parac_op_run_into(s->ctx, name, s->in, s->n_in, s->out, s->n_out, s->args, explain, explain_size)
+                  : parac_op_run(s->ctx, name, s->in, s->n_in, s->out, s->n_out, s->args, explain, explain_size);
+    if (s->ctx && !is_cached(s->ctx)) parac_context_destroy(s->ctx);
+    s->ctx = NULL;
+    Py_END_ALLOW_THREADS
+    if (st != PARAC_OK) return raise_status(st, name);
+    PyObject *outs = PyTuple_New(s->n_out);
+    if (!outs) return NULL;
+    for (int i = 0; i < s->n_out; i++) {
+        if (s->given[i]) { /* written into the caller's array */
+            Py_INCREF(Py_None);
+            PyTuple_SET_ITEM(outs, i, Py_None);
+            continue;
+        }
+        PyObject *t = keep_device && s->out[i]->memory == PARAC_MEMORY_CUDA ? device_output(&s->out[i])
+                                                                              : output_tuple(&s->out[i], name);
+        if (!t) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(outs, i, t);
+    }
+    return outs;
+}
+
+static const parac_op *find_op(const char *name, PyObject *inputs, run_state *s)
+{
+    const parac_op *op = parac_op_find(name);
+    if (!op) {
+        PyErr_Format(PyExc_ValueError, "no operation named '%s'", name);
+        return NULL;
+    }
+    memset(s, 0, sizeof *s);
+    s->cuda_device = -1;
+    s->n_in = (int)PyTuple_GET_SIZE(inputs);
+    s->n_out = op->n_outputs;
+    if (s->n_in != op->n_inputs || s->n_in > 8 || s->n_out > 8) {
+        PyErr_Format(PyExc_TypeError, "%s takes %d input array%s, %d given", name, op->n_inputs,
+                     op->n_inputs == 1 ? "" : "s", s->n_in);
+        return NULL;
+    }
+    return op;
+}
+
 static PyObject *py_run(PyObject *self, PyObject *pyargs)
 {
     (void)self;
     const char *name, *device = NULL;
     PyObject *inputs, *params, *given = Py_None;
     unsigned long long stream = 0;
-    int keep_device = 0;
-    if (!PyArg_ParseTuple(pyargs, "sO!O!z|KpO", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
-                          &stream, &keep_device, &given))
+    int keep_device = 0, want_explain = 1;
+    if (!PyArg_ParseTuple(pyargs, "sO!O!z|KpOp", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
+                          &stream, &keep_device, &given, &want_explain))
         return NULL;
-    const parac_op *op = parac_op_find(name);
-    if (!op) return PyErr_Format(PyExc_ValueError, "no operation named '%s'", name);
     run_state s;
-    memset(&s, 0, sizeof s);
-    s.n_in = (int)PyTuple_GET_SIZE(inputs);
-    s.n_out = op->n_outputs;
-    if (s.n_in != op->n_inputs || s.n_in > 8 || s.n_out > 8) {
-        return PyErr_Format(PyExc_TypeError, "%s takes %d input array%s, %d given", name, op->n_inputs,
-                            op->n_inputs == 1 ? "" : "s", s.n_in);
-    }
+    if (!find_op(name, inputs, &s)) return NULL;
     PyObject *result = NULL;
     n_last_inputs = 0;
     for (int i = 0; i < s.n_in; i++)
-        if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name) != 0) goto done;
+        if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name, 0) != 0) goto done;
+    if (s.not_in_place) {
+        result = not_implemented();
+        goto done;
+    }
     int into = 0; /* arrays to write the results into: None, or a tuple with None where there is none */
     if (given != Py_None) {
         if (!PyTuple_Check(given) || PyTuple_GET_SIZE(given) != s.n_out) {
@@ -500,37 +607,144 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
         }
     }
     char explain[512] = "";
-    Py_BEGIN_ALLOW_THREADS
-    st = cached_context(device, &s.ctx);
-    if (st == PARAC_OK && parac_context_backend(s.ctx) == PARAC_BACKEND_CUDA) /* the caller's stream, or its own */
-        st = parac_context_set_stream(s.ctx, (void *)(uintptr_t)stream);
-    if (st == PARAC_OK)
-        st = into ? parac_op_run_into(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain)
-                  : parac_op_run(s.ctx, name, s.in, s.n_in, s.out, s.n_out, s.args, explain, sizeof explain);
-    if (s.ctx && !is_cached(s.ctx)) parac_context_destroy(s.ctx);
-    s.ctx = NULL;
-    Py_END_ALLOW_THREADS
+    PyObject *outs = execute(&s, name, device, stream, keep_device, into, want_explain ? explain : NULL,
+                             want_explain ? sizeof explain : 0);
+    if (outs) result = Py_BuildValue("(Ns)", outs, explain);
+done:
+    run_state_free(&s);
+    return result;
+}
+
+/* The Python function's name of an operation ("h-maxima" -> "h_maxima"). */
+static void py_name_of(const char *name, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", name);
+    for (char *p = buf; *p; p++)
+        if (*p == '-') *p = '_';
+}
+
+/* A keyword argument's name as the registry's parameter ("sigma_y" ->
+ * "sigma-y"), checked against the operation's parameters; -1 with a
+ * TypeError naming them when it has no such parameter. */
+static int param_name(const parac_op *op, PyObject *key, char *buf, size_t size)
+{
+    const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+    if (!k) return -1;
+    snprintf(buf, size, "%s", k);
+    for (char *p = buf; *p; p++)
+        if (*p == '_') *p = '-';
+    size_t n = strlen(buf);
+    if (n > 1 && buf[n - 1] == '-') buf[n - 1] = '\0'; /* a Python keyword's trailing '_' */
+    if (strcmp(buf, "method") == 0 && op->n_methods > 0) return 0;
+    for (int i = 0; i < op->n_params; i++)
+        if (strcmp(op->params[i].name, buf) == 0) return 0;
+    char fn[64], list[1024] = "";
+    py_name_of(op->name, fn, sizeof fn);
+    if (strcmp(buf, "method") == 0) {
+        PyErr_Format(PyExc_TypeError, "%s() has no methods to choose from", fn);
+        return -1;
+    }
+    size_t used = 0;
+    for (int i = 0; i < op->n_params && used < sizeof list; i++) {
+        char p[64];
+        py_name_of(op->params[i].name, p, sizeof p);
+        int w = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", p);
+        if (w < 0) break;
+        used += (size_t)w;
+    }
+    PyErr_Format(PyExc_TypeError, "%s() got an unexpected keyword argument '%s' (parameters: %s)", fn, k, list);
+    return -1;
+}
+
+/* A keyword argument's value as the registry's text: 1 when done, 0 for a
+ * value that is not a bool, int, float or str (the package writes those),
+ * -1 with an exception. */
+static int param_text(PyObject *v, char *buf, size_t size)
+{
+    if (PyBool_Check(v)) {
+        snprintf(buf, size, "%s", v == Py_True ? "1" : "0");
+        return 1;
+    }
+    if (PyLong_Check(v)) {
+        long long x = PyLong_AsLongLong(v);
+        if (x == -1 && PyErr_Occurred()) return -1;
+        snprintf(buf, size, "%lld", x);
+        return 1;
+    }
+    if (PyFloat_Check(v)) { /* repr: the shortest text that reads back as the same double */
+        char *r = PyOS_double_to_string(PyFloat_AS_DOUBLE(v), 'r', 0, Py_DTSF_ADD_DOT_0, NULL);
+        if (!r) return -1;
+        snprintf(buf, size, "%s", r);
+        PyMem_Free(r);
+        return 1;
+    }
+    if (PyUnicode_Check(v)) {
+        const char *u = PyUnicode_AsUTF8(v);
+        if (!u) return -1;
+        if (strlen(u) >= size) return 0;
+        snprintf(buf, size, "%s", u);
+        return 1;
+    }
+    return 0;
+}
+
+/* call(name, arrays, kwargs, stream=None): the package's path for CUDA
+ * arrays, with no Python work before the launch. arrays: objects that
+ * export __cuda_array_interface__ (and host arrays beside them); kwargs: the
+ * Python function's keyword arguments (None: left out), method= among them;
+ * the operation runs on the first CUDA array's device, on `stream` (None:
+ * the stream that array's interface names, else the context's own). Returns
+ * the outputs as run(keep_device=True) does, or NotImplemented when an
+ * array's layout or an argument's value needs the package's general path
+ * (a copy of a reversed view, a list parameter). */
+static PyObject *py_call(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    const char *name;
+    PyObject *inputs, *kwargs, *stream_obj = Py_None;
+    if (!PyArg_ParseTuple(pyargs, "sO!O!|O", &name, &PyTuple_Type, &inputs, &PyDict_Type, &kwargs, &stream_obj))
+        return NULL;
+    run_state s;
+    const parac_op *op = find_op(name, inputs, &s);
+    if (!op) return NULL;
+    PyObject *result = NULL;
+    n_last_inputs = 0;
+    for (int i = 0; i < s.n_in; i++)
+        if (wrap_input(&s, PyTuple_GET_ITEM(inputs, i), i, name, 1) != 0) goto done;
+    if (s.not_in_place || s.cuda_device < 0) {
+        result = not_implemented();
+        goto done;
+    }
+    unsigned long long stream = s.has_stream ? s.stream : 0;
+    if (stream_obj != Py_None) {
+        stream = PyLong_AsUnsignedLongLong(stream_obj);
+        if (PyErr_Occurred()) goto done;
+    }
+    parac_status st = parac_args_create(&s.args);
     if (st != PARAC_OK) {
         raise_status(st, name);
         goto done;
     }
-    PyObject *outs = PyTuple_New(s.n_out);
-    if (!outs) goto done;
-    for (int i = 0; i < s.n_out; i++) {
-        if (s.given[i]) { /* written into the caller's array */
-            Py_INCREF(Py_None);
-            PyTuple_SET_ITEM(outs, i, Py_None);
-            continue;
-        }
-        PyObject *t = keep_device && s.out[i]->memory == PARAC_MEMORY_CUDA ? device_output(&s.out[i])
-                                                                            : output_tuple(&s.out[i], name);
-        if (!t) {
-            Py_DECREF(outs);
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(kwargs, &pos, &key, &value)) {
+        char k[64], v[256];
+        if (param_name(op, key, k, sizeof k) != 0) goto done;
+        if (value == Py_None) continue;
+        const int r = param_text(value, v, sizeof v);
+        if (r < 0) goto done;
+        if (r == 0) {
+            result = not_implemented();
             goto done;
         }
-        PyTuple_SET_ITEM(outs, i, t);
+        if ((st = parac_args_set(s.args, k, v)) != PARAC_OK) {
+            raise_status(st, name);
+            goto done;
+        }
     }
-    result = Py_BuildValue("(Ns)", outs, explain);
+    char device[32];
+    snprintf(device, sizeof device, "cuda:%d", s.cuda_device);
+    result = execute(&s, name, device, stream, 1, 0, NULL, 0);
 done:
     run_state_free(&s);
     return result;
@@ -626,9 +840,12 @@ static PyMethodDef methods[] = {
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
-     "run(name, inputs, params, device, stream=0, keep_device=False, out=None) -> (outputs, explanation); an "
-     "output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, device) kept on the "
-     "device, or None when written into the array given in out"},
+     "run(name, inputs, params, device, stream=0, keep_device=False, out=None, explain=True) -> (outputs, "
+     "explanation); an output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, "
+     "device) kept on the device, or None when written into the array given in out"},
+    {"call", py_call, METH_VARARGS,
+     "call(name, arrays, kwargs, stream=None) -> outputs kept on the device, or NotImplemented: the path for "
+     "CUDA arrays (__cuda_array_interface__), keyword arguments by their Python names"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -84,6 +84,37 @@ def test_errors_are_exceptions():
         parac.reconstruct(np.full((5, 5), 9, np.uint8), np.zeros((5, 5), np.uint8), device="cpu")
 
 
+class _Interface:
+    """An object that exports __cuda_array_interface__ as it is given (host
+    memory: these cases fail before anything would read it)."""
+
+    def __init__(self, **cai):
+        self.__cuda_array_interface__ = dict({"version": 3, "data": (0, False), "strides": None}, **cai)
+
+
+def test_cuda_interface_is_checked_in_c():
+    """call(), the package's path for CUDA arrays, reads the interface in C:
+    a wrong one is the right exception, never a crash."""
+    cases = [
+        (_Interface(shape=(8,), typestr="<f4"), ValueError, "1 dimensions"),
+        (_Interface(shape=(4, 5, 6, 7), typestr="<f4"), ValueError, "4 dimensions"),
+        (_Interface(shape=(8, 8), typestr="|i1"), TypeError, "element type '[|]i1'"),
+        (_Interface(shape=(0, 8), typestr="<f4"), ValueError, "empty"),
+        (_Interface(shape=(8, 8), typestr="<f4", mask=object()), ValueError, "masked"),
+        (_Interface(shape=(8, 8), typestr="<f4", strides=(4,)), ValueError, "strides"),
+        (_Interface(shape=(8, 8)), ValueError, "typestr"),
+        (object(), TypeError, "neither a host array"),
+    ]
+    for obj, exc, msg in cases:
+        with pytest.raises(exc, match=msg):
+            parac._parac.call("gauss", (obj,), {"sigma": 1.0})
+    # host arrays alone are not this path's: the general one takes them
+    a = np.zeros((8, 8), np.float32)
+    assert parac._parac.call("gauss", (a,), {"sigma": 1.0}) is NotImplemented
+    with pytest.raises(TypeError, match="takes 1 input"):
+        parac._parac.call("gauss", (a, a), {})
+
+
 def test_threads_get_their_own_results():
     imgs = [rng(10 + i).random((128, 131)).astype(np.float32) for i in range(6)]
     want = [ndi.gaussian_filter(x, 2.0) for x in imgs]

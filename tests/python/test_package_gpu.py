@@ -107,6 +107,33 @@ def test_torch_tensor_in_tensor_out(dtype):
     assert isinstance(g, torch.Tensor) and g.is_cuda
 
 
+def test_cuda_arrays_take_the_c_path():
+    """A CuPy array with keyword arguments goes through call() (read in C, no
+    Python before the launch) and gives the bits of the general path; what
+    that path cannot take it leaves to the general one."""
+    cupy = pytest.importorskip("cupy")
+    host = smooth((211, 333), np.float32)
+    dev = cupy.asarray(host)
+    outs = _parac.call("gauss", (dev,), {"sigma": 2.0, "sigma_y": 1.5, "border": "reflect"})
+    assert outs[0][0] == "cuda" and _parac.last_inputs()[0] == dev.data.ptr
+    general = parac.gauss(dev, sigma=2.0, sigma_y=1.5, border="reflect", device="cuda")  # the general path
+    np.testing.assert_array_equal(cupy.asnumpy(parac.gauss(dev, sigma=2.0, sigma_y=1.5, border="reflect")),
+                                  cupy.asnumpy(general))
+    assert _parac.call("gauss", (dev[::-1],), {"sigma": 2.0}) is NotImplemented  # copied by the package
+    np.testing.assert_array_equal(cupy.asnumpy(parac.gauss(dev[::-1], sigma=2.0)),
+                                  parac.gauss(np.ascontiguousarray(host[::-1]), sigma=2.0, device="cuda"))
+    seeds = cupy.asarray((host > 0.5).astype(np.uint8) * 255)
+    assert _parac.call("floodfill", (seeds,), {"seed": [(3, 4), (5, 6)], "value": 9}) is NotImplemented  # a list
+    with pytest.raises(TypeError, match="unexpected keyword argument 'sigmax'"):
+        parac.gauss(dev, sigmax=1.0)
+    with pytest.raises(ValueError, match="unknown method 'x'"):
+        parac.gauss(dev, sigma=1.0, method="x")
+    with pytest.raises(ValueError, match="sigma"):
+        parac.gauss(dev, sigma=-1.0)
+    got = parac.gauss(dev, sigma=2.0, method="separable")
+    np.testing.assert_array_equal(cupy.asnumpy(got), parac.gauss(host, sigma=2.0, device="cuda", method="separable"))
+
+
 def test_device_array_errors():
     cupy = pytest.importorskip("cupy")
     with pytest.raises(TypeError, match="element type"):

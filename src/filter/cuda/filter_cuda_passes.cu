@@ -10,6 +10,8 @@
 //   - x pass and y/z pass kernels for radii too long for the fused tile.
 // Each thread computes 8 outputs with a register window fed by 16-byte
 // shared loads (x) or conflict-free column loads (y, z).
+#include <atomic>
+
 #include "cuda/cuda_check.h"
 #include "filter_cuda_common.cuh"
 
@@ -435,19 +437,35 @@ __global__ void __launch_bounds__(ROLL_NT, ROLL_MINB)
     }
 }
 
+// The blocks of roll_kernel<R, T> the device holds at once, asked once per
+// device (its shared-memory limit raised on the way): the attribute and
+// occupancy queries cost several microseconds of host time on every call.
+enum { ROLL_KNOWN_DEVICES = 64 };
+template <int R, typename T> static parac_status roll_slots(int64_t *slots)
+{
+    static std::atomic<int64_t> known[ROLL_KNOWN_DEVICES]; // 0: not asked yet
+    int dev = 0;
+    PARAC_CUDA_TRY(cudaGetDevice(&dev));
+    const bool cached = dev >= 0 && dev < ROLL_KNOWN_DEVICES;
+    if (cached && (*slots = known[dev].load(std::memory_order_acquire)) > 0) return PARAC_OK;
+    using G = roll_geom<R>;
+    PARAC_CUDA_TRY(cudaFuncSetAttribute(roll_kernel<R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                        (int)G::SHMEM));
+    int sms = 0, per_sm = 0;
+    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, roll_kernel<R, T>, ROLL_NT, G::SHMEM));
+    *slots = (int64_t)(sms > 0 ? sms : 1) * (per_sm > 0 ? per_sm : 1);
+    if (cached) known[dev].store(*slots, std::memory_order_release);
+    return PARAC_OK;
+}
+
 // One wave: the chunk height is chosen so that strips x chunks fill the
 // device's resident blocks once (longer chunks: fewer warm-up rows).
 template <int R, typename T> static parac_status roll_chunk(const pc_img &src, int *chunk)
 {
-    using G = roll_geom<R>;
-    PARAC_CUDA_TRY(cudaFuncSetAttribute(roll_kernel<R, T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                        (int)G::SHMEM));
-    int dev = 0, sms = 0, per_sm = 0;
-    PARAC_CUDA_TRY(cudaGetDevice(&dev));
-    PARAC_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    PARAC_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, roll_kernel<R, T>, ROLL_NT, G::SHMEM));
+    int64_t slots = 0;
+    PARAC_TRY((roll_slots<R, T>(&slots)));
     const int64_t strips = (int64_t)((src.w + ROLL_TW - 1) / ROLL_TW) * src.d;
-    const int64_t slots = (int64_t)sms * (per_sm > 0 ? per_sm : 1);
     const int64_t chunks = slots / strips > 1 ? slots / strips : 1;
     const int64_t rows = (src.h + chunks - 1) / chunks;
     *chunk = (int)((rows + ROLL_S - 1) / ROLL_S * ROLL_S);
