@@ -200,7 +200,7 @@ def _make(op):
             arrs = tuple(_as_input(a) for a in arrays)
             given = _given_outputs(out, n_out, py_name(name))
             outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device), 0, False,
-                                    given)
+                                    given, False)
             import numpy as np
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
@@ -221,7 +221,7 @@ def _make(op):
             device = "cuda:%d" % _device.device_index(first, kind)
         stream = _device.stream_of(first, kind)
         outs, _why = _parac.run(name, tuple(arrs), text, str(device), stream, True,
-                                given and tuple(d for _, d in given))
+                                given and tuple(d for _, d in given), False)
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
                for o, g in zip(outs, given or (None,) * n_out)]

@@ -128,8 +128,6 @@ static parac_status resolve_method(parac_op_call *call, const char *requested, c
 {
     const parac_op *op = call->op;
     const parac_backend backend = call->ctx->backend;
-    char avail[256];
-    list_methods(op, backend, avail, sizeof avail);
     if (strcmp(requested, "auto") == 0) {
         const char *name = NULL;
         if (op->choose) {
@@ -155,6 +153,8 @@ static parac_status resolve_method(parac_op_call *call, const char *requested, c
             return PARAC_OK;
         }
     }
+    char avail[256]; /* for the messages only: listing them costs more than a small image's call */
+    list_methods(op, backend, avail, sizeof avail);
     if (known)
         return parac__fail(PARAC_ERR_UNSUPPORTED,
                            "%s: method '%s' is not available on the %s backend (available there: %s)",

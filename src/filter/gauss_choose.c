@@ -137,10 +137,38 @@ double parac__gauss_predict_ms(int cuda, const char *method, parac_dtype dtype, 
     return predict_ms(cuda ? 1 : 0, method, dtype, pixels, sigma);
 }
 
-parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
+/* This thread's last choices, keyed by everything a choice depends on: a
+ * loop over images of one size skips the prediction after its first call.
+ * Used where no account is asked for (a hit has none to give). */
+typedef struct choice_key {
+    int cuda, dtype, axes, rmax, default_radius;
+    double pixels, tolerance, sigma[3];
+} choice_key;
+enum { CHOICES = 4 };
+static _Thread_local struct {
+    choice_key key;
+    const char *method;
+} choices[CHOICES];
+static _Thread_local int n_choices, next_choice;
+
+static const char *recalled(const choice_key *k)
 {
-    parac__gauss_plan p;
-    PARAC_TRY(parac__gauss_plan_params(call, &p));
+    for (int i = 0; i < n_choices; i++)
+        if (memcmp(&choices[i].key, k, sizeof *k) == 0) return choices[i].method;
+    return NULL;
+}
+
+static void remember(const choice_key *k, const char *method)
+{
+    choices[next_choice].key = *k;
+    choices[next_choice].method = method;
+    next_choice = (next_choice + 1) % CHOICES;
+    if (n_choices < CHOICES) n_choices++;
+}
+
+static parac_status choose(parac_op_call *call, const parac__gauss_plan *p, const char **method, char *why,
+                           size_t why_size)
+{
     const parac_image *in = call->inputs[0];
     const int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
     const char *const *names = cuda ? cuda_methods : cpu_methods;
@@ -151,14 +179,20 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
 
     double smax = 0.0;
     int axes = 0, rmax = 0;
-    for (int a = 0; a < 3; a++) rmax = p.radius[a] > rmax ? p.radius[a] : rmax;
+    for (int a = 0; a < 3; a++) rmax = p->radius[a] > rmax ? p->radius[a] : rmax;
     for (int a = 0; a < 3; a++)
-        if (p.radius[a] > 0 || p.sigma[a] > 0) {
+        if (p->radius[a] > 0 || p->sigma[a] > 0) {
             axes++;
-            if (p.sigma[a] > smax) smax = p.sigma[a];
+            if (p->sigma[a] > smax) smax = p->sigma[a];
         }
     double pixels = (double)in->width * in->height * in->depth * in->channels;
     double axis_factor = axes > 2 ? axes / 2.0 : 1.0;
+    choice_key key;
+    memset(&key, 0, sizeof key); /* padding included: keys are compared byte for byte */
+    key.cuda = cuda, key.dtype = dt, key.axes = axes, key.rmax = rmax, key.default_radius = default_radius;
+    key.pixels = pixels, key.tolerance = p->tolerance;
+    for (int a = 0; a < 3; a++) key.sigma[a] = p->sigma[a];
+    if (why_size == 0 && (*method = recalled(&key)) != NULL) return PARAC_OK;
 
     const char *best = NULL, *reject = NULL;
     double best_ms = 1e300, best_err = 0.0, reject_err = 0.0;
@@ -166,8 +200,8 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
         double err = 0.0;
         if (parac__gauss_iir_error(names[i], 1.0) >= 0.0) {
             if (!default_radius) continue;
-            for (int a = 0; a < 3; a++) err += parac__gauss_iir_error(names[i], p.sigma[a]);
-            if (err > p.tolerance) {
+            for (int a = 0; a < 3; a++) err += parac__gauss_iir_error(names[i], p->sigma[a]);
+            if (err > p->tolerance) {
                 if (!reject || err < reject_err) reject = names[i], reject_err = err;
                 continue;
             }
@@ -182,25 +216,35 @@ parac_status parac__gauss_choose(parac_op_call *call, const char **method, char 
         ms *= axis_factor;
         if (ms < best_ms) best = names[i], best_ms = ms, best_err = err;
     }
-    parac__gauss_plan_free(&p);
     if (!best) {
         *method = cuda && rmax > CUDA_FIR_MAX_RADIUS ? "fft" : "separable";
+        remember(&key, *method);
         snprintf(why, why_size, "auto: no measured timings for the %s backend in this build; "
                  "%s computes the exact FIR Gaussian", cuda ? "cuda" : "cpu", *method);
         return PARAC_OK;
     }
     *method = best;
+    remember(&key, best);
     if (why_size == 0) return PARAC_OK;
     int n = snprintf(why, why_size, "auto: fastest by measured %s timings (predicted %.3g ms for "
                      "sigma %g on %.0f values)", cuda ? "cuda" : "cpu", best_ms, smax, pixels);
     if (n > 0 && (size_t)n < why_size) {
         if (best_err > 0.0)
-            snprintf(why + n, why_size - (size_t)n, "; IIR error bound %.2g <= tolerance %g", best_err, p.tolerance);
+            snprintf(why + n, why_size - (size_t)n, "; IIR error bound %.2g <= tolerance %g", best_err, p->tolerance);
         else if (reject)
             snprintf(why + n, why_size - (size_t)n, "; exact FIR (IIR methods rejected; the most accurate, '%s', has error %.2g > "
-                     "tolerance %g)", reject, reject_err, p.tolerance);
+                     "tolerance %g)", reject, reject_err, p->tolerance);
         else if (!default_radius)
             snprintf(why + n, why_size - (size_t)n, "; FIR only (explicit radius/truncate)");
     }
     return PARAC_OK;
+}
+
+parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
+{
+    parac__gauss_plan p;
+    PARAC_TRY(parac__gauss_plan_params(call, &p));
+    parac_status st = choose(call, &p, method, why, why_size);
+    parac__gauss_plan_free(&p);
+    return st;
 }

@@ -28,7 +28,9 @@ parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan
             return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a kernel of radius %d",
                                p->radius[a]);
         }
-        parac__gauss_taps(p->sigma[a], p->radius[a], p->taps[a]);
+        const int same = a > 0 && p->taps[a - 1] && p->sigma[a - 1] == p->sigma[a] && p->radius[a - 1] == p->radius[a];
+        if (same) memcpy(p->taps[a], p->taps[a - 1], sizeof(float) * (size_t)(2 * p->radius[a] + 1));
+        else parac__gauss_taps(p->sigma[a], p->radius[a], p->taps[a]);
         p->fir[a].taps = p->taps[a];
     }
     return PARAC_OK;

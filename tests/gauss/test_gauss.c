@@ -95,7 +95,7 @@ static void test_kernels(void **state)
     assert_int_equal(r, 10); /* scipy test_gaussian_truncate: 21 taps */
     assert_int_equal(parac__gauss_radius(-1.0, 4.0, &r), PARAC_ERR_INVALID_ARGUMENT);
     assert_int_equal(parac__gauss_radius(1e9, 4.0, &r), PARAC_ERR_INVALID_ARGUMENT);
-    const double sigmas[] = {0.3, 0.5, 1.0, 2.5, 7.0, 50.0};
+    const double sigmas[] = {0.3, 0.5, 1.0, 2.5, 7.0, 15.7, 16.0, 50.0};
     for (size_t s = 0; s < sizeof sigmas / sizeof *sigmas; s++) {
         assert_ok(parac__gauss_radius(sigmas[s], 4.0, &r));
         float *k = malloc(sizeof(float) * (size_t)(2 * r + 1));
@@ -111,6 +111,12 @@ static void test_kernels(void **state)
         double z = 0;
         for (int i = -r; i <= r; i++) z += exp(-0.5 * i * i / (sigmas[s] * sigmas[s]));
         assert_true(fabs(k[r] - 1.0 / z) < 1e-7);
+        /* every tap, bit for bit, as the direct formula gives it (each exp
+         * once per tap, summed from -r to r): the taps are computed once per
+         * half, and radii of 64 and more take the direct path */
+        for (int i = -r; i <= r; i++)
+            if (k[i + r] != (float)(exp(-0.5 * (double)i * i / (sigmas[s] * sigmas[s])) / z))
+                fail_msg("sigma %g radius %d: tap %d differs from the direct formula", sigmas[s], r, i);
         free(k);
     }
 }
@@ -501,6 +507,51 @@ static void test_kernel_files(void **state)
     assert_null(k.v);
 }
 
+/* auto remembers this thread's last choices for calls that ask for no
+ * account. A recalled choice must be the one a fresh choice makes: each call
+ * without an account gives the bits of the same call with one (which always
+ * chooses afresh), in an order that changes one input of the choice at a
+ * time, and the choices differ (an IIR method where the tolerance lets it). */
+static void test_auto_recalls_the_same_choice(void **state)
+{
+    (void)state;
+    parac_context *ctx = NULL;
+    assert_ok(parac_context_create(&ctx, "cpu"));
+    parac_image *small = NULL, *large = NULL;
+    assert_ok(parac_image_create(&small, 67, 41, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create(&large, 1031, 777, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    test_fill_random(small, 7);
+    test_fill_random(large, 8);
+    const char *cases[] = {"sigma=12 tolerance=0.05", "sigma=12", "sigma=12 tolerance=0.05", "sigma=2 tolerance=0.05",
+                           "sigma=12 truncate=3 tolerance=0.05", "sigma=12 sigma-y=3 tolerance=0.05", "sigma=12"};
+    int n_cases = (int)(sizeof cases / sizeof *cases), iir = 0, fir = 0;
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < n_cases; i++)
+            for (int k = 0; k < 2; k++) {
+                parac_image *in = k ? large : small, *plain = NULL, *told = NULL;
+                parac_args *args = NULL;
+                char why[512];
+                assert_ok(parac_args_create(&args));
+                assert_ok(parac_args_parse(args, cases[i]));
+                assert_ok(parac_op_run(ctx, "gauss", &in, 1, &plain, 1, args, NULL, 0));
+                assert_ok(parac_op_run(ctx, "gauss", &in, 1, &told, 1, args, why, sizeof why));
+                const size_t row = (size_t)in->width * sizeof(float);
+                for (int64_t y = 0; y < in->height; y++)
+                    if (memcmp(parac_image_at(plain, 0, y, 0), parac_image_at(told, 0, y, 0), row) != 0)
+                        fail_msg("'%s' on %lldx%lld: the recalled choice differs from %s", cases[i],
+                                 (long long)in->width, (long long)in->height, why);
+                if (strstr(why, "'separable'") || strstr(why, "'fft'") || strstr(why, "'direct'")) fir++;
+                else iir++;
+                parac_image_destroy(plain);
+                parac_image_destroy(told);
+                parac_args_destroy(args);
+            }
+    if (!iir || !fir) fail_msg("auto chose %d FIR and %d IIR methods: the cases do not test the recall", fir, iir);
+    parac_image_destroy(small);
+    parac_image_destroy(large);
+    parac_context_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +560,7 @@ int main(void)
         cmocka_unit_test(test_3d),           cmocka_unit_test(test_iir_methods),
         cmocka_unit_test(test_iir_boundaries), cmocka_unit_test(test_exact_cases),
         cmocka_unit_test(test_errors),       cmocka_unit_test(test_kernel_files),
+        cmocka_unit_test(test_auto_recalls_the_same_choice),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
