@@ -131,6 +131,11 @@ struct parac_op_call {
     int n_outputs;
     const parac_args *args; /* complete: defaults filled in, values checked */
     parac_image *const *given; /* parac_op_run_into's images per output (NULL entries: none) */
+    /* What `choose` worked out that the method's run can use instead of
+     * working it out again (gauss: its parsed parameters); the registry frees
+     * it with plan_free after the run. NULL: none. */
+    void *plan;
+    void (*plan_free)(void *plan);
 };
 
 /* Output k of the call: the caller's image when parac_op_run_into gave one

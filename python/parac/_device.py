@@ -58,6 +58,14 @@ def _contiguous(a, kind):
     raise ValueError("parac: a device array with this layout must be made C-contiguous first")
 
 
+def is_float64(a, kind):
+    """Whether a device array holds float64 (asked on every call: no str() of NumPy's dtype)."""
+    if kind == "torch":
+        return str(a.dtype) == "torch.float64"
+    char = getattr(a.dtype, "char", None)  # NumPy's dtype (CuPy's arrays have it)
+    return char == "d" if char is not None else str(a.dtype) == "float64"
+
+
 def astype(a, kind, name):
     """a converted to the element type `name` ("float32"), on its device."""
     if kind == "torch":

@@ -104,6 +104,19 @@ def _host_as(out, kind, like):
     return cupy.asarray(a)
 
 
+def call_device(name, arrays, kind, kwargs):
+    """The outputs (a tuple) of registry operation `name` on CUDA arrays of
+    one kind, through the extension's call(): the arrays read in C, the
+    keyword arguments by their Python names, nothing in Python before the
+    launch; NotImplemented where call() leaves the work to the general path."""
+    stream = _device.stream_of(arrays[0], kind) if kind == "torch" else None
+    outs = _parac.call(name, arrays, kwargs, stream)
+    if outs is NotImplemented:
+        return outs
+    return tuple(_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, arrays[0])
+                 for o in outs)
+
+
 def _python_default(p):
     d = p["default"]
     if d is None:
@@ -172,12 +185,9 @@ def _make(op):
             if kind is not None and (n_in == 1 or all(_device.kind_of(a) == kind for a in arrays[1:])):
                 if method is not None:
                     kwargs["method"] = method
-                stream = _device.stream_of(arrays[0], kind) if kind == "torch" else None
-                outs = _parac.call(name, arrays, kwargs, stream)
-                if outs is not NotImplemented:
-                    res = [_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, arrays[0])
-                           for o in outs]
-                    return res[0] if n_out == 1 else tuple(res)
+                res = call_device(name, arrays, kind, kwargs)
+                if res is not NotImplemented:
+                    return res[0] if n_out == 1 else res
                 kwargs.pop("method", None)  # the general path below takes what call() leaves to it
         if len(arrays) != len(inputs):
             raise TypeError("%s() takes %d array%s (%s), %d given" % (

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import fill as _fill
 from . import gauss as _gauss
-from . import _device
+from . import _device, _registry
 from ._compat import connectivity as _conn, into as _into, to_type as _to
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101", "nearest": "replicate",
@@ -54,19 +54,25 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     return res
 
 
-def _gauss_args(s, truncate, border, radius):
-    """parac.gauss's parameters from sigma per axis (slices first), truncate, border and radius."""
-    kw = dict(sigma=float(s[-1]), sigma_y=float(s[-2]), truncate=float(truncate), border=border)
+def _gauss_args(s, truncate, border, radius, method=None):
+    """parac.gauss's parameters from sigma per axis (slices first), truncate, border, radius (and method)."""
+    kw = {"sigma": float(s[-1]), "sigma_y": float(s[-2]), "truncate": float(truncate), "border": border}
     if len(s) == 3:
         kw["sigma_z"] = float(s[0])
     if radius is not None:
         kw["radius"] = int(radius)
+    if method is not None:
+        kw["method"] = method
     return kw
 
 
 def _gaussian_device(a, kind, s, border, truncate, output, radius, device, method):
     """gaussian_filter of a CuPy array or CUDA tensor, on its device (float64 filtered in float32)."""
-    f64 = str(a.dtype) in ("float64", "torch.float64")
+    f64 = _device.is_float64(a, kind)
+    if not f64 and output is None and device is None:  # the common call: straight to the extension
+        res = _registry.call_device("gauss", (a,), kind, _gauss_args(s, truncate, border, radius, method))
+        if res is not NotImplemented:
+            return res[0]
     work = _device.astype(a, kind, "float32") if f64 else a
     if (output is not None and not f64 and _device.kind_of(output) == kind and output.dtype == work.dtype
             and tuple(output.shape) == tuple(work.shape)):

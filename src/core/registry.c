@@ -306,7 +306,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
         else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
     }
 
-    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full, given};
+    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full, given, NULL, NULL};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
     /* the reason is only formatted when asked for (auto runs on every call) */
@@ -326,6 +326,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
             }
         }
     }
+    if (call.plan_free) call.plan_free(call.plan);
     for (int i = 0; i < n_inputs; i++)
         if (temporary[i]) {
             if (ctx->backend == PARAC_BACKEND_CUDA) parac_context_synchronize(ctx);

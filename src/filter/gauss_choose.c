@@ -12,6 +12,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/error_internal.h"
@@ -240,11 +241,23 @@ static parac_status choose(parac_op_call *call, const parac__gauss_plan *p, cons
     return PARAC_OK;
 }
 
+static void free_plan(void *plan)
+{
+    parac__gauss_plan_free(plan);
+    free(plan);
+}
+
+/* The parsed parameters stay with the call for the method's run. */
 parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
 {
-    parac__gauss_plan p;
-    PARAC_TRY(parac__gauss_plan_params(call, &p));
-    parac_status st = choose(call, &p, method, why, why_size);
-    parac__gauss_plan_free(&p);
-    return st;
+    parac__gauss_plan *p = malloc(sizeof *p);
+    if (!p) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: out of host memory");
+    parac_status st = parac__gauss_plan_params(call, p);
+    if (st != PARAC_OK) {
+        free(p);
+        return st;
+    }
+    call->plan = p;
+    call->plan_free = free_plan;
+    return choose(call, p, method, why, why_size);
 }

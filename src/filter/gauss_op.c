@@ -18,7 +18,12 @@ void parac__gauss_plan_free(parac__gauss_plan *p)
 
 parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan *p)
 {
-    PARAC_TRY(parac__gauss_plan_params(call, p));
+    if (call->plan) { /* auto's choice parsed the parameters already (parac__gauss_choose) */
+        *p = *(const parac__gauss_plan *)call->plan;
+        for (int a = 0; a < 3; a++) p->taps[a] = NULL;
+    } else {
+        PARAC_TRY(parac__gauss_plan_params(call, p));
+    }
     for (int a = 0; a < 3; a++) {
         p->fir[a].radius = p->radius[a];
         if (p->radius[a] == 0) continue;

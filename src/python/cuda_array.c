@@ -31,10 +31,26 @@ static int int_tuple(PyObject *t, int ndim, long long *out, const char *field)
     return 0;
 }
 
-static PyObject *item(PyObject *dict, const char *key)
+/* The interface's keys, made once: read on every call. */
+enum { K_SHAPE, K_TYPESTR, K_DATA, K_STRIDES, K_MASK, K_STREAM, K_ATTRIBUTE, N_KEYS };
+static const char *const key_text[N_KEYS] = {"shape", "typestr", "data", "strides", "mask", "stream",
+                                             "__cuda_array_interface__"};
+static PyObject *keys[N_KEYS];
+
+static int make_keys(void)
 {
-    PyObject *v = PyDict_GetItemString(dict, key); /* borrowed; NULL when absent */
-    if (!v) PyErr_Format(PyExc_ValueError, "__cuda_array_interface__ has no '%s'", key);
+    for (int k = 0; k < N_KEYS; k++)
+        if (!keys[k] && !(keys[k] = PyUnicode_InternFromString(key_text[k]))) return -1;
+    return 0;
+}
+
+/* dict[key], borrowed; NULL when absent (with no exception). */
+static PyObject *optional(PyObject *dict, int key) { return PyDict_GetItem(dict, keys[key]); }
+
+static PyObject *item(PyObject *dict, int key)
+{
+    PyObject *v = optional(dict, key);
+    if (!v) PyErr_Format(PyExc_ValueError, "__cuda_array_interface__ has no '%s'", key_text[key]);
     return v;
 }
 
@@ -44,7 +60,7 @@ static int read_interface(PyObject *cai, py_cuda_array *a, const char *what, int
         PyErr_Format(PyExc_TypeError, "%s: %s %d: __cuda_array_interface__ is not a dict", op, what, index + 1);
         return -1;
     }
-    PyObject *shape = item(cai, "shape"), *typestr = item(cai, "typestr"), *data = item(cai, "data");
+    PyObject *shape = item(cai, K_SHAPE), *typestr = item(cai, K_TYPESTR), *data = item(cai, K_DATA);
     if (!shape || !typestr || !data) return -1;
     const char *ts = PyUnicode_Check(typestr) ? PyUnicode_AsUTF8(typestr) : NULL;
     if (!ts) {
@@ -76,13 +92,13 @@ static int read_interface(PyObject *cai, py_cuda_array *a, const char *what, int
     }
     a->address = (uintptr_t)PyLong_AsUnsignedLongLong(PyTuple_GET_ITEM(data, 0));
     if (PyErr_Occurred()) return -1;
-    PyObject *mask = PyDict_GetItemString(cai, "mask");
+    PyObject *mask = optional(cai, K_MASK);
     if (mask && mask != Py_None) {
         PyErr_Format(PyExc_ValueError, "%s: %s %d: masked device arrays are not supported", op, what, index + 1);
         return -1;
     }
     const long long itemsize = ts[2] - '0';
-    PyObject *strides = PyDict_GetItemString(cai, "strides");
+    PyObject *strides = optional(cai, K_STRIDES);
     if (strides && strides != Py_None) {
         if (int_tuple(strides, a->ndim, a->strides, "strides") != 0) return -1;
     } else { /* C-contiguous */
@@ -99,7 +115,7 @@ static int read_interface(PyObject *cai, py_cuda_array *a, const char *what, int
     const int n = a->ndim;
     a->in_place = st[n - 1] >= itemsize && st[n - 2] > 0 && st[n - 1] * sh[n - 1] <= st[n - 2] &&
                   (n == 2 || (st[0] > 0 && st[1] * sh[1] <= st[0]));
-    PyObject *stream = PyDict_GetItemString(cai, "stream");
+    PyObject *stream = optional(cai, K_STREAM);
     a->has_stream = stream && stream != Py_None;
     a->stream = 0;
     if (a->has_stream) {
@@ -111,9 +127,8 @@ static int read_interface(PyObject *cai, py_cuda_array *a, const char *what, int
 
 int parac_py_cuda_array(PyObject *obj, py_cuda_array *a, const char *what, int index, const char *op)
 {
-    static PyObject *name; /* interned once: the attribute is looked up on every call */
-    if (!name && !(name = PyUnicode_InternFromString("__cuda_array_interface__"))) return -1;
-    PyObject *cai = PyObject_GetAttr(obj, name);
+    if (make_keys() != 0) return -1;
+    PyObject *cai = PyObject_GetAttr(obj, keys[K_ATTRIBUTE]);
     if (!cai) {
         if (!PyErr_ExceptionMatches(PyExc_AttributeError)) return -1;
         PyErr_Clear();
