@@ -1,8 +1,6 @@
 /* Kernel launches and two-level reductions for generated CUDA code. Every
  * launch goes on the session's stream; the host code waits only where it
  * reads a result (a download, a reduction). */
-#include <sched.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,36 +20,29 @@ int parac_cu_profile_kernel(int i, const char **name, unsigned long long *ns)
     return parac__kernel_times_get(&times, i, name, ns);
 }
 
-/* Profiling: the stream waits at this host function until the host has
- * queued the start event, the kernel and the end event, so that the events
- * time the kernel and not the host's time to launch it (an idle stream
- * would take the start event at once). */
-static void CUDART_CB wait_for_gate(void *gate)
-{
-    while (!atomic_load((_Atomic int *)gate)) sched_yield();
-}
+/* Profiling: a busy kernel (busy.cu) holds the stream while the host queues
+ * the start event, the kernel and the end event, so that the events time the
+ * kernel as it runs among other launches, not the host's time to launch it. */
+enum { PROFILE_BUSY_NS = 50000 };
 
 parac_status parac__cu_run(parac_cu_session *s, parac__cu_kernel_entry *k, const unsigned grid[3], const unsigned block[3],
                            void **args)
 {
     dim3 g = {grid[0], grid[1], grid[2]}, b = {block[0], block[1], block[2]};
     cudaEvent_t e0 = NULL, e1 = NULL;
-    _Atomic int gate = 0;
     if (s->profile) {
         PARAC_CU_TRY(cudaEventCreate(&e0), "cudaEventCreate");
         if (cudaEventCreate(&e1) != cudaSuccess) {
             cudaEventDestroy(e0);
             return parac__fail(PARAC_ERR_CUDA, "cudaEventCreate failed");
         }
-        if (cudaLaunchHostFunc(s->stream, wait_for_gate, (void *)&gate) != cudaSuccess) atomic_store(&gate, 1);
+        if (!parac__cu_busy(s->stream, PROFILE_BUSY_NS)) cudaGetLastError(); /* timed from an idle stream then */
         cudaEventRecord(e0, s->stream);
     }
     cudaError_t err = cudaLaunchKernel((const void *)k->kernel, g, b, args, 0, s->stream);
     if (s->profile) {
         float ms = 0;
         const cudaError_t recorded = err == cudaSuccess ? cudaEventRecord(e1, s->stream) : cudaSuccess;
-        atomic_store(&gate, 1);
-        /* the host function has run once the stream is idle: `gate` may go */
         const cudaError_t synced = cudaStreamSynchronize(s->stream);
         if (err == cudaSuccess) err = recorded;
         if (err == cudaSuccess) err = synced;

@@ -47,6 +47,9 @@ parac_status parac__cu_kernel(parac_cu_session *s, const char *name, parac__cu_k
 parac_status parac__cu_load_program(parac_cu_session *s, const char *name, const char *source);
 
 /* One launch, timed when the session profiles. */
+/* Keeps `stream` busy for `ns` nanoseconds (busy.cu): queued before a timed
+ * kernel's start event. Returns 0 when the launch failed. */
+int parac__cu_busy(void *stream, long long ns);
 parac_status parac__cu_run(parac_cu_session *s, parac__cu_kernel_entry *k, const unsigned grid[3], const unsigned block[3],
                            void **args);
 /* The block shape for a launch over count threads per axis (search.c):
