@@ -510,7 +510,11 @@ static void plan_variants(const CompileOptions *opt, Region *r)
                     r->use_local_tiles ? 0 : 1);
     if (V >= 4) add_variant(opt, r, lang_format("vector width %d", V / 2), V / 2, R, lm == 1 ? 1 : 0);
     if (R > 1) add_variant(opt, r, "one row per work-item", 0, 1, 0);
-    if (R == 4) add_variant(opt, r, "8 rows per work-item", 0, 8, lm == 1 ? 1 : 0);
+    /* 2 rows, not 8: on the H200 (CUDA, 2026-11-26) 8 rows was never the
+     * fastest, 2 rows was for the sharpening's fused clamp stage (0.0225
+     * against 0.0250 ms at 1536x2560, 0.0763 against 0.0849 at 4096²:
+     * bench/parac/results/rows-h200-2026-11-26.txt) */
+    if (R == 4) add_variant(opt, r, "2 rows per work-item", 0, 2, lm == 1 ? 1 : 0);
 }
 
 void plan_program(Program *prog)
