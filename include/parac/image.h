@@ -124,6 +124,13 @@ PARAC_API parac_status parac_image_download(parac_image **out, const parac_image
 /* Set every element to zero. */
 PARAC_API parac_status parac_image_clear(parac_image *image, void *stream);
 
+/* Images copied between host and device memory since the process started
+ * (parac_image_copy and all that goes through it: uploads, downloads, the
+ * registry's residency changes), for the process, any thread: to the device,
+ * to the host, and the pixel bytes moved. Lets a caller check that work on
+ * device arrays stays on the device. Any pointer may be NULL. */
+PARAC_API void parac_image_transfer_counts(uint64_t *to_device, uint64_t *to_host, uint64_t *bytes);
+
 /* Release memory cached by the CUDA device memory pool (all devices). */
 PARAC_API void parac_cuda_pool_trim(void);
 

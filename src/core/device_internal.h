@@ -14,6 +14,11 @@
 extern "C" {
 #endif
 
+/* Counts an image's worth of pixels moved between host and device outside
+ * parac_image_copy (an algorithm that finishes on the host), for
+ * parac_image_transfer_counts. */
+void parac__count_transfer(int to_host, uint64_t bytes);
+
 /* How many usable CUDA devices; on failure, `why` says what is missing. */
 parac_status parac__cuda_probe(int *count, char *why, size_t why_size);
 

@@ -1,4 +1,5 @@
 /* Copies between images in any residency, and clearing. */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "device_internal.h"
@@ -7,6 +8,28 @@
 #include "parac/image.h"
 
 static int on_host(const parac_image *img) { return img->memory != PARAC_MEMORY_CUDA; }
+
+/* Host <-> device image copies (parac_image_transfer_counts) */
+static _Atomic uint64_t transfers_to_device, transfers_to_host, transfer_bytes;
+
+void parac_image_transfer_counts(uint64_t *to_device, uint64_t *to_host, uint64_t *bytes)
+{
+    if (to_device) *to_device = atomic_load(&transfers_to_device);
+    if (to_host) *to_host = atomic_load(&transfers_to_host);
+    if (bytes) *bytes = atomic_load(&transfer_bytes);
+}
+
+void parac__count_transfer(int to_host, uint64_t bytes)
+{
+    atomic_fetch_add(to_host ? &transfers_to_host : &transfers_to_device, 1);
+    atomic_fetch_add(&transfer_bytes, bytes);
+}
+
+static void count_transfer(const parac_image *dst, const parac_image *src)
+{
+    if (on_host(src) != on_host(dst))
+        parac__count_transfer(on_host(dst), (uint64_t)parac_image_row_bytes(src) * (uint64_t)(src->height * src->depth));
+}
 
 static void host_copy(parac_image *dst, const parac_image *src)
 {
@@ -58,6 +81,7 @@ parac_status parac_image_copy(parac_image *dst, const parac_image *src, void *st
         host_copy(dst, src);
         return PARAC_OK;
     }
+    count_transfer(dst, src);
     const int src_packed = parac_image_is_packed(src), dst_packed = parac_image_is_packed(dst);
     if (src_packed && dst_packed) return packed_copy(dst, src, stream);
     if (!on_host(src) && !on_host(dst) && src->device == dst->device)

@@ -67,6 +67,16 @@ static PyObject *raise_status(parac_status st, const char *what)
 static _Thread_local uintptr_t last_inputs[8];
 static _Thread_local int n_last_inputs;
 
+/* transfers() -> (to_device, to_host, bytes): the library's host <-> device
+ * image copies since the process started (parac_image_transfer_counts). */
+static PyObject *py_transfers(PyObject *self, PyObject *unused)
+{
+    (void)self, (void)unused;
+    uint64_t up = 0, down = 0, bytes = 0;
+    parac_image_transfer_counts(&up, &down, &bytes);
+    return Py_BuildValue("(KKK)", (unsigned long long)up, (unsigned long long)down, (unsigned long long)bytes);
+}
+
 static PyObject *py_last_inputs(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
@@ -837,6 +847,8 @@ static PyMethodDef methods[] = {
      "write(path, array, channels, format=None, jpeg_quality=0, png_compression=-1, tiff_compress=False, "
      "nrrd_gzip=False)"},
     {"ops", py_ops, METH_NOARGS, "Every registry operation, as a list of dicts."},
+    {"transfers", py_transfers, METH_NOARGS,
+     "(to_device, to_host, bytes): the library's host <-> device image copies since the process started."},
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,

@@ -46,11 +46,18 @@ static void test_round_trips(void **state)
                 parac_image *h = NULL, *d = NULL, *back = NULL;
                 assert_ok(parac_image_create(&h, 61, 29, 3, c, (parac_dtype)dt, PARAC_MEMORY_HOST, -1));
                 test_fill_random(h, (uint64_t)(dt * 10 + c));
+                uint64_t up0, down0, bytes0, up1, down1, bytes1;
+                parac_image_transfer_counts(&up0, &down0, &bytes0);
                 assert_ok(parac_image_upload(&d, h, 0, stream));
                 assert_int_equal(d->memory, PARAC_MEMORY_CUDA);
                 assert_ok(parac_image_download(&back, d, pinned, stream));
                 assert_ok(parac_context_synchronize(gpu));
                 assert_true(images_equal(h, back));
+                /* one image each way, its pixels counted twice; a pinned host image is host memory too */
+                parac_image_transfer_counts(&up1, &down1, &bytes1);
+                assert_int_equal(up1 - up0, 1);
+                assert_int_equal(down1 - down0, 1);
+                assert_int_equal(bytes1 - bytes0, 2 * 61 * 29 * 3 * (uint64_t)c * parac_dtype_size((parac_dtype)dt));
                 parac_image_destroy(back);
                 parac_image_destroy(d);
                 parac_image_destroy(h);

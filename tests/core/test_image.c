@@ -121,6 +121,23 @@ static void test_copy_and_clone(void **state)
     parac_image_destroy(img);
 }
 
+/* Copies in host memory are no transfers; NULL pointers are accepted. */
+static void test_host_copies_are_no_transfers(void **state)
+{
+    (void)state;
+    uint64_t up0, down0, bytes0, up1, down1, bytes1;
+    parac_image_transfer_counts(&up0, &down0, &bytes0);
+    parac_image *a = NULL, *b = NULL;
+    assert_ok(parac_image_create(&a, 33, 17, 2, 3, PARAC_U16, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_clone(&b, a, PARAC_MEMORY_HOST, -1, NULL));
+    assert_ok(parac_image_copy(a, b, NULL));
+    parac_image_transfer_counts(&up1, &down1, &bytes1);
+    assert_true(up1 == up0 && down1 == down0 && bytes1 == bytes0);
+    parac_image_transfer_counts(NULL, NULL, NULL);
+    parac_image_destroy(a);
+    parac_image_destroy(b);
+}
+
 static void test_wrap(void **state)
 {
     uint8_t buf[4 * 6 * 2];
@@ -165,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_create_pitch_and_fields), cmocka_unit_test(test_bad_geometry),
         cmocka_unit_test(test_views),      cmocka_unit_test(test_copy_and_clone),
         cmocka_unit_test(test_wrap),       cmocka_unit_test(test_dtype_names),
+        cmocka_unit_test(test_host_copies_are_no_transfers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,27 @@ def test_cuda_arrays_take_the_c_path():
     np.testing.assert_array_equal(cupy.asnumpy(got), parac.gauss(host, sigma=2.0, device="cuda", method="separable"))
 
 
+def test_cuda_arrays_make_no_host_transfer():
+    """Work on CuPy arrays and tensors moves no image between host and device
+    (the library's count of its host <-> device image copies stays), while
+    the same call on a NumPy array with device='cuda' moves two: the counter
+    sees transfers where there are some."""
+    cupy = pytest.importorskip("cupy")
+    host = smooth((257, 311), np.uint8)
+    marker = np.maximum(host.astype(int) - 20, 0).astype(np.uint8)
+    dev, dmarker = cupy.asarray(host), cupy.asarray(marker)
+    before = _parac.transfers()
+    parac.gauss(dev, sigma=2.0)
+    pndi.gaussian_filter(dev.astype(cupy.float32), 3.0, output=cupy.empty(dev.shape, cupy.float32))
+    parac.reconstruct(dmarker, dev, method="wavefront")
+    parac.fill((dev > 128).astype(cupy.uint8) * 255)
+    cupy.cuda.get_current_stream().synchronize()
+    assert _parac.transfers() == before
+    parac.gauss(host, sigma=2.0, device="cuda")
+    up, down, nbytes = (a - b for a, b in zip(_parac.transfers(), before))
+    assert (up, down, nbytes) == (1, 1, 2 * host.size)
+
+
 def test_device_array_errors():
     cupy = pytest.importorskip("cupy")
     with pytest.raises(TypeError, match="element type"):

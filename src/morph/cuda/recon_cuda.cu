@@ -283,6 +283,9 @@ extern "C" parac_status parac__recon_cuda_strip(parac__grid *h, int conn, int de
     pooled I, J;
     PARAC_TRY(I.alloc(device, bytes));
     PARAC_TRY(J.alloc(device, bytes));
+    parac__count_transfer(0, bytes); /* a host strip's marker and mask up, its result back */
+    parac__count_transfer(0, bytes);
+    parac__count_transfer(1, bytes);
     PARAC_CUDA_TRY(cudaMemcpyAsync(I.p, h->I, bytes, cudaMemcpyHostToDevice, st));
     PARAC_CUDA_TRY(cudaMemcpyAsync(J.p, h->J, bytes, cudaMemcpyHostToDevice, st));
     PARAC_TRY(wavefront_run(h->dtype, conn, g, I.p, J.p, device, start, st));

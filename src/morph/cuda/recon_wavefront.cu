@@ -305,6 +305,9 @@ parac_status finish_on_host(parac_dtype dtype, int conn, const grid_d &g, void *
     const size_t bytes = grid_bytes(dtype, g);
     parac__grid h;
     PARAC_TRY(parac__grid_alloc(&h, dtype, conn, g.w, g.h, g.d));
+    parac__count_transfer(1, bytes); /* marker and mask down, the result back up */
+    parac__count_transfer(1, bytes);
+    parac__count_transfer(0, bytes);
     parac_status s = PARAC_CUDA_CHECK(cudaMemcpyAsync(h.I, dI, bytes, cudaMemcpyDeviceToHost, st));
     if (s == PARAC_OK) s = PARAC_CUDA_CHECK(cudaMemcpyAsync(h.J, dJ, bytes, cudaMemcpyDeviceToHost, st));
     if (s == PARAC_OK) s = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
