@@ -4,7 +4,8 @@ import numpy as np
 
 from . import clear_border as _clear_border, floodfill as _floodfill
 from . import _device
-from ._compat import connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to
+from ._compat import connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to, \
+    work_dtype as _work
 
 
 def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=None, tolerance=None, in_place=False,
@@ -35,5 +36,6 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None, device=
         raise NotImplementedError("parac.segmentation.clear_border: bgval and mask are not supported")
     a = labels if _device.kind_of(labels) else np.asarray(labels)
     conn = _conn(a.ndim, None, None, who="parac.segmentation.clear_border")
-    res = _clear_border(a, buffer=int(buffer_size), connectivity=conn, device=device)
+    (work,) = _work(a, who="parac.segmentation.clear_border")  # bool and int64 labels computed in u8 / u16
+    res = _clear_border(work, buffer=int(buffer_size), connectivity=conn, device=device)
     return _into(_to(res, _dtype_name(a)), out, who="parac.segmentation.clear_border")

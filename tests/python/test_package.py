@@ -227,6 +227,34 @@ def test_flood_fill_and_clear_border_match_skimage():
     np.testing.assert_array_equal(ps.clear_border(lab.astype(np.uint16), device="cpu") > 0, sks.clear_border(lab) > 0)
 
 
+def test_compatible_names_take_views():
+    """Every scipy / scikit-image name on reversed, strided and transposed
+    views (negative and non-unit strides, 2D and 3D) gives its peer's result
+    on the same view."""
+    import parac.morphology as pm
+    import parac.segmentation as ps
+    import skimage.morphology as skm
+    import skimage.segmentation as sks
+
+    img = (ndi.gaussian_filter(rng(7).random((70, 91)), 2) * 255).astype(np.uint8)
+    vol = (ndi.gaussian_filter(rng(8).random((9, 30, 41)), 2) * 255).astype(np.uint8)
+    views = [img[::-1], img[:, ::2], img[5:60:3, ::-2], img.T, vol[::-1, :, ::3], vol.transpose(1, 0, 2)]
+    for v in views:
+        marker = np.maximum(v.astype(int) - 20, 0).astype(np.uint8)
+        np.testing.assert_array_equal(pm.reconstruction(marker, v, device="cpu"), skm.reconstruction(marker, v))
+        np.testing.assert_array_equal(pm.h_maxima(v, 10, device="cpu"), skm.h_maxima(v, 10))
+        np.testing.assert_array_equal(pm.h_minima(v, 10, device="cpu"), skm.h_minima(v, 10))
+        np.testing.assert_array_equal(pm.local_maxima(v, device="cpu"), skm.local_maxima(v))
+        np.testing.assert_array_equal(pm.local_minima(v, device="cpu"), skm.local_minima(v))
+        np.testing.assert_array_equal(pndi.binary_fill_holes(v > 128, device="cpu"), ndi.binary_fill_holes(v > 128))
+        seed = (1,) * v.ndim
+        np.testing.assert_array_equal(ps.flood_fill(v, seed, 9, tolerance=4, device="cpu"),
+                                      sks.flood_fill(v, seed, 9, tolerance=4))
+        np.testing.assert_array_equal(ps.clear_border(v > 128, device="cpu"), sks.clear_border(v > 128))
+        np.testing.assert_allclose(pndi.gaussian_filter(v.astype(np.float32), 1.5, device="cpu"),
+                                   ndi.gaussian_filter(v.astype(np.float32), 1.5), atol=2e-4)
+
+
 def test_inputs_are_used_in_place():
     a = rng(12).random((70, 90)).astype(np.float32)
     views = {"contiguous": a, "strided": a[3::2, 5:80:3], "reversed": a[::-1], "transposed": a.T}
