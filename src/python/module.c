@@ -638,7 +638,12 @@ static void py_name_of(const char *name, char *buf, size_t size)
  * TypeError naming them when it has no such parameter. */
 static int param_name(const parac_op *op, PyObject *key, char *buf, size_t size)
 {
-    const char *k = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+    if (!PyUnicode_Check(key)) {
+        PyErr_Format(PyExc_TypeError, "%s: keyword argument names must be str, got %s", op->name,
+                     Py_TYPE(key)->tp_name);
+        return -1;
+    }
+    const char *k = PyUnicode_AsUTF8(key);
     if (!k) return -1;
     snprintf(buf, size, "%s", k);
     for (char *p = buf; *p; p++)

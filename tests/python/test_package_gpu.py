@@ -128,6 +128,8 @@ def test_cuda_arrays_take_the_c_path():
         parac.gauss(dev, sigmax=1.0)
     with pytest.raises(ValueError, match="unknown method 'x'"):
         parac.gauss(dev, sigma=1.0, method="x")
+    with pytest.raises(TypeError, match="names must be str"):
+        _parac.call("gauss", (dev,), {1: 2.0})
     with pytest.raises(ValueError, match="sigma"):
         parac.gauss(dev, sigma=-1.0)
     got = parac.gauss(dev, sigma=2.0, method="separable")
