@@ -102,6 +102,17 @@ static parac_status minmax(const morph_exec *x, const parac_image *in, parac_ima
     return parac__morph_minmax_cpu(in, out, radius, is_max, x->threads);
 }
 
+/* NaN has no order: an image with one is refused before the shortcuts
+ * below (a range too small for h, a flat image) could answer without the
+ * reconstruction, whose own check names the pixel. */
+static parac_status no_nan(const parac__recon_spec *s, const parac_image_stats *stats)
+{
+    if (stats->nan_count[0] > 0)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the image has %lld NaN value(s) (NaN has no order; "
+                           "replace them first)", s->op, (long long)stats->nan_count[0]);
+    return PARAC_OK;
+}
+
 static int default_conn(morph_kind k, const parac_image *im)
 {
     const int is_3d = im->depth > 1;
@@ -212,6 +223,7 @@ static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, 
         if (f->dtype != PARAC_F32) h = ceil(h); /* integer images: whole steps, as scikit-image */
         parac_image_stats stats;
         PARAC_TRY(parac_image_compute_stats(call->ctx, f, &stats));
+        PARAC_TRY(no_nan(&s, &stats));
         s.erosion = k == K_H_MINIMA;
         s.rule = PARAC__MARKER_SUB_H;
         s.h = h;
@@ -230,6 +242,7 @@ static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, 
     case K_REGIONAL_MINIMA: {
         parac_image_stats stats;
         PARAC_TRY(parac_image_compute_stats(call->ctx, f, &stats));
+        PARAC_TRY(no_nan(&s, &stats));
         s.erosion = k == K_REGIONAL_MINIMA;
         s.rule = PARAC__MARKER_PRED;
         st = new_image(&x, out, f, PARAC_U8);

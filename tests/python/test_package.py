@@ -82,6 +82,19 @@ def test_errors_are_exceptions():
         parac.gauss(a, no_such_parameter=1)
     with pytest.raises(ValueError, match="above"):
         parac.reconstruct(np.full((5, 5), 9, np.uint8), np.zeros((5, 5), np.uint8), device="cpu")
+    # NaN where it has no meaning: in an image that extrema are ordered by, in a parameter
+    import parac.morphology as pm
+
+    noisy = rng(3).random((16, 17)).astype(np.float32)
+    flat = np.zeros((16, 17), np.float32)
+    for img in (noisy, flat):  # flat: the shortcut for an image without extrema must not hide it
+        img[3, 4] = np.nan
+        for f in (lambda: pm.h_maxima(img, 0.1, device="cpu"), lambda: pm.local_minima(img, device="cpu"),
+                  lambda: pm.reconstruction(np.zeros_like(img), img, device="cpu")):
+            with pytest.raises(ValueError, match="NaN"):
+                f()
+    with pytest.raises(ValueError, match="finite"):
+        pndi.gaussian_filter(noisy, float("nan"), device="cpu")
 
 
 class _Interface:
