@@ -213,6 +213,21 @@ static int is_cached(const parac_context *ctx)
     return 0;
 }
 
+/* An array of 2 (rows, columns) or 3 (slices, rows, columns) dimensions,
+ * strides in bytes, as a wrapped one-channel image; -1 with an exception. */
+static int wrap_array(parac_image **img, void *data, int nd, const long long *shape, const long long *strides,
+                      int dtype, parac_memory memory, int device, const char *op)
+{
+    const int64_t w = shape[nd - 1], h = shape[nd - 2], depth = nd == 3 ? shape[0] : 1;
+    const int64_t ps = strides[nd - 1], rp = strides[nd - 2], sp = nd == 3 ? strides[0] : rp * h;
+    const parac_status st = parac_image_wrap(img, data, w, h, depth, 1, (parac_dtype)dtype, ps, rp, sp, memory, device);
+    if (st != PARAC_OK) {
+        raise_status(st, op);
+        return -1;
+    }
+    return 0;
+}
+
 /* A device array ("cuda", address, shape, strides, typestr, device) as a
  * wrapped image, no copy; `what` names it in messages ("input", "output"). */
 static int wrap_device(PyObject *t, parac_image **img, const char *what, int index, const char *op)
@@ -247,15 +262,7 @@ static int wrap_device(PyObject *t, parac_image **img, const char *what, int ind
             return -1;
         }
     }
-    const int64_t w = sh[nd - 1], h = sh[nd - 2], depth = nd == 3 ? sh[0] : 1;
-    const int64_t ps = st[nd - 1], rp = st[nd - 2], sp = nd == 3 ? st[0] : rp * h;
-    parac_status status = parac_image_wrap(img, (void *)(uintptr_t)addr, w, h, depth, 1, (parac_dtype)dt,
-                                           ps, rp, sp, PARAC_MEMORY_CUDA, device);
-    if (status != PARAC_OK) {
-        raise_status(status, op);
-        return -1;
-    }
-    return 0;
+    return wrap_array(img, (void *)(uintptr_t)addr, (int)nd, sh, st, dt, PARAC_MEMORY_CUDA, device, op);
 }
 
 static int wrap_device_input(run_state *s, PyObject *t, int index, const char *op)
@@ -294,15 +301,9 @@ static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writabl
                          v->shape[d] == 0 ? "an empty array" : "negative strides (the package copies such views)");
             return -1;
         }
-    const int nd = v->ndim;
-    const int64_t w = v->shape[nd - 1], h = v->shape[nd - 2], depth = nd == 3 ? v->shape[0] : 1;
-    const int64_t ps = v->strides[nd - 1], rp = v->strides[nd - 2], sp = nd == 3 ? v->strides[0] : rp * h;
-    parac_status st = parac_image_wrap(img, v->buf, w, h, depth, 1, (parac_dtype)dt, ps, rp, sp, PARAC_MEMORY_HOST, -1);
-    if (st != PARAC_OK) {
-        raise_status(st, op);
-        return -1;
-    }
-    return 0;
+    long long shape[3], strides[3];
+    for (int d = 0; d < v->ndim; d++) shape[d] = v->shape[d], strides[d] = v->strides[d];
+    return wrap_array(img, v->buf, v->ndim, shape, strides, dt, PARAC_MEMORY_HOST, -1, op);
 }
 
 /* An object that exports __cuda_array_interface__ as a wrapped image, no
@@ -324,15 +325,8 @@ static int wrap_cuda_array(run_state *s, PyObject *obj, parac_image **img, const
         raise_status(st, op);
         return -1;
     }
-    const int n = a.ndim;
-    const int64_t w = a.shape[n - 1], h = a.shape[n - 2], depth = n == 3 ? a.shape[0] : 1;
-    const int64_t ps = a.strides[n - 1], rp = a.strides[n - 2], sp = n == 3 ? a.strides[0] : rp * h;
-    st = parac_image_wrap(img, (void *)a.address, w, h, depth, 1, (parac_dtype)a.dtype, ps, rp, sp,
-                          PARAC_MEMORY_CUDA, device);
-    if (st != PARAC_OK) {
-        raise_status(st, op);
+    if (wrap_array(img, (void *)a.address, a.ndim, a.shape, a.strides, a.dtype, PARAC_MEMORY_CUDA, device, op) != 0)
         return -1;
-    }
     if (s->cuda_device < 0) {
         s->cuda_device = device;
         s->has_stream = a.has_stream;
