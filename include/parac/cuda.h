@@ -126,6 +126,18 @@ PARAC_API int parac_cu_profile_kernel(int i, const char **name, unsigned long lo
  * `kernel`_final (one block over the partial results). */
 PARAC_API parac_status parac_cu_reduce(parac_cu_session *session, const char *kernel, parac_cu_matrix *m,
                                        size_t acc_size, void *result);
+/* Folded reductions (paracc -ffold-reductions): the kernel that writes a
+ * matrix whole also adds up the values it stores, into slot `id` of the
+ * session: 4 words of 64 bits (the running sum, the blocks done, the last
+ * launch's total, unused), zero when the session first hands the slot out.
+ * The last block of a launch moves the sum to the total and clears the
+ * running words for the next launch. */
+#define PARAC_CU_FOLD_SLOTS 256
+PARAC_API parac_status parac_cu_fold_slot(parac_cu_session *session, int id, void **slot);
+/* The total of the slot's last launch (acc_size bytes of it, at most 8);
+ * an error when that launch did not finish (its running words are not clear:
+ * they are cleared then). */
+PARAC_API parac_status parac_cu_fold_result(parac_cu_session *session, int id, size_t acc_size, void *result);
 
 PARAC_END_DECLS
 

@@ -76,6 +76,16 @@ parac_status parac_cu_reduce(parac_cu_session *s, const char *kernel, parac_cu_m
     (void)s, (void)kernel, (void)m, (void)acc_size, (void)result;
     return no_cuda();
 }
+parac_status parac_cu_fold_slot(parac_cu_session *s, int id, void **slot)
+{
+    (void)s, (void)id, (void)slot;
+    return no_cuda();
+}
+parac_status parac_cu_fold_result(parac_cu_session *s, int id, size_t acc_size, void *result)
+{
+    (void)s, (void)id, (void)acc_size, (void)result;
+    return no_cuda();
+}
 parac_status parac_cu_launch_all(parac_cu_session *s, const char *kernel, int ndim, const long *lo, const long *hi,
                                  const int *wg, const int *items, int nbox, const long *boxes, int nargs,
                                  const parac_cu_arg *args, int tuned)

@@ -31,6 +31,7 @@ struct parac_cu_session {
     uint64_t program_key; /* the program cache's key */
     struct parac__cu_shape *shapes;
     int nshapes;
+    unsigned long long *fold_slots; /* folded reductions' slots (fold.c), PARAC_CU_FOLD_SLOTS of 4 words */
 };
 
 /* PARAC_OK, or PARAC_ERR_CUDA naming what failed and CUDA's message. */

@@ -125,6 +125,7 @@ void parac_cu_session_close(parac_cu_session *s)
     }
     free(s->kernels);
     free(s->shapes);
+    if (s->fold_slots) cudaFree(s->fold_slots);
     if (s->library) cudaLibraryUnload(s->library);
     if (s->stream) cudaStreamDestroy(s->stream);
     free(s);

@@ -489,7 +489,19 @@ static void emit_reduction(PrintCtx *p, Node *op)
          op->tok->line, parac_op_name(op->pop), m->name);
     const char *init = op->pop == OP_MIN ? type_limit(acc, true) : op->pop == OP_MAX ? type_limit(acc, false) : "0";
     line(p, "%s parac_acc_%d = %s;", A, id, init);
-    if (ocl()) {
+    if (ocl() && r && r->fold_into) {
+        line(p, "if (parac_folded_%d) /* summed by the kernel of line %d as it wrote %s */", id,
+             r->fold_into->node->tok->line, m->name);
+        line(p, "    PARAC__CHECK(parac_cu_fold_result(parac__session(), %d, sizeof parac_acc_%d, &parac_acc_%d));", id,
+             id, id);
+        line(p, "else {");
+        p->indent++;
+        line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", rt(), m->name);
+        line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
+             rt(), r->kernel, m->name, id, id);
+        p->indent--;
+        line(p, "}");
+    } else if (ocl()) {
         line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", rt(), m->name);
         line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
              rt(), r ? r->kernel : "?", m->name, id, id);
@@ -854,7 +866,7 @@ static bool has_jump(Node *n)
  * statements write m[0][it0].., m[1][it0].., ... m[K-1][it0].. (the planes
  * of a fused channel loop, fuse.c): *planes is then K, to be checked
  * against m's first size; else 0. */
-static bool writes_whole(Region *r, Obj *m, int *planes)
+bool lang_writes_whole(Region *r, Obj *m, int *planes)
 {
     Iterator *it = r->iter;
     const int lead = m->ty->ndim - (it ? it->ndim : 0);
@@ -909,6 +921,9 @@ static void iterator(PrintCtx *p, Node *n)
     range_header(p, it);
     print_fmt(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
         class_name(r->cls));
+    if (ocl() && r->fold_red)
+        line(p, "int parac_folded_%d = 0; /* whether the kernel below summed all of %s for the next statement */",
+             r->fold_red->id, r->fold_red->red_var->name);
     line(p, "{");
     p->indent++;
     region_setup(p, r);
@@ -931,7 +946,7 @@ static void iterator(PrintCtx *p, Node *n)
         for (int i = 0; i < r->nmats; i++) {
             Obj *m = r->mats[i];
             int planes = 0;
-            if (writes_whole(r, m, &planes)) {
+            if (lang_writes_whole(r, m, &planes)) {
                 const int lead = planes ? 1 : 0;
                 print_indent(p);
                 print_fmt(p, "if (");
@@ -943,6 +958,16 @@ static void iterator(PrintCtx *p, Node *n)
                           rt(), m->name);
             }
             line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", rt(), m->name);
+        }
+        if (r->fold_red) {
+            Obj *m = r->fold_red->red_var;
+            line(p, "void *parac_fold_slot = NULL; /* where the kernel sums what it stores into %s */", m->name);
+            line(p, "PARAC__CHECK(parac_cu_fold_slot(parac__session(), %d, &parac_fold_slot));", r->fold_red->id);
+            print_indent(p);
+            print_fmt(p, "if (");
+            for (int d = 0; d < nd; d++)
+                print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name, d);
+            print_fmt(p, ") parac_folded_%d = 1; /* the whole of %s: its sum */\n", r->fold_red->id, m->name);
         }
         print_indent(p);
         print_fmt(p, "const int parac_first_i[%d] = {", nd);
@@ -959,6 +984,7 @@ static void iterator(PrintCtx *p, Node *n)
         for (int d = 0; d < nd; d++) print_fmt(p, "%sPARAC_%s_VALUE(parac_first_i[%d])", d ? ", " : "", RT(), d);
         for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_%s_MATRIX(&%s_dev)", RT(), r->mats[i]->name);
         for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_%s_VALUE(parac_arg_%s)", RT(), r->scalars[i]->name);
+        if (r->fold_red) print_fmt(p, ", PARAC_CU_VALUE(parac_fold_slot)");
         print_fmt(p, "};\n");
         if (!(r->one_launch && r->nvariants)) /* else in the table of candidates */
             line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);

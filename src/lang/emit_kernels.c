@@ -81,6 +81,55 @@ static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
         const char *kt = t->kind == TY_BOOL ? "int" : ty_c_name(t, true);
         print_fmt(p, ",\n    const %s %s", kt, o->name);
     }
+    if (r->fold_red) print_fmt(p, ",\n    unsigned long long *__restrict__ parac_fold");
+}
+
+/* A folded reduction (fold_reduce.c): the kernel's body runs in a lambda, so
+ * that its returns leave every thread to the block's sum after it; the body
+ * adds each value it stores to parac_racc (print.c). */
+static void fold_open(PrintCtx *p, Region *r)
+{
+    if (!r->fold_red) return;
+    print_fmt(p, "    long long parac_racc = 0; /* what this thread stores into %s, summed */\n", r->fold_red->red_var->name);
+    print_fmt(p, "    [&]() {\n");
+}
+
+/* The block's sum (warp shuffles, or shared memory where the block is not
+ * whole warps), one atomic per block into the slot, and the launch's last
+ * block hands the total over and clears the running words. */
+static void fold_close(PrintCtx *p, Region *r)
+{
+    if (!r->fold_red) return;
+    static const char *const text =
+        "    }();\n"
+        "    const int parac_t = (int)((threadIdx.z * blockDim.y + threadIdx.y) * blockDim.x + threadIdx.x);\n"
+        "    const int parac_nt = (int)(blockDim.x * blockDim.y * blockDim.z);\n"
+        "    __shared__ long long parac_fw[32];\n"
+        "    if ((parac_nt & 31) == 0) {\n"
+        "        for (int o = 16; o > 0; o >>= 1) parac_racc += __shfl_down_sync(0xffffffffu, parac_racc, o);\n"
+        "        if ((parac_t & 31) == 0) parac_fw[parac_t >> 5] = parac_racc;\n"
+        "        __syncthreads();\n"
+        "        if (parac_t < 32) {\n"
+        "            parac_racc = parac_t < (parac_nt >> 5) ? parac_fw[parac_t] : 0;\n"
+        "            for (int o = 16; o > 0; o >>= 1) parac_racc += __shfl_down_sync(0xffffffffu, parac_racc, o);\n"
+        "        }\n"
+        "    } else {\n"
+        "        if (parac_t == 0) parac_fw[0] = 0;\n"
+        "        __syncthreads();\n"
+        "        if (parac_racc) atomicAdd((unsigned long long *)&parac_fw[0], (unsigned long long)parac_racc);\n"
+        "        __syncthreads();\n"
+        "        parac_racc = parac_fw[0];\n"
+        "    }\n"
+        "    if (parac_t == 0) {\n"
+        "        atomicAdd(&parac_fold[0], (unsigned long long)parac_racc);\n"
+        "        __threadfence();\n"
+        "        const unsigned long long parac_blocks = (unsigned long long)gridDim.x * gridDim.y * gridDim.z;\n"
+        "        if (atomicAdd(&parac_fold[1], 1ull) == parac_blocks - 1) { /* every other block has added its sum */\n"
+        "            parac_fold[2] = atomicExch(&parac_fold[0], 0ull);\n"
+        "            atomicExch(&parac_fold[1], 0ull);\n"
+        "        }\n"
+        "    }\n";
+    print_fmt(p, "%s", text);
 }
 
 static long axis_step(Iterator *it, int d)
@@ -315,7 +364,9 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     print_fmt(p, "%s %s%s(", D->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
     print_fmt(p, ")\n{\n");
+    fold_open(p, r);
     kernel_body(p, r, border, false, src);
+    fold_close(p, r);
     print_fmt(p, "}\n\n");
 }
 
@@ -329,11 +380,12 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     print_fmt(p, "%s %s_all(", D->kernel, r->kernel);
     kernel_params(p, r, restrict_ptrs, 2);
     print_fmt(p, ")\n{\n");
+    if (r->use_local_tiles) tile_decls(p, r);
+    fold_open(p, r);
     if (r->use_local_tiles) {
         /* the work-group fills its tiles, then every work-item of every
          * group meets at one barrier outside any branch (PoCL's work-group
          * loops need that), then the border's groups or the interior's run */
-        tile_decls(p, r);
         print_fmt(p, "    if (!(%s)) {\n", border_block_test());
         p->indent = 1;
         print_bases(p, r);
@@ -345,7 +397,9 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     kernel_body(p, r, true, true, src);
     print_fmt(p, no_returns ? "    } else {\n" : "    return;\n    }\n");
     kernel_body(p, r, false, true, src);
-    print_fmt(p, no_returns ? "    }\n}\n\n" : "}\n\n");
+    if (no_returns) print_fmt(p, "    }\n");
+    fold_close(p, r);
+    print_fmt(p, "}\n\n");
     no_returns = false;
 }
 

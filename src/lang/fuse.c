@@ -475,21 +475,31 @@ static bool pure_point_expr(Node *n, const Iterator *p, int depth)
     return true;
 }
 
-/* Whether body reads element var[k0..][own point] (leading constants of `like`). */
+/* Index ix of axis d covers c's own point: c<d> itself, or a unit-stride
+ * slice c<d> + o : len with o <= 0 < o + len (a window around the point). */
+static bool covers_own_index(Node *ix, const Iterator *c, int d)
+{
+    if (!ix) return false;
+    if (ix->kind == ND_ITER_INDEX) return ix->iter == c && ix->axis == d;
+    if (ix->kind != ND_SLICE || ix->reduction_id > 1) return false;
+    const Affine a = lang_affine(ix->lhs);
+    return a.ok && a.axis == d && a.coef == 1 && a.offset <= 0 && a.offset + ix->axis > 0 &&
+           fuse_mentions_iter(ix->lhs, c);
+}
+
+/* Whether body reads element var[k0..][own point] (leading constants of
+ * `like`), alone or inside a window. */
 static bool reads_element(Node *n, const Node *like, const Iterator *c, int depth)
 {
     if (!n || depth > 400) return false;
-    if (n->kind == ND_MAT_ELEM && n->var == like->var && n->nidx == like->nidx) {
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == like->var && n->nidx == like->nidx) {
         const int lead = n->nidx - c->ndim;
         bool same = lead >= 0;
         for (int i = 0; same && i < lead; i++) {
             bool a, b;
-            same = const_eval(n->idx[i], &a) == const_eval(like->idx[i], &b) && a && b;
+            same = n->idx[i]->kind != ND_SLICE && const_eval(n->idx[i], &a) == const_eval(like->idx[i], &b) && a && b;
         }
-        for (int d = 0; same && d < c->ndim; d++) {
-            const Node *x = n->idx[lead + d];
-            same = x && x->kind == ND_ITER_INDEX && x->iter == c && x->axis == d;
-        }
+        for (int d = 0; same && d < c->ndim; d++) same = covers_own_index(n->idx[lead + d], c, d);
         if (same) return true;
     }
     if (reads_element(n->lhs, like, c, depth + 1) || reads_element(n->rhs, like, c, depth + 1) ||
@@ -549,6 +559,69 @@ static Node *replace_reads(Node *n, const Obj *m, Node *e, const Subst *sub, int
     return n;
 }
 
+/* Whether n holds a statement or expression that host_keeps refuses: a
+ * call (it may write anything), a jump target or jump, an iterator, or an
+ * assignment to anything but a plain scalar or matrix element. */
+static bool opaque_host_code(const Node *n, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    switch (n->kind) {
+    case ND_CALL: case ND_ITERATOR: case ND_LABEL: case ND_GOTO: case ND_CASE: case ND_DEFAULT: return true;
+    default: break;
+    }
+    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind != ND_VAR && !is_matrix_node(n->lhs))
+        return true;
+    if (opaque_host_code(n->lhs, depth + 1) || opaque_host_code(n->rhs, depth + 1) ||
+        opaque_host_code(n->cond, depth + 1) || opaque_host_code(n->then, depth + 1) ||
+        opaque_host_code(n->els, depth + 1) || opaque_host_code(n->init, depth + 1) ||
+        opaque_host_code(n->inc, depth + 1) || opaque_host_code(n->body, depth + 1))
+        return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (opaque_host_code(a, depth + 1)) return true;
+    for (const Node *d = n->decls; d; d = d->next)
+        if (opaque_host_code(d->init, depth + 1)) return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (opaque_host_code(n->idx[i], depth + 1)) return true;
+    return false;
+}
+
+/* Whether n assigns a scalar that e mentions. */
+static bool assigns_scalar_of(const Node *n, Node *e, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var &&
+        fuse_mentions(e, n->lhs->var, 0))
+        return true;
+    if (assigns_scalar_of(n->lhs, e, depth + 1) || assigns_scalar_of(n->rhs, e, depth + 1) ||
+        assigns_scalar_of(n->cond, e, depth + 1) || assigns_scalar_of(n->then, e, depth + 1) ||
+        assigns_scalar_of(n->els, e, depth + 1) || assigns_scalar_of(n->init, e, depth + 1) ||
+        assigns_scalar_of(n->inc, e, depth + 1) || assigns_scalar_of(n->body, e, depth + 1))
+        return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (assigns_scalar_of(a, e, depth + 1)) return true;
+    for (const Node *d = n->decls; d; d = d->next)
+        if (assigns_scalar_of(d->init, e, depth + 1)) return true;
+    return false;
+}
+
+/* A host statement between a point producer and a later reader leaves E's
+ * value alone (so E may be computed after it): no call, jump or iterator,
+ * no write of M or of a matrix E reads, no assignment of a scalar E reads.
+ * (The sharpening's `int mean = parac_matrix_sum(edge) / (H * W);` is such
+ * a statement.) */
+static bool host_keeps(Node *s, const Touch *te, const Obj *m, Node *e)
+{
+    if (opaque_host_code(s, 0) || assigns_scalar_of(s, e, 0)) return false;
+    Touch ts = {0};
+    fuse_touches(s, &ts, 0);
+    if (ts.overflow || fuse_listed(ts.written, ts.nwritten, m)) return false;
+    for (int i = 0; i < te->nread; i++)
+        if (fuse_listed(ts.written, ts.nwritten, te->read[i])) return false;
+    return true;
+}
+
 /* Recompute p's point value inside the later iterators that can have it
  * for free; true when p is then read by nobody and was removed. */
 static bool recompute_points(Node *f, Node *block, Node *pn)
@@ -570,7 +643,10 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     bool removed_any = false;
     for (Node *cn = pn->next; cn; cn = cn->next) {
         if (cn->kind == ND_BORDER_RULE || cn->kind == ND_NULL_STMT) continue;
-        if (cn->kind != ND_ITERATOR) break; /* host code: it may change what E reads */
+        if (cn->kind != ND_ITERATOR) {
+            if (!host_keeps(cn, &te, m, e)) break; /* host code that may change what E reads */
+            continue;
+        }
         Iterator *c = cn->iter;
         Touch tc = {0};
         fuse_touches(c->body, &tc, 0);

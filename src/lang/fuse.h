@@ -46,6 +46,8 @@ bool fuse_declares_name(Node *body, const char *name);
 /* n itself assigns: =, op=, ++, -- or a comma (whose value hides one). */
 bool fuse_assigns(const Node *n);
 bool fuse_uses_name_declared_in(Node *n, Node *body, int depth);
+/* Every iterator index in n is one of it's (and there is one). */
+bool fuse_mentions_iter(const Node *n, const Iterator *it);
 
 /* fuse_stencil.c: try to recompute the stencil stage pn inside the next
  * iterator cn; true when pn is gone (the caller unlinks it). */

@@ -45,7 +45,7 @@ typedef struct Pair {
 static bool at_own_index(Node *ix, const Iterator *it, int d);
 
 /* Every iterator index in n is one of it's (and there is one). */
-static bool fuse_mentions_iter(const Node *n, const Iterator *it)
+bool fuse_mentions_iter(const Node *n, const Iterator *it)
 {
     if (!n) return false;
     if (n->kind == ND_ITER_INDEX) return n->iter == it;

@@ -309,6 +309,9 @@ typedef struct Region {
     /* reduction */
     Obj *red_var;
     ParacOpKind red_op;
+    /* a reduction folded into this region's kernels (fold_reduce.c), and on
+     * the reduction the region it is folded into */
+    struct Region *fold_red, *fold_into;
     /* the optimisation plan (analysis.c: defaults; plan.c: the model) */
     int wg[3];               /* work-group shape */
     int vector_width;        /* outputs per work-item along the last iterator axis; 1 = scalar */
@@ -362,6 +365,10 @@ void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
+/* emit_host.c: every iteration writes m at its own point and nothing in the
+ * region reads it (*planes: the channels of a fused channel loop, or 0) */
+bool lang_writes_whole(Region *r, Obj *m, int *planes);
 void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
@@ -460,6 +467,7 @@ struct CompileOptions {
     int if_convert;       /* -1: by level; 0: -fno-if-convert */
     int local_memory;     /* -1: the model's; 0: -fno-local-memory (no tiles, none searched); 1: -flocal-memory */
     int search_variants;  /* -1: at -O2; 0: -fno-search-variants (the model's kernel only) */
+    int fold_reductions;  /* -1: by level (the CUDA target); 0: -fno-fold-reductions */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -797,6 +797,15 @@ static void print_expr_stmt(PrintCtx *p, Node *e)
         return;
     }
     print_indent(p);
+    const Region *r = p->in_kernel ? p->region : NULL;
+    if (r && r->fold_red && e && e->kind == ND_ASSIGN && !strcmp(e->op, "=") && e->lhs &&
+        e->lhs->kind == ND_MAT_ELEM && e->lhs->var == r->fold_red->red_var) {
+        /* the matrix a folded reduction sums: the value stored, added up too */
+        out(p, "parac_racc += (long long)(");
+        print_expr(p, e);
+        out(p, ");\n");
+        return;
+    }
     print_expr(p, e);
     out(p, ";\n");
 }

@@ -21,14 +21,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *sink = fopen("/dev/null", "w");
     lang_diag.out = sink;
     lang_diag.max_errors = 20;
-    for (int t = 0; t < 3; t++) { /* C at -O2, OpenCL at -O0, OpenCL at -O2 with its plan explained */
+    for (int t = 0; t < 4; t++) { /* C at -O2, OpenCL at -O0, OpenCL at -O2 with its plan explained, CUDA at -O2 */
         CompileOptions opt = {0};
-        opt.target = t ? TARGET_OPENCL : TARGET_C;
+        opt.target = t == 3 ? TARGET_CUDA : t ? TARGET_OPENCL : TARGET_C;
         opt.opt_level = t == 1 ? 0 : 2;
         opt.explain_out = t == 2 ? sink : NULL;
         /* -O2 with every optimisation at its level's default (0 would switch each off) */
         opt.vectorize = opt.merge_stores = opt.vector_loads = opt.restrict_ptrs = -1;
         opt.fuse = opt.fuse_stencils = opt.one_launch = opt.strips = opt.local_memory = opt.search_variants = opt.if_convert = -1;
+        opt.fold_reductions = -1;
         opt.base_name = "fuzz";
         lang_compile(&file, &opt, sink, sink);
         lang_reset();

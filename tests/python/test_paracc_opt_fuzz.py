@@ -64,21 +64,28 @@ def rule(name, m, radius, rows, cols):
     return f"    parac_border_rule {name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
 
 
-def stage(rng, k, src, dst, T, dt, last):
+def stage(rng, k, src, dst, T, dt, last, total=False):
     """One parallel stage reading src and writing dst."""
     it = f"s{k}"
     x, y = it + "x", it + "y"
     kinds = ["point", "row", "col", "box", "cond", "clamp", "hoist", "sub"] if not last else ["point", "row", "col", "box", "cond", "clamp", "hoist"]
     if k >= 2:
         kinds.append("mix")  # reads the first stage's output and the input at its point too
-    kind = rng.choice(kinds)
     flt = dt == "f32"
+    if not flt:
+        kinds.append("total")  # a global sum or mean of src first (CUDA: folded into the kernel that wrote src)
+    kind = "total" if total else rng.choice(kinds)
     c = int(rng.integers(1, 9))
     if kind == "point":
         e = (f"{src}[{x}][{y}] * 0.5f + {c}.25f" if flt else
              rng.choice([f"{src}[{x}][{y}] * 3 + {c}", f"{src}[{x}][{y}] / 2 + {c}",
                          f"({src}[{x}][{y}] ^ {c}) + 1", f"{src}[{x}][{y}] > {c * 10} ? {src}[{x}][{y}] - {c} : {c}"]))
         return f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n"
+    if kind == "total":
+        op, m = ("sum", 7) if rng.integers(0, 2) else ("mean", 5)
+        return (f"    long long g{k} = parac_matrix_{op}({src});\n"
+                f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
+                f"        {dst}[{x}][{y}] = ({T})({src}[{x}][{y}] + g{k} % {m});\n    }}\n")
     if kind == "mix":
         # with a point first stage and a stencil between, the fusion pass may recompute A1 here
         e = (f"{src}[{x}][{y}] + A1[{x}][{y}] * 0.25f - I[{x}][{y}]" if flt else
@@ -125,27 +132,28 @@ def stage(rng, k, src, dst, T, dt, last):
             f"        {dst}[{x}][{y}] = ({T})({src}[{x}][{y}] + {src}[{x} + {hi - 1}][{y} + {hi - 1}]);\n    }}\n")
 
 
-def program(rng, dt):
+def program(rng, dt, total_at=None):
     T = TYPES[dt][0]
-    n = int(rng.integers(1, 5))
+    n = int(rng.integers(1, 5)) if total_at is None else int(rng.integers(total_at + 1, 5))
     body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n"]
     if n > 1:
         body.append(f"    {T} parac_matrix " + ", ".join(f"A{i}[H][W]" for i in range(1, n)) + ";\n")
     src = "I"
     for k in range(n):
         dst = "O" if k == n - 1 else f"A{k + 1}"
-        body.append(stage(rng, k, src, dst, T, dt, k == n - 1))
+        body.append(stage(rng, k, src, dst, T, dt, k == n - 1, k == total_at))
         src = dst
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
             f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n"
             + "".join(body) + "}\n")
 
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(18))
 def test_random_programs_give_the_same_output_at_every_level(tmp_path, case):
     rng = np.random.default_rng(1000 + case + int(os.environ.get("PARAC_TEST_SEED", "0")))
-    dt = ["u8", "u16", "i32", "f32"][case % 4]
-    src = program(rng, dt)
+    dt = ["u8", "u16", "i32", "f32"][case % 4] if case < 12 else ["u8", "u16", "i32"][case % 3]
+    # cases 12 on: a global sum or mean of the stage before (folded into its kernel on CUDA)
+    src = program(rng, dt) if case < 12 else program(rng, dt, total_at=1 + case % 2)
     (tmp_path / "p.pc").write_text(src)
     H, W = int(rng.integers(8, 140)), int(rng.integers(8, 90))
     npt = TYPES[dt][1]

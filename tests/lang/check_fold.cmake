@@ -1,0 +1,27 @@
+# Which reductions of fold.pc paracc folds into the kernel before them
+# (--explain): all four for the CUDA target from -O1, none for OpenCL, at
+# -O0 or with -fno-fold-reductions. fold.pc itself checks the sums.
+function(folded out)
+  execute_process(COMMAND ${PARACC} ${SRC} --explain -o ${WORK}/fold_explain ${ARGN}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "paracc --explain ${ARGN}: exit ${rc}\n${err}")
+  endif()
+  string(REGEX MATCHALL "folded reduction: parac_matrix_[a-z]+\\([a-z]+\\) of line [0-9]+" found "${text}")
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+folded(found --target cuda)
+set(want "folded reduction: parac_matrix_sum(d) of line 39;folded reduction: parac_matrix_mean(d) of line 41;folded reduction: parac_matrix_sum(u) of line 52;folded reduction: parac_matrix_sum(m) of line 66")
+if(NOT found STREQUAL want)
+  message(FATAL_ERROR "folded reductions:\n  ${found}\nexpected:\n  ${want}")
+endif()
+foreach(args "--target;cuda;-O1" "--target;opencl" "--target;cuda;-O0" "--target;cuda;-fno-fold-reductions" "--target;c")
+  folded(found ${args})
+  if(args STREQUAL "--target;cuda;-O1")
+    if(NOT found STREQUAL want)
+      message(FATAL_ERROR "paracc ${args} folded:\n  ${found}\nexpected:\n  ${want}")
+    endif()
+  elseif(found)
+    message(FATAL_ERROR "paracc ${args} folded: ${found}")
+  endif()
+endforeach()
