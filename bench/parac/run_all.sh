@@ -25,7 +25,7 @@ for v in c_O0 c_O2 c_no_fuse c_no_strips c_fuse_stencils c_no_if_convert; do
   [ -x "$build/bin/bench_parac_$v" ] && "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/c-target.txt"
 done
 # the CUDA target (NVRTC), kernel times by CUDA events, with fusion off too
-for v in cuda_O0 cuda_O2 cuda_no_fuse cuda_no_one_launch cuda_no_fuse_stencils cuda_r1 cuda_r2 cuda_r8 cuda_no_if_convert cuda_local_memory; do
+for v in cuda_O0 cuda_O2 cuda_no_fuse cuda_no_one_launch cuda_no_fuse_stencils cuda_r1 cuda_r2 cuda_r8 cuda_no_if_convert cuda_local_memory cuda_no_fold cuda_no_merge; do
   [ -x "$build/bin/bench_parac_$v" ] && "$build/bin/bench_parac_$v" --runs "$runs" --json "$json" | tee -a "$out/cuda-target.txt"
 done
 # the hand-written CUDA peers, and Halide 14 when bench/parac/halide/build.sh has built it

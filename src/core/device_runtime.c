@@ -210,3 +210,23 @@ int parac__countdown_hit(void)
         if (atomic_compare_exchange_weak(&countdown, &left, left - 1)) return left == 1;
     return 0;
 }
+
+void parac__spread_small_launch(int ndim, const size_t count[3], unsigned units, size_t group[3])
+{
+    for (;;) {
+        size_t groups = 1, items = 1;
+        for (int d = 0; d < ndim; d++) {
+            groups *= (count[d] + group[d] - 1) / group[d];
+            items *= group[d];
+        }
+        if (groups >= units || items <= 32) return;
+        int axis = -1; /* the widest axis past the first: the first stays wide for coalescing */
+        for (int d = 1; d < ndim; d++)
+            if (group[d] > 1 && (axis < 0 || group[d] > group[axis])) axis = d;
+        if (axis < 0) {
+            if (group[0] <= 32) return;
+            axis = 0;
+        }
+        group[axis] /= 2;
+    }
+}

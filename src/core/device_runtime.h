@@ -28,6 +28,10 @@ parac_status parac__matrix_geometry(int ndim, long d0, long d1, long d2, size_t 
  * more). *empty is set for an empty box (nothing to launch). */
 parac_status parac__launch_counts(const char *kernel, int ndim, const long *lo, const long *hi, const int *items,
                                   size_t count[3], int *empty);
+/* A launch of fewer work-groups than the device has compute units: its
+ * groups halved (the widest axis past the first, then the first down to 32)
+ * until each unit has one or a group is one warp (32 work-items). */
+void parac__spread_small_launch(int ndim, const size_t count[3], unsigned units, size_t group[3]);
 
 /* What moved between host and device, counted per runtime for its tests. */
 typedef struct parac__transfer_tally {

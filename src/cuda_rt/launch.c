@@ -133,6 +133,12 @@ static parac_status launch_items(parac_cu_session *s, const char *kernel, int nd
     }
     for (int d = 0; d < ndim; d++) /* no wider than the work itself */
         while (block[d] > 1 && block[d] / 2 >= count[d]) block[d] /= 2;
+    /* small launches spread over more multiprocessors: on the H200 the
+     * sharpening's column border (383 work-items) took 9.5 us in 2 blocks
+     * of 256, 4.4 us in the smaller blocks the search found */
+    size_t spread[3] = {block[0], block[1], block[2]};
+    parac__spread_small_launch(ndim, count, (unsigned)s->sms, spread);
+    for (int d = 0; d < 3; d++) block[d] = (unsigned)spread[d];
     if (tuned && s->search) PARAC_TRY(parac__cu_search_shape(s, k, ndim, count, a.ptr, block));
     for (int d = 0; d < ndim; d++) {
         size_t g = (count[d] + block[d] - 1) / block[d];

@@ -22,6 +22,7 @@ struct parac_cu_session {
     int arch;             /* compute capability major * 10 + minor */
     int max_threads;      /* per block, of the device */
     int max_dims[3];      /* per block axis, of the device */
+    int sms;              /* multiprocessors of the device */
     int from_cache;
     parac__cu_kernel_entry **kernels; /* each allocated on its own */
     int nkernels;

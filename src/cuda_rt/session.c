@@ -99,6 +99,7 @@ parac_status parac_cu_session_open(parac_cu_session **out, const char *name, con
     s->arch = p.major * 10 + p.minor;
     s->max_threads = p.maxThreadsPerBlock;
     for (int d = 0; d < 3; d++) s->max_dims[d] = p.maxThreadsDim[d];
+    s->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
     snprintf(s->label, sizeof s->label, "CUDA / %s (sm_%d)", p.name, s->arch);
     s->profile = env_on("PARAC_CU_PROFILE");
     s->search = env_on("PARAC_CU_SEARCH");

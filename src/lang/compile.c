@@ -57,6 +57,7 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     }
     if (lang_diag.errors == 0) if_convert_program(prog);
     if (lang_diag.errors == 0) fuse_program(prog);
+    if (lang_diag.errors == 0) merge_launches(prog);
     if (lang_diag.errors == 0) hast_build(prog);
     if (lang_diag.errors == 0) analyse_program(prog);
     if (lang_diag.errors == 0) split_program(prog);

@@ -208,6 +208,7 @@ struct Iterator {
     Node *body;
     bool synthetic;        /* from a whole-image statement */
     const char *fused;     /* iterators fused into this one (fuse.c), for --explain */
+    const char *merged;    /* iterators merged into this launch (merge_launches.c), for --explain */
     int selects;           /* conditional assignments made selects (if_convert.c) */
     int hoisted;           /* statements hoisted out of both arms of an if (if_convert.c) */
     struct Region *region; /* filled by hast.c */
@@ -365,6 +366,7 @@ void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void merge_launches(Program *prog);               /* merge_launches.c: small independent iterators in one launch */
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
 /* emit_host.c: every iteration writes m at its own point and nothing in the
  * region reads it (*planes: the channels of a fused channel loop, or 0) */
@@ -468,6 +470,7 @@ struct CompileOptions {
     int local_memory;     /* -1: the model's; 0: -fno-local-memory (no tiles, none searched); 1: -flocal-memory */
     int search_variants;  /* -1: at -O2; 0: -fno-search-variants (the model's kernel only) */
     int fold_reductions;  /* -1: by level (the CUDA target); 0: -fno-fold-reductions */
+    int merge_launches;   /* -1: by level (device targets, -O2); 0: -fno-merge-launches */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -558,6 +558,7 @@ void explain_program(Program *prog, FILE *o)
         if (r->iter && r->iter->hoisted)
             fprintf(o, "  hoisted: %d statement%s that both arms of an if began with\n", r->iter->hoisted,
                     r->iter->hoisted > 1 ? "s" : "");
+        if (r->iter && r->iter->merged) fprintf(o, "  merged launches: %s\n", r->iter->merged);
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
         if (!r->iter) {

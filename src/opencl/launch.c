@@ -131,6 +131,7 @@ static parac_status launch_items(parac_cl_session *s, const char *kernel, int nd
     /* no wider than the work itself */
     for (int d = 0; d < ndim; d++)
         while (local[d] > 1 && local[d] / 2 >= count[d]) local[d] /= 2;
+    parac__spread_small_launch(ndim, count, s->units, local); /* small launches over more compute units */
     if (tuned && s->search) PARAC_TRY(parac__cl_search_shape(s, k, kernel, (cl_uint)ndim, count, kmax, local));
     for (int d = 0; d < ndim; d++) global[d] = (count[d] + local[d] - 1) / local[d] * local[d];
     cl_int err = enqueue(s, k, (cl_uint)ndim, global, local);

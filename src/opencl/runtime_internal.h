@@ -21,6 +21,7 @@ struct parac_cl_session {
     cl_program program;
     char label[600];      /* "platform / device" */
     size_t max_wg;
+    unsigned units;       /* compute units of the device */
     int from_cache;
     parac__cl_named_kernel *kernels;
     int nkernels;

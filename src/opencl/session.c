@@ -121,6 +121,9 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
     size_t maxwg = 0;
     clGetDeviceInfo(s->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof maxwg, &maxwg, NULL);
     s->max_wg = maxwg ? maxwg : 1;
+    cl_uint units = 0;
+    clGetDeviceInfo(s->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, NULL);
+    s->units = units ? units : 1;
     st = parac__cl_build_program(s, name ? name : "parac", source, "-cl-std=CL1.2");
     if (st != PARAC_OK) {
         parac_cl_session_close(s);

@@ -266,3 +266,48 @@ def test_stencil_pairs_fuse_and_keep_their_bits(tmp_path, case):
                 np.testing.assert_allclose(got, outs[0], rtol=1e-5, atol=1e-5, err_msg=msg)
             else:
                 np.testing.assert_array_equal(got, outs[0], err_msg=msg)
+
+
+def edges_program(rng, dt):
+    """Small one-axis iterators after a whole first stage, each writing a row
+    or a column of O (near either edge, over a random span, sometimes the
+    same row twice or reading O itself): what -O2 merges into one launch on
+    the devices where the writes lie provably apart, and must keep in order
+    where they do not."""
+    T = TYPES[dt][0]
+    body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n",
+            "    parac_iterator w(0:H:1; 0:W:1) {\n        O[wx][wy] = I[wx][wy];\n    }\n"]
+    for k in range(int(rng.integers(2, 6))):
+        along_rows = bool(rng.integers(0, 2))
+        n, m = ("W", "H") if along_rows else ("H", "W")
+        fixed = rng.choice(["0", "1", "2", f"{m} - 1", f"{m} - 2", f"{m} - 3"])
+        lo, hi = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        it = f"e{k}"
+        x = it + "x"
+        at = f"[{fixed}][{x}]" if along_rows else f"[{x}][{fixed}]"
+        other = f"[{rng.choice(['0', '1', m + ' - 1'])}][{x}]" if along_rows else f"[{x}][{rng.choice(['0', '1', m + ' - 1'])}]"
+        src = "O" if rng.integers(0, 4) == 0 else "I"  # now and then a dependence on an earlier one
+        body.append(f"    parac_iterator {it}({lo}:{n} - {hi}:1) {{\n        O{at} = ({T})({src}{other} / 2 + {k + 1});\n    }}\n")
+    return (f'const char parac_main_dtype[] = "{dt}";\n\n'
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_merged_launches_keep_the_order_of_writes(tmp_path, case):
+    rng = np.random.default_rng(3000 + case + int(os.environ.get("PARAC_TEST_SEED", "0")))
+    dt = ["u8", "i32"][case % 2]
+    src = edges_program(rng, dt)
+    (tmp_path / "p.pc").write_text(src)
+    H, W = int(rng.integers(5, 70)), int(rng.integers(5, 70))
+    img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
+    np.save(tmp_path / "in.npy", img)
+    outs = []
+    variants = [v for v in VARIANTS if len(v) == 2 and v[1] in ([], ["-O0"])]
+    for i, (target, flags) in enumerate(variants):
+        args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
+        for f in flags:
+            args += ["--paracc-flag", f]
+        run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
+        outs.append(np.load(tmp_path / f"o{i}.npy"))
+    for (target, flags), got in zip(variants[1:], outs[1:]):
+        np.testing.assert_array_equal(got, outs[0], err_msg=f"{target} {' '.join(flags)} on {H}x{W} {dt}:\n{src}")

@@ -1,0 +1,461 @@
+/* Small independent iterators merged into one launch (-fmerge-launches, on at
+ * -O2 for the device targets).
+ *
+ *     parac_iterator a(0:Nd - 1:1) { up[0][ax * 4 + 2:4:1] = ...; }
+ *     parac_iterator b(0:Md - 1:1) { up[bx * 4 + 2:4:1][0] = ...; }
+ *     parac_iterator c(0:2:1; 0:2:1) { up[cx][cy] = ...; }
+ *
+ * Each is a kernel of a few hundred work-items whose time is mostly its
+ * launch's. Merged, one iterator over the sum of their iteration counts runs
+ * each body in turn:
+ *
+ *     parac_iterator a_3(0:na + nb + nc:1) {
+ *         if (h < na) { <a's body, ax = h> }
+ *         else if (h < na + nb) { <b's body, bx = h - na> }
+ *         else { <c's body, cx = (h - na - nb) / 2, cy = (h - na - nb) % 2> }
+ *     }
+ *
+ * Conditions, each needed for the result to stay the same in any order:
+ *   - consecutive iterators (only border-rule declarations between), each of
+ *     one axis or of two of constant extent (at most 64 iterations: a merged
+ *     body is not coarsened, so big 2D stages stay apart), with no border
+ *     rule, element iterator or jump;
+ *   - none reads a matrix another writes;
+ *   - where two write the same matrix, the two writes' index ranges lie apart
+ *     on some axis by a constant: ranges as linear forms of the host's
+ *     scalars, the iterator's bounds put in for its index (the upsampling's
+ *     borders: rows 0, 1, 4Md-2 and 4Md-1 against rows 2 .. 4Md-3).
+ */
+#include <string.h>
+
+#include "lang/fuse.h"
+#include "lang/lang.h"
+
+enum { MAX_MEMBERS = 8, MAX_ATOMS = 8, MAX_WRITES = 16, MAX_SMALL_2D = 64 };
+
+static long const_count(const Iterator *it, int d)
+{
+    bool a, b;
+    const long lb = const_eval(it->r[d].lb, &a), ub = const_eval(it->r[d].ub, &b);
+    return ub > lb ? (ub - lb + it->r[d].stride - 1) / it->r[d].stride : 0;
+}
+
+/* ---- linear forms over the host's scalars ------------------------------- */
+typedef struct Lin {
+    bool ok;
+    long c;
+    int n;
+    const Node *atom[MAX_ATOMS]; /* a scalar, an iterator index, or an expression taken whole */
+    long k[MAX_ATOMS];
+} Lin;
+
+static Lin lin_const(long c) { return (Lin){.ok = true, .c = c}; }
+
+static void lin_add_atom(Lin *l, const Node *a, long k)
+{
+    for (int i = 0; i < l->n; i++)
+        if (fuse_same_expr(l->atom[i], a)) {
+            l->k[i] += k;
+            return;
+        }
+    if (l->n == MAX_ATOMS) {
+        l->ok = false;
+        return;
+    }
+    l->atom[l->n] = a;
+    l->k[l->n++] = k;
+}
+
+/* a + s * b */
+static Lin lin_axpy(Lin a, long s, const Lin *b)
+{
+    if (!a.ok || !b->ok) return (Lin){0};
+    a.c += s * b->c;
+    for (int i = 0; i < b->n; i++) lin_add_atom(&a, b->atom[i], s * b->k[i]);
+    return a;
+}
+
+static bool is_integer(const Type *t)
+{
+    return t && (t->kind == TY_CHAR || t->kind == TY_SHORT || t->kind == TY_INT || t->kind == TY_LONG ||
+                 t->kind == TY_LLONG || t->kind == TY_BOOL);
+}
+
+static Lin lin_of(const Node *e, int depth)
+{
+    if (!e || depth > 100) return (Lin){0};
+    bool ok;
+    long v = const_eval((Node *)e, &ok);
+    if (ok) return lin_const(v);
+    if (e->kind == ND_BINARY && e->op && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+        Lin l = lin_of(e->lhs, depth + 1), r = lin_of(e->rhs, depth + 1);
+        return lin_axpy(l, e->op[0] == '-' ? -1 : 1, &r);
+    }
+    if (e->kind == ND_BINARY && e->op && !strcmp(e->op, "*")) {
+        long k = const_eval(e->lhs, &ok);
+        const Node *other = e->rhs;
+        if (!ok) {
+            k = const_eval(e->rhs, &ok);
+            other = e->lhs;
+        }
+        if (ok) {
+            Lin r = lin_of(other, depth + 1);
+            return lin_axpy(lin_const(0), k, &r);
+        }
+    }
+    if (e->kind == ND_UNARY && e->op && !strcmp(e->op, "-")) {
+        Lin r = lin_of(e->lhs, depth + 1);
+        return lin_axpy(lin_const(0), -1, &r);
+    }
+    if (e->kind == ND_CAST && is_integer(e->cast_ty) && ty_rank(e->cast_ty) >= ty_rank(ty_basic(TY_INT, false)) &&
+        e->lhs && is_integer(e->lhs->ty))
+        return lin_of(e->lhs, depth + 1);
+    if (!is_integer(e->ty) || fuse_assigns(e)) return (Lin){0};
+    Lin l = lin_const(0);
+    lin_add_atom(&l, e, 1);
+    return l;
+}
+
+static bool mentions_index(const Node *n, int depth)
+{
+    if (!n) return false;
+    if (depth > 100 || n->kind == ND_ITER_INDEX) return true;
+    if (mentions_index(n->lhs, depth + 1) || mentions_index(n->rhs, depth + 1) || mentions_index(n->cond, depth + 1) ||
+        mentions_index(n->then, depth + 1) || mentions_index(n->els, depth + 1))
+        return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (mentions_index(a, depth + 1)) return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (mentions_index(n->idx[i], depth + 1)) return true;
+    return false;
+}
+
+/* The least and greatest value of l over iterator it's space (its index
+ * atoms replaced by their bounds). */
+static bool lin_bounds(const Lin *l, const Iterator *it, Lin *lo, Lin *hi)
+{
+    if (!l->ok) return false;
+    *lo = lin_const(l->c);
+    *hi = lin_const(l->c);
+    for (int i = 0; i < l->n; i++) {
+        const Node *a = l->atom[i];
+        const long k = l->k[i];
+        if (k == 0) continue;
+        if (a->kind != ND_ITER_INDEX) {
+            if (mentions_index(a, 0)) return false; /* an index inside an expression taken whole */
+            lin_add_atom(lo, a, k);
+            lin_add_atom(hi, a, k);
+            continue;
+        }
+        if (a->iter != it) return false;
+        Lin first = lin_of(it->r[a->axis].lb, 0), last = lin_of(it->r[a->axis].ub, 0);
+        last.c -= 1; /* at most ub - 1 (strides only end sooner) */
+        *lo = lin_axpy(*lo, k, k > 0 ? &first : &last);
+        *hi = lin_axpy(*hi, k, k > 0 ? &last : &first);
+    }
+    return lo->ok && hi->ok;
+}
+
+/* b - a is a constant greater than 0 */
+static bool surely_below(const Lin *a, const Lin *b)
+{
+    Lin d = lin_axpy(*b, -1, a);
+    if (!d.ok) return false;
+    for (int i = 0; i < d.n; i++)
+        if (d.k[i]) return false;
+    return d.c > 0;
+}
+
+/* The index range of axis i of access n (an element or a window). */
+static bool access_range(const Node *n, int i, const Iterator *it, Lin *lo, Lin *hi)
+{
+    const Node *ix = n->idx[i];
+    if (!ix) return false;
+    if (ix->kind == ND_SLICE) {
+        Lin s = lin_of(ix->lhs, 0), l2, h2;
+        if (!lin_bounds(&s, it, &l2, &h2)) return false;
+        const long step = ix->reduction_id > 0 ? ix->reduction_id : 1;
+        *lo = l2;
+        *hi = h2;
+        hi->c += (long)(ix->axis - 1) * step;
+        return ix->axis >= 1;
+    }
+    Lin e = lin_of(ix, 0);
+    return lin_bounds(&e, it, lo, hi);
+}
+
+static bool writes_apart(const Node *a, const Iterator *ia, const Node *b, const Iterator *ib)
+{
+    if (a->nidx != b->nidx) return false;
+    for (int i = 0; i < a->nidx; i++) {
+        Lin alo, ahi, blo, bhi;
+        if (!access_range(a, i, ia, &alo, &ahi) || !access_range(b, i, ib, &blo, &bhi)) continue;
+        if (surely_below(&ahi, &blo) || surely_below(&bhi, &alo)) return true;
+    }
+    return false;
+}
+
+/* ---- what a member reads and writes ----------------------------------- */
+typedef struct Member {
+    Node *stmt;
+    Iterator *it;
+    const Node *writes[MAX_WRITES];
+    int nwrites;
+    Obj *read[32];
+    int nread;
+    bool overflow;
+} Member;
+
+static void note_read(Member *m, Obj *o)
+{
+    for (int i = 0; i < m->nread; i++)
+        if (m->read[i] == o) return;
+    if (m->nread == 32) m->overflow = true;
+    else m->read[m->nread++] = o;
+}
+
+static void collect(Member *m, Node *n, int depth)
+{
+    if (!n) return;
+    if (depth > 400 || n->kind == ND_ITERATOR || n->kind == ND_CALL) {
+        m->overflow = true; /* calls may write anything */
+        return;
+    }
+    const bool mat = (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
+    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW) &&
+        n->lhs->var) {
+        if (m->nwrites == MAX_WRITES) m->overflow = true;
+        else m->writes[m->nwrites++] = n->lhs;
+        if (n->kind != ND_ASSIGN || strcmp(n->op, "=")) note_read(m, n->lhs->var); /* op= and ++ read it too */
+        for (int i = 0; i < n->lhs->nidx; i++)
+            collect(m, n->lhs->idx[i] && n->lhs->idx[i]->kind == ND_SLICE ? n->lhs->idx[i]->lhs : n->lhs->idx[i],
+                    depth + 1);
+        collect(m, n->rhs, depth + 1);
+        return;
+    }
+    if (mat) note_read(m, n->var);
+    collect(m, n->lhs, depth + 1);
+    collect(m, n->rhs, depth + 1);
+    collect(m, n->cond, depth + 1);
+    collect(m, n->then, depth + 1);
+    collect(m, n->els, depth + 1);
+    collect(m, n->init, depth + 1);
+    collect(m, n->inc, depth + 1);
+    collect(m, n->body, depth + 1);
+    for (Node *a = n->args; a; a = a->next) collect(m, a, depth + 1);
+    for (Node *d = n->decls; d; d = d->next) collect(m, d->init, depth + 1);
+    for (int i = 0; i < n->nidx; i++) collect(m, n->idx[i] && n->idx[i]->kind == ND_SLICE ? n->idx[i]->lhs : n->idx[i], depth + 1);
+}
+
+static bool has_jump(const Node *n, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    if (n->kind == ND_BREAK || n->kind == ND_CONTINUE || n->kind == ND_GOTO || n->kind == ND_RETURN ||
+        n->kind == ND_LABEL)
+        return true;
+    if (has_jump(n->lhs, depth + 1) || has_jump(n->rhs, depth + 1) || has_jump(n->then, depth + 1) ||
+        has_jump(n->els, depth + 1) || has_jump(n->body, depth + 1))
+        return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (has_jump(a, depth + 1)) return true;
+    return false;
+}
+
+/* An iterator that may join a merged launch. */
+static bool small_and_plain(Node *s)
+{
+    if (!s || s->kind != ND_ITERATOR || !s->iter || !s->iter->body) return false;
+    Iterator *it = s->iter;
+    if (it->rule || it->iter_element || it->ndim > 2 || has_jump(it->body, 0)) return false;
+    for (int d = 0; d < it->ndim; d++)
+        if (it->r[d].stride < 1 || !it->r[d].lb || !it->r[d].ub) return false;
+    if (it->ndim == 1) return true;
+    long count = 1;
+    for (int d = 0; d < it->ndim; d++) {
+        bool a, b;
+        const_eval(it->r[d].lb, &a);
+        const_eval(it->r[d].ub, &b);
+        if (!a || !b) return false;
+        count *= const_count(it, d);
+    }
+    return count <= MAX_SMALL_2D;
+}
+
+/* m may run in the same launch as the members before it. */
+static bool independent(const Member *ms, int n, const Member *m)
+{
+    for (int i = 0; i < n; i++) {
+        const Member *o = &ms[i];
+        for (int w = 0; w < o->nwrites; w++)
+            if (fuse_listed(m->read, m->nread, o->writes[w]->var)) return false;
+        for (int w = 0; w < m->nwrites; w++)
+            if (fuse_listed(o->read, o->nread, m->writes[w]->var)) return false;
+        for (int w = 0; w < o->nwrites; w++)
+            for (int v = 0; v < m->nwrites; v++)
+                if (o->writes[w]->var == m->writes[v]->var &&
+                    !writes_apart(o->writes[w], o->it, m->writes[v], m->it))
+                    return false;
+    }
+    return true;
+}
+
+/* ---- the merged iterator ------------------------------------------------ */
+static Node *int_node(Token *t, long v) { return lang_int_node(t, v); }
+
+static Node *binary(Token *t, const char *op, Node *l, Node *r)
+{
+    Node *n = new_node(ND_BINARY, t);
+    n->op = op;
+    n->lhs = l;
+    n->rhs = r;
+    n->ty = ty_basic(TY_INT, false);
+    return n;
+}
+
+static Node *copy(Node *n)
+{
+    const Subst none = {0};
+    return fuse_copy_node(n, &none);
+}
+
+/* The iterations of axis d of it: ub > lb ? (ub - lb + s - 1) / s : 0. */
+static Node *axis_count(const Iterator *it, int d)
+{
+    Token *t = it->tok;
+    const Range *r = &it->r[d];
+    Node *span = binary(t, "-", copy(r->ub), copy(r->lb));
+    if (r->stride > 1) span = binary(t, "/", binary(t, "+", span, int_node(t, r->stride - 1)), int_node(t, r->stride));
+    Node *c = new_node(ND_COND, t);
+    c->cond = binary(t, ">", copy(r->ub), copy(r->lb));
+    c->then = span;
+    c->els = int_node(t, 0);
+    c->ty = ty_basic(TY_INT, false);
+    return c;
+}
+
+static Node *member_count(const Iterator *it)
+{
+    Node *n = axis_count(it, 0);
+    for (int d = 1; d < it->ndim; d++) n = binary(it->tok, "*", n, axis_count(it, d));
+    return n;
+}
+
+static Node *merge(Member *ms, int n)
+{
+    Iterator *first = ms[0].it;
+    Token *t = ms[0].stmt->tok;
+    Iterator *it = lang_alloc(sizeof *it);
+    it->name = lang_format("%s_%d", first->name, n);
+    it->tok = first->tok;
+    it->ndim = 1;
+    Node *h = new_node(ND_ITER_INDEX, t);
+    h->iter = it;
+    h->axis = 0;
+    h->name = lang_format("%sx", it->name);
+    h->ty = ty_basic(TY_INT, false);
+    /* the counts before each member, summed */
+    Node *before = NULL, *chain = NULL, **tail = &chain;
+    const char *names = "";
+    for (int i = 0; i < n; i++) {
+        Iterator *mi = ms[i].it;
+        Node *k = before ? binary(t, "-", copy(h), copy(before)) : copy(h); /* the member's own counter */
+        Subst sub = {.from = mi, .to = it};
+        long inner = 1;
+        for (int d = mi->ndim - 1; d >= 0; d--) {
+            /* counter of axis d: (k / inner) % count_d (the last axis fastest), then lb + that * stride */
+            Node *q = inner > 1 ? binary(t, "/", copy(k), int_node(t, inner)) : copy(k);
+            if (d > 0) q = binary(t, "%", q, copy(axis_count(mi, d)));
+            if (mi->r[d].stride > 1) q = binary(t, "*", q, int_node(t, mi->r[d].stride));
+            sub.to_expr[d] = binary(t, "+", copy(mi->r[d].lb), q);
+            if (d > 0) inner *= const_count(mi, d); /* 2D members have constant extents */
+        }
+        Node *body = fuse_copy_node(mi->body, &sub);
+        if (body->kind != ND_BLOCK) {
+            Node *b = new_node(ND_BLOCK, t);
+            b->args = body;
+            body = b;
+        }
+        Node *upto = before ? binary(t, "+", copy(before), member_count(mi)) : member_count(mi);
+        if (i == n - 1) {
+            *tail = body;
+        } else {
+            Node *iff = new_node(ND_IF, t);
+            iff->cond = binary(t, "<", copy(h), upto);
+            iff->then = body;
+            *tail = iff;
+            tail = &iff->els;
+        }
+        before = upto;
+        names = lang_format("%s%s%s (line %d)", names, i ? ", " : "", mi->name, ms[i].stmt->tok->line);
+    }
+    it->r[0].lb = int_node(t, 0);
+    it->r[0].ub = before;
+    it->r[0].stride = 1;
+    Node *blk = new_node(ND_BLOCK, t);
+    blk->args = chain;
+    it->body = blk;
+    it->merged = lang_format("%s in one launch: they read nothing another writes, and their writes of the same "
+                             "matrix lie apart", names);
+    Node *s = new_node(ND_ITERATOR, t);
+    s->iter = it;
+    s->body = blk;
+    s->name = it->name;
+    return s;
+}
+
+static void merge_in(Node *block, int depth)
+{
+    if (!block || depth > 200) return;
+    if (block->kind != ND_BLOCK) {
+        Node *kids[] = {block->then, block->els, block->body};
+        for (int i = 0; i < 3; i++) merge_in(kids[i], depth + 1);
+        return;
+    }
+    for (Node **link = &block->args; *link; link = &(*link)->next) {
+        Node *s = *link;
+        if (s->kind != ND_ITERATOR) {
+            merge_in(s, depth + 1);
+            continue;
+        }
+        Member ms[MAX_MEMBERS];
+        int n = 0;
+        Node *after = s;
+        for (Node *c = s; c && n < MAX_MEMBERS;) {
+            if (!small_and_plain(c)) break;
+            Member *m = &ms[n];
+            memset(m, 0, sizeof *m);
+            m->stmt = c;
+            m->it = c->iter;
+            collect(m, c->iter->body, 0);
+            if (m->overflow || !independent(ms, n, m)) break;
+            n++;
+            after = c->next;
+            while (after && (after->kind == ND_BORDER_RULE || after->kind == ND_NULL_STMT)) after = after->next;
+            c = after;
+        }
+        if (n < 2) continue;
+        /* the border-rule declarations between stay, before the merged iterator */
+        Node *merged = merge(ms, n), *rules = NULL, **rt = &rules;
+        for (Node *c = s->next; c != after; c = c->next)
+            if (c->kind == ND_BORDER_RULE || c->kind == ND_NULL_STMT) {
+                Node *k = new_node(c->kind, c->tok);
+                *k = *c;
+                k->next = NULL;
+                *rt = k;
+                rt = &k->next;
+            }
+        *rt = merged;
+        merged->next = after;
+        *link = rules;
+        while (*link != merged) link = &(*link)->next;
+    }
+}
+
+void merge_launches(Program *prog)
+{
+    const CompileOptions *opt = prog->opt;
+    if (!opt || !target_has_device(opt->target) || !plan_flag(opt, opt->merge_launches, 2)) return;
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind == ND_FUNC && n->body) merge_in(n->body, 0);
+}
