@@ -349,6 +349,42 @@ static void shared_row_loads(PrintCtx *p, Region *r, int last)
     }
 }
 
+/* Recomputed stencil values once per held row and column (plan_cache.c):
+ * parac_fc<k>[row][column], the row from omin (and, with rows per work-item,
+ * from the work-item's first row), the column from dcmin. Printed as a
+ * representative copy of the value with parac_r and parac_v moved so that
+ * its reads land on that row and column. */
+static void fused_cache_fill(PrintCtx *p, Region *r)
+{
+    const long R = r->rows_per_item, V = r->vector_width;
+    const bool merging = p->merging;
+    p->merging = true;
+    p->fc_fill = true;
+    for (int k = 0; k < r->nfcache; k++) {
+        const struct FusedCache *c = &r->fcache[k];
+        const long rows = R > 1 ? R - 1 + c->omax - c->omin + 1 : c->omax - c->omin + 1;
+        const long cols = V + c->dcmax - c->dcmin;
+        Node *any = NULL;
+        for (int i = 0; i < 7 && !any; i++) any = c->rep[i];
+        print_fmt(p, "    /* the recomputed values, once per row and column the work-item holds */\n");
+        print_fmt(p, "    %s parac_fc%d[%ld][%ld];\n", ty_c_name(any->cast_ty, true), k, rows, cols);
+        for (int i = 0; i < 7; i++) {
+            Node *rep = R > 1 ? (c->rep[i] == any ? any : NULL) : c->rep[i];
+            if (!rep) continue;
+            const long o = rep->fc_off[0], dc = rep->fc_off[1];
+            print_fmt(p, "    #pragma unroll\n    for (int parac_fa = 0; parac_fa < %ld; parac_fa++) {\n", R > 1 ? rows : 1);
+            print_fmt(p, "        #pragma unroll\n        for (int parac_fl = 0; parac_fl < %ld; parac_fl++) {\n", cols);
+            if (R > 1) print_fmt(p, "            const int parac_r = parac_fa + %ld;\n            (void)parac_r;\n", c->omin - o);
+            print_fmt(p, "            const int parac_v = parac_fl + %ld;\n            (void)parac_v;\n", c->dcmin - dc);
+            print_fmt(p, "            parac_fc%d[parac_fa + %ld][parac_fl] = ", k, R > 1 ? 0L : o - c->omin);
+            print_expr(p, rep);
+            print_fmt(p, ";\n        }\n    }\n");
+        }
+    }
+    p->fc_fill = false;
+    p->merging = merging;
+}
+
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
 static void print_bases(PrintCtx *p, Region *r);
 /* the kernel body being printed runs past a barrier: it must not return */
@@ -503,6 +539,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     p->region = r;
     if (R > 1) {
         shared_row_loads(p, r, last);
+        fused_cache_fill(p, r);
         print_fmt(p, "    #pragma unroll\n    for (int parac_r = 0; parac_r < %d; parac_r++) {\n", R);
         print_fmt(p, no_returns ? "    const int k0 = k0base + parac_r;\n    if (k0 < k0hi) {\n"
                                 : "    const int k0 = k0base + parac_r;\n    if (k0 >= k0hi) break;\n");
@@ -510,7 +547,10 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         if (D->cuda) print_fmt(p, "    (void)%sx;\n", it->name);
     }
     if (V > 1) {
-        if (R == 1) vector_loads(p, r, last);
+        if (R == 1) {
+            vector_loads(p, r, last);
+            fused_cache_fill(p, r);
+        }
         for (int i = 0; i < r->nmerge; i++) {
             Type *et = r->merge_lhs[i]->var->ty->base;
             print_fmt(p, "    ");

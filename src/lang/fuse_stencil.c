@@ -39,6 +39,7 @@ typedef struct Pair {
     Node *e;            /* M's value at p's point */
     bool ruled[2];      /* axes on which c reads M away from its point */
     long e_reads;       /* elements of X that E reads */
+    int group;          /* marks E's copies (Node.fc_group) */
     long m_reads;       /* elements of M that c reads */
 } Pair;
 
@@ -186,7 +187,17 @@ static Node *value_at(const Pair *pr, Token *tok, Node *const idx[2])
     Subst s = {.from = pr->p, .to = pr->c};
     s.to_expr[0] = idx[0];
     s.to_expr[1] = idx[1];
-    return cast(tok, pr->m->ty->base, fuse_copy_node(pr->e, &s));
+    Node *v = cast(tok, pr->m->ty->base, fuse_copy_node(pr->e, &s));
+    /* E at the reader's point moved by constant offsets: marked, so that the
+     * planner may compute it once per row and column (plan_cache.c) */
+    bool at = true;
+    for (int d = 0; d < 2; d++) {
+        const Affine a = lang_affine(idx[d]);
+        at &= a.ok && a.axis == d && a.coef == 1 && fuse_mentions_iter(idx[d], pr->c);
+        v->fc_off[d] = a.offset;
+    }
+    v->fc_group = at ? pr->group : 0;
+    return v;
 }
 
 /* The indices of element (i, j) of window w (print_access_indices' rule). */
@@ -428,7 +439,9 @@ static const Node *declared_size(const Node *n, const Touch *t)
 
 bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
 {
+    static int groups; /* a new mark for each pair tried: marks only need to differ within a program */
     Pair pr = {0};
+    pr.group = ++groups;
     pr.p = pn->iter;
     pr.c = cn->iter;
     Iterator *p = pr.p, *c = pr.c;

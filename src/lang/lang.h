@@ -171,6 +171,11 @@ struct Node {
     const char *text; /* DIRECTIVE, VERBATIM */
     int reduction_id; /* independent operator: its host temporary */
     long cost;        /* small-matrix value: terms per unrolled element */
+    /* a stencil stage's value recomputed where a later stage reads it
+     * (fuse_stencil.c): which fusion (0: none) and at which offset from the
+     * reader's point (rows, columns); plan_cache.c caches such values */
+    int fc_group;
+    long fc_off[2];
     bool is_static, is_extern, is_inline, is_typedef;
 };
 
@@ -336,6 +341,16 @@ typedef struct Region {
     RowVar rowvars[8];
     int nrowvars;
     const char *why_rows;
+    /* recomputed stencil values computed once per loaded row and column
+     * into parac_fc<k>[row][column] (plan_cache.c, emit_kernels.c) */
+    struct FusedCache {
+        int group;
+        Node *rep[8];         /* a copy at each row offset omin.. (NULL where none) */
+        long omin, omax, dcmin, dcmax;
+        int copies;
+        bool refused;
+    } fcache[4];
+    int nfcache;
     /* the C target's strips of rows (strips.c): the run's first region (NULL:
      * not in a run), the next stage, how far ahead of a strip this stage's
      * rows are needed; on the first region, the run's stages and statements */
@@ -366,6 +381,7 @@ void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void plan_fused_cache(Region *r);                 /* plan_cache.c: recomputed values cached per loaded row */
 void merge_launches(Program *prog);               /* merge_launches.c: small independent iterators in one launch */
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
 /* emit_host.c: every iteration writes m at its own point and nothing in the
@@ -403,6 +419,7 @@ typedef struct PrintCtx {
     long wild_add[2];
     int rule_depth;     /* guards against a rule value printed inside a rule value */
     bool merging;       /* coarsened interior kernel: merged writes go to private arrays */
+    bool fc_fill;       /* printing the values of a fused cache: no cached reads (plan_cache.c) */
     bool line_marks;    /* #line before each statement of the source (see lang_fix_line_marks) */
 } PrintCtx;
 

@@ -229,6 +229,7 @@ static void plan_region(const CompileOptions *opt, Region *r)
     r->rows_per_item = 1;
     r->nrowvars = 0;
     r->why_rows = NULL;
+    r->nfcache = 0;
     r->nmerge = 0;
     r->nloads = 0;
     r->why_merge = NULL;
@@ -344,6 +345,7 @@ static void plan_region(const CompileOptions *opt, Region *r)
     size_loads(r);
     plan_rows(opt, r);
     plan_tiles(opt, r);
+    plan_fused_cache(r);
 }
 
 /* Rows per work-item: a 2D coarsened region whose every loaded row moves
@@ -559,6 +561,13 @@ void explain_program(Program *prog, FILE *o)
             fprintf(o, "  hoisted: %d statement%s that both arms of an if began with\n", r->iter->hoisted,
                     r->iter->hoisted > 1 ? "s" : "");
         if (r->iter && r->iter->merged) fprintf(o, "  merged launches: %s\n", r->iter->merged);
+        for (int k = 0; k < r->nfcache; k++) {
+            const struct FusedCache *c = &r->fcache[k];
+            const long R = r->rows_per_item, V = r->vector_width;
+            const long rows = (R > 1 ? R - 1 : 0) + c->omax - c->omin + 1, cols = V + c->dcmax - c->dcmin;
+            fprintf(o, "  recomputed once per held row and column: %ld values a work-item (parac_fc%d), not %ld\n",
+                    rows * cols, k, (long)c->copies * R * V);
+        }
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
         if (!r->iter) {

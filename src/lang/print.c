@@ -531,6 +531,20 @@ static void print_sub(PrintCtx *p, Node *c, bool parens)
 void print_expr(PrintCtx *p, Node *n)
 {
     if (!n) return;
+    if (n->fc_group && p->merging && !p->fc_fill && p->region) {
+        /* a recomputed value the work-item computed once per row and column (plan_cache.c) */
+        const Region *r = p->region;
+        for (int k = 0; k < r->nfcache; k++) {
+            const struct FusedCache *c = &r->fcache[k];
+            if (c->group != n->fc_group) continue;
+            if (r->rows_per_item > 1)
+                fprintf(p->out, "parac_fc%d[parac_r + %ld][parac_v + %ld]", k, n->fc_off[0] - c->omin,
+                        n->fc_off[1] - c->dcmin);
+            else
+                fprintf(p->out, "parac_fc%d[%ld][parac_v + %ld]", k, n->fc_off[0] - c->omin, n->fc_off[1] - c->dcmin);
+            return;
+        }
+    }
     switch (n->kind) {
     case ND_NUM: case ND_CHARLIT:
         fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);
