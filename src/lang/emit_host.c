@@ -844,16 +844,17 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
 }
 
 /* ---- outputs a region overwrites whole ------------------------------------- */
-static bool has_jump(Node *n)
+bool lang_any_jump(const Node *n)
 {
     if (!n) return false;
     if (n->kind == ND_BREAK || n->kind == ND_CONTINUE || n->kind == ND_GOTO || n->kind == ND_RETURN ||
         n->kind == ND_LABEL)
         return true;
-    if (has_jump(n->lhs) || has_jump(n->rhs) || has_jump(n->then) || has_jump(n->els) || has_jump(n->body))
+    if (lang_any_jump(n->lhs) || lang_any_jump(n->rhs) || lang_any_jump(n->then) || lang_any_jump(n->els) ||
+        lang_any_jump(n->body))
         return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (has_jump(a)) return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (lang_any_jump(a)) return true;
     return false;
 }
 
@@ -871,7 +872,7 @@ bool lang_writes_whole(Region *r, Obj *m, int *planes)
     Iterator *it = r->iter;
     const int lead = m->ty->ndim - (it ? it->ndim : 0);
     *planes = 0;
-    if (!it || it->iter_element || lead < 0 || lead > 1 || has_jump(it->body)) return false;
+    if (!it || it->iter_element || lead < 0 || lead > 1 || lang_any_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
         if (it->r[d].stride != 1) return false;
     Node *body = it->body;

@@ -387,6 +387,8 @@ void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions s
 /* emit_host.c: every iteration writes m at its own point and nothing in the
  * region reads it (*planes: the channels of a fused channel loop, or 0) */
 bool lang_writes_whole(Region *r, Obj *m, int *planes);
+/* emit_host.c: n or anything in it leaves the iteration (break, continue, goto, return, a label) */
+bool lang_any_jump(const Node *n);
 void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */

@@ -247,27 +247,12 @@ static void collect(Member *m, Node *n, int depth)
     for (int i = 0; i < n->nidx; i++) collect(m, n->idx[i] && n->idx[i]->kind == ND_SLICE ? n->idx[i]->lhs : n->idx[i], depth + 1);
 }
 
-static bool has_jump(const Node *n, int depth)
-{
-    if (!n) return false;
-    if (depth > 400) return true;
-    if (n->kind == ND_BREAK || n->kind == ND_CONTINUE || n->kind == ND_GOTO || n->kind == ND_RETURN ||
-        n->kind == ND_LABEL)
-        return true;
-    if (has_jump(n->lhs, depth + 1) || has_jump(n->rhs, depth + 1) || has_jump(n->then, depth + 1) ||
-        has_jump(n->els, depth + 1) || has_jump(n->body, depth + 1))
-        return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (has_jump(a, depth + 1)) return true;
-    return false;
-}
-
 /* An iterator that may join a merged launch. */
 static bool small_and_plain(Node *s)
 {
     if (!s || s->kind != ND_ITERATOR || !s->iter || !s->iter->body) return false;
     Iterator *it = s->iter;
-    if (it->rule || it->iter_element || it->ndim > 2 || has_jump(it->body, 0)) return false;
+    if (it->rule || it->iter_element || it->ndim > 2 || lang_any_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
         if (it->r[d].stride < 1 || !it->r[d].lb || !it->r[d].ub) return false;
     if (it->ndim == 1) return true;
