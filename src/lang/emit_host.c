@@ -966,8 +966,9 @@ static void iterator(PrintCtx *p, Node *n)
             line(p, "PARAC__CHECK(parac_cu_fold_slot(parac__session(), %d, &parac_fold_slot));", r->fold_red->id);
             print_indent(p);
             print_fmt(p, "if (");
-            for (int d = 0; d < nd; d++)
-                print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name, d);
+            for (int d = 0; d < nd; d++) /* an empty launch sums nothing into the slot: not folded */
+                print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d && parac_n[%d] > 0", d ? " && " : "", d,
+                          d, m->name, d, d);
             print_fmt(p, ") parac_folded_%d = 1; /* the whole of %s: its sum */\n", r->fold_red->id, m->name);
         }
         print_indent(p);
