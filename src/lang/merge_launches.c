@@ -247,6 +247,24 @@ static void collect(Member *m, Node *n, int depth)
     for (int i = 0; i < n->nidx; i++) collect(m, n->idx[i] && n->idx[i]->kind == ND_SLICE ? n->idx[i]->lhs : n->idx[i], depth + 1);
 }
 
+/* A bound the merged iterator may copy into its count and its body: numbers
+ * and host scalars under arithmetic (no call, assignment or matrix read). */
+static bool plain_bound(const Node *n, int depth)
+{
+    if (!n) return true;
+    if (depth > 100) return false;
+    switch (n->kind) {
+    case ND_NUM: return true;
+    case ND_VAR: return n->var && !n->var->is_func && n->var->ty && n->var->ty->kind != TY_MATRIX;
+    case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
+        if (fuse_assigns(n) || (n->op && (!strcmp(n->op, "&") || !strcmp(n->op, "*")) && n->kind == ND_UNARY))
+            return false;
+        return plain_bound(n->lhs, depth + 1) && plain_bound(n->rhs, depth + 1) && plain_bound(n->cond, depth + 1) &&
+               plain_bound(n->then, depth + 1) && plain_bound(n->els, depth + 1);
+    default: return false;
+    }
+}
+
 /* An iterator that may join a merged launch. */
 static bool small_and_plain(Node *s)
 {
@@ -254,7 +272,9 @@ static bool small_and_plain(Node *s)
     Iterator *it = s->iter;
     if (it->rule || it->iter_element || it->ndim > 2 || lang_any_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
-        if (it->r[d].stride < 1 || !it->r[d].lb || !it->r[d].ub) return false;
+        if (it->r[d].stride < 1 || !plain_bound(it->r[d].lb, 0) || !plain_bound(it->r[d].ub, 0) || !it->r[d].lb ||
+            !it->r[d].ub)
+            return false;
     if (it->ndim == 1) return true;
     long count = 1;
     for (int d = 0; d < it->ndim; d++) {
