@@ -364,12 +364,14 @@ static void fused_cache_fill(PrintCtx *p, Region *r)
         const struct FusedCache *c = &r->fcache[k];
         const long rows = R > 1 ? R - 1 + c->omax - c->omin + 1 : c->omax - c->omin + 1;
         const long cols = V + c->dcmax - c->dcmin;
+        const int nrep = (int)(sizeof c->rep / sizeof c->rep[0]); /* rep[o + 3]: a copy at row offset o */
         Node *any = NULL;
-        for (int i = 0; i < 7 && !any; i++) any = c->rep[i];
+        for (int i = 0; i < nrep && !any; i++) any = c->rep[i];
         print_fmt(p, "    /* the recomputed values, once per row and column the work-item holds */\n");
         print_fmt(p, "    %s parac_fc%d[%ld][%ld];\n", ty_c_name(any->cast_ty, true), k, rows, cols);
-        for (int i = 0; i < 7; i++) {
-            Node *rep = R > 1 ? (c->rep[i] == any ? any : NULL) : c->rep[i];
+        /* rows per work-item: one copy covers every row (parac_r moves it); else one loop per row offset */
+        for (int i = 0; i < nrep; i++) {
+            Node *rep = R > 1 ? (i == 0 ? any : NULL) : c->rep[i];
             if (!rep) continue;
             const long o = rep->fc_off[0], dc = rep->fc_off[1];
             print_fmt(p, "    #pragma unroll\n    for (int parac_fa = 0; parac_fa < %ld; parac_fa++) {\n", R > 1 ? rows : 1);

@@ -345,7 +345,7 @@ typedef struct Region {
      * into parac_fc<k>[row][column] (plan_cache.c, emit_kernels.c) */
     struct FusedCache {
         int group;
-        Node *rep[8];         /* a copy at each row offset omin.. (NULL where none) */
+        Node *rep[8];         /* rep[o + 3]: a copy at row offset o, -3..3 (NULL where none) */
         long omin, omax, dcmin, dcmax;
         int copies;
         bool refused;

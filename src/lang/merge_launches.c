@@ -272,8 +272,8 @@ static bool small_and_plain(Node *s)
     Iterator *it = s->iter;
     if (it->rule || it->iter_element || it->ndim > 2 || lang_any_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
-        if (it->r[d].stride < 1 || !plain_bound(it->r[d].lb, 0) || !plain_bound(it->r[d].ub, 0) || !it->r[d].lb ||
-            !it->r[d].ub)
+        if (it->r[d].stride < 1 || !it->r[d].lb || !it->r[d].ub || !plain_bound(it->r[d].lb, 0) ||
+            !plain_bound(it->r[d].ub, 0))
             return false;
     if (it->ndim == 1) return true;
     long count = 1;
