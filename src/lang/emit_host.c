@@ -823,6 +823,12 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
+    if (!border && it->nstages) {
+        /* stages in local memory: the tiles are sized for this work-group, which the search must not grow */
+        line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+                "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd);
+        return;
+    }
     if (!border && reruns_safely(r)) {
         line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd,
@@ -990,7 +996,7 @@ static void iterator(PrintCtx *p, Node *n)
         print_fmt(p, "};\n");
         if (!(r->one_launch && r->nvariants)) /* else in the table of candidates */
             line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
-        if (r->vector_width > 1 && !(r->one_launch && r->nvariants)) {
+        if ((r->vector_width > 1 || it->nstages) && !(r->one_launch && r->nvariants)) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
             for (int d = 0; d < nd; d++)

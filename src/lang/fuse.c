@@ -51,11 +51,11 @@ static Node *copy_list(Node *n, const Subst *s)
 Node *fuse_copy_node(Node *n, const Subst *s)
 {
     if (!n) return NULL;
-    if (n->kind == ND_ITER_INDEX && n->iter == s->from && s->to_expr[n->axis]) {
+    if (n->kind == ND_ITER_INDEX && s->from && n->iter == s->from && s->to_expr[n->axis]) {
         const Subst plain = {0};
         return fuse_copy_node(s->to_expr[n->axis], &plain);
     }
-    if (n->kind == ND_ITER_INDEX && n->iter == s->from) {
+    if (n->kind == ND_ITER_INDEX && s->from && n->iter == s->from) {
         if (n->axis < s->lead) return lang_int_node(n->tok, s->lead_val[n->axis]);
         Node *r = new_node(ND_ITER_INDEX, n->tok);
         r->axis = n->axis - s->lead;
@@ -683,17 +683,24 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
 }
 
 /* The statements of one block, and of the blocks inside them. */
-static void fuse_block(Node *f, Node *block, bool stencils, int depth)
+static bool in_block(Node *block, const Node *s)
+{
+    for (Node *t = block->args; t; t = t->next)
+        if (t == s) return true;
+    return false;
+}
+
+static void fuse_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages, int depth)
 {
     if (!block || depth > 200) return;
     if (block->kind != ND_BLOCK) {
         Node *kids[] = {block->then, block->els, block->body};
-        for (int i = 0; i < 3; i++) fuse_block(f, kids[i], stencils, depth + 1);
+        for (int i = 0; i < 3; i++) fuse_block(opt, f, kids[i], stencils, stages, depth + 1);
         return;
     }
     for (Node *s = block->args; s; s = s->next) {
         if (s->kind != ND_ITERATOR) {
-            fuse_block(f, s, stencils, depth + 1);
+            fuse_block(opt, f, s, stencils, stages, depth + 1);
             continue;
         }
         /* the next statement but border-rule declarations */
@@ -706,15 +713,15 @@ static void fuse_block(Node *f, Node *block, bool stencils, int depth)
             if (!c || c->kind != ND_ITERATOR || !fuse_pair(f, s, c)) break;
             before->next = c->next; /* the consumer now lives in s */
         }
-    }    /* then point stages recomputed where later stages read them for free */
+    }
+    /* then point stages recomputed where later stages read them for free */
     for (Node *s = block->args; s;) {
         Node *next = s->next;
         if (s->kind == ND_ITERATOR) recompute_points(f, block, s);
         s = next;
     }
-    if (!stencils) return;
     /* then stencil stages recomputed inside the stencil that reads them */
-    for (Node **link = &block->args; *link;) {
+    for (Node **link = &block->args; stencils && *link;) {
         Node *s = *link, *c = s->next;
         while (c && (c->kind == ND_BORDER_RULE || c->kind == ND_NULL_STMT)) c = c->next;
         if (s->kind == ND_ITERATOR && c && c->kind == ND_ITERATOR && fuse_stencil_pair(f, s, c)) {
@@ -723,6 +730,15 @@ static void fuse_block(Node *f, Node *block, bool stencils, int depth)
         }
         link = &s->next;
     }
+    if (!stages) return;
+    /* then the chains that are left staged in local memory, from the last
+     * reader back (a producer that read a stage of its own could not join) */
+    Node *iters[256];
+    int n = 0;
+    for (Node *s = block->args; s && n < 256; s = s->next)
+        if (s->kind == ND_ITERATOR) iters[n++] = s;
+    for (int i = n - 1; i >= 0; i--)
+        if (in_block(block, iters[i])) fuse_stage_chain(opt, f, block, iters[i]);
 }
 
 void fuse_program(Program *prog)
@@ -733,6 +749,8 @@ void fuse_program(Program *prog)
      * by default for the device targets at -O2 (-ffuse-stencils elsewhere) */
     const int fs = opt ? opt->fuse_stencils : -1;
     const bool stencils = fs >= 0 ? fs : opt && opt->opt_level >= 2 && target_has_device(opt->target);
+    /* stages in local memory: the device targets (the C target has no work-groups) */
+    const bool stages = opt && target_has_device(opt->target) && plan_flag(opt, opt->stage_stencils, 2);
     for (Node *n = prog->top; n; n = n->next)
-        if (n->kind == ND_FUNC && n->body) fuse_block(n, n->body, stencils, 0);
+        if (n->kind == ND_FUNC && n->body) fuse_block(opt, n, n->body, stencils, stages, 0);
 }

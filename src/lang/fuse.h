@@ -49,8 +49,21 @@ bool fuse_uses_name_declared_in(Node *n, Node *body, int depth);
 /* Every iterator index in n is one of it's (and there is one). */
 bool fuse_mentions_iter(const Node *n, const Iterator *it);
 
+/* fuse_stencil.c: p iterates m's whole space (from 0, stride 1, to its sizes). */
+bool fuse_covers_whole(const Iterator *p, const Obj *m);
+/* The mentions of m in the border-rule declarations about it in n; drop:
+ * those declarations made empty statements. */
+int fuse_rule_decls(Node *n, const Obj *m, bool drop, int depth);
+/* The size `name` (Y_dI, a whole-image statement's bound) of a matrix t
+ * touches: Y's declared size I, else n itself. */
+const Node *fuse_declared_size(const Node *n, const Touch *t);
+
 /* fuse_stencil.c: try to recompute the stencil stage pn inside the next
  * iterator cn; true when pn is gone (the caller unlinks it). */
 bool fuse_stencil_pair(Node *f, Node *pn, Node *cn);
+
+/* fuse_tile.c: stage the chain of stencil stages before iterator statement
+ * cn of block into local-memory tiles of cn's work-groups; true when any was. */
+bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn);
 
 #endif

@@ -396,7 +396,7 @@ static BorderRule *merged_rule(const Pair *pr)
 }
 
 /* ---- the pair ------------------------------------------------------------------ */
-static bool covers_whole(const Iterator *p, const Obj *m)
+bool fuse_covers_whole(const Iterator *p, const Obj *m)
 {
     for (int d = 0; d < 2; d++) {
         bool ok;
@@ -408,7 +408,7 @@ static bool covers_whole(const Iterator *p, const Obj *m)
 
 /* The mentions of m in the border-rule declarations about it in n; drop:
  * those declarations made empty statements. */
-static int drop_rule_decls(Node *n, const Obj *m, bool drop, int depth)
+int fuse_rule_decls(Node *n, const Obj *m, bool drop, int depth)
 {
     if (!n || depth > 200) return 0;
     int k = 0;
@@ -418,15 +418,15 @@ static int drop_rule_decls(Node *n, const Obj *m, bool drop, int depth)
         return k;
     }
     if (n->kind == ND_BLOCK)
-        for (Node *s = n->args; s; s = s->next) k += drop_rule_decls(s, m, drop, depth + 1);
+        for (Node *s = n->args; s; s = s->next) k += fuse_rule_decls(s, m, drop, depth + 1);
     Node *kids[] = {n->then, n->els, n->body};
-    for (int i = 0; i < 3; i++) k += drop_rule_decls(kids[i], m, drop, depth + 1);
+    for (int i = 0; i < 3; i++) k += fuse_rule_decls(kids[i], m, drop, depth + 1);
     return k;
 }
 
 /* The size `name` (Y_dI, a whole-image statement's bound) of a matrix c
  * touches: Y's declared size I, else n itself. */
-static const Node *declared_size(const Node *n, const Touch *t)
+const Node *fuse_declared_size(const Node *n, const Touch *t)
 {
     if (!n || n->kind != ND_VAR || n->var || !n->name) return n;
     for (int k = 0; k < t->nwritten + t->nread; k++) {
@@ -453,11 +453,11 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (tp.overflow || tc.overflow || tp.nwritten != 1) return false;
     for (int d = 0; d < 2; d++)
         if (p->r[d].stride != c->r[d].stride || !fuse_same_expr(p->r[d].lb, c->r[d].lb) ||
-            !fuse_same_expr(declared_size(p->r[d].ub, &tp), declared_size(c->r[d].ub, &tc)))
+            !fuse_same_expr(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, &tc)))
             return false;
     Obj *m = pr.m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
-        !fuse_listed(tc.read, tc.nread, m) || fuse_listed(tc.written, tc.nwritten, m) || !covers_whole(p, m))
+        !fuse_listed(tc.read, tc.nread, m) || fuse_listed(tc.written, tc.nwritten, m) || !fuse_covers_whole(p, m))
         return false;
     Node *write = fuse_producer_write(p, m);
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
@@ -475,7 +475,7 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (pr.e_reads * pr.m_reads > MAX_RECOMPUTED_READS) return false;
     /* nothing else in the function may see M */
     Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
-    const int rule_decls = drop_rule_decls(f->body, m, false, 0);
+    const int rule_decls = fuse_rule_decls(f->body, m, false, 0);
     if (!decl || fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + fuse_mentions(c->body, m, 0) + rule_decls)
         return false;
     BorderRule *rule = c->rule || p->rule ? merged_rule(&pr) : NULL;
@@ -488,7 +488,7 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
                                   m->name, pn->tok->line, pr.m_reads, pr.e_reads, pr.x->name);
     c->fused = c->fused ? lang_format("%s; %s", c->fused, why) : why;
     /* M and its border rules are gone */
-    drop_rule_decls(f->body, m, true, 0);
+    fuse_rule_decls(f->body, m, true, 0);
     if (prev) prev->next = prev->next->next;
     else decl->decls = decl->decls->next;
     if (!decl->decls) decl->kind = ND_NULL_STMT;

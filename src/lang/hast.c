@@ -71,7 +71,7 @@ static void collect(Region *r, Node *n, bool write, int depth)
     case ND_MAT_ELEM:
     case ND_WINDOW:
         if (in_callee) return;
-        add_access(r, n, write);
+        if (lang_stage_of(r->iter, n->var) < 0) add_access(r, n, write); /* a stage lives in local memory */
         for (int i = 0; i < n->nidx; i++) {
             Node *ix = n->idx[i];
             if (ix->kind == ND_SLICE) collect(r, ix->lhs, false, depth + 1);
@@ -206,7 +206,17 @@ static void find_regions(Program *prog, Node *n, Node *func, int depth)
         r->kernel = lang_format("%s_%s_%s_L%d", prog->base, func ? func->name : "global",
                                 it->name, n->tok->line);
         collect(r, it->body, false, 0);
-        for (int d = 0; d < it->ndim; d++) (void)d;
+        /* the stages computed first (fuse_tile.c): what they read, and the
+         * rows and columns their rules map cells outside them to */
+        for (int k = 0; k < it->nstages; k++) {
+            const Stage *st = &it->stages[k];
+            if (st->load) add_access(r, st->e, false); /* the tile's cells come from memory */
+            else collect(r, st->e, false, 0);
+            for (BorderEntry *e = st->rule ? st->rule->entries : NULL; e; e = e->next) {
+                Node *f = lang_rule_map(e, st->m, e->side[0] ? 0 : 1);
+                collect(r, f ? f : e->value, false, 0);
+            }
+        }
         if (it->rule && it->rule->var) {
             for (BorderEntry *e = it->rule->entries; e; e = e->next) collect(r, e->value, false, 0);
             push_obj(&r->mats, &r->nmats, it->rule->var);

@@ -201,6 +201,34 @@ typedef struct Range {
     long stride;     /* compile-time */
 } Range;
 
+/* A stage computed by the work-group of the iterator that reads it, into a
+ * local-memory tile with the halo its readers need (fuse_tile.c): the
+ * producer's M[px][py] = E over M's whole space, E evaluated at each cell
+ * after `rule` (the rule M's readers read it through, or NULL) has mapped
+ * cells outside M into it. */
+typedef struct BorderEntry BorderEntry;
+typedef struct Stage {
+    Obj *m;
+    Iterator *p;      /* the producer: E is in its indices */
+    Node *e;
+    BorderRule *rule;
+    Node *rule_stmt;  /* the rule's declaration, dropped from the host code */
+    long lo[2], hi[2];/* the tile's rows and columns beyond the work-group's outputs */
+    bool load;        /* m is a matrix in memory, loaded into the tile (E = m at p's point) */
+} Stage;
+enum { PARAC_MAX_STAGES = 4 };
+/* The work-group of a staged iterator (plan.c): STAGE_WG_X x STAGE_WG_Y
+ * work-items, STAGE_ROWS rows of outputs each (a tile of 32 x 64 outputs;
+ * --rows-per-item sets the rows: lang_stage_rows) */
+enum { STAGE_WG_X = 64, STAGE_WG_Y = 4, STAGE_ROWS = 8 };
+typedef struct CompileOptions CompileOptions;
+int lang_stage_rows(const CompileOptions *opt); /* fuse_tile.c */
+/* fuse_tile.c: which stage of it computes m (-1: none) */
+int lang_stage_of(const Iterator *it, const Obj *m);
+/* fuse_tile.c: a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule
+ * about m: its f; NULL where the entry's value is not such an index chain */
+Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);
+
 struct Iterator {
     const char *name;
     Token *tok;
@@ -216,6 +244,8 @@ struct Iterator {
     const char *merged;    /* iterators merged into this launch (merge_launches.c), for --explain */
     int selects;           /* conditional assignments made selects (if_convert.c) */
     int hoisted;           /* statements hoisted out of both arms of an if (if_convert.c) */
+    Stage stages[PARAC_MAX_STAGES]; /* computed into local-memory tiles first, in this order (fuse_tile.c) */
+    int nstages;
     struct Region *region; /* filled by hast.c */
 };
 
@@ -376,7 +406,7 @@ typedef struct Program {
 /* ---- passes ----------------------------------------------------------- */
 Program *parse_program(SourceFile *file, Token *tokens);
 void sema_program(Program *prog);
-void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c: kernel fusion */
+void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c, fuse_tile.c: kernel fusion */
 void hast_build(Program *prog);
 void analyse_program(Program *prog);
 void split_program(Program *prog);
@@ -422,6 +452,7 @@ typedef struct PrintCtx {
     int rule_depth;     /* guards against a rule value printed inside a rule value */
     bool merging;       /* coarsened interior kernel: merged writes go to private arrays */
     bool fc_fill;       /* printing the values of a fused cache: no cached reads (plan_cache.c) */
+    int stage_fill;     /* filling stage k's tile (k + 1; 0: none): its own matrix is read from memory */
     bool line_marks;    /* #line before each statement of the source (see lang_fix_line_marks) */
 } PrintCtx;
 
@@ -490,6 +521,7 @@ struct CompileOptions {
     int search_variants;  /* -1: at -O2; 0: -fno-search-variants (the model's kernel only) */
     int fold_reductions;  /* -1: by level (the CUDA target); 0: -fno-fold-reductions */
     int merge_launches;   /* -1: by level (device targets, -O2); 0: -fno-merge-launches */
+    int stage_stencils;   /* -1: by level (device targets, -O2); 0: -fno-stage-stencils */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

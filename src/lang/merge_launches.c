@@ -270,7 +270,7 @@ static bool small_and_plain(Node *s)
 {
     if (!s || s->kind != ND_ITERATOR || !s->iter || !s->iter->body) return false;
     Iterator *it = s->iter;
-    if (it->rule || it->iter_element || it->ndim > 2 || lang_any_jump(it->body)) return false;
+    if (it->rule || it->nstages || it->iter_element || it->ndim > 2 || lang_any_jump(it->body)) return false;
     for (int d = 0; d < it->ndim; d++)
         if (it->r[d].stride < 1 || !it->r[d].lb || !it->r[d].ub || !plain_bound(it->r[d].lb, 0) ||
             !plain_bound(it->r[d].ub, 0))

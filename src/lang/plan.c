@@ -246,6 +246,22 @@ static void plan_region(const CompileOptions *opt, Region *r)
         r->why_vector = "the C target: the C compiler vectorises the OpenMP loops";
         return;
     }
+    if (r->iter->nstages) {
+        /* stages in local memory (fuse_tile.c): a work-group computes a tile
+         * of 32 x 64 outputs, each work-item a column of 8 rows of them, so
+         * that the halo's share of the tiles stays small (gray and hblur of
+         * the unsharp mask: 1.30 and 1.19 cells per output) */
+        r->wg[0] = STAGE_WG_X;
+        r->wg[1] = STAGE_WG_Y;
+        r->wg[2] = 1;
+        r->rows_per_item = lang_stage_rows(opt);
+        r->why_vector = "the stages' tiles are read one output per work-item";
+        r->why_rows = lang_format("%sa work-group's tile of %d x %d outputs, %d rows each work-item, interleaved",
+                                  opt->rows_per_item > 0 ? "--rows-per-item: " : "", STAGE_WG_Y * r->rows_per_item,
+                                  STAGE_WG_X, r->rows_per_item);
+        r->why_tiles = "the stages' tiles take the local memory";
+        return;
+    }
     if (!plan_flag(opt, opt->vectorize, 1)) {
         r->why_vector = opt->opt_level == 0 ? "-O0" : "-fno-vectorize";
         return;
@@ -570,6 +586,18 @@ void explain_program(Program *prog, FILE *o)
         }
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
+        if (r->iter && r->iter->nstages) {
+            long bytes = 0;
+            fprintf(o, "  local-memory stages:");
+            for (int k = 0; k < r->iter->nstages; k++) {
+                const Stage *st = &r->iter->stages[k];
+                const long rows = (long)r->wg[1] * r->rows_per_item + st->lo[0] + st->hi[0];
+                const long cols = (long)r->wg[0] + st->lo[1] + st->hi[1];
+                bytes += rows * cols * (long)ty_size(st->m->ty->base);
+                fprintf(o, "%s %s %ldx%ld cells (parac_sg%d)", k ? "," : "", st->m->name, rows, cols, k);
+            }
+            fprintf(o, ": %ld bytes per work-group of %dx%d outputs\n", bytes, r->wg[1] * r->rows_per_item, r->wg[0]);
+        }
         if (!r->iter) {
             fprintf(o, "  reduction: %s\n", r->why_vector);
             if (r->fold_into)

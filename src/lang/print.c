@@ -259,6 +259,17 @@ static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *a
 /* An element of matrix m at index e[i] + add[i]. */
 static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, bool is_read)
 {
+    const int sk = p->region && p->region->iter ? lang_stage_of(p->region->iter, m) : -1;
+    if (sk >= 0 && n == 2 && p->stage_fill != sk + 1) {
+        /* a stage's local-memory tile (fuse_tile.c): its first row and column
+         * are parac_sr<k> and parac_sc<k>, parac_sn<k> cells a row */
+        fprintf(p->out, "parac_sg%d[(", sk);
+        print_term(p, e[0], add[0]);
+        fprintf(p->out, " - parac_sr%d) * parac_sn%d + ", sk, sk);
+        print_term(p, e[1], add[1]);
+        fprintf(p->out, " - parac_sc%d]", sk);
+        return;
+    }
     if (p->merging && is_read && p->region && p->region->nloads) {
         /* a row the coarsened work-item loaded as vectors: element v + c of it */
         long col;

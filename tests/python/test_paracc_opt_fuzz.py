@@ -189,14 +189,15 @@ def pair_rule(name, m, radius, axis, mirror):
     return f"    parac_border_rule {name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
 
 
-def stencil_pair(rng, dt):
+def stencil_pair(rng, dt, radii=(1, 3)):
     """A stencil along one axis, then one along the other that reads it, each
     with a sum or a convolution by a constant filter and its own border rule
-    (edges repeated or mirrored): what -O2 fuses on the devices."""
+    (edges repeated or mirrored): what -O2 fuses on the devices (radii 1 and
+    2: recomputed; 3 and 4: staged in local memory)."""
     T = TYPES[dt][0]
     flt = dt == "f32"
     first = int(rng.integers(0, 2))  # the producer's axis
-    r1, r2 = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    r1, r2 = int(rng.integers(*radii)), int(rng.integers(*radii))
     mirror1, mirror2 = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
     conv1, conv2 = bool(rng.integers(0, 2)), bool(rng.integers(0, 2))
 
@@ -250,17 +251,23 @@ def test_stencil_pairs_fuse_and_keep_their_bits(tmp_path, case):
     tiles = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "opencl", "-o",
                             str(tmp_path / "x"), "--explain", "-flocal-memory"], capture_output=True, text=True)
     assert "local-memory tiles: yes" in tiles.stdout, tiles.stdout + tiles.stderr + src
-    for H, W in ((int(rng.integers(3, 60)), int(rng.integers(3, 70))), (3, 4)):
+    same_as_first(tmp_path, src, dt, rng, PAIR_VARIANTS, ((int(rng.integers(3, 60)), int(rng.integers(3, 70))), (3, 4)))
+
+
+def same_as_first(tmp_path, src, dt, rng, variants, sizes):
+    """Program p.pc run on random images of each size under every (target,
+    flags) variant gives the first variant's output."""
+    for H, W in sizes:
         img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
         np.save(tmp_path / "in.npy", img)
         outs = []
-        for i, (target, flags) in enumerate(PAIR_VARIANTS):
+        for i, (target, flags) in enumerate(variants):
             args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
             for f in flags:
                 args += ["--paracc-flag", f]
             run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
             outs.append(np.load(tmp_path / f"o{i}.npy"))
-        for (target, flags), got in zip(PAIR_VARIANTS[1:], outs[1:]):
+        for (target, flags), got in zip(variants[1:], outs[1:]):
             msg = f"{target} {' '.join(flags)} differs from -O0 on {H}x{W} {dt}:\n{src}"
             if dt == "f32":
                 np.testing.assert_allclose(got, outs[0], rtol=1e-5, atol=1e-5, err_msg=msg)
@@ -311,3 +318,25 @@ def test_merged_launches_keep_the_order_of_writes(tmp_path, case):
         outs.append(np.load(tmp_path / f"o{i}.npy"))
     for (target, flags), got in zip(variants[1:], outs[1:]):
         np.testing.assert_array_equal(got, outs[0], err_msg=f"{target} {' '.join(flags)} on {H}x{W} {dt}:\n{src}")
+
+
+STAGE_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["-fno-stage-stencils"]),
+                  ("opencl", ["--rows-per-item", "2"]), ("c", ["-O0"])]
+if _have("cuda"):
+    STAGE_VARIANTS += [("cuda", []), ("cuda", ["--rows-per-item", "16"]), ("cuda", ["-fno-stage-stencils"])]
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_stage_chains_keep_their_bits(tmp_path, case):
+    """Stencils of radius 3 and 4 (too costly to recompute) computed by the
+    reader's work-groups in local memory, the image's tile loaded first
+    through its rule: -O0's output on odd sizes, smaller and larger than a
+    work-group's tile of 32 x 64 outputs."""
+    rng = np.random.default_rng(3000 + case + int(os.environ.get("PARAC_TEST_SEED", "0")))
+    dt = ["u8", "u16", "i32", "f32"][case % 4]
+    src = stencil_pair(rng, dt, radii=(3, 5))
+    (tmp_path / "p.pc").write_text(src)
+    explain = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "opencl", "-o",
+                              str(tmp_path / "x"), "--explain"], capture_output=True, text=True)
+    assert "local-memory stages: I " in explain.stdout, explain.stdout + explain.stderr + src
+    same_as_first(tmp_path, src, dt, rng, STAGE_VARIANTS, ((int(rng.integers(10, 90)), int(rng.integers(10, 150))), (9, 10)))

@@ -34,6 +34,9 @@ static void usage(FILE *o)
           "  -fno-one-launch    the border boxes in a launch of their own, after the interior's\n"
           "  -fno-merge-launches  (opencl, cuda) small independent iterators (one axis, or two of at most\n"
           "                     64 iterations) in kernels of their own, not merged into one launch (on at -O2)\n"
+          "  -fno-stage-stencils  (opencl, cuda) a chain of stencil stages that recomputation does not fuse\n"
+          "                     keeps its kernels and images, not computed by the last stage's work-groups into\n"
+          "                     local-memory tiles with halos (on at -O2)\n"
           "  -fno-fold-reductions  (cuda) an integer parac_matrix_sum / _mean of a matrix that the iterator\n"
           "                     just before writes whole runs in kernels of its own, not summed by that\n"
           "                     iterator's kernel as it stores the values (on from -O1)\n"
@@ -136,7 +139,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -181,6 +184,8 @@ int main(int argc, char **argv)
             fold = a[2] != 'n';
         else if (!strcmp(a, "-fmerge-launches") || !strcmp(a, "-fno-merge-launches"))
             merge_launch = a[2] != 'n';
+        else if (!strcmp(a, "-fstage-stencils") || !strcmp(a, "-fno-stage-stencils"))
+            stage = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -267,6 +272,7 @@ int main(int argc, char **argv)
     opt.search_variants = variants;
     opt.fold_reductions = fold;
     opt.merge_launches = merge_launch;
+    opt.stage_stencils = stage;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

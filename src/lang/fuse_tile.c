@@ -1,0 +1,437 @@
+/* Stencil stages staged in local memory (-fstage-stencils; on at -O2 for the
+ * device targets).
+ *
+ *     parac_iterator g(0:H:1; 0:W:1) { G[gx][gy] = E_g; }
+ *     parac_iterator h(0:H:1; 0:W:1) parac_border_rule(RG) { B[hx][hy] = E_h(G around hx, hy); }
+ *     parac_iterator v(0:H:1; 0:W:1) parac_border_rule(RB) { ... B around vx, vy ... }
+ *
+ * Where recomputation (fuse_stencil.c) would cost too much (each of v's
+ * reads of B would recompute E_h, and each of those E_g's reads), the
+ * stages before v become stages of v itself: each work-group of v computes
+ * first the tile of G its tile of outputs needs, with the halo, into local
+ * memory, then the tile of B from G's tile, then its outputs from B's tile
+ * (emit_kernels.c). G and B never exist in global memory: two images, two
+ * kernels and four passes over memory are saved, at the price of the halo's
+ * cells computed twice (by neighbouring work-groups).
+ *
+ * Borders. A tile cell outside the image holds what the rule through which
+ * the stage is read gives there: each side entry of that rule is an index
+ * map M[f][*] (E at row f) or a value that does not read M. The reads then
+ * need no border code: the iterator loses its rule and its border boxes.
+ * Where the first producer reads a matrix X in memory through a rule of
+ * its own (a blur of the input, edges repeated), X's tile is loaded first,
+ * its halo cells by that rule: a load stage.
+ *
+ * Conditions, each needed for the result to stay the same: the reader v is
+ * two-dimensional, stride 1, and each stage's producer iterates v's space,
+ * covers its matrix M whole and is the one statement M[px][py] = E; M is
+ * declared in the function and nothing but the producer, the stages after
+ * it, v and border rules about M mention it; E assigns and calls nothing;
+ * every read of M is at constant offsets from its reader's point; v writes
+ * nothing that a stage reads; M's readers read it through one rule at most,
+ * without corner entries; every producer's own rule is about a stage of
+ * the chain, or about the one matrix loaded, which has the reader's space
+ * and which the reader does not write. The tiles must fit the local memory
+ * a work-group may have, and the reader's body must not jump (its outputs
+ * are a loop after the barriers). */
+#include <string.h>
+
+#include "lang/fuse.h"
+#include "lang/lang.h"
+
+enum {
+    MAX_HALO = 8,            /* rows or columns of halo per side */
+    MAX_TILE_BYTES = 40960,  /* all tiles of a work-group */
+    MAX_STMTS = 1024
+};
+
+int lang_stage_rows(const CompileOptions *opt)
+{
+    return opt && opt->rows_per_item > 0 ? opt->rows_per_item : STAGE_ROWS;
+}
+
+int lang_stage_of(const Iterator *it, const Obj *m)
+{
+    for (int k = 0; it && k < it->nstages; k++)
+        if (it->stages[k].m == m) return k;
+    return -1;
+}
+
+Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis)
+{
+    Node *v = e->value, *ix[2];
+    for (int d = 1; d >= 0; d--) {
+        if (!v || v->kind != ND_INDEX) return NULL;
+        ix[d] = v->rhs;
+        v = v->lhs;
+    }
+    if (!v || v->kind != ND_VAR || v->var != m) return NULL;
+    if (ix[1 - axis]->kind != ND_WILDCARD || ix[axis]->kind == ND_WILDCARD) return NULL;
+    return ix[axis];
+}
+
+/* ---- where a reader reads M ------------------------------------------------- */
+typedef struct Extent {
+    long mn[2], mx[2]; /* offsets from the reader's point */
+    bool any;
+} Extent;
+
+/* ix is it<d> + constant: its constant, in *off. */
+static bool offset_of(Node *ix, const Iterator *it, int d, long *off)
+{
+    if (!ix || ix->kind == ND_SLICE) return false;
+    const Affine a = lang_affine(ix);
+    if (!a.ok || a.axis != d || a.coef != 1 || !fuse_mentions_iter(ix, it)) return false;
+    *off = a.offset;
+    return true;
+}
+
+static void widen(Extent *x, int d, long lo, long hi)
+{
+    if (lo < x->mn[d]) x->mn[d] = lo;
+    if (hi > x->mx[d]) x->mx[d] = hi;
+}
+
+/* Every mention of m in n is an element or a window at constant offsets
+ * from it's point; their span, into x. */
+static bool read_extent(Node *n, const Obj *m, const Iterator *it, Extent *x, int depth)
+{
+    if (!n) return true;
+    if (depth > 400) return false;
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == m) {
+        if (n->nidx != 2) return false;
+        for (int d = 0; d < 2; d++) {
+            Node *ix = n->idx[d];
+            long off, len = 1, step = 1;
+            if (ix->kind == ND_SLICE) {
+                if (n->kind != ND_WINDOW) return false;
+                len = d == 1 ? small_cols(n->ty) : small_rows(n->ty);
+                step = ix->reduction_id;
+                ix = ix->lhs;
+            }
+            if (!offset_of(ix, it, d, &off) || len < 1) return false;
+            const long last = off + (len - 1) * step;
+            widen(x, d, off < last ? off : last, off < last ? last : off);
+        }
+        x->any = true;
+        return true;
+    }
+    if (n->kind == ND_VAR && n->var == m) return false;
+    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
+    for (int i = 0; i < 8; i++)
+        if (!read_extent(kids[i], m, it, x, depth + 1)) return false;
+    for (Node *a = n->args; a; a = a->next)
+        if (!read_extent(a, m, it, x, depth + 1)) return false;
+    for (Node *d = n->decls; d; d = d->next)
+        if (!read_extent(d->init, m, it, x, depth + 1)) return false;
+    for (int i = 0; i < n->nidx; i++)
+        if (!read_extent(n->idx[i], m, it, x, depth + 1)) return false;
+    return true;
+}
+
+/* E assigns and calls nothing and moves with p's indices only. */
+static bool stage_expr(Node *n, const Iterator *p, int depth)
+{
+    if (!n) return true;
+    if (depth > 200 || fuse_assigns(n)) return false;
+    switch (n->kind) {
+    case ND_CALL: case ND_ITERATOR: return false;
+    case ND_ITER_INDEX: return n->iter == p;
+    default: break;
+    }
+    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els};
+    for (int i = 0; i < 5; i++)
+        if (!stage_expr(kids[i], p, depth + 1)) return false;
+    for (Node *a = n->args; a; a = a->next)
+        if (!stage_expr(a, p, depth + 1)) return false;
+    for (int i = 0; i < n->nidx; i++) {
+        Node *ix = n->idx[i];
+        if (!stage_expr(ix && ix->kind == ND_SLICE ? ix->lhs : ix, p, depth + 1)) return false;
+    }
+    return true;
+}
+
+/* The rule's entries are side entries, each a value that does not mention
+ * m or an index map of m to a row (column) near the edge it stands beyond:
+ * f = k before the first (0 <= k <= MAX_HALO), f = size - k after the last
+ * (1 <= k <= MAX_HALO + 1), as replicating and mirroring rules have. The
+ * mapped cell is then inside the tiles of the work-groups that hold the
+ * cell it stands for, whatever the image's size. */
+static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, const Touch *tc)
+{
+    for (const BorderEntry *e = r->entries; e; e = e->next) {
+        if ((e->side[0] != 0) == (e->side[1] != 0)) return false; /* a corner */
+        const int a = e->side[0] ? 0 : 1;
+        Node *f = lang_rule_map(e, m, a);
+        if (!f) {
+            if (fuse_mentions(e->value, m, 0)) return false;
+            continue;
+        }
+        bool ok;
+        if (e->side[a] < 0) {
+            const long k = const_eval(f, &ok);
+            if (!ok || k < 0 || k > MAX_HALO) return false;
+            continue;
+        }
+        if (f->kind != ND_BINARY || !f->op || strcmp(f->op, "-") ||
+            !fuse_same_expr(fuse_declared_size(f->lhs, tc), fuse_declared_size(c->r[a].ub, tc)))
+            return false;
+        const long k = const_eval(f->rhs, &ok);
+        if (!ok || k < 1 || k > MAX_HALO + 1) return false;
+    }
+    return true;
+}
+
+/* ---- the chain ---------------------------------------------------------------- */
+typedef struct Link {
+    Node *stmt;
+    Iterator *p;
+    Obj *m;
+    Node *e;
+    BorderRule *rule; /* through which m's readers read it */
+    long lo[2], hi[2];
+} Link;
+
+/* The halo of m's tile: what its readers (c's body at c's tile, the links
+ * 0..n-1's E at theirs) read of it, each at constant offsets and through one
+ * rule at most (*rule), within that rule's widths and off its corners (the
+ * analysis of the unstaged program reports those reads); *mentions: how
+ * often they mention m. */
+static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link *chain, int n, long lo[2], long hi[2],
+                         BorderRule **rule, int *mentions)
+{
+    lo[0] = lo[1] = hi[0] = hi[1] = 0;
+    *rule = NULL;
+    *mentions = 0;
+    for (int j = -1; j < n; j++) {
+        Node *body = j < 0 ? c->body : chain[j].e;
+        Iterator *it = j < 0 ? c : chain[j].p;
+        Extent x = {{1L << 30, 1L << 30}, {-(1L << 30), -(1L << 30)}, false};
+        if (!read_extent(body, m, it, &x, 0)) return false;
+        *mentions += fuse_mentions(body, m, 0);
+        if (!x.any) continue;
+        for (int d = 0; d < 2; d++) {
+            const long rlo = j < 0 ? 0 : chain[j].lo[d], rhi = j < 0 ? 0 : chain[j].hi[d];
+            if (rlo - x.mn[d] > lo[d]) lo[d] = rlo - x.mn[d];
+            if (rhi + x.mx[d] > hi[d]) hi[d] = rhi + x.mx[d];
+        }
+        BorderRule *r = it->rule && it->rule->var == m ? it->rule : NULL;
+        if (r && *rule && r != *rule) return false;
+        if (r) {
+            for (int d = 0; d < 2; d++)
+                if (x.mn[d] < -r->width_lo[d] || x.mx[d] > r->width_hi[d]) return false;
+            if ((x.mn[0] < 0 || x.mx[0] > 0) && (x.mn[1] < 0 || x.mx[1] > 0)) return false;
+            *rule = r;
+        }
+    }
+    for (int d = 0; d < 2; d++)
+        if (lo[d] > MAX_HALO || hi[d] > MAX_HALO) return false;
+    return !*rule || tile_rule(*rule, m, c, tc);
+}
+
+/* Whether producer statement pn can be the chain's k-th link (links 0..k-1,
+ * nearer the reader c, already are): fills ln. */
+static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain, int k, Link *ln)
+{
+    Iterator *p = pn->iter;
+    if (!p || p->ndim != 2 || p->iter_element || !p->body || p->nstages) return false;
+    Touch tp = {0};
+    fuse_touches(p->body, &tp, 0);
+    if (tp.overflow || tp.nwritten != 1) return false;
+    for (int d = 0; d < 2; d++)
+        if (p->r[d].stride != 1 || !fuse_same_expr(p->r[d].lb, c->r[d].lb) ||
+            !fuse_same_expr(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc)))
+            return false;
+    Obj *m = tp.written[0];
+    if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
+        !fuse_covers_whole(p, m) || fuse_listed(tc->written, tc->nwritten, m))
+        return false;
+    const long size = ty_size(m->ty->base);
+    if (size < 1 || size > 8 || m->ty->base->kind < TY_CHAR || m->ty->base->kind > TY_LDOUBLE) return false;
+    Node *write = fuse_producer_write(p, m);
+    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
+    if (!write || list != write || write->next) return false;
+    Node *e = write->lhs->rhs;
+    if (!stage_expr(e, p, 0)) return false;
+    /* its readers: c's body (at c's tile) and the later links' E (at theirs) */
+    int mentions;
+    if (!readers_halo(m, c, tc, chain, k, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
+    if (!mentions) return false;
+    /* nothing else in the function may see M */
+    Node *prev = NULL;
+    if (!fuse_find_decl(f->body, m, &prev, 0) ||
+        fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + mentions + fuse_rule_decls(f->body, m, false, 0))
+        return false;
+    /* c writes nothing E reads (the later links write only their M, which
+     * E cannot read: the mention counts above would differ) */
+    for (int i = 0; i < tp.nread; i++)
+        if (fuse_listed(tc->written, tc->nwritten, tp.read[i])) return false;
+    ln->stmt = pn;
+    ln->p = p;
+    ln->m = m;
+    ln->e = e;
+    return true;
+}
+
+/* The rules of the reader and of the links 0..n-1 are each about one of
+ * the links' matrices, or absent, but for one matrix *x in memory at most
+ * (NULL: none), which the links read through its rule: a load stage then
+ * brings its tile in first. */
+static bool rules_ok(const Iterator *c, const Link *chain, int n, Obj **x)
+{
+    *x = NULL;
+    for (int i = -1; i < n; i++) {
+        const BorderRule *r = i < 0 ? c->rule : chain[i].p->rule;
+        if (!r) continue;
+        bool staged = false;
+        for (int j = 0; j < n; j++) staged |= r->var == chain[j].m;
+        if (staged) continue;
+        if (*x && *x != r->var) return false;
+        *x = r->var;
+    }
+    return true;
+}
+
+/* The load stage of x, a matrix in memory of the reader's space whose tile
+ * (halo included) its readers (the reader c, the links 0..n-1) read at
+ * constant offsets through one rule at most. */
+static bool load_link(Iterator *c, const Touch *tc, const Link *chain, int n, Obj *x, Link *ln)
+{
+    if (x->ty->kind != TY_MATRIX || x->ty->ndim != 2 || fuse_listed(tc->written, tc->nwritten, x)) return false;
+    const long size = ty_size(x->ty->base);
+    if (size < 1 || size > 8 || x->ty->base->kind < TY_CHAR || x->ty->base->kind > TY_LDOUBLE) return false;
+    for (int d = 0; d < 2; d++) {
+        bool ok;
+        if (const_eval(c->r[d].lb, &ok) != 0 || !ok || !x->ty->dims[d] ||
+            !fuse_same_expr(fuse_declared_size(x->ty->dims[d], tc), fuse_declared_size(c->r[d].ub, tc)))
+            return false;
+    }
+    int mentions;
+    memset(ln, 0, sizeof *ln);
+    if (!readers_halo(x, c, tc, chain, n, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
+    /* E: x at c's point */
+    Node *e = new_node(ND_MAT_ELEM, c->tok);
+    e->var = x;
+    e->name = x->name;
+    e->ty = x->ty->base;
+    e->nidx = 2;
+    for (int d = 0; d < 2; d++) {
+        Node *ix = new_node(ND_ITER_INDEX, c->tok);
+        ix->iter = c;
+        ix->axis = d;
+        ix->name = lang_format("%s%c", c->name, "xy"[d]);
+        ix->ty = ty_basic(TY_INT, false);
+        e->idx[d] = ix;
+    }
+    ln->p = c;
+    ln->m = x;
+    ln->e = e;
+    return true;
+}
+
+/* The tiles of the links 0..n-1 (and of the load stage ld) fit the local
+ * memory a work-group may have. */
+static bool tiles_fit(const CompileOptions *opt, const Link *chain, int n, const Link *ld)
+{
+    long bytes = 0;
+    for (int i = ld ? -1 : 0; i < n; i++) {
+        const Link *l = i < 0 ? ld : &chain[i];
+        bytes += (STAGE_WG_Y * lang_stage_rows(opt) + l->lo[0] + l->hi[0]) * (STAGE_WG_X + l->lo[1] + l->hi[1]) *
+                 (long)ty_size(l->m->ty->base);
+    }
+    return bytes <= MAX_TILE_BYTES;
+}
+
+static void drop_decl(Node *f, const Obj *m)
+{
+    Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
+    if (!decl) return;
+    if (prev) prev->next = prev->next->next;
+    else decl->decls = decl->decls->next;
+    if (!decl->decls) decl->kind = ND_NULL_STMT;
+}
+
+bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
+{
+    Iterator *c = cn->iter;
+    if (!c || c->ndim != 2 || c->iter_element || !c->body || c->nstages || lang_any_jump(c->body)) return false;
+    for (int d = 0; d < 2; d++)
+        if (c->r[d].stride != 1) return false;
+    Touch tc = {0};
+    fuse_touches(c->body, &tc, 0);
+    if (tc.overflow) return false;
+    /* the block's statements, to walk back from cn */
+    Node *stmts[MAX_STMTS];
+    int ns = 0, ci = -1;
+    for (Node *s = block->args; s && ns < MAX_STMTS; s = s->next) {
+        if (s == cn) ci = ns;
+        stmts[ns++] = s;
+    }
+    if (ci < 0) return false;
+    Link chain[PARAC_MAX_STAGES], load = {0};
+    int n = 0, best = 0;
+    bool with_load = false;
+    for (int i = ci - 1; i >= 0 && n < PARAC_MAX_STAGES; i--) {
+        Node *s = stmts[i];
+        if (s->kind == ND_BORDER_RULE || s->kind == ND_NULL_STMT) continue;
+        if (s->kind != ND_ITERATOR || !link_ok(f, s, c, &tc, chain, n, &chain[n])) break;
+        n++;
+        Obj *x;
+        Link ld;
+        if (!rules_ok(c, chain, n, &x)) continue;
+        if (!x && tiles_fit(opt, chain, n, NULL)) {
+            best = n;
+            with_load = false;
+        } else if (x && n < PARAC_MAX_STAGES && load_link(c, &tc, chain, n, x, &ld) && tiles_fit(opt, chain, n, &ld)) {
+            best = n;
+            with_load = true;
+            load = ld;
+        }
+    }
+    if (!best) return false;
+    /* the stages in the order they are computed: the load, then the farthest producer first */
+    const char *what = NULL;
+    if (with_load) {
+        Stage *st = &c->stages[c->nstages++];
+        st->m = load.m;
+        st->p = c;
+        st->e = load.e;
+        st->rule = load.rule;
+        st->load = true;
+        for (int d = 0; d < 2; d++) {
+            st->lo[d] = load.lo[d];
+            st->hi[d] = load.hi[d];
+        }
+        what = lang_format("%s (loaded from memory, halo rows -%ld..+%ld, columns -%ld..+%ld%s%s)", st->m->name, st->lo[0],
+                           st->hi[0], st->lo[1], st->hi[1], st->rule ? ", border rule " : "", st->rule ? st->rule->name : "");
+    }
+    for (int i = best - 1; i >= 0; i--) {
+        const Link *ln = &chain[i];
+        Stage *st = &c->stages[c->nstages++];
+        st->m = ln->m;
+        st->p = ln->p;
+        st->e = ln->e;
+        st->rule = ln->rule;
+        for (int d = 0; d < 2; d++) {
+            st->lo[d] = ln->lo[d];
+            st->hi[d] = ln->hi[d];
+        }
+        const char *one = lang_format("%s (line %d, halo rows -%ld..+%ld, columns -%ld..+%ld%s%s)", ln->m->name,
+                                      ln->stmt->tok->line, st->lo[0], st->hi[0], st->lo[1], st->hi[1],
+                                      st->rule ? ", border rule " : "", st->rule ? st->rule->name : "");
+        what = what ? lang_format("%s, then %s", what, one) : one;
+        /* the producer, M and its rules are gone */
+        for (Node **s = &block->args; *s; s = &(*s)->next)
+            if (*s == ln->stmt) {
+                *s = ln->stmt->next;
+                break;
+            }
+        fuse_rule_decls(f->body, ln->m, true, 0);
+        drop_decl(f, ln->m);
+    }
+    c->rule = NULL; /* it was about a stage: the tiles hold what it gives */
+    c->rule_name = NULL;
+    what = lang_format("staged in local memory: %s, computed by each work-group into tiles before its outputs", what);
+    c->fused = c->fused ? lang_format("%s; %s", c->fused, what) : what;
+    return true;
+}
