@@ -823,12 +823,6 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
-    if (!border && it->nstages) {
-        /* stages in local memory: the tiles are sized for this work-group, which the search must not grow */
-        line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
-                "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd);
-        return;
-    }
     if (!border && reruns_safely(r)) {
         line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", rt(), kn, nd,
@@ -994,16 +988,33 @@ static void iterator(PrintCtx *p, Node *n)
         for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_%s_VALUE(parac_arg_%s)", RT(), r->scalars[i]->name);
         if (r->fold_red) print_fmt(p, ", PARAC_CU_VALUE(parac_fold_slot)");
         print_fmt(p, "};\n");
-        if (!(r->one_launch && r->nvariants)) /* else in the table of candidates */
+        const bool table = (r->one_launch && r->nvariants) || it->nstages; /* shapes in a table of candidates */
+        if (!table)
             line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
-        if ((r->vector_width > 1 || it->nstages) && !(r->one_launch && r->nvariants)) {
+        if (r->vector_width > 1 && !table) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
             for (int d = 0; d < nd; d++)
                 print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : d == 0 ? r->rows_per_item : 1);
             print_fmt(p, "}; /* outputs per work-item along each axis */\n");
         }
-        if (r->one_launch && r->nvariants) {
+        if (it->nstages) {
+            /* stages in local memory: the tiles are sized for each candidate's work-group, which the
+             * search must not change (fixed shapes); it times the candidates' rows per work-item */
+            line(p, "/* %d stage%s computed in local memory by each work-group; the search (PARAC_%s_SEARCH) times "
+                    "%d candidate%s */", it->nstages, it->nstages > 1 ? "s" : "", RT(), r->nvariants + 1,
+                 r->nvariants ? "s" : "");
+            line(p, "static const parac_kernel_variant parac_variants[] = {");
+            for (int i = 0; i <= r->nvariants; i++) {
+                const Region *v = i ? r->variants[i - 1] : r;
+                line(p, "    {\"%s\", {%d, %d, %d}, {%d, 1, 1}, 1}, /* %s */", v->kernel, v->wg[0], v->wg[1], v->wg[2],
+                     v->rows_per_item, i ? v->variant_what : "the model's plan");
+            }
+            line(p, "};");
+            line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
+                    "parac_box[0].hi, 0, NULL, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args, %d));",
+                 rt(), r->nvariants + 1, nd, reruns_safely(r) ? 1 : 0);
+        } else if (r->one_launch && r->nvariants) {
             line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch; the "
                     "search (PARAC_%s_SEARCH) times the model's kernel and %d other candidates */",
                  it->rule->name, RT(), r->nvariants);

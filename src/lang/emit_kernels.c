@@ -652,7 +652,7 @@ static void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict
      * (bench/parac/results/unsharp-staged-shapes-h200-2026-11-26.txt) */
     if (D->cuda) print_fmt(p, "%s __launch_bounds__(%d, 4) %s(", D->kernel, r->wg[0] * r->wg[1], r->kernel);
     else print_fmt(p, "%s %s(", D->kernel, r->kernel);
-    kernel_params(p, r, restrict_ptrs, 0);
+    kernel_params(p, r, restrict_ptrs, 2); /* launched as the search's candidates are (no border boxes) */
     print_fmt(p, ")\n{\n");
     for (int k = 0; k < it->nstages; k++) { /* sized for the planned work-group: a launch may only shrink it */
         const Stage *st = &it->stages[k];
@@ -946,9 +946,13 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
     bool restrict_ptrs = plan_flag(prog->opt, prog->opt ? prog->opt->restrict_ptrs : -1, 1);
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter) {
-            if (r->iter->nstages)
+            if (r->iter->nstages) {
                 kernel_staged(p, r, src, restrict_ptrs);
-            else if (r->one_launch) {
+                for (int i = 0; i < r->nvariants; i++) {
+                    print_fmt(p, "/* a candidate of the search: %s */\n", r->variants[i]->variant_what);
+                    kernel_staged(p, r->variants[i], src, restrict_ptrs);
+                }
+            } else if (r->one_launch) {
                 kernel_one_launch(p, r, src, restrict_ptrs);
                 for (int i = 0; i < r->nvariants; i++) { /* the search's other candidates */
                     print_fmt(p, "/* a candidate of the search: %s */\n", r->variants[i]->variant_what);

@@ -412,6 +412,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         }
         p->selects += c->selects;
         p->hoisted += c->hoisted;
+        p->hoisted_loads += c->hoisted_loads;
         p->fused = p->fused ? lang_format("%s; %s", p->fused, lang_format("%s (line %d) through %s", c->name,
                                                                              cn->tok->line, m->name))
                             : lang_format("%s (line %d) through %s", c->name, cn->tok->line, m->name);

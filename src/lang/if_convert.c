@@ -1,5 +1,6 @@
 /* Branch optimisation inside iterator bodies: first, statements that begin
- * both arms of an if/else alike are hoisted before it,
+ * both arms of an if/else alike are hoisted before it, and matrix elements
+ * that both arms read are loaded before it (hoist_loads),
  *
  *   if (C) { int t = E; S1 } else { int t = E; S2 }
  *      becomes   { int t = E; if (C) { S1 } else { S2 } }
@@ -230,6 +231,179 @@ static int hoist_common(Node **s)
     return k;
 }
 
+/* ---- loads both arms make ------------------------------------------------ */
+
+static int hoisted_loads_total; /* elements hoisted in the iterator being converted */
+static int load_names;          /* parac_hl<k>: one name per hoisted element in the program */
+
+typedef struct Reads {
+    Node *n[16];
+    int count;
+} Reads;
+
+/* The matrix elements that evaluating n surely reads (not under the arms of
+ * ?: or the right operand of && and ||, not windows). */
+static void sure_reads(Node *n, Reads *r, int depth)
+{
+    if (!n || depth > 200) return;
+    switch (n->kind) {
+    case ND_MAT_ELEM:
+        if (r->count < 16) r->n[r->count++] = n;
+        for (int i = 0; i < n->nidx; i++) sure_reads(n->idx[i], r, depth + 1);
+        return;
+    case ND_COND:
+        sure_reads(n->cond, r, depth + 1);
+        return;
+    case ND_WINDOW: case ND_PARAC_OP: case ND_CALL:
+        return;
+    case ND_ASSIGN:
+        if (n->lhs && n->lhs->kind == ND_MAT_ELEM)
+            for (int i = 0; i < n->lhs->nidx; i++) sure_reads(n->lhs->idx[i], r, depth + 1);
+        sure_reads(n->rhs, r, depth + 1);
+        return;
+    case ND_BINARY:
+        if (n->op && (!strcmp(n->op, "&&") || !strcmp(n->op, "||"))) {
+            sure_reads(n->lhs, r, depth + 1);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    sure_reads(n->lhs, r, depth + 1);
+    sure_reads(n->rhs, r, depth + 1);
+    for (Node *a = n->args; a; a = a->next) sure_reads(a, r, depth + 1);
+}
+
+/* What an arm surely reads: its leading expression statements and
+ * declarations, which run whenever the arm does. */
+static void arm_reads(Node **arm, Reads *r)
+{
+    for (Node *st = *arm_list(arm); st; st = st->next) {
+        if (st->kind == ND_EXPR_STMT) sure_reads(st->lhs, r, 0);
+        else if (st->kind == ND_DECL) {
+            for (Node *d = st->decls; d; d = d->next)
+                if (d->init && d->init->kind != ND_INIT_LIST) sure_reads(d->init, r, 0);
+        } else
+            break;
+        if (*arm && (*arm)->kind != ND_BLOCK) break;
+    }
+}
+
+/* Whether n assigns a scalar that e mentions. */
+static bool assigns_what(Node *n, Node *e, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    if ((n->kind == ND_ASSIGN || ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
+                                  (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))) &&
+        n->lhs && n->lhs->kind == ND_VAR && (!n->lhs->var || node_mentions(e, n->lhs->var)))
+        return true;
+    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
+    for (int i = 0; i < 8; i++)
+        if (assigns_what(kids[i], e, depth + 1)) return true;
+    for (Node *a = n->args; a; a = a->next)
+        if (assigns_what(a, e, depth + 1)) return true;
+    for (Node *d = n->decls; d; d = d->next)
+        if (assigns_what(d->init, e, depth + 1)) return true;
+    return false;
+}
+
+/* Every read of element `like` in n made a read of the local v. */
+static Node *replace_elem(Node *n, const Node *like, Obj *v, int depth)
+{
+    if (!n || depth > 400) return n;
+    if (n->kind == ND_MAT_ELEM && fuse_same_expr(n, like)) {
+        Node *r = new_node(ND_VAR, n->tok);
+        r->var = v;
+        r->name = v->name;
+        r->ty = v->ty;
+        return r;
+    }
+    n->lhs = replace_elem(n->lhs, like, v, depth + 1);
+    n->rhs = replace_elem(n->rhs, like, v, depth + 1);
+    n->cond = replace_elem(n->cond, like, v, depth + 1);
+    n->then = replace_elem(n->then, like, v, depth + 1);
+    n->els = replace_elem(n->els, like, v, depth + 1);
+    n->init = replace_elem(n->init, like, v, depth + 1);
+    n->inc = replace_elem(n->inc, like, v, depth + 1);
+    n->body = replace_elem(n->body, like, v, depth + 1);
+    for (Node **a = &n->args; *a; a = &(*a)->next) {
+        Node *next = (*a)->next, *r = replace_elem(*a, like, v, depth + 1);
+        r->next = next;
+        *a = r;
+    }
+    for (Node *d = n->decls; d; d = d->next) d->init = replace_elem(d->init, like, v, depth + 1);
+    for (int i = 0; i < n->nidx; i++) n->idx[i] = replace_elem(n->idx[i], like, v, depth + 1);
+    return n;
+}
+
+/* Hoists the matrix elements that both arms of the if *s surely read into
+ * locals before it (`const T parac_hl<k> = M[i][j];`): the element is read
+ * whichever arm runs, so reading it first changes nothing where neither the
+ * condition nor an arm writes M or a scalar of its indices, and its indices
+ * name nothing an arm declares. *s becomes a block of the locals and the
+ * if; the number hoisted. */
+static int hoist_loads(Node **s)
+{
+    Node *n = *s;
+    if (n->kind != ND_IF || !n->els || !n->then || !pure(n->cond, 0)) return 0;
+    Reads a = {{0}, 0}, b = {{0}, 0};
+    arm_reads(&n->then, &a);
+    arm_reads(&n->els, &b);
+    Touch t = {0};
+    fuse_touches(n, &t, 0);
+    if (t.overflow) return 0;
+    Node *first = NULL, **tail = &first;
+    int k = 0;
+    for (int i = 0; i < a.count; i++) {
+        Node *x = a.n[i];
+        bool both = false;
+        for (int j = 0; j < b.count && !both; j++) both = fuse_same_expr(x, b.n[j]);
+        if (!both || !x->var || !x->ty || !ty_is_arith(x->ty) || fuse_listed(t.written, t.nwritten, x->var)) continue;
+        bool ok = true;
+        for (int d = 0; d < x->nidx && ok; d++)
+            ok = pure(x->idx[d], 0) && !assigns_what(n, x->idx[d], 0) && !fuse_uses_name_declared_in(x->idx[d], n->then, 0) &&
+                 !fuse_uses_name_declared_in(x->idx[d], n->els, 0);
+        if (!ok) continue;
+        const Subst plain = {0};
+        Node *load = fuse_copy_node(x, &plain); /* x itself is replaced below */
+        Obj *v = lang_alloc(sizeof *v);
+        v->name = lang_format("parac_hl%d", load_names++);
+        v->ty = x->ty;
+        v->tok = x->tok;
+        v->is_local_to_iter = true;
+        v->id = 1 << 30;
+        Node *dtor = new_node(ND_DECL, x->tok);
+        dtor->name = v->name;
+        dtor->var = v;
+        dtor->ty = v->ty;
+        dtor->init = load;
+        Node *decl = new_node(ND_DECL, x->tok);
+        decl->decls = dtor;
+        decl->cast_ty = v->ty;
+        n->cond = replace_elem(n->cond, load, v, 0);
+        n->then = replace_elem(n->then, load, v, 0);
+        n->els = replace_elem(n->els, load, v, 0);
+        *tail = decl;
+        tail = &decl->next;
+        k++;
+        /* the other reads of the arms may be copies of the same element: gone now */
+        a.count = b.count = 0;
+        arm_reads(&n->then, &a);
+        arm_reads(&n->els, &b);
+        i = -1;
+    }
+    if (!k) return 0;
+    Node *blk = new_node(ND_BLOCK, n->tok);
+    blk->args = first;
+    *tail = n;
+    blk->next = n->next;
+    n->next = NULL;
+    *s = blk;
+    return k;
+}
+
 /* Converts the statements of a body (and of its nested blocks); the count. */
 static int convert_block(Node *body, int depth)
 {
@@ -241,6 +415,12 @@ static int convert_block(Node *body, int depth)
         if (hoisted) {
             hoisted_total += hoisted;
             k += convert_block(*s, depth + 1); /* the if, now in the new block */
+            continue;
+        }
+        const int loads = hoist_loads(s);
+        if (loads) {
+            hoisted_loads_total += loads;
+            k += convert_block(*s, depth + 1);
             continue;
         }
         Node *sel = selects_on ? as_select(*s) : NULL;
@@ -272,9 +452,10 @@ static void convert_iterators(Node *n, int depth)
                     it->selects++;
                 }
             } else {
-                hoisted_total = 0;
+                hoisted_total = hoisted_loads_total = 0;
                 it->selects += convert_block(it->body, 0);
                 it->hoisted += hoisted_total;
+                it->hoisted_loads += hoisted_loads_total;
             }
             continue;
         }

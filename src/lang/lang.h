@@ -244,6 +244,7 @@ struct Iterator {
     const char *merged;    /* iterators merged into this launch (merge_launches.c), for --explain */
     int selects;           /* conditional assignments made selects (if_convert.c) */
     int hoisted;           /* statements hoisted out of both arms of an if (if_convert.c) */
+    int hoisted_loads;     /* matrix elements both arms of an if read, loaded before it (if_convert.c) */
     Stage stages[PARAC_MAX_STAGES]; /* computed into local-memory tiles first, in this order (fuse_tile.c) */
     int nstages;
     struct Region *region; /* filled by hast.c */

@@ -525,8 +525,29 @@ static void add_variant(const CompileOptions *opt, Region *r, const char *what, 
     r->variants[r->nvariants++] = v;
 }
 
+/* The local memory a staged region's tiles take with R rows per work-item. */
+static long stage_bytes(const Region *r, int R)
+{
+    long bytes = 0;
+    for (int k = 0; k < r->iter->nstages; k++) {
+        const Stage *st = &r->iter->stages[k];
+        bytes += ((long)STAGE_WG_Y * R + st->lo[0] + st->hi[0]) * (STAGE_WG_X + st->lo[1] + st->hi[1]) *
+                 (long)ty_size(st->m->ty->base);
+    }
+    return bytes;
+}
+
 static void plan_variants(const CompileOptions *opt, Region *r)
 {
+    if (opt && target_has_device(opt->target) && r->iter && r->iter->nstages && plan_flag(opt, opt->search_variants, 2)) {
+        /* staged regions: taller and shorter tiles (on the H200 the unsharp
+         * mask's 8 rows were fastest; other devices may differ), within the
+         * 48 KB of static local memory a kernel may declare */
+        if (r->rows_per_item != 4) add_variant(opt, r, "4 rows per work-item (a tile of 16 x 64 outputs)", 0, 4, 0);
+        if (r->rows_per_item != 16 && stage_bytes(r, 16) <= 49152)
+            add_variant(opt, r, "16 rows per work-item (a tile of 64 x 64 outputs)", 0, 16, 0);
+        return;
+    }
     if (!opt || !target_has_device(opt->target) || !r->iter || !r->one_launch || r->vector_width < 2 ||
         !plan_flag(opt, opt->search_variants, 2))
         return;
@@ -576,6 +597,9 @@ void explain_program(Program *prog, FILE *o)
         if (r->iter && r->iter->hoisted)
             fprintf(o, "  hoisted: %d statement%s that both arms of an if began with\n", r->iter->hoisted,
                     r->iter->hoisted > 1 ? "s" : "");
+        if (r->iter && r->iter->hoisted_loads)
+            fprintf(o, "  hoisted loads: %d matrix element%s that both arms of an if read, loaded before it\n",
+                    r->iter->hoisted_loads, r->iter->hoisted_loads > 1 ? "s" : "");
         if (r->iter && r->iter->merged) fprintf(o, "  merged launches: %s\n", r->iter->merged);
         for (int k = 0; k < r->nfcache; k++) {
             const struct FusedCache *c = &r->fcache[k];

@@ -1,15 +1,10 @@
 # Which reductions of fold.pc paracc folds into the kernel before them
 # (--explain): all five for the CUDA target from -O1, none for OpenCL, at
 # -O0 or with -fno-fold-reductions. fold.pc itself checks the sums.
-function(folded out)
-  execute_process(COMMAND ${PARACC} ${SRC} --explain -o ${WORK}/fold_explain ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "paracc --explain ${ARGN}: exit ${rc}\n${err}")
-  endif()
-  string(REGEX MATCHALL "folded reduction: parac_matrix_[a-z]+\\([a-z]+\\) of line [0-9]+" found "${text}")
-  set(${out} "${found}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/explain_lines.cmake)
+macro(folded out)
+  paracc_explain_lines(${out} "folded reduction: parac_matrix_[a-z]+\\([a-z]+\\) of line [0-9]+" ${ARGN})
+endmacro()
 folded(found --target cuda)
 set(want "folded reduction: parac_matrix_sum(d) of line 39;folded reduction: parac_matrix_mean(d) of line 41;folded reduction: parac_matrix_sum(u) of line 52;folded reduction: parac_matrix_sum(m) of line 66;folded reduction: parac_matrix_sum(d) of line 76")
 if(NOT found STREQUAL want)

@@ -2,15 +2,10 @@
 # frame's rows and columns (apart by a constant), not its corners (their
 # indices are products, not provably apart) and nothing of `ordered`; on
 # both device targets at -O2, not at -O1, with -fno-merge-launches or for C.
-function(merged out)
-  execute_process(COMMAND ${PARACC} ${SRC} --explain -o ${WORK}/merge_explain ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "paracc --explain ${ARGN}: exit ${rc}\n${err}")
-  endif()
-  string(REGEX MATCHALL "merged launches: [^\n]* in one launch" found "${text}")
-  set(${out} "${found}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/explain_lines.cmake)
+macro(merged out)
+  paracc_explain_lines(${out} "merged launches: [^\n]* in one launch" ${ARGN})
+endmacro()
 set(want "merged launches: t (line 23), s (line 27) in one launch")
 foreach(target cuda opencl)
   merged(found --target ${target})

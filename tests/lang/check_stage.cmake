@@ -2,15 +2,10 @@
 # then R in chain's reader, S then T in smooth's, the image I (loaded) then M
 # in pair's; on both device targets at -O2,
 # not at -O1, with -fno-stage-stencils or for C.
-function(staged out)
-  execute_process(COMMAND ${PARACC} ${SRC} --explain -o ${WORK}/stage_explain ${ARGN}
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE text ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "paracc --explain ${ARGN}: exit ${rc}\n${err}")
-  endif()
-  string(REGEX MATCHALL "local-memory stages: [^\n]*" found "${text}")
-  set(${out} "${found}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/explain_lines.cmake)
+macro(staged out)
+  paracc_explain_lines(${out} "local-memory stages: [^\n]*" ${ARGN})
+endmacro()
 set(want "local-memory stages: G 38x70 cells (parac_sg0), R 38x64 cells (parac_sg1): 20368 bytes per work-group of 32x64 outputs"
          "local-memory stages: S 38x70 cells (parac_sg0), T 38x64 cells (parac_sg1): 40736 bytes per work-group of 32x64 outputs"
          "local-memory stages: I 40x72 cells (parac_sg0), M 40x64 cells (parac_sg1): 21760 bytes per work-group of 32x64 outputs")
