@@ -9,3 +9,12 @@ function(paracc_explain_lines out regex)
   string(REGEX MATCHALL "${regex}" found "${text}")
   set(${out} "${found}" PARENT_SCOPE)
 endfunction()
+
+# Fails unless `paracc SRC --explain ARGS` prints exactly the lines WANT (a
+# list; "" for none) that match REGEX.
+function(paracc_expect_explain regex want)
+  paracc_explain_lines(found "${regex}" ${ARGN})
+  if(NOT "${found}" STREQUAL "${want}")
+    message(FATAL_ERROR "paracc ${ARGN}: --explain printed\n  ${found}\nexpected\n  ${want}")
+  endif()
+endfunction()

@@ -306,18 +306,8 @@ def test_merged_launches_keep_the_order_of_writes(tmp_path, case):
     src = edges_program(rng, dt)
     (tmp_path / "p.pc").write_text(src)
     H, W = int(rng.integers(5, 70)), int(rng.integers(5, 70))
-    img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
-    np.save(tmp_path / "in.npy", img)
-    outs = []
     variants = [v for v in VARIANTS if len(v) == 2 and v[1] in ([], ["-O0"])]
-    for i, (target, flags) in enumerate(variants):
-        args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
-        for f in flags:
-            args += ["--paracc-flag", f]
-        run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
-        outs.append(np.load(tmp_path / f"o{i}.npy"))
-    for (target, flags), got in zip(variants[1:], outs[1:]):
-        np.testing.assert_array_equal(got, outs[0], err_msg=f"{target} {' '.join(flags)} on {H}x{W} {dt}:\n{src}")
+    same_as_first(tmp_path, src, dt, rng, variants, ((H, W),))
 
 
 STAGE_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["-fno-stage-stencils"]),
