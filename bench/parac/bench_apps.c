@@ -10,7 +10,8 @@
  * times, for running under Nsight Compute; --first-call 1: the wall
  * clock of each program's first call at each size too, which pays for the
  * program's load at the first size and for the search, or for reading its
- * cached choices, at every new size)
+ * cached choices, at every new size; --wall 1: the median wall clock of a
+ * whole call too, transfers and allocations included, best with --events 0)
  * Built with PARAC_BENCH_TARGET_C (bench_parac_c_O0, _O2): the C target's
  * programs, each call timed by the wall clock, against the host's copy rate.
  * Built with PARAC_BENCH_TARGET_CUDA (bench_parac_cuda_O0, _O2): the CUDA
@@ -147,7 +148,7 @@ static int cmp_double(const void *a, const void *b)
 
 int main(int argc, char **argv)
 {
-    int runs = 20, per_kernel = 0, first_call = 0, events = 1;
+    int runs = 20, per_kernel = 0, first_call = 0, events = 1, wall_calls = 0;
     const char *sizes = "1536x2560,4096x4096", *json_path = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
@@ -156,6 +157,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--kernels")) per_kernel = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--first-call")) first_call = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--events")) events = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--wall")) wall_calls = atoi(argv[i + 1]);
         else {
             fprintf(stderr, "bench_parac: unknown option %s\n", argv[i]);
             return 1;
@@ -207,6 +209,17 @@ int main(int argc, char **argv)
             for (int r = 0; r < runs; r++) ms[r] = time_call(&apps[a], &b);
             qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
             if (per_kernel) print_kernel_times(runs + 2);
+            if (wall_calls) { /* whole calls, transfers and allocations included */
+                double *wc = malloc((size_t)runs * sizeof *wc);
+                for (int r = 0; r < runs; r++) {
+                    const double t0 = wall_ms();
+                    apps[a].run(&b);
+                    wc[r] = wall_ms() - t0;
+                }
+                qsort(wc, (size_t)runs, sizeof *wc, cmp_double);
+                printf("  %-11s %5dx%-5d  call     %8.4f ms (wall, median)\n", apps[a].name, H, W, wc[runs / 2]);
+                free(wc);
+            }
             double med = ms[runs / 2];
             double bytes = apps[a].bytes_per_px * (double)n;
             printf("  %-11s %5dx%-5d  %s %8.4f ms", apps[a].name, H, W, strcmp(backend, "c") ? "kernels" : "wall   ", med);

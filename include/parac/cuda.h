@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "parac/export.h"
+#include "parac/fusion_choice.h"
 #include "parac/kernel_variant.h"
 #include "parac/status.h"
 
@@ -118,6 +119,12 @@ PARAC_API parac_status parac_cu_launch_all(parac_cu_session *session, const char
 PARAC_API parac_status parac_cu_launch_variants(parac_cu_session *session, int nvar, const parac_kernel_variant *variants,
                                                int ndim, const long *lo, const long *hi, int nbox, const long *boxes,
                                                int nargs, const parac_cu_arg *args, int tuned);
+/* A fusion choice's runs (parac/fusion_choice.h): begin with the choice's
+ * name in the program, its nalts alternatives and the sizes that key the
+ * search's choice; next says whether to run alternative c->alt (again). */
+PARAC_API parac_status parac_cu_fusion_begin(parac_cu_session *session, const char *name, int nalts, int nsizes,
+                                            const long *sizes, parac_fusion_choice *c);
+PARAC_API int parac_cu_fusion_next(parac_cu_session *session, parac_fusion_choice *c);
 /* With PARAC_CU_PROFILE=1 when a session opens, each kernel is timed by CUDA
  * events (and waited for): totals in nanoseconds, for benchmarks. */
 PARAC_API unsigned long long parac_cu_profile_ns(void);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "parac/export.h"
+#include "parac/fusion_choice.h"
 #include "parac/kernel_variant.h"
 #include "parac/status.h"
 
@@ -166,6 +167,12 @@ PARAC_API parac_status parac_cl_launch_all(parac_cl_session *session, const char
 PARAC_API parac_status parac_cl_launch_variants(parac_cl_session *session, int nvar, const parac_kernel_variant *variants,
                                                int ndim, const long *lo, const long *hi, int nbox, const long *boxes,
                                                int nargs, const parac_cl_arg *args, int tuned);
+/* A fusion choice's runs (parac/fusion_choice.h): begin with the choice's
+ * name in the program, its nalts alternatives and the sizes that key the
+ * search's choice; next says whether to run alternative c->alt (again). */
+PARAC_API parac_status parac_cl_fusion_begin(parac_cl_session *session, const char *name, int nalts, int nsizes,
+                                            const long *sizes, parac_fusion_choice *c);
+PARAC_API int parac_cl_fusion_next(parac_cl_session *session, parac_fusion_choice *c);
 /* With PARAC_CL_PROFILE=1 in the environment when a session opens, each of
  * its kernels is timed by its OpenCL event (and waited for): the sum over all
  * sessions in nanoseconds, for benchmarks. 0 when nothing was timed. */

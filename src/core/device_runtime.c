@@ -192,7 +192,7 @@ int parac__search_cache_load(uint64_t key, unsigned shape[3], unsigned *variant)
 
 void parac__search_cache_store(uint64_t key, const unsigned shape[3], unsigned variant, const char *comment)
 {
-    char path[1200], text[640];
+    char path[1200], text[1024];
     if (!search_path(key, path, sizeof path)) return;
     const int n = snprintf(text, sizeof text, "%u %u %u %u\n# %s\n", shape[0], shape[1], shape[2], variant, comment);
     if (n > 0)

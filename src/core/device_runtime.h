@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parac/fusion_choice.h"
 #include "parac/kernel_variant.h"
 #include "parac/status.h"
 
@@ -82,6 +83,23 @@ const unsigned (*parac__search_candidates(int ndim, int *count))[3];
 int parac__search_cache_load(uint64_t key, unsigned shape[3], unsigned *variant);
 /* A choice written to the disk cache, with a comment saying what it is. */
 void parac__search_cache_store(uint64_t key, const unsigned shape[3], unsigned variant, const char *comment);
+
+/* The runs of a fusion choice (parac/fusion_choice.h). Started to run
+ * alternative `once` one time, or (once < 0) to time every alternative. A
+ * step returns 1 while an alternative (c->alt) is to run; when timing, each
+ * step first waits for the device (wait(ctx)), and the step that picks the
+ * fastest sets *decided. */
+parac_status parac__fusion_start(parac_fusion_choice *c, const char *name, uint64_t key, int nalts, int once);
+int parac__fusion_step(parac_fusion_choice *c, parac_status (*wait)(void *), void *ctx, int *decided);
+/* The key of a choice: the program's key, its name and the sizes. */
+uint64_t parac__fusion_key(uint64_t program_key, const char *name, int nsizes, const long *sizes);
+/* A choice started from a runtime's state: the alternative forced (> 0,
+ * PARAC_*_FUSION), the search off, the session's remembered alternative
+ * (>= 0), the disk cache's (*from_disk set), else timed. */
+parac_status parac__fusion_plan(parac_fusion_choice *c, const char *name, uint64_t key, int nalts, int forced,
+                                int search, int remembered, int *from_disk);
+/* The search's pick written to the disk cache, with every alternative's time. */
+void parac__fusion_store(const parac_fusion_choice *c, const char *device);
 
 /* For the runtimes' fail_after test hooks: the n-th call of
  * parac__countdown_hit() from now returns 1 (n = 0: never). */

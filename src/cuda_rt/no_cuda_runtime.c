@@ -102,3 +102,14 @@ parac_status parac_cu_launch_variants(parac_cu_session *s, int nvar, const parac
     (void)nargs, (void)args, (void)tuned;
     return no_cuda();
 }
+parac_status parac_cu_fusion_begin(parac_cu_session *s, const char *name, int nalts, int nsizes, const long *sizes,
+                                   parac_fusion_choice *c)
+{
+    (void)s, (void)name, (void)nalts, (void)nsizes, (void)sizes, (void)c;
+    return no_cuda();
+}
+int parac_cu_fusion_next(parac_cu_session *s, parac_fusion_choice *c)
+{
+    (void)s, (void)c;
+    return 0;
+}

@@ -8,6 +8,10 @@
 
 #include "parac/cuda.h"
 
+enum { PARAC__SPARE_BUFFERS = 16 };
+/* at most this many bytes of spare buffers per session */
+#define PARAC__SPARE_BYTES ((size_t)2 << 30)
+
 typedef struct parac__cu_kernel_entry {
     char *name;
     cudaKernel_t kernel;
@@ -29,11 +33,24 @@ struct parac_cu_session {
     int profile;          /* PARAC_CU_PROFILE: kernels timed by events (launch.c) */
     int search;           /* PARAC_CU_SEARCH: block shapes searched (search.c) */
     int variant;          /* PARAC_CU_VARIANT=k: candidate k of every region that has it (tests, benchmarks) */
+    int fusion;           /* PARAC_CU_FUSION=k: alternative k of every fusion choice (tests, benchmarks) */
     uint64_t program_key; /* the program cache's key */
     struct parac__cu_shape *shapes;
     int nshapes;
     unsigned long long *fold_slots; /* folded reductions' slots (fold.c), PARAC_CU_FOLD_SLOTS of 4 words */
+    /* device buffers of released matrices, kept for the next matrix of the
+     * same size (matrices.c): a pipeline called again, or a fusion choice's
+     * alternative run again, allocates nothing */
+    struct parac__cu_spare {
+        void *ptr;
+        size_t bytes;
+    } spare[PARAC__SPARE_BUFFERS];
+    int nspare;
+    size_t spare_bytes;
+    int keep_spares; /* registered to have its spares freed at exit (session.c) */
 };
+/* Frees the session's spare buffers (matrices.c). */
+void parac__cu_free_spares(parac_cu_session *s);
 
 /* PARAC_OK, or PARAC_ERR_CUDA naming what failed and CUDA's message. */
 parac_status parac__cu_check(cudaError_t e, const char *what);

@@ -145,3 +145,42 @@ parac_status parac__cu_search_shape(parac_cu_session *s, parac__cu_kernel_entry 
     int chosen = 0;
     return parac__cu_search_variants(s, ndim, 1, &c, args, &chosen, block);
 }
+
+/* ---- fusion choices (parac/fusion_choice.h) -------------------------------- */
+
+static parac_status wait_idle(void *ctx)
+{
+    parac_cu_session *s = ctx;
+    return parac__cu_check(cudaStreamSynchronize(s->stream), "fusion choice: cudaStreamSynchronize");
+}
+
+parac_status parac_cu_fusion_begin(parac_cu_session *s, const char *name, int nalts, int nsizes, const long *sizes,
+                                   parac_fusion_choice *c)
+{
+    if (!s || !c || nsizes < 0 || (nsizes && !sizes))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "parac_cu_fusion_begin: no session, choice or sizes");
+    const uint64_t key = parac__fusion_key(s->program_key, name, nsizes, sizes);
+    int remembered = -1, from_disk = 0;
+    for (int i = 0; i < s->nshapes && remembered < 0; i++)
+        if (s->shapes[i].key == key) remembered = s->shapes[i].variant;
+    PARAC_TRY(parac__fusion_plan(c, name, key, nalts, s->fusion, s->search, remembered, &from_disk));
+    if (!from_disk) return PARAC_OK;
+    reused_count++;
+    const unsigned no_shape[3] = {1, 1, 1};
+    return remember(s, key, no_shape, c->alt);
+}
+
+int parac_cu_fusion_next(parac_cu_session *s, parac_fusion_choice *c)
+{
+    if (!s || !c) return 0;
+    int decided = 0;
+    const int run = parac__fusion_step(c, wait_idle, s, &decided);
+    if (decided) {
+        searched_count++;
+        parac__fusion_store(c, s->label);
+        const unsigned no_shape[3] = {1, 1, 1};
+        const parac_status st = remember(s, c->key, no_shape, c->alt);
+        if (st != PARAC_OK) c->status = st;
+    }
+    return run && c->status == PARAC_OK;
+}

@@ -2,6 +2,7 @@
  * stream, and the program (program.c); kernels looked up once by name. */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,46 @@ static int env_on(const char *name)
     return v && *v && strcmp(v, "0") != 0;
 }
 
+/* Sessions whose spare device buffers (and folded reductions' slots) are
+ * freed when the process exits:
+ * before the CUDA runtime's own exit handler (registered earlier, so run
+ * later), which would otherwise find them still allocated. A session that
+ * finds the list full keeps no spares. */
+enum { MAX_LIVE = 64 };
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static parac_cu_session *live[MAX_LIVE];
+static int nlive, exit_hook;
+
+static void free_spares_at_exit(void)
+{
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < nlive; i++)
+        if (cudaSetDevice(live[i]->device) == cudaSuccess) {
+            parac__cu_free_spares(live[i]);
+            if (live[i]->fold_slots) cudaFree(live[i]->fold_slots);
+            live[i]->fold_slots = NULL;
+        }
+    pthread_mutex_unlock(&live_lock);
+}
+
+static void track(parac_cu_session *s, int add)
+{
+    pthread_mutex_lock(&live_lock);
+    if (add) {
+        if (!exit_hook) exit_hook = atexit(free_spares_at_exit) == 0;
+        /* PARAC_CU_NO_SPARES=1: every released buffer freed at once (for comparisons) */
+        s->keep_spares = exit_hook && nlive < MAX_LIVE && !env_on("PARAC_CU_NO_SPARES");
+        if (s->keep_spares) live[nlive++] = s;
+    } else
+        for (int i = 0; i < nlive; i++)
+            if (live[i] == s) {
+                live[i] = live[--nlive];
+                break;
+            }
+    pthread_mutex_unlock(&live_lock);
+}
+
+
 parac_status parac_cu_session_open(parac_cu_session **out, const char *name, const char *source,
                                    const char *selector)
 {
@@ -105,8 +146,11 @@ parac_status parac_cu_session_open(parac_cu_session **out, const char *name, con
     s->search = env_on("PARAC_CU_SEARCH");
     const char *variant = getenv("PARAC_CU_VARIANT");
     s->variant = variant ? atoi(variant) : 0;
+    const char *fusion = getenv("PARAC_CU_FUSION");
+    s->fusion = fusion ? atoi(fusion) : 0;
     st = parac__cu_check(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     if (st == PARAC_OK) st = parac__cu_load_program(s, name ? name : "parac", source);
+    if (st == PARAC_OK) track(s, 1);
     if (st != PARAC_OK) {
         parac_cu_session_close(s);
         return st;
@@ -118,6 +162,7 @@ parac_status parac_cu_session_open(parac_cu_session **out, const char *name, con
 void parac_cu_session_close(parac_cu_session *s)
 {
     if (!s) return;
+    track(s, 0);
     cudaSetDevice(s->device);
     if (s->stream) cudaStreamSynchronize(s->stream);
     for (int i = 0; i < s->nkernels; i++) {
@@ -126,6 +171,7 @@ void parac_cu_session_close(parac_cu_session *s)
     }
     free(s->kernels);
     free(s->shapes);
+    parac__cu_free_spares(s);
     if (s->fold_slots) cudaFree(s->fold_slots);
     if (s->library) cudaLibraryUnload(s->library);
     if (s->stream) cudaStreamDestroy(s->stream);

@@ -279,6 +279,13 @@ static const char *failures_and_storage =
     "    return p;\n"
     "}\n"
     "\n"
+    "/* The row pitch (elements) of a matrix that only kernels use: no host storage. */\n"
+    "PARAC__HELPER long parac__matrix_pitch(long cols, size_t elem)\n"
+    "{\n"
+    "    const size_t row = ((size_t)(cols > 0 ? cols : 1) * elem + 63) / 64 * 64;\n"
+    "    return (long)(row / elem);\n"
+    "}\n"
+    "\n"
     "PARAC__HELPER void parac__free_matrix(void *p)\n"
     "{\n"
     "    parac__unhold(p);\n"
@@ -346,6 +353,32 @@ static void unused(PrintCtx *p, Obj *o)
     line(p, "(void)%s_d0; (void)%s_d1; (void)%s_d2; (void)%s_pitch;", o->name, o->name, o->name, o->name);
 }
 
+/* Whether host code of n (not iterator bodies, not border rules, which
+ * are compiled into kernels) names o. */
+static bool host_names(const Node *n, const Obj *o, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    /* (a rule fusion dropped is an empty statement that keeps its entries) */
+    if (n->kind == ND_BORDER_RULE || n->kind == ND_VERBATIM || n->kind == ND_NULL_STMT) return false;
+    if (n->kind == ND_ITERATOR) {
+        for (int d = 0; n->iter && d < n->iter->ndim; d++)
+            if (host_names(n->iter->r[d].lb, o, depth + 1) || host_names(n->iter->r[d].ub, o, depth + 1)) return true;
+        return false;
+    }
+    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o) return true;
+    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
+    for (int i = 0; i < 8; i++)
+        if (host_names(kids[i], o, depth + 1)) return true;
+    for (const Node *a = n->args; a; a = a->next)
+        if (host_names(a, o, depth + 1)) return true;
+    for (const Node *a = n->decls; a; a = a->next)
+        if (host_names(a->init, o, depth + 1)) return true;
+    for (int i = 0; i < n->nidx; i++)
+        if (host_names(n->idx[i], o, depth + 1)) return true;
+    return false;
+}
+
 static void decl_matrix(PrintCtx *p, Node *d)
 {
     Obj *o = d->var;
@@ -383,6 +416,13 @@ static void decl_matrix(PrintCtx *p, Node *d)
         print_expr(p, o->bound);
         print_fmt(p, ");\n");
         line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, m->ndim - 1);
+    } else if (ocl() && o->used_in_kernel && !o->init && H.func && !host_names(H.func->body, o, 0)) {
+        /* only kernels use it: its device copy starts as zeros, and the host
+         * never reads it, so it has no host storage to allocate and clear */
+        o->device_only = true;
+        line(p, "const long %s_pitch = parac__matrix_pitch(%s_d%d, sizeof(%s));", o->name, o->name, m->ndim - 1, T);
+        line(p, "%s *%s = NULL; /* only kernels use %s: no host storage */", T, o->name, o->name);
+        push_matrix(o, cur_block);
     } else {
         line(p, "long %s_pitch;", o->name);
         if (m->ndim == 1)
@@ -407,7 +447,7 @@ static void release(PrintCtx *p, Obj *o)
         if (o->is_ref) line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev));", rt(), o->name);
         line(p, "parac__drop_dev(&%s_dev);", o->name);
     }
-    if (!o->is_ref) line(p, "parac__free_matrix(%s);", o->name);
+    if (!o->is_ref && !o->device_only) line(p, "parac__free_matrix(%s);", o->name);
 }
 
 static void block_end(PrintCtx *p, Node *block)

@@ -642,6 +642,8 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     Touch te = {0};
     fuse_touches(e, &te, 0);
     bool removed_any = false;
+    Iterator *readers[64];
+    int nreaders = 0;
     for (Node *cn = pn->next; cn; cn = cn->next) {
         if (cn->kind == ND_BORDER_RULE || cn->kind == ND_NULL_STMT) continue;
         if (cn->kind != ND_ITERATOR) {
@@ -665,9 +667,13 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
             c->fused = c->fused ? lang_format("%s; %s recomputed from what it reads here", c->fused, m->name)
                                 : lang_format("%s recomputed from what it reads here", m->name);
             removed_any = true;
+            if (nreaders < 64) readers[nreaders++] = c;
+            else p->members = 0; /* too many to track: untracked below */
         }
         if (clobbers) break; /* later iterators would see other values */
     }
+    /* each reader stands for p too: its reads of M are p's values (fuse_choice.c) */
+    for (int i = 0; i < nreaders; i++) fuse_absorb(readers[i], p);
     if (!removed_any || fuse_mentions(f->body, m, 0) != 1) return false;
     /* nobody reads M any more: the producer and M go */
     Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
@@ -712,6 +718,7 @@ static void fuse_block(const CompileOptions *opt, Node *f, Node *block, bool ste
                 c = c->next;
             }
             if (!c || c->kind != ND_ITERATOR || !fuse_pair(f, s, c)) break;
+            fuse_absorb(s->iter, c->iter);
             before->next = c->next; /* the consumer now lives in s */
         }
     }
@@ -726,6 +733,7 @@ static void fuse_block(const CompileOptions *opt, Node *f, Node *block, bool ste
         Node *s = *link, *c = s->next;
         while (c && (c->kind == ND_BORDER_RULE || c->kind == ND_NULL_STMT)) c = c->next;
         if (s->kind == ND_ITERATOR && c && c->kind == ND_ITERATOR && fuse_stencil_pair(f, s, c)) {
+            fuse_absorb(c->iter, s->iter);
             *link = s->next; /* the producer is gone; its consumer may fuse again */
             continue;
         }
@@ -742,6 +750,11 @@ static void fuse_block(const CompileOptions *opt, Node *f, Node *block, bool ste
         if (in_block(block, iters[i])) fuse_stage_chain(opt, f, block, iters[i]);
 }
 
+void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages)
+{
+    fuse_block(opt, f, block, stencils, stages, 0);
+}
+
 void fuse_program(Program *prog)
 {
     const CompileOptions *opt = prog->opt;
@@ -752,6 +765,13 @@ void fuse_program(Program *prog)
     const bool stencils = fs >= 0 ? fs : opt && opt->opt_level >= 2 && target_has_device(opt->target);
     /* stages in local memory: the device targets (the C target has no work-groups) */
     const bool stages = opt && target_has_device(opt->target) && plan_flag(opt, opt->stage_stencils, 2);
-    for (Node *n = prog->top; n; n = n->next)
-        if (n->kind == ND_FUNC && n->body) fuse_block(opt, n, n->body, stencils, stages, 0);
+    /* the search checks each fusion against less of it (fuse_choice.c) where
+     * it times candidates: the device targets at -O2 */
+    const bool choose = opt && target_has_device(opt->target) && plan_flag(opt, opt->search_variants, 2);
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_FUNC || !n->body) continue;
+        void *choices = choose ? fuse_choices_begin(n) : NULL;
+        fuse_block(opt, n, n->body, stencils, stages, 0);
+        if (choices) fuse_choices_end(choices, opt, stencils);
+    }
 }

@@ -66,4 +66,15 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn);
  * cn of block into local-memory tiles of cn's work-groups; true when any was. */
 bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn);
 
+/* fuse.c: the fusion passes over one block of function f. */
+void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages);
+
+/* fuse_choice.c: fusion checked by the search. Before fusing function f:
+ * its iterators numbered (Iterator.members) and copied as they are; iterator
+ * `into` now stands for `from` too (fuse_absorb); after: every iterator that
+ * fusion changed made a choice between it and less fused alternatives. */
+void *fuse_choices_begin(Node *f);
+void fuse_absorb(Iterator *into, const Iterator *from);
+void fuse_choices_end(void *ctx, const CompileOptions *opt, bool stencils);
+
 #endif

@@ -420,6 +420,7 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
                                       ln->stmt->tok->line, st->lo[0], st->hi[0], st->lo[1], st->hi[1],
                                       st->rule ? ", border rule " : "", st->rule ? st->rule->name : "");
         what = what ? lang_format("%s, then %s", what, one) : one;
+        fuse_absorb(c, ln->p); /* c now stands for the producer too */
         /* the producer, M and its rules are gone */
         for (Node **s = &block->args; *s; s = &(*s)->next)
             if (*s == ln->stmt) {

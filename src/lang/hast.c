@@ -205,6 +205,8 @@ static void find_regions(Program *prog, Node *n, Node *func, int depth)
         it->region = r;
         r->kernel = lang_format("%s_%s_%s_L%d", prog->base, func ? func->name : "global",
                                 it->name, n->tok->line);
+        if (it->alt) /* an alternative of a fusion choice: the same iterator planned otherwise */
+            r->kernel = lang_format("%s_c%da%d", r->kernel, it->choice, it->alt);
         collect(r, it->body, false, 0);
         /* the stages computed first (fuse_tile.c): what they read, and the
          * rows and columns their rules map cells outside them to */

@@ -192,6 +192,7 @@ struct Obj {
     bool is_small_const;/* constant small matrix: values known, inlined */
     Node *func_def;     /* functions defined in this file */
     bool used_in_kernel;
+    bool device_only;   /* emit_host.c: only kernels use it, no host storage */
     int id;
 };
 
@@ -247,6 +248,14 @@ struct Iterator {
     int hoisted_loads;     /* matrix elements both arms of an if read, loaded before it (if_convert.c) */
     Stage stages[PARAC_MAX_STAGES]; /* computed into local-memory tiles first, in this order (fuse_tile.c) */
     int nstages;
+    /* fusion checked by the search (fuse_choice.c): the function's iterators
+     * before fusion this one stands for (bit k: the k-th, 0 when untracked);
+     * of an iterator in a fusion choice, the choice (from 1) and its
+     * alternative (0: the model's fused one); on the model's, what the
+     * search times against it, for --explain */
+    unsigned long long members;
+    int choice, alt;
+    const char *alternatives;
     struct Region *region; /* filled by hast.c */
 };
 

@@ -539,6 +539,9 @@ static long stage_bytes(const Region *r, int R)
 
 static void plan_variants(const CompileOptions *opt, Region *r)
 {
+    /* a fusion choice's less fused alternatives are timed with the model's
+     * kernel of each region (fuse_choice.c): fewer kernels to compile */
+    if (r->iter && r->iter->alt) return;
     if (opt && target_has_device(opt->target) && r->iter && r->iter->nstages && plan_flag(opt, opt->search_variants, 2)) {
         /* staged regions: taller and shorter tiles (on the H200 the unsharp
          * mask's 8 rows were fastest; other devices may differ), within the
@@ -581,6 +584,12 @@ void explain_program(Program *prog, FILE *o)
             target_name(opt ? opt->target : TARGET_OPENCL));
     bool ocl = opt && target_has_device(opt->target);
     for (Region *r = prog->regions; r; r = r->next) {
+        if (r->iter && r->iter->alt) {
+            /* planned as any region; what the search times it against is told at the fused one */
+            fprintf(o, "%s:%d: region %s: alternative %d of fusion choice %d (timed by the search against the fused "
+                       "region)\n", prog->file->name, r->node->tok->line, r->kernel, r->iter->alt, r->iter->choice);
+            continue;
+        }
         fprintf(o, "%s:%d: region %s: %s\n", prog->file->name, r->node->tok->line, r->kernel,
                 r->cls == CLASS_POINT ? "point" : r->cls == CLASS_LOCAL_BLOCK ? "local block" : "global");
         bool any = false;
@@ -610,6 +619,7 @@ void explain_program(Program *prog, FILE *o)
         }
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
+        if (r->iter && r->iter->alternatives) fprintf(o, "  fusion choice: %s\n", r->iter->alternatives);
         if (r->iter && r->iter->nstages) {
             long bytes = 0;
             fprintf(o, "  local-memory stages:");

@@ -723,6 +723,9 @@ void print_expr(PrintCtx *p, Node *n)
         }
         out(p, "}");
         return;
+    case ND_VERBATIM: /* generated host code (fuse_choice.c) */
+        out(p, n->text);
+        return;
     default:
         out(p, "0");
         return;
@@ -982,6 +985,11 @@ void print_stmt(PrintCtx *p, Node *n)
         break;
     case ND_ITERATOR:
         if (host && print_hooks->iterator) print_hooks->iterator(p, n);
+        break;
+    case ND_VERBATIM:
+        print_indent(p);
+        out(p, n->text);
+        out(p, "\n");
         break;
     case ND_BORDER_RULE:
         print_indent(p);

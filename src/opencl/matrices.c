@@ -29,12 +29,37 @@ parac_status parac_cl_matrix_bind(parac_cl_session *s, parac_cl_matrix *m, void 
     return PARAC_OK;
 }
 
+static size_t buffer_bytes(const parac_cl_matrix *m) { return m->device_pitch * (rows_of(m) ? rows_of(m) : 1); }
+
+void parac__cl_free_spares(parac_cl_session *s)
+{
+    for (int i = 0; i < s->nspare; i++) clReleaseMemObject((cl_mem)s->spare[i].buffer);
+    s->nspare = 0;
+    s->spare_bytes = 0;
+}
+
 static parac_status ensure_buffer(parac_cl_matrix *m)
 {
     if (m->buffer) return PARAC_OK;
-    cl_int err;
-    size_t bytes = m->device_pitch * (rows_of(m) ? rows_of(m) : 1);
-    cl_mem b = clCreateBuffer(m->session->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    cl_int err = CL_SUCCESS;
+    const size_t bytes = buffer_bytes(m);
+    parac_cl_session *s = m->session;
+    /* a released buffer of the same size, the last released first (each
+     * matrix of a pipeline called again gets the buffer it had); the
+     * in-order queue runs its earlier kernels first */
+    for (int i = s->nspare - 1; i >= 0; i--)
+        if (s->spare[i].bytes == bytes) {
+            m->buffer = s->spare[i].buffer;
+            s->spare_bytes -= bytes;
+            memmove(s->spare + i, s->spare + i + 1, sizeof s->spare[0] * (size_t)(s->nspare - i - 1));
+            s->nspare--;
+            return PARAC_OK;
+        }
+    cl_mem b = clCreateBuffer(s->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    if (err != CL_SUCCESS && s->nspare) { /* the spares may hold what is missing */
+        parac__cl_free_spares(s);
+        b = clCreateBuffer(s->context, CL_MEM_READ_WRITE, bytes, NULL, &err);
+    }
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "clCreateBuffer of %zu bytes failed (error %d)", bytes, (int)err);
     m->buffer = b;
@@ -132,7 +157,16 @@ void parac_cl_device_modified(parac_cl_matrix *m) { m->state = PARAC_CL_DEVICE_N
 
 void parac_cl_matrix_release(parac_cl_matrix *m)
 {
-    if (m && m->buffer) clReleaseMemObject((cl_mem)m->buffer);
+    parac_cl_session *s = m ? m->session : NULL;
+    if (m && m->buffer) {
+        const size_t bytes = buffer_bytes(m);
+        if (s && !s->no_spares && s->nspare < PARAC__CL_SPARE_BUFFERS && s->spare_bytes + bytes <= PARAC__CL_SPARE_BYTES) {
+            s->spare[s->nspare].buffer = m->buffer; /* kept for the next matrix of this size */
+            s->spare[s->nspare++].bytes = bytes;
+            s->spare_bytes += bytes;
+        } else
+            clReleaseMemObject((cl_mem)m->buffer);
+    }
     if (m) {
         m->buffer = NULL;
         m->state = PARAC_CL_HOST_NEWER;

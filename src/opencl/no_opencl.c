@@ -90,3 +90,14 @@ parac_status parac_cl_launch_variants(parac_cl_session *s, int nvar, const parac
     (void)nargs, (void)args, (void)tuned;
     return no_cl();
 }
+parac_status parac_cl_fusion_begin(parac_cl_session *s, const char *name, int nalts, int nsizes, const long *sizes,
+                                   parac_fusion_choice *c)
+{
+    (void)s, (void)name, (void)nalts, (void)nsizes, (void)sizes, (void)c;
+    return no_cl();
+}
+int parac_cl_fusion_next(parac_cl_session *s, parac_fusion_choice *c)
+{
+    (void)s, (void)c;
+    return 0;
+}

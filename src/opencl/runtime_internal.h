@@ -13,6 +13,10 @@ typedef struct parac__cl_named_kernel {
     cl_kernel kernel;
 } parac__cl_named_kernel;
 
+enum { PARAC__CL_SPARE_BUFFERS = 16 };
+/* at most this many bytes of spare buffers per session */
+#define PARAC__CL_SPARE_BYTES ((size_t)2 << 30)
+
 struct parac_cl_session {
     cl_platform_id platform;
     cl_device_id device;
@@ -29,9 +33,22 @@ struct parac_cl_session {
     uint64_t program_key; /* the program cache's key: source, options, device, driver */
     int search;           /* PARAC_CL_SEARCH set: work-group shapes searched (search.c) */
     int variant;          /* PARAC_CL_VARIANT=k: candidate k of every region that has it (tests, benchmarks) */
+    int fusion;           /* PARAC_CL_FUSION=k: alternative k of every fusion choice (tests, benchmarks) */
     struct parac__cl_shape *shapes; /* shapes chosen so far through this handle */
     int nshapes;
+    /* buffers of released matrices, kept for the next matrix of the same
+     * size (matrices.c): a pipeline called again, or a fusion choice's
+     * alternative run again, allocates nothing */
+    struct parac__cl_spare {
+        void *buffer;
+        size_t bytes;
+    } spare[PARAC__CL_SPARE_BUFFERS];
+    int nspare;
+    size_t spare_bytes;
+    int no_spares; /* PARAC_CL_NO_SPARES=1: every released buffer freed at once (for comparisons) */
 };
+/* Releases the session's spare buffers (matrices.c). */
+void parac__cl_free_spares(parac_cl_session *s);
 
 #define PARAC_CL_TRY(call, what)                                                          \
     do {                                                                                  \

@@ -112,6 +112,10 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
      * paracc planned several ways, instead of the model's (tests, benchmarks) */
     const char *variant = getenv("PARAC_CL_VARIANT");
     s->variant = variant ? atoi(variant) : 0;
+    const char *no_spares = getenv("PARAC_CL_NO_SPARES");
+    s->no_spares = no_spares && *no_spares && strcmp(no_spares, "0") != 0;
+    const char *fusion = getenv("PARAC_CL_FUSION");
+    s->fusion = fusion ? atoi(fusion) : 0;
     s->queue = clCreateCommandQueue(s->context, s->device, s->profile ? CL_QUEUE_PROFILING_ENABLE : 0, &err);
     if (err != CL_SUCCESS) {
         clReleaseContext(s->context);
@@ -142,6 +146,7 @@ void parac_cl_session_close(parac_cl_session *s)
     }
     free(s->kernels);
     free(s->shapes);
+    parac__cl_free_spares(s);
     if (s->program) clReleaseProgram(s->program);
     if (s->queue) clReleaseCommandQueue(s->queue);
     if (s->context) clReleaseContext(s->context);

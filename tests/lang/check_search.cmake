@@ -1,6 +1,7 @@
 # The search (VAR=1: PARAC_CL_SEARCH or PARAC_CU_SEARCH): a first run of a program with an
 # empty cache searches and still gives the reference's result; a second run
-# reads every shape from the disk cache and searches nothing.
+# reads every shape from the disk cache and searches nothing. With FUSION,
+# the cache must hold the choice of a fusion choice too.
 file(REMOVE_RECURSE ${CACHE})
 file(MAKE_DIRECTORY ${CACHE})
 include(${CMAKE_CURRENT_LIST_DIR}/run_program.cmake)
@@ -25,4 +26,16 @@ file(GLOB entries ${CACHE}/search-*.txt)
 list(LENGTH entries n)
 if(n EQUAL 0)
   message(FATAL_ERROR "no search-*.txt entries in ${CACHE}")
+endif()
+if(FUSION)
+  set(found FALSE)
+  foreach(entry ${entries})
+    file(READ ${entry} text)
+    if(text MATCHES "fusion choice [^\n]*: alternative [0-9]")
+      set(found TRUE)
+    endif()
+  endforeach()
+  if(NOT found)
+    message(FATAL_ERROR "no fusion choice among the search's entries in ${CACHE}")
+  endif()
 endif()

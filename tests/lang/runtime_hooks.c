@@ -9,6 +9,7 @@
 void hook_fail_after(long n);
 long long hook_device_moves(void);
 int hook_runtime_error(void);
+void hook_search_counts(long *searched, long *reused);
 
 #ifdef PARAC_CHECK_CUDA
 void hook_fail_after(long n) { parac_cu_fail_after(n); }
@@ -19,6 +20,7 @@ long long hook_device_moves(void)
     return t.uploads + t.fills;
 }
 int hook_runtime_error(void) { return PARAC_ERR_CUDA; }
+void hook_search_counts(long *searched, long *reused) { parac_cu_search_counts(searched, reused); }
 #else
 void hook_fail_after(long n) { parac_cl_fail_after(n); }
 long long hook_device_moves(void)
@@ -28,4 +30,5 @@ long long hook_device_moves(void)
     return t.uploads + t.fills;
 }
 int hook_runtime_error(void) { return PARAC_ERR_OPENCL; }
+void hook_search_counts(long *searched, long *reused) { parac_cl_search_counts(searched, reused); }
 #endif

@@ -3,7 +3,8 @@ stages, row, column and 3x3 stencils with border rules, conditional writes,
 sub-range iterators, stages that read the first stage and the input again:
 the chains give the fusion pass its pairs and its recomputations) over u8,
 u16, i32 and f32 images of odd sizes, run with `parac run` on the OpenCL
-device at -O0, -O2, -fno-fuse and 4 and 16 outputs per work-item, through
+device at -O0, -O2, -fno-fuse and 4 and 16 outputs per work-item, with the
+alternatives of each fusion choice forced (PARAC_CL_FUSION=1, 2), through
 the C target at -O2 and -O0, and through the CUDA target where a CUDA device
 exists; every output must match -O0 (integers exactly, floats to 1e-5
 relative: kernels may contract a*b+c differently)."""
@@ -39,10 +40,11 @@ VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "
             ("c", [], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-fuse"], {"PARAC_STRIP_ROWS": "8"}),
             ("c", ["-fno-strips"]), ("opencl", ["-fno-fuse-stencils"]), ("opencl", ["--rows-per-item", "3"]), ("c", ["-ffuse-stencils"]),
             ("c", ["-ffuse-stencils"], {"PARAC_STRIP_ROWS": "3"}), ("opencl", ["-flocal-memory"]),
-            ("opencl", [], {"PARAC_CL_SEARCH": "1"}), ("opencl", ["-fif-convert"]), ("c", ["-fno-if-convert"])]
+            ("opencl", [], {"PARAC_CL_SEARCH": "1"}), ("opencl", ["-fif-convert"]), ("c", ["-fno-if-convert"]),
+            ("opencl", [], {"PARAC_CL_FUSION": "1"}), ("opencl", [], {"PARAC_CL_FUSION": "2"})]
 if _have("cuda"):
     VARIANTS += [("cuda", []), ("cuda", ["-O0"]), ("cuda", ["--vector-width", "16"]), ("cuda", ["--rows-per-item", "5"]),
-                 ("cuda", ["-flocal-memory"]), ("cuda", [], {"PARAC_CU_SEARCH": "1"})]
+                 ("cuda", ["-flocal-memory"]), ("cuda", [], {"PARAC_CU_SEARCH": "1"}), ("cuda", [], {"PARAC_CU_FUSION": "2"})]
 
 
 pytestmark = pytest.mark.skipif(not _have_opencl(), reason="no OpenCL device")
@@ -230,7 +232,8 @@ def stencil_pair(rng, dt, radii=(1, 3)):
 PAIR_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["--vector-width", "16"]),
                  ("opencl", ["--rows-per-item", "4"]), ("opencl", ["--rows-per-item", "16", "--vector-width", "4"]),
                  ("opencl", ["-fno-fuse-stencils"]), ("c", ["-ffuse-stencils"]), ("c", ["-O0"]),
-                 ("opencl", ["-flocal-memory"]), ("opencl", ["-flocal-memory", "--rows-per-item", "3", "-fif-convert"])]
+                 ("opencl", ["-flocal-memory"]), ("opencl", ["-flocal-memory", "--rows-per-item", "3", "-fif-convert"]),
+                 ("opencl", [], {"PARAC_CL_FUSION": "1"})]
 if _have("cuda"):
     PAIR_VARIANTS += [("cuda", []), ("cuda", ["--vector-width", "8"]), ("cuda", ["--rows-per-item", "4"]),
                       ("cuda", ["-flocal-memory"])]
@@ -261,14 +264,14 @@ def same_as_first(tmp_path, src, dt, rng, variants, sizes):
         img = (rng.random((H, W)) * 100).astype(TYPES[dt][1])
         np.save(tmp_path / "in.npy", img)
         outs = []
-        for i, (target, flags) in enumerate(variants):
+        for i, (target, flags, *env) in enumerate(variants):
             args = ["run", tmp_path / "p.pc", tmp_path / "in.npy", tmp_path / f"o{i}.npy", "--target", target]
             for f in flags:
                 args += ["--paracc-flag", f]
-            run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache")})
+            run_parac(*args, env={"PARAC_CACHE_DIR": str(tmp_path / "cache"), **(env[0] if env else {})})
             outs.append(np.load(tmp_path / f"o{i}.npy"))
-        for (target, flags), got in zip(variants[1:], outs[1:]):
-            msg = f"{target} {' '.join(flags)} differs from -O0 on {H}x{W} {dt}:\n{src}"
+        for (target, flags, *env), got in zip(variants[1:], outs[1:]):
+            msg = f"{target} {' '.join(flags)} {env} differs from -O0 on {H}x{W} {dt}:\n{src}"
             if dt == "f32":
                 np.testing.assert_allclose(got, outs[0], rtol=1e-5, atol=1e-5, err_msg=msg)
             else:
@@ -311,7 +314,8 @@ def test_merged_launches_keep_the_order_of_writes(tmp_path, case):
 
 
 STAGE_VARIANTS = [("opencl", ["-O0"]), ("opencl", []), ("opencl", ["-fno-stage-stencils"]),
-                  ("opencl", ["--rows-per-item", "2"]), ("c", ["-O0"])]
+                  ("opencl", ["--rows-per-item", "2"]), ("c", ["-O0"]),
+                  ("opencl", [], {"PARAC_CL_FUSION": "1"}), ("opencl", [], {"PARAC_CL_FUSION": "2"})]
 if _have("cuda"):
     STAGE_VARIANTS += [("cuda", []), ("cuda", ["--rows-per-item", "16"]), ("cuda", ["-fno-stage-stencils"])]
 
