@@ -367,15 +367,9 @@ static bool host_names(const Node *n, const Obj *o, int depth)
         return false;
     }
     if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o) return true;
-    const Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
-    for (int i = 0; i < 8; i++)
-        if (host_names(kids[i], o, depth + 1)) return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (host_names(a, o, depth + 1)) return true;
-    for (const Node *a = n->decls; a; a = a->next)
-        if (host_names(a->init, o, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (host_names(n->idx[i], o, depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (const Node *c; (c = lang_next_kid(&k));)
+        if (host_names(c, o, depth + 1)) return true;
     return false;
 }
 

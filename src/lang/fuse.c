@@ -117,17 +117,8 @@ void fuse_touches(Node *n, Touch *t, int depth)
         t->overflow = true; /* iterators do not nest: not expected here */
         return;
     }
-    fuse_touches(n->lhs, t, depth + 1);
-    fuse_touches(n->rhs, t, depth + 1);
-    fuse_touches(n->cond, t, depth + 1);
-    fuse_touches(n->then, t, depth + 1);
-    fuse_touches(n->els, t, depth + 1);
-    fuse_touches(n->init, t, depth + 1);
-    fuse_touches(n->inc, t, depth + 1);
-    fuse_touches(n->body, t, depth + 1);
-    for (Node *a = n->args; a; a = a->next) fuse_touches(a, t, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) fuse_touches(d->init, t, depth + 1);
-    for (int i = 0; i < n->nidx; i++) fuse_touches(n->idx[i], t, depth + 1);
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) fuse_touches(c, t, depth + 1);
 }
 
 bool fuse_listed(Obj *const *list, int n, const Obj *o)
@@ -216,17 +207,9 @@ static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, 
     if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == m)
         return n->kind == ND_MAT_ELEM && own_point(n, it, lead, it->ndim - lead);
     if (n->kind == ND_VAR && n->var == m) return false;
-    if (!reads_at_point(n->lhs, m, it, lead, depth + 1) || !reads_at_point(n->rhs, m, it, lead, depth + 1) ||
-        !reads_at_point(n->cond, m, it, lead, depth + 1) || !reads_at_point(n->then, m, it, lead, depth + 1) ||
-        !reads_at_point(n->els, m, it, lead, depth + 1) || !reads_at_point(n->init, m, it, lead, depth + 1) ||
-        !reads_at_point(n->inc, m, it, lead, depth + 1) || !reads_at_point(n->body, m, it, lead, depth + 1))
-        return false;
-    for (Node *a = n->args; a; a = a->next)
-        if (!reads_at_point(a, m, it, lead, depth + 1)) return false;
-    for (Node *d = n->decls; d; d = d->next)
-        if (!reads_at_point(d->init, m, it, lead, depth + 1)) return false;
-    for (int i = 0; i < n->nidx; i++)
-        if (!reads_at_point(n->idx[i], m, it, lead, depth + 1)) return false;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (!reads_at_point(c, m, it, lead, depth + 1)) return false;
     return true;
 }
 

@@ -209,11 +209,8 @@ static void reads_of(Node *n, Touch *t, int depth)
         if (t->nread == 32) t->overflow = true;
         else t->read[t->nread++] = n->var;
     }
-    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
-    for (int i = 0; i < 8; i++) reads_of(kids[i], t, depth + 1);
-    for (Node *a = n->args; a; a = a->next) reads_of(a, t, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) reads_of(d->init, t, depth + 1);
-    for (int i = 0; i < n->nidx; i++) reads_of(n->idx[i], t, depth + 1);
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) reads_of(c, t, depth + 1);
 }
 
 /* Why running the members twice could change the result (NULL: it cannot):

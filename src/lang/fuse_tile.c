@@ -117,15 +117,9 @@ static bool read_extent(Node *n, const Obj *m, const Iterator *it, Extent *x, in
         return true;
     }
     if (n->kind == ND_VAR && n->var == m) return false;
-    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
-    for (int i = 0; i < 8; i++)
-        if (!read_extent(kids[i], m, it, x, depth + 1)) return false;
-    for (Node *a = n->args; a; a = a->next)
-        if (!read_extent(a, m, it, x, depth + 1)) return false;
-    for (Node *d = n->decls; d; d = d->next)
-        if (!read_extent(d->init, m, it, x, depth + 1)) return false;
-    for (int i = 0; i < n->nidx; i++)
-        if (!read_extent(n->idx[i], m, it, x, depth + 1)) return false;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (!read_extent(c, m, it, x, depth + 1)) return false;
     return true;
 }
 

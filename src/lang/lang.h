@@ -429,6 +429,15 @@ void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions s
 bool lang_writes_whole(Region *r, Obj *m, int *planes);
 /* emit_host.c: n or anything in it leaves the iteration (break, continue, goto, return, a label) */
 bool lang_any_jump(const Node *n);
+/* walk.c: the children of n (the operand and statement fields, then the
+ * args list, the declarators' initialisers, the indices), NULL after the
+ * last: for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) ... */
+typedef struct NodeKids {
+    const Node *n;
+    int stage, i;
+    Node *list;
+} NodeKids;
+Node *lang_next_kid(NodeKids *k);
 void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
