@@ -3,17 +3,28 @@
 # scripts/debian-packages.txt (pinned where the archive still has the version)
 # and a Python venv (.venv) with the reference libraries of the conformance
 # tests (tests/python/requirements.txt). Safe to run again.
+# --browser: also scripts/debian-packages-browser.txt (headless Chromium, for
+# the test that opens the demo page in a real browser; CI uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
+lists=(scripts/debian-packages.txt)
+for arg in "$@"; do
+  case "$arg" in
+    --browser) lists+=(scripts/debian-packages-browser.txt) ;;
+    *) echo "install-deps: unknown option '$arg'" >&2; exit 1 ;;
+  esac
+done
 want=()
-while read -r line; do
-  case "$line" in ''|'#'*) continue ;; esac
-  want+=("$line")
-done < scripts/debian-packages.txt
+for list in "${lists[@]}"; do
+  while read -r line; do
+    case "$line" in ''|'#'*) continue ;; esac
+    want+=("$line")
+  done < "$list"
+done
 
 missing=()
 for spec in "${want[@]}"; do
@@ -41,7 +52,7 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-if ! .venv/bin/python -c "import numpy, scipy, skimage, cv2, imageio, tifffile, nrrd, pytest, scikit_build_core" 2>/dev/null; then
+if ! .venv/bin/python -c "import numpy, scipy, skimage, cv2, imageio, tifffile, nrrd, pytest, scikit_build_core, html5lib" 2>/dev/null; then
   echo "install-deps: installing Python packages into .venv"
   .venv/bin/pip install -q --disable-pip-version-check -r tests/python/requirements.txt
 fi

@@ -47,6 +47,14 @@ typedef struct parac_param_spec {
     const char *help;
 } parac_param_spec;
 
+/* How `parac demo` draws an operation's outputs (inputs are drawn as they
+ * are; volumes as maximum-intensity projections along the three axes). */
+typedef enum parac_demo_view {
+    PARAC_DEMO_PLAIN = 0, /* the output as it is */
+    PARAC_DEMO_MASK,      /* the output's nonzero pixels in colour over the first input */
+    PARAC_DEMO_CHANGES    /* the output, the pixels where it differs from the first input tinted */
+} parac_demo_view;
+
 typedef struct parac_op parac_op;
 typedef struct parac_args parac_args;
 typedef struct parac_op_call parac_op_call;
@@ -74,8 +82,10 @@ struct parac_op {
      * `why` (why_size 0: no reason wanted, skip formatting it). NULL: the
      * first method listed for the backend. */
     parac_status (*choose)(parac_op_call *call, const char **method, char *why, size_t why_size);
-    /* Synthetic inputs and parameters for `parac demo`; NULL: not in the demo. */
+    /* Synthetic inputs and parameters for `parac demo` (every operation has
+     * one: the registry's tests check it), and how the demo draws the result. */
     parac_status (*demo)(parac_context *ctx, parac_image **inputs, parac_args *args);
+    parac_demo_view demo_view;
     /* 0: the dispatcher moves the inputs to the context's device first;
      * 1: the operation gets them where they are and places them itself (an
      * image larger than device memory can stay on the host). */

@@ -167,6 +167,7 @@ const parac_op parac__op_fill = {
     .n_methods = sizeof fill_methods / sizeof fill_methods[0],
     .choose = fill_choose,
     .demo = rings_demo,
+    .demo_view = PARAC_DEMO_MASK,
     .keeps_inputs = 1,
 };
 
@@ -298,6 +299,7 @@ const parac_op parac__op_floodfill = {
     .methods = floodfill_methods,
     .n_methods = sizeof floodfill_methods / sizeof floodfill_methods[0],
     .demo = floodfill_demo,
+    .demo_view = PARAC_DEMO_CHANGES,
 };
 
 /* ---- typed API ------------------------------------------------------------------ */

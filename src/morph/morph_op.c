@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../core/error_internal.h"
+#include "morph_demo.h"
 #include "morph_post.h"
 #include "parac/morph.h"
 #include "parac/op.h"
@@ -337,21 +338,6 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
     return PARAC_OK;
 }
 
-/* ---- demo ---------------------------------------------------------------------- */
-/* A smooth bumpy surface for the h-maxima demo. */
-static parac_status bumps_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
-{
-    (void)ctx;
-    PARAC_TRY(parac_image_create(&inputs[0], 512, 384, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
-    parac_image *im = inputs[0];
-    for (int64_t y = 0; y < im->height; y++)
-        for (int64_t x = 0; x < im->width; x++) {
-            double v = 100 + 50 * sin(x * 0.05) * cos(y * 0.07) + 40 * sin(x * 0.013 + y * 0.021);
-            *(uint8_t *)parac_image_at(im, x, y, 0) = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
-        }
-    return parac_args_set(args, "h", "20");
-}
-
 /* ---- the table ------------------------------------------------------------------ */
 #define CONN_PARAM(dflt)                                                                   \
     {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,                                   \
@@ -407,12 +393,12 @@ static const parac_method morph_methods[] = {
      "one thread block per heap"},
 };
 
-#define MORPH_OP(var, nm, summ, desc, use, nin, prm, dem)                                       \
-    const parac_op var = {                                                                   \
-        .name = nm, .summary = summ, .description = desc, .usage_args = use, .n_inputs = nin, \
-        .n_outputs = 1, .params = prm, .n_params = sizeof prm / sizeof prm[0],                \
-        .methods = morph_methods, .n_methods = sizeof morph_methods / sizeof morph_methods[0], \
-        .choose = morph_choose, .demo = dem, .keeps_inputs = 1}
+#define MORPH_OP(var, nm, summ, desc, use, nin, prm, dem, view)                                 \
+    const parac_op var = {                                                                     \
+        .name = nm, .summary = summ, .description = desc, .usage_args = use, .n_inputs = nin,   \
+        .n_outputs = 1, .params = prm, .n_params = sizeof prm / sizeof prm[0],                  \
+        .methods = morph_methods, .n_methods = sizeof morph_methods / sizeof morph_methods[0],   \
+        .choose = morph_choose, .demo = dem, .demo_view = view, .keeps_inputs = 1}
 
 MORPH_OP(parac__op_reconstruct, "reconstruct",
          "morphological reconstruction of a marker under a mask, by dilation or erosion",
@@ -421,45 +407,45 @@ MORPH_OP(parac__op_reconstruct, "reconstruct",
          "and dtype (u8, u16, f32), one channel, 2D or 3D; the output has their dtype. Every method "
          "gives the same bits, as scikit-image's reconstruction (which returns float). "
          "See docs/morphology.md.",
-         "MARKER MASK OUT", 2, reconstruct_params, NULL);
+         "MARKER MASK OUT", 2, reconstruct_params, parac__morph_demo_serpentine, PARAC_DEMO_PLAIN);
 MORPH_OP(parac__op_fill_holes, "fill-holes", "fill holes: regional minima not connected to the border",
          "Grayscale hole filling (Soille): reconstruction by erosion of the image from a marker "
          "equal to the image on the border and to the maximum inside. On a binary image it fills "
          "the background regions that do not touch the border, as scipy's binary_fill_holes.",
-         "IN OUT", 1, fill_params, NULL);
+         "IN OUT", 1, fill_params, parac__morph_demo_cells, PARAC_DEMO_CHANGES);
 MORPH_OP(parac__op_h_maxima, "h-maxima", "maxima of height at least h, as a mask",
          "255 where f - R(f - h) >= h, R being reconstruction by dilation under f: the maxima "
          "whose height above their surroundings is at least h, as scikit-image's h_maxima "
          "(which returns 1). Output u8.",
-         "IN OUT", 1, h_params, bumps_demo);
+         "IN OUT", 1, h_params, parac__morph_demo_terrain_h, PARAC_DEMO_MASK);
 MORPH_OP(parac__op_h_minima, "h-minima", "minima of depth at least h, as a mask",
          "255 where R(f + h) - f >= h, R being reconstruction by erosion above f, as scikit-image's "
          "h_minima. Output u8.",
-         "IN OUT", 1, h_params, NULL);
+         "IN OUT", 1, h_params, parac__morph_demo_terrain_h, PARAC_DEMO_MASK);
 MORPH_OP(parac__op_regional_maxima, "regional-maxima",
          "plateaus whose neighbours are all strictly lower, as a mask",
          "255 on every connected plateau with no higher neighbour (pixels on the image border "
          "count), as scikit-image's local_maxima: f > R(f'), f' the next lower value of f. Output u8.",
-         "IN OUT", 1, conn_params, NULL);
+         "IN OUT", 1, conn_params, parac__morph_demo_terrain, PARAC_DEMO_MASK);
 MORPH_OP(parac__op_regional_minima, "regional-minima",
          "plateaus whose neighbours are all strictly higher, as a mask",
          "The dual of regional-maxima, as scikit-image's local_minima. Output u8.", "IN OUT", 1,
-         conn_params, NULL);
+         conn_params, parac__morph_demo_terrain, PARAC_DEMO_MASK);
 MORPH_OP(parac__op_opening_by_reconstruction, "opening-by-reconstruction",
          "erosion by a square, then reconstruction by dilation under the image",
          "Removes bright details smaller than the structuring element (a flat square of side "
          "2r+1, a cube in 3D) while keeping the exact shape of everything larger: "
          "reconstruction(erosion(f), f), as scikit-image.",
-         "IN OUT", 1, radius_params, NULL);
+         "IN OUT", 1, radius_params, parac__morph_demo_specks, PARAC_DEMO_CHANGES);
 MORPH_OP(parac__op_closing_by_reconstruction, "closing-by-reconstruction",
          "dilation by a square, then reconstruction by erosion above the image",
          "The dual of opening-by-reconstruction: reconstruction(dilation(f), f, 'erosion').",
-         "IN OUT", 1, radius_params, NULL);
+         "IN OUT", 1, radius_params, parac__morph_demo_pits, PARAC_DEMO_CHANGES);
 MORPH_OP(parac__op_clear_border, "clear-border", "remove objects that touch the image border",
          "Objects are connected components of nonzero pixels; those with a pixel within buffer+1 "
          "pixels of the border become 0, the rest keep their values, as scikit-image's "
          "clear_border. The output has the input's dtype.",
-         "IN OUT", 1, clear_params, NULL);
+         "IN OUT", 1, clear_params, parac__morph_demo_objects, PARAC_DEMO_CHANGES);
 
 /* ---- typed API ------------------------------------------------------------------ */
 parac_status parac_reconstruct(parac_context *ctx, const parac_image *marker,

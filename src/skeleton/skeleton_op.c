@@ -108,12 +108,13 @@ static parac_status tube_demo(parac_context *ctx, parac_image **inputs, parac_ar
     (void)args;
     PARAC_TRY(parac_image_create_zeroed(&inputs[0], 48, 40, 40, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
     parac_image *im = inputs[0];
-    for (int64_t z = 0; z < 40; z++) /* an L-shaped tube */
+    for (int64_t z = 0; z < 40; z++) /* an L-shaped tube with a branch: a junction */
         for (int64_t y = 0; y < 40; y++)
             for (int64_t x = 0; x < 48; x++) {
                 const int a = x >= 6 && x <= 41 && (y - 12) * (y - 12) + (z - 20) * (z - 20) <= 25;
                 const int b = y >= 12 && y <= 34 && (x - 37) * (x - 37) + (z - 20) * (z - 20) <= 25;
-                if (a || b) *(uint8_t *)parac_image_at(im, x, y, z) = 255;
+                const int c = z >= 20 && z <= 36 && (x - 18) * (x - 18) + (y - 12) * (y - 12) <= 16;
+                if (a || b || c) *(uint8_t *)parac_image_at(im, x, y, z) = 255;
             }
     return PARAC_OK;
 }
@@ -167,6 +168,7 @@ const parac_op parac__op_skeleton = {
     .methods = skeleton_methods,
     .n_methods = sizeof skeleton_methods / sizeof skeleton_methods[0],
     .demo = tube_demo,
+    .demo_view = PARAC_DEMO_MASK,
     .choose = skeleton_choose,
     .keeps_inputs = 1,
 };

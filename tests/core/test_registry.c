@@ -59,6 +59,38 @@ static void test_lookup(void **state)
     assert_null(parac_op_at(parac_op_count()));
 }
 
+/* `parac demo` shows every operation: a new one without a demo fails here.
+ * Each demo makes host inputs of one channel or more for all the
+ * operation's inputs, and parameters that the operation accepts. */
+static void test_every_op_has_a_demo(void **state)
+{
+    (void)state;
+    for (int i = 0; i < parac_op_count(); i++) {
+        const parac_op *o = parac_op_at(i);
+        if (!o->demo) fail_msg("operation '%s' has no demo", o->name);
+        parac_image *inputs[8] = {0};
+        parac_args *args = NULL;
+        assert_int_equal(parac_args_create(&args), PARAC_OK);
+        assert_int_equal(o->demo(cpu, inputs, args), PARAC_OK);
+        for (int k = 0; k < 8; k++) {
+            if (k < o->n_inputs) {
+                assert_non_null(inputs[k]);
+                assert_int_equal(inputs[k]->memory, PARAC_MEMORY_HOST);
+            } else {
+                assert_null(inputs[k]);
+            }
+            parac_image_destroy(inputs[k]);
+        }
+        for (int k = 0; k < parac_args_count(args); k++) {
+            const char *name = parac_args_name_at(args, k);
+            int known = 0;
+            for (int p = 0; p < o->n_params; p++) known |= strcmp(o->params[p].name, name) == 0;
+            if (!known) fail_msg("the demo of '%s' sets '%s', not a parameter of it", o->name, name);
+        }
+        parac_args_destroy(args);
+    }
+}
+
 static parac_status run_convert(parac_image *in, parac_image **out, const char *params)
 {
     parac_args *a = NULL;
@@ -249,7 +281,7 @@ int main(void)
         cmocka_unit_test(test_args),          cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
         cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
-        cmocka_unit_test(test_run_into),
+        cmocka_unit_test(test_run_into),      cmocka_unit_test(test_every_op_has_a_demo),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

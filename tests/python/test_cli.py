@@ -156,7 +156,7 @@ def test_demo_report(parac_bin, tmp_path):
     out = tmp_path / "demo"
     r = run_parac("demo", "--out", out)
     html = (out / "index.html").read_text()
-    assert "<table>" in html and "convert" in html
+    assert 'id="op-convert"' in html and "<!-- parac-demo:comparison -->" in html
     for img in re.findall(r'src="([^"]+)"', html):
         assert (out / img).exists(), img
         assert (out / img).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

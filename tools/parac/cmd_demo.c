@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "demo_preview.h"
 #include "demo_report.h"
 #include "op_timing.h"
 
@@ -18,7 +19,9 @@ void cmd_demo_help(FILE *out)
             "usage: parac demo [--out DIR] [--only OP]\n\n"
             "Makes synthetic inputs for every operation, runs each on the selected device\n"
             "(--device; auto = the GPU when one is usable), and writes PNG previews of the\n"
-            "inputs and outputs and DIR/index.html showing them side by side with timings.\n"
+            "inputs and outputs, DIR/index.html showing them side by side with timings, and\n"
+            "DIR/demo.json with DIR/data/*.npy (the same as data; tools/demo_compare.py times\n"
+            "other libraries on them and adds a comparison to the page).\n"
             "  --out DIR    output folder (default: parac-demo), created if missing\n"
             "  --only OP    run only this operation\n");
 }
@@ -30,39 +33,27 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
-/* A u8 image that a browser can show: the middle slice of a volume, integer
- * types scaled by their nominal range, floats stretched from min..max. */
-static parac_status write_preview(parac_context *cpu, const parac_image *img, const char *path)
+static void record_args(const parac_args *args, demo_entry *e)
 {
-    parac_image *host = NULL, *slice = NULL, *u8 = NULL;
-    parac_status st = parac_image_clone(&host, img, PARAC_MEMORY_HOST, -1, NULL);
-    if (st == PARAC_OK) st = parac_image_view_slice(&slice, host, host->depth / 2);
-    parac_args *args = NULL;
-    if (st == PARAC_OK) st = parac_args_create(&args);
-    if (st == PARAC_OK) st = parac_args_set(args, "dtype", "u8");
-    if (st == PARAC_OK)
-        st = parac_args_set(args, "scale", parac_dtype_is_float(img->dtype) || img->dtype == PARAC_I32
-                                                ? "minmax" : "full");
-    if (st == PARAC_OK) st = parac_op_run(cpu, "convert", &slice, 1, &u8, 1, args, NULL, 0);
-    if (st == PARAC_OK) st = parac_image_write(path, u8, NULL);
-    parac_args_destroy(args);
-    parac_image_destroy(u8);
-    parac_image_destroy(slice);
-    parac_image_destroy(host);
-    return st;
+    e->n_params = 0;
+    for (int i = 0; i < parac_args_count(args) && e->n_params < DEMO_MAX_PARAMS; i++, e->n_params++) {
+        const char *n = parac_args_name_at(args, i);
+        snprintf(e->param_names[i], sizeof e->param_names[i], "%s", n);
+        snprintf(e->param_values[i], sizeof e->param_values[i], "%s", parac_args_get(args, n));
+    }
 }
 
-static void describe_args(const parac_args *args, char *buf, size_t size)
+/* The preview DIR/NAME and the data DIR/data/NAME.npy of a host image. */
+static parac_status write_image(parac_context *cpu, const parac_image *img, const parac_image *base,
+                                parac_demo_view view, const char *dir, const char *name)
 {
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < parac_args_count(args) && used < size; i++) {
-        const char *n = parac_args_name_at(args, i);
-        int w = snprintf(buf + used, size - used, "%s--%s %s", used ? " " : "", n,
-                         parac_args_get(args, n));
-        if (w < 0) break;
-        used += (size_t)w;
-    }
+    char path[4096], data[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    parac_status st = demo_preview_write(cpu, img, base, view, path);
+    if (st != PARAC_OK) return st;
+    demo_data_name(name, data, sizeof data);
+    snprintf(path, sizeof path, "%s/%s", dir, data);
+    return parac_image_write(path, img, NULL);
 }
 
 /* Run one operation: demo inputs, timed runs on the device, previews. */
@@ -71,27 +62,26 @@ static void demo_one(parac_context *ctx, parac_context *cpu, const parac_op *op,
 {
     parac_image *inputs[8] = {0}, *outputs[8] = {0};
     parac_args *args = NULL;
-    char path[4096];
     op_timing t;
     memset(e, 0, sizeof *e);
     snprintf(e->op, sizeof e->op, "%s", op->name);
     snprintf(e->device, sizeof e->device, "%s", parac_context_device(ctx));
+    snprintf(e->summary, sizeof e->summary, "%s", op->summary);
     parac_status st = parac_args_create(&args);
     if (st == PARAC_OK) st = op->demo(ctx, inputs, args);
-    if (st == PARAC_OK) describe_args(args, e->params, sizeof e->params);
+    if (st == PARAC_OK) record_args(args, e);
     if (st == PARAC_OK) st = cli_time_op(ctx, op, inputs, args, DEMO_RUNS, outputs, &t);
     if (st == PARAC_OK) {
         e->median_ms = t.median_ms;
         e->transfer_ms = t.upload_ms;
         snprintf(e->method, sizeof e->method, "%s", t.method);
     }
-    for (int i = 0; st == PARAC_OK && i < op->n_inputs; i++) {
+    for (int i = 0; st == PARAC_OK && i < op->n_inputs && i < DEMO_MAX_IMAGES; i++) {
         snprintf(e->inputs[i], sizeof e->inputs[i], "%s-in%d.png", op->name, i);
-        snprintf(path, sizeof path, "%s/%s", dir, e->inputs[i]);
-        st = write_preview(cpu, inputs[i], path);
+        st = write_image(cpu, inputs[i], NULL, PARAC_DEMO_PLAIN, dir, e->inputs[i]);
         e->n_inputs = i + 1;
     }
-    for (int i = 0; st == PARAC_OK && i < op->n_outputs; i++) {
+    for (int i = 0; st == PARAC_OK && i < op->n_outputs && i < DEMO_MAX_IMAGES; i++) {
         double t0 = now_ms();
         parac_image *host = NULL;
         st = parac_image_download(&host, outputs[i], parac_context_backend(ctx) == PARAC_BACKEND_CUDA,
@@ -99,8 +89,7 @@ static void demo_one(parac_context *ctx, parac_context *cpu, const parac_op *op,
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         e->transfer_ms += now_ms() - t0;
         snprintf(e->outputs[i], sizeof e->outputs[i], "%s-out%d.png", op->name, i);
-        snprintf(path, sizeof path, "%s/%s", dir, e->outputs[i]);
-        if (st == PARAC_OK) st = write_preview(cpu, host, path);
+        if (st == PARAC_OK) st = write_image(cpu, host, inputs[0], op->demo_view, dir, e->outputs[i]);
         parac_image_destroy(host);
         e->n_outputs = i + 1;
     }
@@ -127,8 +116,10 @@ int cmd_demo(int argc, char **argv)
         cli_error("demo: unknown operation '%s'", only);
         return CLI_USER_ERROR;
     }
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-        cli_error("demo: cannot create '%s': %s", dir, strerror(errno));
+    char data_dir[4096];
+    snprintf(data_dir, sizeof data_dir, "%s/data", dir);
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(data_dir, 0777) != 0 && errno != EEXIST)) {
+        cli_error("demo: cannot create '%s': %s", data_dir, strerror(errno));
         return CLI_USER_ERROR;
     }
     parac_context *ctx = NULL, *cpu = NULL;
@@ -146,8 +137,14 @@ int cmd_demo(int argc, char **argv)
     int n = 0, failures = 0;
     for (int i = 0; entries && i < parac_op_count(); i++) {
         const parac_op *op = parac_op_at(i);
-        if (!op->demo || (only && strcmp(only, op->name) != 0)) continue;
-        demo_one(ctx, cpu, op, dir, &entries[n]);
+        if (only && strcmp(only, op->name) != 0) continue;
+        if (op->demo) {
+            demo_one(ctx, cpu, op, dir, &entries[n]);
+        } else { /* every operation has a demo: one without is a defect of the registry */
+            memset(&entries[n], 0, sizeof entries[n]);
+            snprintf(entries[n].op, sizeof entries[n].op, "%s", op->name);
+            snprintf(entries[n].error, sizeof entries[n].error, "the registry gives no demo for '%s'", op->name);
+        }
         if (entries[n].error[0]) {
             failures++;
             cli_error("demo: %s failed: %s", op->name, entries[n].error);
