@@ -5,6 +5,7 @@
  *   tokenize.c    source text -> token list
  *   parse.c       tokens -> AST (C plus ParaC productions)
  *   sema.c        scopes, types, ParaC rules, desugaring of whole-image forms
+ *   sema_writes.c each iteration of an iterator writes elements of its own
  *   hast.c        AST -> HAST: parallel regions, operators, accesses, border rules
  *   analysis.c    point / local block / global; ranges; reuse; work size
  *   split.c       host / device split: kernel arguments, transfers
@@ -416,6 +417,9 @@ typedef struct Program {
 /* ---- passes ----------------------------------------------------------- */
 Program *parse_program(SourceFile *file, Token *tokens);
 void sema_program(Program *prog);
+/* sema_writes.c: reports the writes of iterator it that do not give each
+ * iteration elements of its own (they would race) */
+void sema_check_iterator_writes(const Iterator *it);
 void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c, fuse_tile.c: kernel fusion */
 void hast_build(Program *prog);
 void analyse_program(Program *prog);

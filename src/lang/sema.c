@@ -1053,6 +1053,7 @@ static void sema_iterator(Sema *S, Node *n)
         for (int d = 0; d < it->ndim; d++)
             if (it->elem[d] == 0) it->elem[d] = 1;
     }
+    sema_check_iterator_writes(it);
 }
 
 /* Dst = E; with whole matrices: an iterator over Dst. */

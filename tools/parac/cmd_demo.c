@@ -118,10 +118,12 @@ int cmd_demo(int argc, char **argv)
     }
     char data_dir[4096];
     snprintf(data_dir, sizeof data_dir, "%s/data", dir);
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || (mkdir(data_dir, 0777) != 0 && errno != EEXIST)) {
-        cli_error("demo: cannot create '%s': %s", data_dir, strerror(errno));
-        return CLI_USER_ERROR;
-    }
+    const char *made[] = {dir, data_dir};
+    for (int i = 0; i < 2; i++)
+        if (mkdir(made[i], 0777) != 0 && errno != EEXIST) {
+            cli_error("demo: cannot create '%s': %s", made[i], strerror(errno));
+            return CLI_USER_ERROR;
+        }
     parac_context *ctx = NULL, *cpu = NULL;
     parac_status st = cli_context(&ctx);
     if (st == PARAC_OK) st = parac_context_create(&cpu, "cpu");

@@ -1,0 +1,269 @@
+/* The writes of a parallel iterator: every iteration must write elements of
+ * its own. A write whose indices do not tell the iterations apart (an index
+ * read from data, as in a histogram's hist[in[x][y]] += 1; an accumulation
+ * into fixed elements; an index that mixes two axes or divides one; windows
+ * of neighbouring iterations that overlap) would race on every target, so
+ * it is rejected where it stands.
+ *
+ * Each index is put in the form coef * k + c, where k counts the
+ * iterations along one axis (the index variable steps by the range's
+ * stride, and by the element size of an iter_element iterator) and c does
+ * not change within the iterator (numbers, host scalars, which an iterator
+ * may not assign, and locals of the iterator that are never assigned after
+ * their initialiser, which is itself of such a form). An axis is told apart
+ * when some index follows it with |coef| at least the span of the window
+ * written there (1 for an element). A coefficient that is a host scalar
+ * (B[cx * (H - 1)][...]: the corners) counts as nonzero, which is as far as
+ * the compiler can know sizes; for a window it does not count. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/lang.h"
+
+typedef enum { FORM_INVARIANT, FORM_AXIS, FORM_OTHER } FormKind;
+
+typedef struct IndexForm {
+    FormKind kind;
+    int axis;        /* FORM_AXIS: the iterator's axis */
+    long coef;       /* FORM_AXIS: per iteration along it */
+    bool has_offset; /* FORM_AXIS: an invariant term is added */
+    bool symbolic;   /* FORM_AXIS: coef times a host scalar */
+} IndexForm;
+
+static const IndexForm other = {FORM_OTHER, -1, 0, false, false};
+static const IndexForm invariant = {FORM_INVARIANT, -1, 0, false, false};
+
+static IndexForm axis_form(int axis, long coef, bool has_offset)
+{
+    if (coef == 0) return invariant;
+    return (IndexForm){FORM_AXIS, axis, coef, has_offset, false};
+}
+
+/* The iterator's locals: each one's initialiser, and whether anything
+ * assigns it afterwards. */
+typedef struct Local {
+    const Obj *var;
+    Node *init;
+    bool assigned;
+} Local;
+
+typedef struct Walk {
+    const Iterator *it;
+    Local locals[64];
+    int nlocals;
+    bool too_many;
+    char why[160]; /* what made the first index FORM_OTHER */
+} Walk;
+
+/* FORM_OTHER, with the first reason kept for the message. */
+static IndexForm other_because(Walk *w, const char *fmt, const char *name)
+{
+    if (!w->why[0]) snprintf(w->why, sizeof w->why, fmt, name ? name : "?");
+    return other;
+}
+
+static Local *local_of(Walk *w, const Obj *var)
+{
+    for (int i = 0; i < w->nlocals; i++)
+        if (w->locals[i].var == var) return &w->locals[i];
+    return NULL;
+}
+
+static void note_assigned(Walk *w, Node *lhs)
+{
+    if (!lhs || lhs->kind != ND_VAR || !lhs->var) return;
+    Local *l = local_of(w, lhs->var);
+    if (l) l->assigned = true;
+}
+
+static void collect_locals(Walk *w, Node *n)
+{
+    if (!n) return;
+    if (n->kind == ND_DECL)
+        for (Node *d = n->decls; d; d = d->next) {
+            if (!d->var) continue;
+            if (w->nlocals == (int)(sizeof w->locals / sizeof w->locals[0])) {
+                w->too_many = true;
+                continue;
+            }
+            w->locals[w->nlocals++] = (Local){d->var, d->init, false};
+        }
+    if (n->kind == ND_ASSIGN) note_assigned(w, n->lhs);
+    if ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--")))
+        note_assigned(w, n->lhs);
+    if (n->kind == ND_UNARY && n->op && !strcmp(n->op, "&")) note_assigned(w, n->lhs); /* may be written through */
+    Node *c;
+    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) collect_locals(w, c);
+}
+
+/* The form of e when every part of it is invariant, else FORM_OTHER. */
+static IndexForm all_invariant(Walk *w, Node *e, int depth);
+
+static IndexForm form_of(Walk *w, Node *e, int depth)
+{
+    const Iterator *it = w->it;
+    if (!e || depth > 64) return other;
+    bool ok;
+    long v = const_eval(e, &ok);
+    (void)v;
+    if (ok) return invariant;
+    switch (e->kind) {
+    case ND_ITER_INDEX: {
+        if (e->iter != it) return other;
+        long step = it->r[e->axis].stride > 0 ? it->r[e->axis].stride : 1;
+        if (it->iter_element && it->elem[e->axis] > 0) step *= it->elem[e->axis];
+        return axis_form(e->axis, step, false);
+    }
+    case ND_VAR: {
+        /* a name sema did not resolve is a macro or an enum constant */
+        if (!e->var) return invariant;
+        if (e->var->ty->kind == TY_MATRIX) return other_because(w, "it uses matrix '%s' as a number", e->var->name);
+        if (!e->var->is_local_to_iter) return invariant;
+        Local *l = local_of(w, e->var);
+        if (!l || !l->init || !ty_is_integer(e->var->ty))
+            return other_because(w, "local variable '%s' has no integer initialiser", e->var->name);
+        if (l->assigned) return other_because(w, "local variable '%s' is assigned after its initialiser", e->var->name);
+        return form_of(w, l->init, depth + 1);
+    }
+    case ND_CAST:
+        return ty_is_integer(e->ty) ? form_of(w, e->lhs, depth + 1) : other;
+    case ND_UNARY: {
+        IndexForm f = form_of(w, e->lhs, depth + 1);
+        if (!strcmp(e->op, "+")) return f;
+        if (!strcmp(e->op, "-") && f.kind == FORM_AXIS) {
+            f.coef = -f.coef;
+            return f;
+        }
+        return f.kind == FORM_INVARIANT && strcmp(e->op, "++") && strcmp(e->op, "--") ? invariant : other;
+    }
+    case ND_BINARY: {
+        IndexForm l = form_of(w, e->lhs, depth + 1), r = form_of(w, e->rhs, depth + 1);
+        if (l.kind == FORM_OTHER || r.kind == FORM_OTHER) return other;
+        if (l.kind == FORM_INVARIANT && r.kind == FORM_INVARIANT) return invariant;
+        const char *op = e->op;
+        if (!strcmp(op, "+") || !strcmp(op, "-")) {
+            long sign = op[0] == '-' ? -1 : 1;
+            if (l.kind == FORM_AXIS && r.kind == FORM_AXIS) {
+                if (l.axis != r.axis || l.symbolic || r.symbolic)
+                    return other_because(w, "it adds %s's index variables", it->name);
+                return axis_form(l.axis, l.coef + sign * r.coef, l.has_offset || r.has_offset);
+            }
+            IndexForm f = l.kind == FORM_AXIS ? l : r;
+            if (r.kind == FORM_AXIS) f.coef *= sign;
+            f.has_offset = true;
+            return f;
+        }
+        if (l.kind == FORM_AXIS && r.kind == FORM_AXIS)
+            return other_because(w, "it applies '%s' to two of the iterator's indices", op);
+        /* the other operators keep the form only with an invariant operand */
+        IndexForm f = l.kind == FORM_AXIS ? l : r;
+        Node *k = l.kind == FORM_AXIS ? e->rhs : e->lhs;
+        long c = const_eval(k, &ok);
+        if (!strcmp(op, "*")) {
+            if (!ok) { /* times a host scalar: nonzero as far as can be known */
+                f.symbolic = true;
+                return f;
+            }
+            f.coef *= c;
+            return f.coef ? f : invariant;
+        }
+        if (!ok || f.symbolic) return other;
+        if (l.kind == FORM_AXIS && !f.has_offset && c > 0) {
+            /* k * coef / c with c dividing coef: still one value per iteration */
+            if (!strcmp(op, "/") && f.coef % c == 0) return axis_form(f.axis, f.coef / c, false);
+            if (!strcmp(op, ">>") && c < 62 && f.coef % (1L << c) == 0)
+                return axis_form(f.axis, f.coef / (1L << c), false);
+            if (!strcmp(op, "<<") && c < 32) return axis_form(f.axis, f.coef * (1L << c), false);
+        }
+        return other_because(w, "'%s' maps several iterations to one index", op);
+    }
+    default:
+        return all_invariant(w, e, depth);
+    }
+}
+
+static IndexForm all_invariant(Walk *w, Node *e, int depth)
+{
+    if (e->kind == ND_MAT_ELEM || e->kind == ND_WINDOW)
+        return other_because(w, "it reads matrix '%s'", e->var ? e->var->name : NULL);
+    if (e->kind == ND_CALL) return other_because(w, "it calls '%s'", e->name);
+    if (e->kind == ND_ASSIGN) return other_because(w, "it assigns%s", "");
+    Node *c;
+    for (NodeKids k = {.n = e}; (c = lang_next_kid(&k));)
+        if (form_of(w, c, depth + 1).kind != FORM_INVARIANT) return other;
+    return invariant;
+}
+
+static const char *axis_name(int axis)
+{
+    static const char *const letters[] = {"x", "y", "z"};
+    return axis >= 0 && axis < 3 ? letters[axis] : "?";
+}
+
+/* Reports write `lhs` (a matrix element or window written in iterator it)
+ * unless it gives each iteration elements of its own. */
+static void check_write(Walk *w, const Node *lhs, const Token *at)
+{
+    const Iterator *it = w->it;
+    const char *m = lhs->var ? lhs->var->name : "?";
+    IndexForm f[3];
+    long span[3];
+    for (int p = 0; p < lhs->nidx && p < 3; p++) {
+        Node *ix = lhs->idx[p];
+        span[p] = 1;
+        if (ix && ix->kind == ND_SLICE) {
+            span[p] = (long)(ix->axis - 1) * (ix->reduction_id > 0 ? ix->reduction_id : 1) + 1;
+            ix = ix->lhs;
+        }
+        w->why[0] = '\0';
+        f[p] = form_of(w, ix, 0);
+        if (f[p].kind == FORM_OTHER) {
+            diag_error_tok(at, "'%s' is written at an index that does not follow the iterator '%s' (index %d: %s): "
+                           "its iterations run in parallel and may write the same element; a scatter or a sum "
+                           "into shared elements is not supported", m, it->name, p + 1,
+                           w->why[0] ? w->why : "it is not of the form a * index + b");
+            return;
+        }
+    }
+    for (int d = 0; d < it->ndim; d++) {
+        bool apart = false, overlap = false;
+        for (int p = 0; p < lhs->nidx && p < 3 && !apart; p++) {
+            if (f[p].kind != FORM_AXIS || f[p].axis != d) continue;
+            if (span[p] == 1 || (!f[p].symbolic && labs(f[p].coef) >= span[p])) apart = true;
+            else overlap = true;
+        }
+        if (apart) continue;
+        if (overlap)
+            diag_error_tok(at, "the windows of '%s' that neighbouring iterations of '%s' write overlap along %s%s: "
+                           "its iterations run in parallel and would write the same elements", m, it->name,
+                           it->name, axis_name(d));
+        else
+            diag_error_tok(at, "'%s' is written at the same element by every iteration along %s%s (no index "
+                           "follows it): the iterations of '%s' run in parallel; a sum into shared elements is "
+                           "not supported", m, it->name, axis_name(d), it->name);
+        return;
+    }
+}
+
+static void check_node(Walk *w, Node *n)
+{
+    if (!n) return;
+    if (n->kind == ND_ASSIGN && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW))
+        check_write(w, n->lhs, n->tok);
+    else if ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
+             (!strcmp(n->op, "++") || !strcmp(n->op, "--")) && n->lhs && n->lhs->kind == ND_MAT_ELEM)
+        check_write(w, n->lhs, n->tok);
+    Node *c;
+    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) check_node(w, c);
+}
+
+void sema_check_iterator_writes(const Iterator *it)
+{
+    if (!it || !it->body) return;
+    Walk *w = lang_alloc(sizeof *w);
+    memset(w, 0, sizeof *w);
+    w->it = it;
+    collect_locals(w, it->body);
+    check_node(w, it->body);
+}
