@@ -6,6 +6,7 @@
  *   parse.c       tokens -> AST (C plus ParaC productions)
  *   sema.c        scopes, types, ParaC rules, desugaring of whole-image forms
  *   sema_writes.c each iteration of an iterator writes elements of its own
+ *   sema_macros.c no macro names a matrix (macros are passed on unexpanded)
  *   hast.c        AST -> HAST: parallel regions, operators, accesses, border rules
  *   analysis.c    point / local block / global; ranges; reuse; work size
  *   split.c       host / device split: kernel arguments, transfers
@@ -420,6 +421,9 @@ void sema_program(Program *prog);
 /* sema_writes.c: reports the writes of iterator it that do not give each
  * iteration elements of its own (they would race) */
 void sema_check_iterator_writes(const Iterator *it);
+/* sema_macros.c: reports the #defines whose body names a matrix (macros
+ * reach the generated code unexpanded) */
+void sema_check_macros(Program *prog);
 void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c, fuse_tile.c: kernel fusion */
 void hast_build(Program *prog);
 void analyse_program(Program *prog);

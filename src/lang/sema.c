@@ -1421,4 +1421,5 @@ void sema_program(Program *prog)
             break;
         }
     }
+    sema_check_macros(prog);
 }

@@ -1,0 +1,105 @@
+/* Macros reach the generated C and kernels unexpanded (tokenize.c), where a
+ * matrix is no longer the array the source indexes: a pointer with a pitch,
+ * a kernel argument, a device buffer. A macro whose body names a matrix
+ * would be accepted here and fail in the C compiler, or index the wrong
+ * elements, so it is an error at the #define, after sema has seen every
+ * matrix of the file. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lang/lang.h"
+
+enum { MAX_MATRICES = 256, MAX_PARAMS = 32 };
+
+typedef struct Names {
+    const Obj *m[MAX_MATRICES];
+    int n;
+} Names;
+
+static void add_matrix(Names *s, const Obj *o)
+{
+    for (int i = 0; i < s->n; i++)
+        if (s->m[i] == o) return;
+    if (s->n < MAX_MATRICES) s->m[s->n++] = o;
+}
+
+static void collect_matrices(Names *s, Node *n)
+{
+    if (!n) return;
+    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var && n->var->ty &&
+        n->var->ty->kind == TY_MATRIX)
+        add_matrix(s, n->var);
+    if (n->kind == ND_DECL)
+        for (Node *d = n->decls; d; d = d->next)
+            if (d->var && d->var->ty && d->var->ty->kind == TY_MATRIX) add_matrix(s, d->var);
+    if (n->kind == ND_FUNC && n->ty)
+        for (Node *p = n->ty->params; p; p = p->next)
+            if (p->var && p->var->ty && p->var->ty->kind == TY_MATRIX) add_matrix(s, p->var);
+    Node *c;
+    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) collect_matrices(s, c);
+}
+
+/* The identifier at p (len bytes) is one of the macro's parameters. */
+static bool is_param(const char *p, size_t len, const char params[][64], int nparams)
+{
+    for (int i = 0; i < nparams; i++)
+        if (strlen(params[i]) == len && !strncmp(params[i], p, len)) return true;
+    return false;
+}
+
+/* The matrix whose name the body of `#define NAME(PARAMS) BODY` uses, or NULL. */
+static const Obj *matrix_in_define(const char *text, const Names *s)
+{
+    const char *p = text + 1; /* past '#' */
+    while (*p == ' ' || *p == '\t') p++;
+    if (strncmp(p, "define", 6) != 0) return NULL;
+    p += 6;
+    while (*p == ' ' || *p == '\t') p++;
+    while (isalnum((unsigned char)*p) || *p == '_') p++; /* the macro's name */
+    char params[MAX_PARAMS][64];
+    int nparams = 0;
+    if (*p == '(') { /* a function-like macro: its parameters are not the file's names */
+        for (p++; *p && *p != ')';) {
+            const char *b = p;
+            while (isalnum((unsigned char)*p) || *p == '_') p++;
+            if (p > b && nparams < MAX_PARAMS) snprintf(params[nparams++], 64, "%.*s", (int)(p - b), b);
+            if (p == b) p++;
+        }
+        if (*p == ')') p++;
+    }
+    while (*p) {
+        if (*p == '"' || *p == '\'') { /* a string or character: no names in it */
+            char q = *p++;
+            while (*p && *p != q) p += (*p == '\\' && p[1]) ? 2 : 1;
+            if (*p) p++;
+            continue;
+        }
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *b = p;
+            while (isalnum((unsigned char)*p) || *p == '_') p++;
+            size_t len = (size_t)(p - b);
+            if (is_param(b, len, params, nparams)) continue;
+            for (int i = 0; i < s->n; i++)
+                if (strlen(s->m[i]->name) == len && !strncmp(s->m[i]->name, b, len)) return s->m[i];
+            continue;
+        }
+        p++;
+    }
+    return NULL;
+}
+
+void sema_check_macros(Program *prog)
+{
+    Names *s = lang_alloc(sizeof *s);
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind != ND_DIRECTIVE) collect_matrices(s, n);
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_DIRECTIVE || !n->text) continue;
+        const Obj *m = matrix_in_define(n->text, s);
+        if (m)
+            diag_error_tok(n->tok, "this macro names parac_matrix '%s': macros reach the generated code unexpanded, "
+                           "where '%s' is not the array the source indexes; write the access in the code or in a "
+                           "function of the file", m->name, m->name);
+    }
+}
