@@ -91,6 +91,15 @@ static void check_border(Region *r)
         bool out[2] = {false, false};
         for (int d = 0; d < nd; d++) {
             Affine f = a->aff[d];
+            if (!f.ok && d < 2 && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
+                /* where such an index falls outside the image nothing would give it the rule's value */
+                diag_error_tok(a->node->tok, "this read of '%s' is under border rule '%s', but its %s index is not a "
+                               "constant times an index variable plus a constant (a loop variable or a local "
+                               "holds part of it): the compiler cannot tell where it leaves the image, so the "
+                               "rule could not apply; index with the iterator's variables and constants, or "
+                               "read a window", v->name, rule->name, nd == 1 ? "" : d == 0 ? "row" : "column");
+                continue;
+            }
             if (!f.ok || f.axis < 0 || f.coef <= 0) continue;
             Affine *b = &r->border_aff[d];
             if (b->axis < 0) {
