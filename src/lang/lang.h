@@ -465,6 +465,8 @@ void dump_hast(Program *prog, FILE *out);
 void dump_analysis(Program *prog, FILE *out);
 
 /* Expression printing shared by the back ends (print.c). */
+typedef struct HostHooks HostHooks;
+typedef struct HostEmitter HostEmitter;
 typedef struct PrintCtx {
     FILE *out;
     bool opencl;        /* device spelling of types (OpenCL C; CUDA shares it) */
@@ -481,6 +483,9 @@ typedef struct PrintCtx {
     bool fc_fill;       /* printing the values of a fused cache: no cached reads (plan_cache.c) */
     int stage_fill;     /* filling stage k's tile (k + 1; 0: none): its own matrix is read from memory */
     bool line_marks;    /* #line before each statement of the source (see lang_fix_line_marks) */
+    bool writing;       /* the access being printed is an assignment target */
+    const HostHooks *hooks; /* host code: the back end's constructs (NULL in kernels and dumps) */
+    HostEmitter *host;  /* the host back end's state (emit_host.h) */
 } PrintCtx;
 
 /* The line that print_stmt writes after a statement when line_marks is set:
@@ -499,20 +504,19 @@ void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
 int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices of element (i,j) */
 bool stmt_has_iterator(Node *n);
-bool stmt_needs_wrap(Node *n);
+bool stmt_needs_wrap(PrintCtx *p, Node *n);
 /* back-end hooks used by print_stmt for host-side constructs */
-typedef struct HostHooks {
+struct HostHooks {
     void (*iterator)(PrintCtx *p, Node *n);
     void (*before_stmt)(PrintCtx *p, Node *n);  /* transfers, reductions */
     void (*after_stmt)(PrintCtx *p, Node *n);
     void (*decl_matrix)(PrintCtx *p, Node *decl);
     void (*block_end)(PrintCtx *p, Node *block);
     void (*before_return)(PrintCtx *p, Node *ret);
-    bool (*needs_wrap)(Node *n);                /* before/after code needs braces */
+    bool (*needs_wrap)(PrintCtx *p, Node *n);   /* before/after code needs braces */
     int (*stmt_run)(PrintCtx *p, Node *s);      /* prints statements from s as one; returns how many, or 0 */
     void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
-} HostHooks;
-extern const HostHooks *print_hooks;
+};
 
 /* helpers */
 long const_eval(Node *n, bool *ok);

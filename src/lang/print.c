@@ -11,7 +11,6 @@
 
 #include "lang/lang.h"
 
-const HostHooks *print_hooks;
 
 void print_indent(PrintCtx *p)
 {
@@ -318,7 +317,6 @@ int print_access_indices(Node *n, int i, int j, Node **e, long *add)
 
 static bool is_small_node(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
 
-static bool g_is_write; /* the access being printed is an assignment target */
 
 /* ---- small matrices, element by element --------------------------------- */
 void print_elem(PrintCtx *p, Node *n, int i, int j)
@@ -336,7 +334,7 @@ void print_elem(PrintCtx *p, Node *n, int i, int j)
         Node *e[3];
         long add[3];
         int nd = print_access_indices(n, i, j, e, add);
-        print_access(p, n->var, e, add, nd, !g_is_write);
+        print_access(p, n->var, e, add, nd, !p->writing);
         return;
     }
     case ND_VAR: {
@@ -395,10 +393,10 @@ void print_elem(PrintCtx *p, Node *n, int i, int j)
         return;
     case ND_ASSIGN: {
         out(p, "(");
-        bool w = g_is_write;
-        g_is_write = true;
+        bool w = p->writing;
+        p->writing = true;
         print_elem(p, n->lhs, i, j);
-        g_is_write = w;
+        p->writing = w;
         fprintf(p->out, " %s ", n->op);
         print_elem(p, n->rhs, i, j);
         out(p, ")");
@@ -574,7 +572,7 @@ void print_expr(PrintCtx *p, Node *n)
         out(p, "0");
         return;
     case ND_MAT_ELEM: {
-        if (p->merging && g_is_write && p->region)
+        if (p->merging && p->writing && p->region)
             for (int i = 0; i < p->region->nmerge; i++)
                 if (p->region->merge_lhs[i] == n) {
                     fprintf(p->out, "parac_st%d_%s[parac_v]", i, n->var->name);
@@ -583,7 +581,7 @@ void print_expr(PrintCtx *p, Node *n)
         Node *e[3];
         long add[3];
         int nd = print_access_indices(n, 0, 0, e, add);
-        print_access(p, n->var, e, add, nd, !g_is_write);
+        print_access(p, n->var, e, add, nd, !p->writing);
         return;
     }
     case ND_WINDOW: case ND_TRANSE: case ND_EWMUL:
@@ -610,10 +608,10 @@ void print_expr(PrintCtx *p, Node *n)
             print_elem(p, n, p->elem_i, p->elem_j);
             return;
         }
-        bool w = g_is_write;
-        g_is_write = true;
+        bool w = p->writing;
+        p->writing = true;
         print_expr(p, n->lhs);
-        g_is_write = w;
+        p->writing = w;
         fprintf(p->out, " %s ", n->op);
         print_expr(p, n->rhs);
         return;
@@ -622,17 +620,17 @@ void print_expr(PrintCtx *p, Node *n)
         out(p, n->op);
         bool par = expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
                    (n->lhs->kind == ND_NUM && n->lhs->tok->loc[0] == '-');
-        bool w = g_is_write;
-        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) g_is_write = true;
+        bool w = p->writing;
+        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) p->writing = true;
         print_sub(p, n->lhs, par);
-        g_is_write = w;
+        p->writing = w;
         return;
     }
     case ND_POSTFIX: {
-        bool w = g_is_write;
-        g_is_write = true;
+        bool w = p->writing;
+        p->writing = true;
         print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
-        g_is_write = w;
+        p->writing = w;
         out(p, n->op);
         return;
     }
@@ -754,7 +752,7 @@ static void print_decl(PrintCtx *p, Node *n)
         if (!d->name || !d->var) continue;
         Obj *o = d->var;
         if (o->ty->kind == TY_MATRIX) {
-            if (print_hooks && print_hooks->decl_matrix) print_hooks->decl_matrix(p, d);
+            if (p->hooks && p->hooks->decl_matrix) p->hooks->decl_matrix(p, d);
             continue;
         }
         print_indent(p);
@@ -787,8 +785,8 @@ static void print_decl(PrintCtx *p, Node *n)
  * every iteration, so the transfer goes inside the expression). */
 static void print_cond(PrintCtx *p, Node *e)
 {
-    if (!p->in_kernel && print_hooks && print_hooks->cond_expr) {
-        print_hooks->cond_expr(p, e);
+    if (!p->in_kernel && p->hooks && p->hooks->cond_expr) {
+        p->hooks->cond_expr(p, e);
         return;
     }
     print_expr(p, e);
@@ -841,14 +839,14 @@ static void print_expr_stmt(PrintCtx *p, Node *e)
 void print_stmt(PrintCtx *p, Node *n)
 {
     if (!n) return;
-    bool host = !p->in_kernel && print_hooks;
-    bool wrap = host && stmt_needs_wrap(n);
+    bool host = !p->in_kernel && p->hooks;
+    bool wrap = host && stmt_needs_wrap(p, n);
     if (wrap) {
         print_indent(p);
         out(p, "{\n");
         p->indent++;
     }
-    if (host && print_hooks->before_stmt && n->kind != ND_BLOCK) print_hooks->before_stmt(p, n);
+    if (host && p->hooks->before_stmt && n->kind != ND_BLOCK) p->hooks->before_stmt(p, n);
     /* the statement's own text maps back to its line of the .pc file, what
      * the compiler adds around it to the generated file */
     const bool mark = p->line_marks && n->kind != ND_BLOCK && n->tok && n->tok->file;
@@ -866,14 +864,14 @@ void print_stmt(PrintCtx *p, Node *n)
         out(p, "{\n");
         p->indent++;
         for (Node *s = n->args; s;) {
-            int k = host && print_hooks->stmt_run ? print_hooks->stmt_run(p, s) : 0;
+            int k = host && p->hooks->stmt_run ? p->hooks->stmt_run(p, s) : 0;
             if (k <= 0) {
                 print_stmt(p, s);
                 k = 1;
             }
             while (k-- > 0 && s) s = s->next;
         }
-        if (host && print_hooks->block_end) print_hooks->block_end(p, n);
+        if (host && p->hooks->block_end) p->hooks->block_end(p, n);
         p->indent--;
         print_indent(p);
         out(p, "}\n");
@@ -892,7 +890,7 @@ void print_stmt(PrintCtx *p, Node *n)
         print_cond(p, n->cond);
         out(p, ")\n");
         print_body(p, n->then);
-        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(n->els))) {
+        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(p, n->els))) {
             n = n->els;
             print_indent(p);
             out(p, "else if (");
@@ -956,8 +954,8 @@ void print_stmt(PrintCtx *p, Node *n)
         out(p, "default:;\n");
         break;
     case ND_RETURN:
-        if (host && print_hooks->before_return) {
-            print_hooks->before_return(p, n);
+        if (host && p->hooks->before_return) {
+            p->hooks->before_return(p, n);
             break;
         }
         print_indent(p);
@@ -984,7 +982,7 @@ void print_stmt(PrintCtx *p, Node *n)
         fprintf(p->out, "%s:;\n", n->name);
         break;
     case ND_ITERATOR:
-        if (host && print_hooks->iterator) print_hooks->iterator(p, n);
+        if (host && p->hooks->iterator) p->hooks->iterator(p, n);
         break;
     case ND_VERBATIM:
         print_indent(p);
@@ -1000,7 +998,7 @@ void print_stmt(PrintCtx *p, Node *n)
         break;
     }
     if (mark) fputs(LANG_LINE_MARK "\n", p->out);
-    if (host && print_hooks->after_stmt && n->kind != ND_BLOCK) print_hooks->after_stmt(p, n);
+    if (host && p->hooks->after_stmt && n->kind != ND_BLOCK) p->hooks->after_stmt(p, n);
     if (wrap) {
         p->indent--;
         print_indent(p);
@@ -1027,10 +1025,10 @@ void print_func(PrintCtx *p, Node *f)
     p->in_kernel = k;
 }
 
-bool stmt_needs_wrap(Node *n)
+bool stmt_needs_wrap(PrintCtx *p, Node *n)
 {
-    return print_hooks && print_hooks->needs_wrap && n->kind != ND_DECL && n->kind != ND_BLOCK &&
-           print_hooks->needs_wrap(n);
+    return p->hooks && p->hooks->needs_wrap && n->kind != ND_DECL && n->kind != ND_BLOCK &&
+           p->hooks->needs_wrap(p, n);
 }
 
 bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip)

@@ -1,0 +1,47 @@
+/* The host back end's files (emit_host*.c): its state and what they share. */
+#ifndef PARAC_LANG_EMIT_HOST_H
+#define PARAC_LANG_EMIT_HOST_H
+
+#include "lang/lang.h"
+
+/* The state of one emit_host_program() call, reached through PrintCtx.host. */
+struct HostEmitter {
+    Program *prog;
+    Target target;
+    const char *file;  /* the source's name, for comments */
+    Node *func;        /* the function being printed */
+    Node *block;       /* the block a matrix declared now belongs to */
+    /* matrices in scope, innermost last, each with the block that releases it */
+    Obj **stack;
+    Node **stack_block;
+    int sp, cap;
+};
+
+/* A line of host code at p's indentation (emit_host.c). */
+void host_line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Whether the target has a device, and the runtime's prefixes in generated
+ * code: parac_cl_* / PARAC_CL_* (parac/opencl.h) or parac_cu_* (parac/cuda.h). */
+static inline bool host_ocl(const PrintCtx *p) { return target_has_device(p->host->target); }
+static inline const char *host_rt(const PrintCtx *p) { return p->host->target == TARGET_CUDA ? "cu" : "cl"; }
+static inline const char *host_RT(const PrintCtx *p) { return p->host->target == TARGET_CUDA ? "CU" : "CL"; }
+
+/* emit_host_matrices.c */
+void host_push_matrix(PrintCtx *p, Obj *o, Node *block); /* in scope until `block` ends */
+void host_matrix_dims(PrintCtx *p, Obj *o);   /* NAME_d0..d2 */
+void host_matrix_bind(PrintCtx *p, Obj *o);   /* its device copy (device targets) */
+void host_matrix_unused(PrintCtx *p, Obj *o); /* no warnings where a size is not used */
+void host_decl_matrix(PrintCtx *p, Node *d);
+void host_block_end(PrintCtx *p, Node *block);
+bool host_needs_wrap(PrintCtx *p, Node *n);
+void host_before_stmt(PrintCtx *p, Node *n);
+void host_after_stmt(PrintCtx *p, Node *n);
+void host_cond_expr(PrintCtx *p, Node *e);
+void host_before_return(PrintCtx *p, Node *ret);
+
+/* emit_host_loops.c */
+void host_iterator(PrintCtx *p, Node *n);
+/* A run of iterators in strips of rows starting at s: the statements
+ * printed, 0 where s starts no such run. */
+int host_strip_run(PrintCtx *p, Node *s);
+
+#endif

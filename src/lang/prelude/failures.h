@@ -1,0 +1,159 @@
+/* Failures and matrix storage of generated host code (both targets), copied
+ * after helpers.h (storage raises and holds, so it lives here). Called
+ * through NAME_try(), a failing step releases what the call holds
+ * (matrices, device buffers) and NAME_try() returns its status; called
+ * directly, the failure is reported and the program exits with status 1, as
+ * a plain C program would. The generated file defines PARAC__OUT_OF_MEMORY
+ * (libparac's PARAC_ERR_OUT_OF_MEMORY) before it. */
+/* ---- failures: through NAME_try() a failing step releases what the call holds
+ * and returns its status; called directly, the failure is reported and the
+ * program exits with status 1 ---- */
+#include <setjmp.h>
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define PARAC__TLS _Thread_local
+#else
+#define PARAC__TLS __thread
+#endif
+typedef struct parac__held { void (*release)(void *); void *ptr; } parac__held;
+static PARAC__TLS jmp_buf *parac__jmp;      /* the innermost NAME_try() running */
+static PARAC__TLS int parac__jmp_status;
+static PARAC__TLS int parac__held_base;     /* its first entry in parac__held_v */
+static PARAC__TLS parac__held *parac__held_v;
+static PARAC__TLS int parac__held_n, parac__held_cap;
+static PARAC__TLS char parac__message[512];
+
+PARAC__HELPER void parac__raise(int status, const char *where, const char *message)
+{
+    snprintf(parac__message, sizeof parac__message, "%s: %s", where, message);
+    if (!parac__jmp) {
+        fprintf(stderr, "%s\n", parac__message);
+        exit(1);
+    }
+    while (parac__held_n > parac__held_base) {
+        parac__held h = parac__held_v[--parac__held_n];
+        h.release(h.ptr);
+    }
+    parac__jmp_status = status;
+    longjmp(*parac__jmp, 1);
+}
+
+/* Inside NAME_try(): what to release if a later step fails. */
+PARAC__HELPER void parac__hold(void (*release)(void *), void *ptr)
+{
+    if (!parac__jmp) return;
+    if (parac__held_n == parac__held_cap) {
+        int cap = parac__held_cap ? 2 * parac__held_cap : 16;
+        parac__held *v = (parac__held *)realloc(parac__held_v, sizeof *v * (size_t)cap);
+        if (!v) {
+            release(ptr);
+            parac__raise(PARAC__OUT_OF_MEMORY, "parac program", "out of memory");
+        }
+        parac__held_v = v;
+        parac__held_cap = cap;
+    }
+    parac__held_v[parac__held_n].release = release;
+    parac__held_v[parac__held_n++].ptr = ptr;
+}
+
+PARAC__HELPER void parac__unhold(void *ptr)
+{
+    for (int i = parac__held_n - 1; i >= parac__held_base; i--)
+        if (parac__held_v[i].ptr == ptr) {
+            memmove(parac__held_v + i, parac__held_v + i + 1, sizeof *parac__held_v * (size_t)(parac__held_n - i - 1));
+            parac__held_n--;
+            return;
+        }
+}
+
+/* Storage of a matrix: 64 bytes holding the size of its own mapping (0: from
+ * the heap), then the rows. From 4 MiB up a matrix is a mapping of its own,
+ * and one that a call frees is kept for the next call on the same thread (up
+ * to 8): a pipeline called again reuses its pages, zeroed by memset, instead
+ * of faulting fresh ones in a page at a time, which costs more than a
+ * stencil's arithmetic. */
+#if defined(PARAC__MAPPED)
+typedef struct parac__spare_block { char *base; size_t len; } parac__spare_block;
+static PARAC__TLS parac__spare_block parac__spare[8];
+#endif
+
+PARAC__HELPER void parac__storage_free(void *p)
+{
+    if (!p) return;
+    char *base = (char *)p - 64;
+    size_t mapped;
+    memcpy(&mapped, base, sizeof mapped);
+#if defined(PARAC__MAPPED)
+    if (mapped) {
+        for (int i = 0; i < 8; i++)
+            if (!parac__spare[i].base) {
+                parac__spare[i].base = base;
+                parac__spare[i].len = mapped;
+                return;
+            }
+        munmap(base, mapped);
+        return;
+    }
+#endif
+    free(base);
+}
+
+PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row)
+{
+    if (row && rows > (SIZE_MAX - 64) / row) return NULL;
+    const size_t total = rows * row + 64;
+    size_t mapped = 0;
+    char *base = NULL;
+#if defined(PARAC__MAPPED)
+    const size_t page = (size_t)4 << 10;
+    if (total >= ((size_t)4 << 20) && total <= SIZE_MAX - page) {
+        const size_t len = (total + page - 1) & ~(page - 1);
+        for (int i = 0; i < 8 && !base; i++)
+            if (parac__spare[i].base && parac__spare[i].len == len) {
+                base = parac__spare[i].base;
+                parac__spare[i].base = NULL;
+                memset(base, 0, total);
+                mapped = len;
+            }
+        if (!base) {
+            void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m != MAP_FAILED) {
+                base = (char *)m;
+                mapped = len;
+            }
+        }
+    }
+#endif
+    if (!base) base = (char *)calloc(1, total);
+    if (!base) return NULL;
+    memcpy(base, &mapped, sizeof mapped);
+    return base + 64;
+}
+
+/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes, zeroed. */
+PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)
+{
+    size_t row = (size_t)(cols > 0 ? cols : 1) * elem;
+    row = (row + 63) / 64 * 64;
+    *pitch = (long)(row / elem);
+    void *p = parac__storage_alloc((size_t)(rows > 0 ? rows : 1), row);
+    if (!p) {
+        char what[96];
+        snprintf(what, sizeof what, "out of memory for a %ldx%ld matrix", rows, cols);
+        parac__raise(PARAC__OUT_OF_MEMORY, "parac program", what);
+    }
+    parac__hold(parac__storage_free, p);
+    return p;
+}
+
+/* The row pitch (elements) of a matrix that only kernels use: no host storage. */
+PARAC__HELPER long parac__matrix_pitch(long cols, size_t elem)
+{
+    const size_t row = ((size_t)(cols > 0 ? cols : 1) * elem + 63) / 64 * 64;
+    return (long)(row / elem);
+}
+
+PARAC__HELPER void parac__free_matrix(void *p)
+{
+    parac__unhold(p);
+    parac__storage_free(p);
+}

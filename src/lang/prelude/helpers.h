@@ -1,0 +1,109 @@
+/* The helpers that paracc copies into every generated host file (both
+ * targets): system headers, strips of rows, min/max, and the boxes an
+ * iteration space is split into (interior and border). Not included by
+ * anything: cmake/embed_text.cmake turns it into a string of the compiler
+ * (lang_prelude_helpers) after this opening comment, and prelude_check.c
+ * compiles it with the project's warnings, so it is checked C. */
+#if defined(__linux__) && !defined(_DEFAULT_SOURCE)
+#define _DEFAULT_SOURCE /* mmap's MAP_ANONYMOUS under -std=c11 */
+#endif
+#include <limits.h>
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#if defined(__linux__) && !defined(PARAC_NO_SPARE_STORAGE)
+#include <sys/mman.h>
+#if defined(MAP_ANONYMOUS)
+#define PARAC__MAPPED 1
+#endif
+#endif
+
+/* ---- helpers of the generated code (not every program uses every one) ---- */
+#if defined(__GNUC__)
+#define PARAC__HELPER static inline __attribute__((unused))
+#else
+#define PARAC__HELPER static inline
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+/* PARAC_STRIP_ROWS: rows per strip, and strips on whatever the size (tests:
+ * many strips on small images); 0 when unset. */
+PARAC__HELPER long parac__strip_rows_set(void)
+{
+    const char *e = getenv("PARAC_STRIP_ROWS");
+    return e && atol(e) > 0 ? atol(e) : 0;
+}
+/* Rows per strip when consecutive iterators run in strips (C target): 8 a
+ * thread, at least 32, so that a strip's rows of every stage stay in cache. */
+PARAC__HELPER long parac__strip_rows(void)
+{
+    if (parac__strip_rows_set() > 0) return parac__strip_rows_set();
+#ifdef _OPENMP
+    const long t = 8L * omp_get_max_threads();
+    return t > 32 ? t : 32;
+#else
+    return 32;
+#endif
+}
+/* Whether strips pay for an iteration space of px pixels: from 2^23 (8
+ * million; below, the intermediates stay in the last-level cache anyway
+ * and the strips' barriers cost more), or whenever PARAC_STRIP_ROWS is set. */
+PARAC__HELPER int parac__strips_pay(long px)
+{
+    return parac__strip_rows_set() > 0 || px >= (1L << 23);
+}
+#define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))
+PARAC__HELPER long long parac__min_i(long long a, long long b) { return a < b ? a : b; }
+PARAC__HELPER long long parac__max_i(long long a, long long b) { return a > b ? a : b; }
+PARAC__HELPER double parac__min_f(double a, double b) { return a < b ? a : b; }
+PARAC__HELPER double parac__max_f(double a, double b) { return a > b ? a : b; }
+
+/* A box of iteration counters k (index = first + k * step). */
+typedef struct parac__box { long lo[3], hi[3]; } parac__box;
+
+PARAC__HELPER long parac__floordiv(long a, long b) { return a / b - (a % b != 0 && ((a < 0) != (b < 0))); }
+PARAC__HELPER long parac__ceildiv(long a, long b) { return -parac__floordiv(-a, b); }
+
+/* Number of iterations of lb:ub:step (ub excluded). */
+PARAC__HELPER long parac__count(long lb, long ub, long step) { return ub > lb ? (ub - lb + step - 1) / step : 0; }
+
+/* Narrow [*lo, *hi) to the counters whose index first + k*step lies in [ilo, ihi]. */
+PARAC__HELPER void parac__interior(long first, long step, long n, long ilo, long ihi, long *lo, long *hi)
+{
+    long a = parac__ceildiv(ilo - first, step), b = parac__floordiv(ihi - first, step) + 1;
+    if (a > *lo) *lo = a;
+    if (b < *hi) *hi = b;
+    if (*lo > n) *lo = n;
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* Split n[0..nd) into the interior box [lo, hi) (first) and up to 2*nd border boxes. */
+PARAC__HELPER int parac__regions(int nd, const long *n, const long *lo, const long *hi, parac__box *box)
+{
+    int count = 1;
+    for (int d = 0; d < 3; d++) {
+        box[0].lo[d] = d < nd ? lo[d] : 0;
+        box[0].hi[d] = d < nd ? hi[d] : 1;
+    }
+    for (int d = 0; d < nd; d++)
+        for (int side = 0; side < 2; side++) {
+            parac__box b;
+            for (int e = 0; e < 3; e++) {
+                b.lo[e] = e >= nd ? 0 : e < d ? lo[e] : 0;
+                b.hi[e] = e >= nd ? 1 : e < d ? hi[e] : n[e];
+            }
+            b.lo[d] = side ? hi[d] : 0;
+            b.hi[d] = side ? n[d] : lo[d];
+            int empty = 0;
+            for (int e = 0; e < 3; e++) empty |= b.hi[e] <= b.lo[e];
+            if (!empty) box[count++] = b;
+        }
+    return count;
+}
+
