@@ -10,53 +10,6 @@
 
 #include "lang/lang.h"
 
-static Affine affine(Node *e, int depth)
-{
-    Affine a = {0};
-    if (!e || depth > 50) return a;
-    bool ok;
-    long v = const_eval(e, &ok);
-    if (ok) {
-        a.ok = true;
-        a.axis = -1;
-        a.offset = v;
-        return a;
-    }
-    if (e->kind == ND_ITER_INDEX) {
-        a.ok = true;
-        a.axis = e->axis;
-        a.coef = 1;
-        return a;
-    }
-    if (e->kind == ND_BINARY && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
-        Affine l = affine(e->lhs, depth + 1), r = affine(e->rhs, depth + 1);
-        if (!l.ok || !r.ok) return a;
-        if (l.axis >= 0 && r.axis >= 0) return a;
-        long sign = e->op[0] == '-' ? -1 : 1;
-        if (r.axis >= 0 && sign < 0) return a;
-        a.ok = true;
-        a.axis = l.axis >= 0 ? l.axis : r.axis;
-        a.coef = l.axis >= 0 ? l.coef : r.coef;
-        a.offset = l.offset + sign * r.offset;
-        return a;
-    }
-    if (e->kind == ND_BINARY && !strcmp(e->op, "*")) {
-        Affine l = affine(e->lhs, depth + 1), r = affine(e->rhs, depth + 1);
-        if (!l.ok || !r.ok) return a;
-        if (l.axis >= 0 && r.axis >= 0) return a;
-        Affine var = l.axis >= 0 ? l : r, k = l.axis >= 0 ? r : l;
-        a.ok = true;
-        a.axis = var.axis;
-        a.coef = var.coef * k.offset;
-        a.offset = var.offset * k.offset;
-        if (a.axis >= 0 && a.coef == 0) a.axis = -1;
-        return a;
-    }
-    return a;
-}
-
-Affine lang_affine(Node *e) { return affine(e, 0); }
-
 static VarUse *var_use(Region *r, Obj *o)
 {
     VarUse **p = &r->vars;
@@ -179,7 +132,7 @@ static void analyse_region(Region *r)
                 st = ix->reduction_id;
                 start = ix->lhs;
             }
-            Affine f = affine(start, 0);
+            Affine f = lang_affine(start);
             if (f.ok && f.axis >= 0 && it->iter_element && it->elem[f.axis] > 1) {
                 /* iter_element: the index variable steps by the element size */
             }

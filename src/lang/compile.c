@@ -1,17 +1,11 @@
-/* The pipeline: tokenize -> parse -> sema -> HAST -> analysis -> split -> plan -> emit. */
+/* The pipeline, the one place that orders the passes: tokenize -> parse ->
+ * sema (and its checks) -> tree rewrites (if-conversion, fusion, merged
+ * launches) -> HAST -> analysis -> split -> the plan (the model, cached
+ * values, folded reductions, strips) -> explain / dump -> emit. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/lang.h"
-
-void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
-                       const char *kernel_source);
-void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda);
-
-const char *target_name(Target t)
-{
-    return t == TARGET_C ? "c" : t == TARGET_CUDA ? "cuda" : "opencl";
-}
 
 /* The kernels (kernel_source NULL) or the host code, with the #line marks
  * resolved to lines of `name`; NULL when no memory is left. */
@@ -50,7 +44,11 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     prog->base = opt->base_name ? opt->base_name : "parac";
     prog->opt = opt;
     bool ast_only = opt->dump && !strcmp(opt->dump, "ast");
-    if (lang_diag.errors == 0) sema_program(prog);
+    if (lang_diag.errors == 0) {
+        sema_program(prog);
+        sema_check_writes(prog);
+        sema_check_macros(prog);
+    }
     if (ast_only) {
         dump_ast(prog, opt->dump_out ? opt->dump_out : stdout);
         return lang_diag.errors ? 1 : 0;
@@ -62,6 +60,8 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
     if (lang_diag.errors == 0) analyse_program(prog);
     if (lang_diag.errors == 0) split_program(prog);
     if (lang_diag.errors == 0) plan_program(prog);
+    if (lang_diag.errors == 0) plan_fused_caches(prog);
+    if (lang_diag.errors == 0) plan_fold_reductions(prog);
     if (lang_diag.errors == 0) plan_strips(prog);
     if (opt->explain_out && lang_diag.errors == 0) explain_program(prog, opt->explain_out);
     if (opt->dump && lang_diag.errors == 0) {

@@ -21,15 +21,6 @@
  * embedded at build time (cmake/embed_text.cmake). */
 extern const char lang_prelude_helpers[], lang_prelude_failures[], lang_prelude_device[];
 
-void host_line(PrintCtx *p, const char *fmt, ...)
-{
-    print_indent(p);
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(p->out, fmt, ap);
-    va_end(ap);
-    fputc('\n', p->out);
-}
 
 /* ---- functions ---------------------------------------------------------------- */
 static void print_signature(PrintCtx *p, Node *f)
@@ -59,10 +50,10 @@ static void emit_function(PrintCtx *p, Node *f)
     for (Node *q = f->ty->params; q; q = q->next) {
         if (!q->var || q->var->ty->kind != TY_MATRIX) continue;
         Obj *o = q->var;
-        host_line(p, "/* %s:%d: parameter %s parac_matrix &%s */", p->host->file, q->tok->line,
+        print_line(p, "/* %s:%d: parameter %s parac_matrix &%s */", p->host->file, q->tok->line,
              ty_c_name(o->ty->base, false), o->name);
         host_matrix_dims(p, o);
-        host_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
+        print_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
         host_matrix_unused(p, o);
         host_matrix_bind(p, o);
         if (host_ocl(p) && o->used_in_kernel) host_push_matrix(p, o, f->body);

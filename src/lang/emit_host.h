@@ -17,8 +17,6 @@ struct HostEmitter {
     int sp, cap;
 };
 
-/* A line of host code at p's indentation (emit_host.c). */
-void host_line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Whether the target has a device, and the runtime's prefixes in generated
  * code: parac_cl_* / PARAC_CL_* (parac/opencl.h) or parac_cu_* (parac/cuda.h). */
 static inline bool host_ocl(const PrintCtx *p) { return target_has_device(p->host->target); }

@@ -60,16 +60,16 @@ static void region_setup(PrintCtx *p, Region *r)
             Affine a = r->border_aff[d];
             if (a.axis < 0 || (!r->need_lo[d] && !r->need_hi[d])) continue;
             long step = it->r[a.axis].stride * (it->iter_element && it->elem[a.axis] > 1 ? it->elem[a.axis] : 1);
-            host_line(p, "/* interior along %s of %s: every access %ld..%+ld around %ld*%s stays inside */",
+            print_line(p, "/* interior along %s of %s: every access %ld..%+ld around %ld*%s stays inside */",
                  d == v->ty->ndim - 1 ? "columns" : "rows", v->name, (long)-r->need_lo[d], (long)r->need_hi[d],
                  a.coef, lang_format("%s%c", it->name, "xyz"[a.axis]));
-            host_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%d, %ld), "
+            print_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%d, %ld), "
                     "parac__floordiv(%s_d%d - 1 - %d, %ld), &parac_lo[%d], &parac_hi[%d]);",
                  a.axis, step, a.axis, r->need_lo[d], a.coef, v->name, d, r->need_hi[d], a.coef, a.axis, a.axis);
         }
     }
-    host_line(p, "parac__box parac_box[7];");
-    host_line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
+    print_line(p, "parac__box parac_box[7];");
+    print_line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
 }
 
 /* The index variable of axis d: `base` (an int expression) plus the counter
@@ -80,8 +80,8 @@ static void region_setup(PrintCtx *p, Region *r)
 static void index_var(PrintCtx *p, Iterator *it, int d, const char *base)
 {
     long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
-    host_line(p, "const int %s%c = %s + (int)parac_k%d * %ld;", it->name, "xyz"[d], base, d, step);
-    host_line(p, "(void)%s%c;", it->name, "xyz"[d]);
+    print_line(p, "const int %s%c = %s + (int)parac_k%d * %ld;", it->name, "xyz"[d], base, d, step);
+    print_line(p, "(void)%s%c;", it->name, "xyz"[d]);
 }
 
 /* The loops of one box of a region: `box` names it; `shared` says the code
@@ -111,32 +111,32 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
         priv = lang_format("%s)", priv);
     }
     if (!simd)
-        host_line(p, "#pragma omp%s for%s", par, nd > 1 ? lang_format(" collapse(%d)", nd) : "");
+        print_line(p, "#pragma omp%s for%s", par, nd > 1 ? lang_format(" collapse(%d)", nd) : "");
     else if (nd == 1)
-        host_line(p, "#pragma omp%s for simd", par);
+        print_line(p, "#pragma omp%s for simd", par);
     else
-        host_line(p, "#pragma omp%s for%s%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "", priv);
+        print_line(p, "#pragma omp%s for%s%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "", priv);
     const int outer = lanes ? nd - 1 : nd;
     for (int d = 0; d < outer; d++) {
         if (simd && d == nd - 1) /* 1D: the SIMD lanes, an int counter (index_var) */
-            host_line(p, "for (int parac_k%d = (int)%s.lo[%d]; parac_k%d < (int)%s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
+            print_line(p, "for (int parac_k%d = (int)%s.lo[%d]; parac_k%d < (int)%s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         else
-            host_line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
+            print_line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         p->indent++;
     }
     p->indent--;
-    host_line(p, "{");
+    print_line(p, "{");
     p->indent++;
     if (lanes) {
         /* the outer indices, the lanes' base and bounds once per row, in
          * locals (read from the shared arrays in the lanes' loop, they would
          * be reloaded per element, as above) */
         for (int d = 0; d < nd - 1; d++) index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
-        host_line(p, "const int parac_lane0 = (int)parac_first[%d];", nd - 1);
-        host_line(p, "const int parac_lane_lo = (int)%s.lo[%d], parac_lane_hi = (int)%s.hi[%d];", b, nd - 1, b, nd - 1);
-        host_line(p, "#pragma omp simd");
-        host_line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
-        host_line(p, "{");
+        print_line(p, "const int parac_lane0 = (int)parac_first[%d];", nd - 1);
+        print_line(p, "const int parac_lane_lo = (int)%s.lo[%d], parac_lane_hi = (int)%s.hi[%d];", b, nd - 1, b, nd - 1);
+        print_line(p, "#pragma omp simd");
+        print_line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
+        print_line(p, "{");
         p->indent++;
         index_var(p, it, nd - 1, "parac_lane0");
     } else {
@@ -153,10 +153,10 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     p->region = rr;
     if (lanes) {
         p->indent--;
-        host_line(p, "}");
+        print_line(p, "}");
     }
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
     p->indent -= outer - 1;
 }
 
@@ -185,22 +185,22 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
     if (!border && reruns_safely(r)) {
-        host_line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+        print_line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd,
              r->vector_width > 1 ? "parac_items" : "NULL");
         return;
     }
     if (!border && r->vector_width > 1) {
-        host_line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
+        print_line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd);
         return;
     }
     if (border) {
-        host_line(p, "PARAC__CHECK(parac_%s_launch_boxes(parac__session(), \"%s\", %d, parac_nbox - 1, parac_box[1].lo, "
+        print_line(p, "PARAC__CHECK(parac_%s_launch_boxes(parac__session(), \"%s\", %d, parac_nbox - 1, parac_box[1].lo, "
                 "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd);
         return;
     }
-    host_line(p, "PARAC__CHECK(parac_%s_launch(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, parac_wg, "
+    print_line(p, "PARAC__CHECK(parac_%s_launch(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, parac_wg, "
             "(int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd);
 }
 
@@ -218,25 +218,25 @@ void host_iterator(PrintCtx *p, Node *n)
     print_fmt(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
         class_name(r->cls));
     if (host_ocl(p) && r->fold_red)
-        host_line(p, "int parac_folded_%d = 0; /* whether the kernel below summed all of %s for the next statement */",
+        print_line(p, "int parac_folded_%d = 0; /* whether the kernel below summed all of %s for the next statement */",
              r->fold_red->id, r->fold_red->red_var->name);
-    host_line(p, "{");
+    print_line(p, "{");
     p->indent++;
     region_setup(p, r);
     if (!host_ocl(p)) {
-        host_line(p, "/* interior: no border tests */");
+        print_line(p, "/* interior: no border tests */");
         omp_loops(p, r, false);
         if (r->has_border) {
-            host_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
+            print_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
                  it->rule->var->name, it->rule->name);
-            host_line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
-            host_line(p, "{");
+            print_line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
+            print_line(p, "{");
             p->indent++;
             omp_loops(p, r, true);
             p->indent--;
-            host_line(p, "}");
+            print_line(p, "}");
         } else
-            host_line(p, "(void)parac_nbox;");
+            print_line(p, "(void)parac_nbox;");
     } else {
         int nd = it->ndim;
         for (int i = 0; i < r->nmats; i++) {
@@ -253,12 +253,12 @@ void host_iterator(PrintCtx *p, Node *n)
                 print_fmt(p, ") parac_%s_matrix_overwritten(&%s_dev); /* every element written, none read */\n",
                           host_rt(p), m->name);
             }
-            host_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
+            print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
         }
         if (r->fold_red) {
             Obj *m = r->fold_red->red_var;
-            host_line(p, "void *parac_fold_slot = NULL; /* where the kernel sums what it stores into %s */", m->name);
-            host_line(p, "PARAC__CHECK(parac_cu_fold_slot(parac__session(), %d, &parac_fold_slot));", r->fold_red->id);
+            print_line(p, "void *parac_fold_slot = NULL; /* where the kernel sums what it stores into %s */", m->name);
+            print_line(p, "PARAC__CHECK(parac_cu_fold_slot(parac__session(), %d, &parac_fold_slot));", r->fold_red->id);
             print_indent(p);
             print_fmt(p, "if (");
             for (int d = 0; d < nd; d++) /* an empty launch sums nothing into the slot: not folded */
@@ -274,7 +274,7 @@ void host_iterator(PrintCtx *p, Node *n)
             Obj *o = r->scalars[i];
             Type *t = o->ty;
             const char *kt = t->kind == TY_BOOL ? "int" : t->kind == TY_LDOUBLE ? "double" : ty_c_name(t, false);
-            host_line(p, "const %s parac_arg_%s = (%s)%s;", kt, o->name, kt, o->name);
+            print_line(p, "const %s parac_arg_%s = (%s)%s;", kt, o->name, kt, o->name);
         }
         print_indent(p);
         print_fmt(p, "const parac_%s_arg parac_args[] = {", host_rt(p));
@@ -285,7 +285,7 @@ void host_iterator(PrintCtx *p, Node *n)
         print_fmt(p, "};\n");
         const bool table = (r->one_launch && r->nvariants) || it->nstages; /* shapes in a table of candidates */
         if (!table)
-            host_line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
+            print_line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
         if (r->vector_width > 1 && !table) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
@@ -296,60 +296,60 @@ void host_iterator(PrintCtx *p, Node *n)
         if (it->nstages) {
             /* stages in local memory: the tiles are sized for each candidate's work-group, which the
              * search must not change (fixed shapes); it times the candidates' rows per work-item */
-            host_line(p, "/* %d stage%s computed in local memory by each work-group; the search (PARAC_%s_SEARCH) times "
+            print_line(p, "/* %d stage%s computed in local memory by each work-group; the search (PARAC_%s_SEARCH) times "
                     "%d candidate%s */", it->nstages, it->nstages > 1 ? "s" : "", host_RT(p), r->nvariants + 1,
                  r->nvariants ? "s" : "");
-            host_line(p, "static const parac_kernel_variant parac_variants[] = {");
+            print_line(p, "static const parac_kernel_variant parac_variants[] = {");
             for (int i = 0; i <= r->nvariants; i++) {
                 const Region *v = i ? r->variants[i - 1] : r;
-                host_line(p, "    {\"%s\", {%d, %d, %d}, {%d, 1, 1}, 1}, /* %s */", v->kernel, v->wg[0], v->wg[1], v->wg[2],
+                print_line(p, "    {\"%s\", {%d, %d, %d}, {%d, 1, 1}, 1}, /* %s */", v->kernel, v->wg[0], v->wg[1], v->wg[2],
                      v->rows_per_item, i ? v->variant_what : "the model's plan");
             }
-            host_line(p, "};");
-            host_line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
+            print_line(p, "};");
+            print_line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
                     "parac_box[0].hi, 0, NULL, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args, %d));",
                  host_rt(p), r->nvariants + 1, nd, reruns_safely(r) ? 1 : 0);
         } else if (r->one_launch && r->nvariants) {
-            host_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch; the "
+            print_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch; the "
                     "search (PARAC_%s_SEARCH) times the model's kernel and %d other candidates */",
                  it->rule->name, host_RT(p), r->nvariants);
-            host_line(p, "static const parac_kernel_variant parac_variants[] = {");
+            print_line(p, "static const parac_kernel_variant parac_variants[] = {");
             for (int i = 0; i <= r->nvariants; i++) {
                 const Region *v = i ? r->variants[i - 1] : r;
-                host_line(p, "    {\"%s_all\", {%d, %d, %d}, {%d, %d, 1}, %d}, /* %s */", v->kernel, v->wg[0], v->wg[1],
+                print_line(p, "    {\"%s_all\", {%d, %d, %d}, {%d, %d, 1}, %d}, /* %s */", v->kernel, v->wg[0], v->wg[1],
                      v->wg[2], nd == 2 ? v->rows_per_item : v->vector_width, nd == 2 ? v->vector_width : 1,
                      v->use_local_tiles ? 1 : 0, i ? v->variant_what : "the model's plan");
             }
-            host_line(p, "};");
-            host_line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
+            print_line(p, "};");
+            print_line(p, "PARAC__CHECK(parac_%s_launch_variants(parac__session(), %d, parac_variants, %d, parac_box[0].lo, "
                     "parac_box[0].hi, parac_nbox - 1, parac_box[1].lo, (int)(sizeof parac_args / sizeof parac_args[0]), "
                     "parac_args, %d));", host_rt(p), r->nvariants + 1, nd, reruns_safely(r) ? 1 : 0);
         } else if (r->one_launch) {
-            host_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch */",
+            print_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch */",
                  it->rule->name);
-            host_line(p, "PARAC__CHECK(parac_%s_launch_all(parac__session(), \"%s_all\", %d, parac_box[0].lo, parac_box[0].hi, "
+            print_line(p, "PARAC__CHECK(parac_%s_launch_all(parac__session(), \"%s_all\", %d, parac_box[0].lo, parac_box[0].hi, "
                     "parac_wg, %s, parac_nbox - 1, parac_box[1].lo, (int)(sizeof parac_args / sizeof parac_args[0]), "
                     "parac_args, %d));", host_rt(p), r->kernel, nd, r->vector_width > 1 ? "parac_items" : "NULL",
                  reruns_safely(r) ? 1 : 0);
         } else {
-            host_line(p, "/* interior: no border tests */");
+            print_line(p, "/* interior: no border tests */");
             cl_launch(p, r, false);
         }
         if (r->has_border && !r->one_launch) {
-            host_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
+            print_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
                  it->rule->var->name, it->rule->name);
             cl_launch(p, r, true);
         } else if (!r->has_border)
-            host_line(p, "(void)parac_nbox;");
+            print_line(p, "(void)parac_nbox;");
         for (Access *a = r->accesses; a; a = a->next) {
             if (!a->is_write) continue;
             bool dup = false;
             for (Access *b = r->accesses; b != a; b = b->next) dup |= b->is_write && b->var == a->var;
-            if (!dup) host_line(p, "parac_%s_device_modified(&%s_dev);", host_rt(p), a->var->name);
+            if (!dup) print_line(p, "parac_%s_device_modified(&%s_dev);", host_rt(p), a->var->name);
         }
     }
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
 }
 
 /* ---- the C target's strips of rows (strips.c) ------------------------------- */
@@ -357,46 +357,46 @@ void host_iterator(PrintCtx *p, Node *n)
  * parac_sb<k> and parac_snb<k> for the strips. */
 static void strip_stage_setup(PrintCtx *p, Region *r, int k)
 {
-    host_line(p, "long parac_sf%d[2], parac_sn%d[2];", k, k);
-    host_line(p, "parac__box parac_sb%d[7];", k);
-    host_line(p, "int parac_snb%d;", k);
-    host_line(p, "{");
+    print_line(p, "long parac_sf%d[2], parac_sn%d[2];", k, k);
+    print_line(p, "parac__box parac_sb%d[7];", k);
+    print_line(p, "int parac_snb%d;", k);
+    print_line(p, "{");
     p->indent++;
     region_setup(p, r);
-    host_line(p, "memcpy(parac_sf%d, parac_first, sizeof parac_sf%d);", k, k);
-    host_line(p, "memcpy(parac_sn%d, parac_n, sizeof parac_sn%d);", k, k);
-    host_line(p, "memcpy(parac_sb%d, parac_box, sizeof parac_sb%d);", k, k);
-    host_line(p, "parac_snb%d = parac_nbox;", k);
-    host_line(p, "(void)parac_snb%d;", k);
+    print_line(p, "memcpy(parac_sf%d, parac_first, sizeof parac_sf%d);", k, k);
+    print_line(p, "memcpy(parac_sn%d, parac_n, sizeof parac_sn%d);", k, k);
+    print_line(p, "memcpy(parac_sb%d, parac_box, sizeof parac_sb%d);", k, k);
+    print_line(p, "parac_snb%d = parac_nbox;", k);
+    print_line(p, "(void)parac_snb%d;", k);
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
 }
 
 /* Stage k's boxes, their rows clipped to [from, to). */
 static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, const char *to, bool shared)
 {
-    host_line(p, "{");
+    print_line(p, "{");
     p->indent++;
-    host_line(p, "const long *const parac_first = parac_sf%d;", k);
-    host_line(p, "(void)parac_first;");
+    print_line(p, "const long *const parac_first = parac_sf%d;", k);
+    print_line(p, "(void)parac_first;");
     for (int border = 0; border <= (r->has_border ? 1 : 0); border++) {
         if (border) {
-            host_line(p, "for (int parac_b = 1; parac_b < parac_snb%d; parac_b++)", k);
-            host_line(p, "{");
+            print_line(p, "for (int parac_b = 1; parac_b < parac_snb%d; parac_b++)", k);
+            print_line(p, "{");
             p->indent++;
         }
         const char *cb = border ? "parac_cbb" : "parac_cb";
-        host_line(p, "parac__box %s = parac_sb%d[%s];", cb, k, border ? "parac_b" : "0");
-        host_line(p, "if (%s.lo[0] < %s) %s.lo[0] = %s;", cb, from, cb, from);
-        host_line(p, "if (%s.hi[0] > %s) %s.hi[0] = %s;", cb, to, cb, to);
+        print_line(p, "parac__box %s = parac_sb%d[%s];", cb, k, border ? "parac_b" : "0");
+        print_line(p, "if (%s.lo[0] < %s) %s.lo[0] = %s;", cb, from, cb, from);
+        print_line(p, "if (%s.hi[0] > %s) %s.hi[0] = %s;", cb, to, cb, to);
         omp_box_loops(p, r, border, cb, shared);
         if (border) {
             p->indent--;
-            host_line(p, "}");
+            print_line(p, "}");
         }
     }
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
 }
 
 /* A run of iterators in strips of rows: each stage computes, per strip, its
@@ -417,58 +417,58 @@ int host_strip_run(PrintCtx *p, Node *s)
     print_fmt(p, ": %d iterators in strips of rows (rows needed ahead of a strip:", n);
     for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " %ld", r->strip_reach);
     print_fmt(p, "): a strip's rows of each intermediate are read while still in cache */\n");
-    host_line(p, "{");
+    print_line(p, "{");
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
-    host_line(p, "const long parac_rows = parac_sn0[0], parac_strip = parac__strip_rows();");
+    print_line(p, "const long parac_rows = parac_sn0[0], parac_strip = parac__strip_rows();");
     print_indent(p);
     print_fmt(p, "const int parac_same = 1");
     for (k = 1; k < n; k++)
         print_fmt(p, " && parac_sf%d[0] == parac_sf0[0] && parac_sn%d[0] == parac_rows", k, k);
     print_fmt(p, ";\n");
-    host_line(p, "if (parac_same && parac_rows > 2 * parac_strip && parac__strips_pay(parac_rows * parac_sn0[1]))");
-    host_line(p, "{");
+    print_line(p, "if (parac_same && parac_rows > 2 * parac_strip && parac__strips_pay(parac_rows * parac_sn0[1]))");
+    print_line(p, "{");
     p->indent++;
-    host_line(p, "#pragma omp parallel");
-    host_line(p, "{");
+    print_line(p, "#pragma omp parallel");
+    print_line(p, "{");
     p->indent++;
-    host_line(p, "long parac_done[%d] = {0};", n);
-    host_line(p, "for (long parac_r = 0; parac_r < parac_rows; parac_r += parac_strip)");
-    host_line(p, "{");
+    print_line(p, "long parac_done[%d] = {0};", n);
+    print_line(p, "for (long parac_r = 0; parac_r < parac_rows; parac_r += parac_strip)");
+    print_line(p, "{");
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) {
-        host_line(p, "{");
+        print_line(p, "{");
         p->indent++;
-        host_line(p, "const long parac_to = parac_r + parac_strip + %ld < parac_rows ? parac_r + parac_strip + %ld : parac_rows;",
+        print_line(p, "const long parac_to = parac_r + parac_strip + %ld < parac_rows ? parac_r + parac_strip + %ld : parac_rows;",
              r->strip_reach, r->strip_reach);
-        host_line(p, "if (parac_to > parac_done[%d])", k);
-        host_line(p, "{");
+        print_line(p, "if (parac_to > parac_done[%d])", k);
+        print_line(p, "{");
         p->indent++;
         strip_stage_rows(p, r, k, lang_format("parac_done[%d]", k), "parac_to", true);
-        host_line(p, "parac_done[%d] = parac_to;", k);
+        print_line(p, "parac_done[%d] = parac_to;", k);
         p->indent--;
-        host_line(p, "}");
+        print_line(p, "}");
         p->indent--;
-        host_line(p, "}");
+        print_line(p, "}");
     }
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
     p->indent--;
-    host_line(p, "}");
-    host_line(p, "else");
-    host_line(p, "{");
+    print_line(p, "}");
+    print_line(p, "else");
+    print_line(p, "{");
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++)
         strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), false);
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
     return r0->strip_stmts;
 }
 

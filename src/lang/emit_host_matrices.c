@@ -46,16 +46,16 @@ void host_matrix_bind(PrintCtx *p, Obj *o)
 {
     if (!host_ocl(p) || !o->used_in_kernel) return;
     const char *T = ty_c_name(o->ty->base, false);
-    host_line(p, "parac_%s_matrix %s_dev;", host_rt(p), o->name);
-    host_line(p, "PARAC__CHECK(parac_%s_matrix_bind(parac__session(), &%s_dev, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
+    print_line(p, "parac_%s_matrix %s_dev;", host_rt(p), o->name);
+    print_line(p, "PARAC__CHECK(parac_%s_matrix_bind(parac__session(), &%s_dev, %s, sizeof(%s), %d, %s_d0, %s_d1, %s_d2, "
             "(size_t)%s_pitch * sizeof(%s)));",
          host_rt(p), o->name, o->name, T, o->ty->ndim, o->name, o->name, o->name, o->name, T);
-    host_line(p, "parac__hold(parac__release_dev, &%s_dev);", o->name);
+    print_line(p, "parac__hold(parac__release_dev, &%s_dev);", o->name);
 }
 
 void host_matrix_unused(PrintCtx *p, Obj *o)
 {
-    host_line(p, "(void)%s_d0; (void)%s_d1; (void)%s_d2; (void)%s_pitch;", o->name, o->name, o->name, o->name);
+    print_line(p, "(void)%s_d0; (void)%s_d1; (void)%s_d2; (void)%s_pitch;", o->name, o->name, o->name, o->name);
 }
 
 /* Whether host code of n (not iterator bodies, not border rules, which
@@ -83,7 +83,7 @@ void host_decl_matrix(PrintCtx *p, Node *d)
     Obj *o = d->var;
     Type *m = o->ty;
     const char *T = ty_c_name(m->base, false);
-    host_line(p, "/* %s:%d: %s parac_matrix %s%s */", p->host->file, d->tok->line, T, o->is_ref ? "&" : "", o->name);
+    print_line(p, "/* %s:%d: %s parac_matrix %s%s */", p->host->file, d->tok->line, T, o->is_ref ? "&" : "", o->name);
     if (o->is_small_const) {
         print_indent(p);
         print_fmt(p, "static const %s %s", T, o->name);
@@ -105,7 +105,7 @@ void host_decl_matrix(PrintCtx *p, Node *d)
             if (m->ndim == 2) print_fmt(p, "}");
         }
         print_fmt(p, "};\n");
-        host_line(p, "(void)%s;", o->name);
+        print_line(p, "(void)%s;", o->name);
         return;
     }
     host_matrix_dims(p, o);
@@ -114,28 +114,28 @@ void host_decl_matrix(PrintCtx *p, Node *d)
         print_fmt(p, "%s *%s = (%s *)(", T, o->name, T);
         print_expr(p, o->bound);
         print_fmt(p, ");\n");
-        host_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, m->ndim - 1);
+        print_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, m->ndim - 1);
     } else if (host_ocl(p) && o->used_in_kernel && !o->init && p->host->func && !host_names(p->host->func->body, o, 0)) {
         /* only kernels use it: its device copy starts as zeros, and the host
          * never reads it, so it has no host storage to allocate and clear */
         o->device_only = true;
-        host_line(p, "const long %s_pitch = parac__matrix_pitch(%s_d%d, sizeof(%s));", o->name, o->name, m->ndim - 1, T);
-        host_line(p, "%s *%s = NULL; /* only kernels use %s: no host storage */", T, o->name, o->name);
+        print_line(p, "const long %s_pitch = parac__matrix_pitch(%s_d%d, sizeof(%s));", o->name, o->name, m->ndim - 1, T);
+        print_line(p, "%s *%s = NULL; /* only kernels use %s: no host storage */", T, o->name, o->name);
         host_push_matrix(p, o, p->host->block);
     } else {
-        host_line(p, "long %s_pitch;", o->name);
+        print_line(p, "long %s_pitch;", o->name);
         if (m->ndim == 1)
-            host_line(p, "%s *%s = (%s *)parac__alloc_matrix(1, %s_d0, sizeof(%s), &%s_pitch);", T, o->name, T,
+            print_line(p, "%s *%s = (%s *)parac__alloc_matrix(1, %s_d0, sizeof(%s), &%s_pitch);", T, o->name, T,
                  o->name, T, o->name);
         else
-            host_line(p, "%s *%s = (%s *)parac__alloc_matrix(%s_d0 * %s_d1 * %s_d2 / %s_d%d, %s_d%d, sizeof(%s), &%s_pitch);",
+            print_line(p, "%s *%s = (%s *)parac__alloc_matrix(%s_d0 * %s_d1 * %s_d2 / %s_d%d, %s_d%d, sizeof(%s), &%s_pitch);",
                  T, o->name, T, o->name, o->name, o->name, o->name, m->ndim - 1, o->name, m->ndim - 1, T, o->name);
         host_push_matrix(p, o, p->host->block);
     }
     host_matrix_unused(p, o);
     host_matrix_bind(p, o);
     /* a declared matrix starts as zeros: the device makes its own copy */
-    if (!o->is_ref && host_ocl(p) && o->used_in_kernel) host_line(p, "parac_%s_matrix_zeroed(&%s_dev);", host_rt(p), o->name);
+    if (!o->is_ref && host_ocl(p) && o->used_in_kernel) print_line(p, "parac_%s_matrix_zeroed(&%s_dev);", host_rt(p), o->name);
     if (o->is_ref && host_ocl(p) && o->used_in_kernel) host_push_matrix(p, o, p->host->block);
 }
 
@@ -143,10 +143,10 @@ void host_decl_matrix(PrintCtx *p, Node *d)
 static void release(PrintCtx *p, Obj *o)
 {
     if (host_ocl(p) && o->used_in_kernel) {
-        if (o->is_ref) host_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev));", host_rt(p), o->name);
-        host_line(p, "parac__drop_dev(&%s_dev);", o->name);
+        if (o->is_ref) print_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev));", host_rt(p), o->name);
+        print_line(p, "parac__drop_dev(&%s_dev);", o->name);
     }
-    if (!o->is_ref && !o->device_only) host_line(p, "parac__free_matrix(%s);", o->name);
+    if (!o->is_ref && !o->device_only) print_line(p, "parac__free_matrix(%s);", o->name);
 }
 
 void host_block_end(PrintCtx *p, Node *block)
@@ -224,49 +224,49 @@ static void emit_reduction(PrintCtx *p, Node *op)
     Type *acc = red_acc_type(op);
     const char *A = ty_c_name(acc, false);
     int id = op->reduction_id;
-    host_line(p, "/* %s:%d: independent %s(%s): a global reduction over the whole matrix */", p->host->file,
+    print_line(p, "/* %s:%d: independent %s(%s): a global reduction over the whole matrix */", p->host->file,
          op->tok->line, parac_op_name(op->pop), m->name);
     const char *init = op->pop == OP_MIN ? type_limit(acc, true) : op->pop == OP_MAX ? type_limit(acc, false) : "0";
-    host_line(p, "%s parac_acc_%d = %s;", A, id, init);
+    print_line(p, "%s parac_acc_%d = %s;", A, id, init);
     if (host_ocl(p) && r && r->fold_into) {
-        host_line(p, "if (parac_folded_%d) /* summed by the kernel of line %d as it wrote %s */", id,
+        print_line(p, "if (parac_folded_%d) /* summed by the kernel of line %d as it wrote %s */", id,
              r->fold_into->node->tok->line, m->name);
-        host_line(p, "    PARAC__CHECK(parac_cu_fold_result(parac__session(), %d, sizeof parac_acc_%d, &parac_acc_%d));", id,
+        print_line(p, "    PARAC__CHECK(parac_cu_fold_result(parac__session(), %d, sizeof parac_acc_%d, &parac_acc_%d));", id,
              id, id);
-        host_line(p, "else {");
+        print_line(p, "else {");
         p->indent++;
-        host_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
-        host_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
+        print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
+        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
              host_rt(p), r->kernel, m->name, id, id);
         p->indent--;
-        host_line(p, "}");
+        print_line(p, "}");
     } else if (host_ocl(p)) {
-        host_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
-        host_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
+        print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
+        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
              host_rt(p), r ? r->kernel : "?", m->name, id, id);
     } else {
         const char *clause = op->pop == OP_MIN ? "min" : op->pop == OP_MAX ? "max" : "+";
-        host_line(p, "#pragma omp parallel for reduction(%s:parac_acc_%d)", clause, id);
-        host_line(p, "for (long parac_r = 0; parac_r < %s_d0 * %s_d1 * %s_d2 / %s_d%d; parac_r++)", m->name, m->name,
+        print_line(p, "#pragma omp parallel for reduction(%s:parac_acc_%d)", clause, id);
+        print_line(p, "for (long parac_r = 0; parac_r < %s_d0 * %s_d1 * %s_d2 / %s_d%d; parac_r++)", m->name, m->name,
              m->name, m->name, m->ty->ndim - 1);
         p->indent++;
-        host_line(p, "for (long parac_c = 0; parac_c < %s_d%d; parac_c++) {", m->name, m->ty->ndim - 1);
+        print_line(p, "for (long parac_c = 0; parac_c < %s_d%d; parac_c++) {", m->name, m->ty->ndim - 1);
         p->indent++;
         if (op->pop == OP_MIN || op->pop == OP_MAX)
-            host_line(p, "parac_acc_%d = %s(parac_acc_%d, %s[parac_r * %s_pitch + parac_c]);", id,
+            print_line(p, "parac_acc_%d = %s(parac_acc_%d, %s[parac_r * %s_pitch + parac_c]);", id,
                  op->pop == OP_MIN ? "PARAC_MIN" : "PARAC_MAX", id, m->name, m->name);
         else
-            host_line(p, "parac_acc_%d += %s[parac_r * %s_pitch + parac_c];", id, m->name, m->name);
+            print_line(p, "parac_acc_%d += %s[parac_r * %s_pitch + parac_c];", id, m->name, m->name);
         p->indent--;
-        host_line(p, "}");
+        print_line(p, "}");
         p->indent--;
     }
     if (op->pop == OP_MEAN) {
         const char *T = ty_c_name(op->ty, false);
-        host_line(p, "const %s parac_red_%d = (%s)parac_acc_%d / (%s)(%s_d0 * %s_d1 * %s_d2);", T, id, T, id, T,
+        print_line(p, "const %s parac_red_%d = (%s)parac_acc_%d / (%s)(%s_d0 * %s_d1 * %s_d2);", T, id, T, id, T,
              m->name, m->name, m->name);
     } else
-        host_line(p, "const %s parac_red_%d = parac_acc_%d;", A, id, id);
+        print_line(p, "const %s parac_red_%d = parac_acc_%d;", A, id, id);
 }
 
 /* ---- transfers around host statements (device targets) ------------------------ */
@@ -320,7 +320,7 @@ void host_before_stmt(PrintCtx *p, Node *n)
         for (int i = 0; i < p->host->sp; i++) {
             Obj *o = p->host->stack[i];
             if (o && o->used_in_kernel && stmt_touches(p, n, o))
-                host_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev)); /* the host reads or writes %s */", host_rt(p), o->name,
+                print_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev)); /* the host reads or writes %s */", host_rt(p), o->name,
                      o->name);
         }
 }
@@ -330,7 +330,7 @@ void host_after_stmt(PrintCtx *p, Node *n)
     if (!host_touches(p, n) || n->kind == ND_RETURN) return;
     for (int i = 0; i < p->host->sp; i++) {
         Obj *o = p->host->stack[i];
-        if (o && o->used_in_kernel && stmt_touches(p, n, o)) host_line(p, "parac_%s_host_modified(&%s_dev);", host_rt(p), o->name);
+        if (o && o->used_in_kernel && stmt_touches(p, n, o)) print_line(p, "parac_%s_host_modified(&%s_dev);", host_rt(p), o->name);
     }
 }
 
@@ -365,7 +365,7 @@ void host_before_return(PrintCtx *p, Node *ret)
         print_fmt(p, ";\n");
         return;
     }
-    host_line(p, "{");
+    print_line(p, "{");
     p->indent++;
     for (int i = 0; i < k; i++) emit_reduction(p, list[i]);
     Type *rt = p->host->func ? p->host->func->ty->base : NULL;
@@ -378,7 +378,7 @@ void host_before_return(PrintCtx *p, Node *ret)
         print_fmt(p, ";\n");
     }
     for (int i = p->host->sp - 1; i >= 0; i--) release(p, p->host->stack[i]);
-    host_line(p, has_value ? "return parac_result;" : "return;");
+    print_line(p, has_value ? "return parac_result;" : "return;");
     p->indent--;
-    host_line(p, "}");
+    print_line(p, "}");
 }

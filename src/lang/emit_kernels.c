@@ -28,12 +28,13 @@ typedef struct Dialect {
 
 static const Dialect opencl_dialect = {false, "__kernel void", "__global ", "restrict "};
 static const Dialect cuda_dialect = {true, "extern \"C\" __global__ void", "", "__restrict__ "};
-static const Dialect *D = &opencl_dialect;
+/* The dialect p prints: CUDA C++ or OpenCL C. */
+static const Dialect *dialect(const PrintCtx *p) { return p->cuda ? &cuda_dialect : &opencl_dialect; }
 
 /* The index of this work-item along work-item dimension g (0: x). */
-static const char *global_id(int g)
+static const char *global_id(const PrintCtx *p, int g)
 {
-    if (!D->cuda) return lang_format("(int)get_global_id(%d)", g);
+    if (!dialect(p)->cuda) return lang_format("(int)get_global_id(%d)", g);
     const char c = "xyz"[g];
     return lang_format("(int)(blockIdx.%c * blockDim.%c + threadIdx.%c)", c, c, c);
 }
@@ -41,14 +42,14 @@ static const char *global_id(int g)
 /* One launch for a region and its border boxes (Region.one_launch): the
  * blocks past the interior's rows (work-group dimension 1) take the border
  * work-items, numbered across those blocks. */
-static const char *border_block_test(void)
+static const char *border_block_test(const PrintCtx *p)
 {
-    return D->cuda ? "(int)blockIdx.y >= parac_iblocks" : "(int)get_group_id(1) >= parac_iblocks";
+    return dialect(p)->cuda ? "(int)blockIdx.y >= parac_iblocks" : "(int)get_group_id(1) >= parac_iblocks";
 }
 
-static const char *border_flat_index(void)
+static const char *border_flat_index(const PrintCtx *p)
 {
-    return D->cuda ? "(((int)blockIdx.y - parac_iblocks) * (int)gridDim.x + (int)blockIdx.x) * (int)(blockDim.x * blockDim.y)"
+    return dialect(p)->cuda ? "(((int)blockIdx.y - parac_iblocks) * (int)gridDim.x + (int)blockIdx.x) * (int)(blockDim.x * blockDim.y)"
                      " + (int)(threadIdx.y * blockDim.x + threadIdx.x)"
                    : "(((int)get_group_id(1) - parac_iblocks) * (int)get_num_groups(0) + (int)get_group_id(0)) *"
                      " (int)(get_local_size(0) * get_local_size(1)) + (int)(get_local_id(1) * get_local_size(0) + get_local_id(0))";
@@ -73,7 +74,7 @@ static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
     for (int i = 0; i < r->nmats; i++) {
         Obj *m = r->mats[i];
         print_fmt(p, ",\n    %s%s%s *%s%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2",
-            D->global, written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), restrict_ptrs ? D->restrict_kw : "", m->name,
+            dialect(p)->global, written(r, m) ? "" : "const ", ty_c_name(m->ty->base, true), restrict_ptrs ? dialect(p)->restrict_kw : "", m->name,
             m->name, m->name, m->name, m->name);
     }
     for (int i = 0; i < r->nscalars; i++) {
@@ -141,9 +142,9 @@ static long axis_step(Iterator *it, int d)
 /* The vector type of V elements of t (plan.c admits 1-, 2-, 4- and 8-byte
  * arithmetic types only): OpenCL's, or on CUDA aligned storage of the same
  * size (the prelude's parac_b1 .. parac_b128). */
-static const char *vector_type(const Type *t, int V)
+static const char *vector_type(const PrintCtx *p, const Type *t, int V)
 {
-    if (D->cuda) return lang_format("parac_b%ld", (long)ty_size(t) * V);
+    if (dialect(p)->cuda) return lang_format("parac_b%ld", (long)ty_size(t) * V);
     const char *base;
     switch (t->kind) {
     case TY_CHAR: base = t->is_unsigned ? "uchar" : "char"; break;
@@ -174,13 +175,13 @@ static void merged_stores(PrintCtx *p, Region *r, int last, const char *src)
         col.tok = lhs->tok;
         e[n - 1] = &col;
         add[n - 1] = 0;
-        const char *T = vector_type(m->ty->base, V);
+        const char *T = vector_type(p, m->ty->base, V);
         print_fmt(p, "    /* %s:%d: the %d values of %s leave in one store */\n", src, lhs->tok->line, V, m->name);
         print_fmt(p, "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n", last, last, last, V, last);
         print_fmt(p, "        const int parac_col = first%d + k%dbase;\n", last, last);
-        print_fmt(p, "        *(%s%s *)&", D->global, T);
+        print_fmt(p, "        *(%s%s *)&", dialect(p)->global, T);
         print_mat_index(p, m, e, add, n);
-        if (D->cuda) { /* the private array is aligned as the vector */
+        if (dialect(p)->cuda) { /* the private array is aligned as the vector */
             print_fmt(p, " = *(const %s *)parac_st%d_%s;\n    } else {\n", T, i, m->name);
         } else {
             print_fmt(p, " = (%s)(", T);
@@ -225,7 +226,7 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
                               r->node->tok);
         }
         e[n - 1] = text_index("parac_s", r->node->tok);
-        const char *T = vector_type(m->ty->base, V);
+        const char *T = vector_type(p, m->ty->base, V);
         /* the row may lie outside the matrix where the body reads it only
          * under a condition: such rows load as zeros too */
         print_fmt(p, "    %s parac_ld%d[%d];\n", T, i, g->nvec);
@@ -241,23 +242,23 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
         for (int j = 0; j < g->nvec; j++) {
             print_fmt(p, "    {\n        const int parac_s = parac_col0 + %ld;\n", g->base + (long)j * V);
             print_fmt(p, "        parac_ld%d[%d] = parac_row%d && parac_s >= 0 && parac_s < %s_d%d ? *(%sconst %s *)&",
-                      i, j, i, m->name, n - 1, D->global, T);
+                      i, j, i, m->name, n - 1, dialect(p)->global, T);
             print_mat_index(p, m, e, add, n);
-            print_fmt(p, D->cuda ? " : %s();\n    }\n" : " : (%s)(0);\n    }\n", T);
+            print_fmt(p, dialect(p)->cuda ? " : %s();\n    }\n" : " : (%s)(0);\n    }\n", T);
         }
     }
 }
 
 /* The local id of this work-item, and the work-group's size, along g. */
-static const char *local_id(int g)
+static const char *local_id(const PrintCtx *p, int g)
 {
-    if (!D->cuda) return lang_format("(int)get_local_id(%d)", g);
+    if (!dialect(p)->cuda) return lang_format("(int)get_local_id(%d)", g);
     return lang_format("(int)threadIdx.%c", "xyz"[g]);
 }
 
-static const char *local_size(int g)
+static const char *local_size(const PrintCtx *p, int g)
 {
-    if (!D->cuda) return lang_format("(int)get_local_size(%d)", g);
+    if (!dialect(p)->cuda) return lang_format("(int)get_local_size(%d)", g);
     return lang_format("(int)blockDim.%c", "xyz"[g]);
 }
 
@@ -268,7 +269,7 @@ static const char *local_size(int g)
  * without outputs leave after it. */
 static void tile_ids(PrintCtx *p, Region *r)
 {
-    print_fmt(p, "    const int parac_tx = %s, parac_ty = %s;\n", local_id(0), local_id(1));
+    print_fmt(p, "    const int parac_tx = %s, parac_ty = %s;\n", local_id(p, 0), local_id(p, 1));
     print_fmt(p, "    const int parac_gcol0 = parac_col0 - parac_tx * %d, parac_gx0 = parac_x0 - parac_ty * %d;\n",
               r->vector_width, r->rows_per_item);
 }
@@ -278,15 +279,15 @@ static void tile_fill(PrintCtx *p, Region *r)
     const int V = r->vector_width, R = r->rows_per_item;
     print_fmt(p, "    const int parac_col0 = first1 + k1base, parac_x0 = first0 + k0base;\n");
     tile_ids(p, r);
-    print_fmt(p, "    const int parac_nth = %s * %s, parac_me = parac_ty * %s + parac_tx;\n", local_size(0), local_size(1),
-              local_size(0));
+    print_fmt(p, "    const int parac_nth = %s * %s, parac_me = parac_ty * %s + parac_tx;\n", local_size(p, 0), local_size(p, 1),
+              local_size(p, 0));
     for (int k = 0; k < r->nrowvars; k++) {
         const RowVar *rv = &r->rowvars[k];
         Obj *m = rv->var;
-        const char *T = vector_type(m->ty->base, V);
+        const char *T = vector_type(p, m->ty->base, V);
         const long rows = rv->amax - rv->amin + 1;
         print_fmt(p, "    {\n        const int parac_tc = %s + %d, parac_n = ((%s - 1) * %d + %ld) * parac_tc;\n",
-                  local_size(0), rv->nvec - 1, local_size(1), R, rows);
+                  local_size(p, 0), rv->nvec - 1, local_size(p, 1), R, rows);
         print_fmt(p, "        for (int parac_i = parac_me; parac_i < parac_n; parac_i += parac_nth) {\n");
         print_fmt(p, "            const int parac_a = parac_i / parac_tc, parac_j = parac_i - parac_a * parac_tc;\n");
         print_fmt(p, "            const int parac_x = parac_gx0 + %ld + parac_a, parac_s = parac_gcol0 + %ld + parac_j * %d;\n",
@@ -294,9 +295,9 @@ static void tile_fill(PrintCtx *p, Region *r)
         Node *e[2] = {text_index("parac_x", r->node->tok), text_index("parac_s", r->node->tok)};
         long add[2] = {0, 0};
         print_fmt(p, "            parac_tl%d[parac_a][parac_j] = parac_x >= 0 && parac_x < %s_d0 && parac_s >= 0 && "
-                     "parac_s < %s_d1 ? *(%sconst %s *)&", k, m->name, m->name, D->global, T);
+                     "parac_s < %s_d1 ? *(%sconst %s *)&", k, m->name, m->name, dialect(p)->global, T);
         print_mat_index(p, m, e, add, 2);
-        print_fmt(p, D->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
+        print_fmt(p, dialect(p)->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
     }
 }
 
@@ -308,8 +309,8 @@ static void tile_decls(PrintCtx *p, Region *r)
         const RowVar *rv = &r->rowvars[k];
         const long rows = rv->amax - rv->amin + 1;
         const long TR = (r->wg[1] - 1) * (long)r->rows_per_item + rows, TC = r->wg[0] + rv->nvec - 1;
-        print_fmt(p, "    %s%s parac_tl%d[%ld][%ld];\n", D->cuda ? "__shared__ " : "__local ",
-                  vector_type(rv->var->ty->base, r->vector_width), k, TR, TC);
+        print_fmt(p, "    %s%s parac_tl%d[%ld][%ld];\n", dialect(p)->cuda ? "__shared__ " : "__local ",
+                  vector_type(p, rv->var->ty->base, r->vector_width), k, TR, TC);
     }
 }
 
@@ -327,7 +328,7 @@ static void shared_row_loads(PrintCtx *p, Region *r, int last)
     for (int k = 0; k < r->nrowvars; k++) {
         const RowVar *rv = &r->rowvars[k];
         Obj *m = rv->var;
-        const char *T = vector_type(m->ty->base, V);
+        const char *T = vector_type(p, m->ty->base, V);
         const long rows = rv->amax - rv->amin + 1;
         print_fmt(p, "    %s parac_lv%d[%ld][%d];\n", T, k, rows, rv->nvec);
         print_fmt(p, "    #pragma unroll\n    for (int parac_a = 0; parac_a < %ld; parac_a++) {\n", rows);
@@ -344,9 +345,9 @@ static void shared_row_loads(PrintCtx *p, Region *r, int last)
         Node *e[2] = {text_index("parac_x", r->node->tok), text_index("parac_s", r->node->tok)};
         long add[2] = {0, 0};
         print_fmt(p, "            parac_lv%d[parac_a][parac_j] = parac_in && parac_s >= 0 && parac_s < %s_d1 ? *(%sconst %s *)&",
-                  k, m->name, D->global, T);
+                  k, m->name, dialect(p)->global, T);
         print_mat_index(p, m, e, add, 2);
-        print_fmt(p, D->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
+        print_fmt(p, dialect(p)->cuda ? " : %s();\n        }\n    }\n" : " : (%s)(0);\n        }\n    }\n", T);
     }
 }
 
@@ -391,7 +392,6 @@ static void fused_cache_fill(PrintCtx *p, Region *r)
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
 static void print_bases(PrintCtx *p, Region *r);
 /* the kernel body being printed runs past a barrier: it must not return */
-static bool no_returns;
 
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
 {
@@ -400,7 +400,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
         border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
         V > 1 ? lang_format(", %d outputs per work-item", V) : "");
-    print_fmt(p, "%s %s%s(", D->kernel, r->kernel, border ? "_border" : "");
+    print_fmt(p, "%s %s%s(", dialect(p)->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
     print_fmt(p, ")\n{\n");
     fold_open(p, r);
@@ -416,7 +416,7 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     print_fmt(p, "/* %s:%d: parac_iterator %s, the interior%s and the border boxes (border rule %s) in one launch */\n",
         src, r->node->tok->line, it->name,
         r->vector_width > 1 ? lang_format(" (%d outputs per work-item)", r->vector_width) : "", it->rule->name);
-    print_fmt(p, "%s %s_all(", D->kernel, r->kernel);
+    print_fmt(p, "%s %s_all(", dialect(p)->kernel, r->kernel);
     kernel_params(p, r, restrict_ptrs, 2);
     print_fmt(p, ")\n{\n");
     if (r->use_local_tiles) tile_decls(p, r);
@@ -425,21 +425,21 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
         /* the work-group fills its tiles, then every work-item of every
          * group meets at one barrier outside any branch (PoCL's work-group
          * loops need that), then the border's groups or the interior's run */
-        print_fmt(p, "    if (!(%s)) {\n", border_block_test());
+        print_fmt(p, "    if (!(%s)) {\n", border_block_test(p));
         p->indent = 1;
         print_bases(p, r);
         tile_fill(p, r);
-        print_fmt(p, "    }\n    %s;\n", D->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
+        print_fmt(p, "    }\n    %s;\n", dialect(p)->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
     }
-    print_fmt(p, "    if (%s) {\n", border_block_test());
-    no_returns = r->use_local_tiles;
+    print_fmt(p, "    if (%s) {\n", border_block_test(p));
+    p->no_returns = r->use_local_tiles;
     kernel_body(p, r, true, true, src);
-    print_fmt(p, no_returns ? "    } else {\n" : "    return;\n    }\n");
+    print_fmt(p, p->no_returns ? "    } else {\n" : "    return;\n    }\n");
     kernel_body(p, r, false, true, src);
-    if (no_returns) print_fmt(p, "    }\n");
+    if (p->no_returns) print_fmt(p, "    }\n");
     fold_close(p, r);
     print_fmt(p, "}\n\n");
-    no_returns = false;
+    p->no_returns = false;
 }
 
 /* The interior's first counters of this work-item: k<d>, or k<d>base where
@@ -451,14 +451,14 @@ static void print_bases(PrintCtx *p, Region *r)
     for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
         print_indent(p);
         if (R > 1 && d == 0)
-            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(g), R);
+            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(p, g), R);
         else if (V > 1 && d == last && axis_step(it, d) == 1)
             print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
-                      d, d, d, d, V, V, V, global_id(g), V);
+                      d, d, d, d, V, V, V, global_id(p, g), V);
         else if (V > 1 && d == last)
-            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(g), V);
+            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(p, g), V);
         else
-            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(g));
+            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(p, g));
     }
 }
 
@@ -502,8 +502,8 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (border) {
         /* all border boxes in one launch: work-item g finds its box, then
          * its counters (the last axis fastest) */
-        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index() : global_id(0));
-        if (no_returns) {
+        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index(p) : global_id(p, 0));
+        if (p->no_returns) {
             /* past a barrier, loops whose trip count differs between
              * work-items break PoCL's work-group loops: every work-item
              * walks all boxes */
@@ -517,7 +517,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
             print_fmt(p, "        if (parac_g < parac_vol) break;\n        parac_g -= parac_vol;\n    }\n");
         }
         /* past the barrier of a tiled kernel, no return (PoCL's work-group loops): the rest in a block */
-        print_fmt(p, no_returns ? "    if (parac_b < parac_bx.n) {\n" : "    if (parac_b >= parac_bx.n) return;\n");
+        print_fmt(p, p->no_returns ? "    if (parac_b < parac_bx.n) {\n" : "    if (parac_b >= parac_bx.n) return;\n");
         for (int d = nd - 1; d >= 0; d--) {
             print_fmt(p, "    const int k%d = parac_bx.b[parac_b][%d] + parac_g %% (parac_bx.b[parac_b][%d] - parac_bx.b[parac_b][%d]);\n",
                       d, 2 * d, 2 * d + 1, 2 * d);
@@ -528,17 +528,17 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (!border) {
         print_bases(p, r);
         print_indent(p);
-        print_fmt(p, no_returns ? "if (!(" : "if (");
+        print_fmt(p, p->no_returns ? "if (!(" : "if (");
         for (int d = 0; d < nd; d++)
             print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, (V > 1 && d == last) || (R > 1 && d == 0) ? "base" : "", d);
-        print_fmt(p, no_returns ? ")) {\n" : ") return;\n");
+        print_fmt(p, p->no_returns ? ")) {\n" : ") return;\n");
     }
     print_consts(p, r);
     for (int d = 0; d < nd; d++) {
         if ((V > 1 && d == last) || (R > 1 && d == 0)) continue;
         print_indent(p);
         print_fmt(p, "const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[d], d, d, axis_step(it, d));
-        if (D->cuda) { /* NVRTC warns of index variables the body does not use */
+        if (dialect(p)->cuda) { /* NVRTC warns of index variables the body does not use */
             print_indent(p);
             print_fmt(p, "(void)%s%c;\n", it->name, "xyz"[d]);
         }
@@ -550,10 +550,10 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         shared_row_loads(p, r, last);
         fused_cache_fill(p, r);
         print_fmt(p, "    #pragma unroll\n    for (int parac_r = 0; parac_r < %d; parac_r++) {\n", R);
-        print_fmt(p, no_returns ? "    const int k0 = k0base + parac_r;\n    if (k0 < k0hi) {\n"
+        print_fmt(p, p->no_returns ? "    const int k0 = k0base + parac_r;\n    if (k0 < k0hi) {\n"
                                 : "    const int k0 = k0base + parac_r;\n    if (k0 >= k0hi) break;\n");
         print_fmt(p, "    const int %sx = first0 + k0 * %ld;\n", it->name, axis_step(it, 0));
-        if (D->cuda) print_fmt(p, "    (void)%sx;\n", it->name);
+        if (dialect(p)->cuda) print_fmt(p, "    (void)%sx;\n", it->name);
     }
     if (V > 1) {
         if (R == 1) {
@@ -563,36 +563,36 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
         for (int i = 0; i < r->nmerge; i++) {
             Type *et = r->merge_lhs[i]->var->ty->base;
             print_fmt(p, "    ");
-            if (D->cuda) print_fmt(p, "alignas(%ld) ", (long)ty_size(et) * V); /* stored as one vector */
+            if (dialect(p)->cuda) print_fmt(p, "alignas(%ld) ", (long)ty_size(et) * V); /* stored as one vector */
             print_fmt(p, "%s parac_st%d_%s[%d];\n", ty_c_name(et, true), i, r->merge_lhs[i]->var->name, V);
         }
         print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
         print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
-        print_fmt(p, no_returns ? "        if (k%d >= k%dlo && k%d < k%dhi) {\n" : "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n",
+        print_fmt(p, p->no_returns ? "        if (k%d >= k%dlo && k%d < k%dhi) {\n" : "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n",
                   last, last, last, last);
         print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
                   axis_step(it, last));
-        if (D->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
+        if (dialect(p)->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
         p->indent = 2;
         p->merging = true;
     }
     print_stmt(p, it->body);
     p->merging = false;
     if (V > 1) {
-        print_fmt(p, no_returns ? "    }\n    }\n" : "    }\n");
+        print_fmt(p, p->no_returns ? "    }\n    }\n" : "    }\n");
         merged_stores(p, r, last, src);
     }
-    if (R > 1) print_fmt(p, no_returns ? "    }\n    }\n" : "    }\n");
-    if (no_returns) print_fmt(p, "    }\n");
+    if (R > 1) print_fmt(p, p->no_returns ? "    }\n    }\n" : "    }\n");
+    if (p->no_returns) print_fmt(p, "    }\n");
     p->border = false;
     p->region = NULL;
     p->indent = 0;
 }
 
 /* ---- stages in local memory (fuse_tile.c) ------------------------------------ */
-static const char *group_id(int g)
+static const char *group_id(const PrintCtx *p, int g)
 {
-    if (!D->cuda) return lang_format("(int)get_group_id(%d)", g);
+    if (!dialect(p)->cuda) return lang_format("(int)get_group_id(%d)", g);
     return lang_format("(int)blockIdx.%c", "xyz"[g]);
 }
 
@@ -650,20 +650,20 @@ static void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict
      * of 40 and took the unsharp mask at 4096^2 from 0.166 to 0.157 ms; a
      * minimum of 6 gave 0.159, of 7 or 8 (32 registers) 0.198, none 0.182
      * (bench/parac/results/unsharp-staged-shapes-h200-2026-11-26.txt) */
-    if (D->cuda) print_fmt(p, "%s __launch_bounds__(%d, 4) %s(", D->kernel, r->wg[0] * r->wg[1], r->kernel);
-    else print_fmt(p, "%s %s(", D->kernel, r->kernel);
+    if (dialect(p)->cuda) print_fmt(p, "%s __launch_bounds__(%d, 4) %s(", dialect(p)->kernel, r->wg[0] * r->wg[1], r->kernel);
+    else print_fmt(p, "%s %s(", dialect(p)->kernel, r->kernel);
     kernel_params(p, r, restrict_ptrs, 2); /* launched as the search's candidates are (no border boxes) */
     print_fmt(p, ")\n{\n");
     for (int k = 0; k < it->nstages; k++) { /* sized for the planned work-group: a launch may only shrink it */
         const Stage *st = &it->stages[k];
         const long rows = (long)r->wg[1] * R + st->lo[0] + st->hi[0], cols = (long)r->wg[0] + st->lo[1] + st->hi[1];
-        print_fmt(p, "    %s%s parac_sg%d[%ld]; /* %s */\n", D->cuda ? "__shared__ " : "__local ",
+        print_fmt(p, "    %s%s parac_sg%d[%ld]; /* %s */\n", dialect(p)->cuda ? "__shared__ " : "__local ",
                   ty_c_name(st->m->ty->base, true), k, rows * cols, st->m->name);
     }
-    print_fmt(p, "    const int parac_nx = %s, parac_ny = %s;\n", local_size(0), local_size(1));
-    print_fmt(p, "    const int parac_me = %s * parac_nx + %s, parac_nth = parac_nx * parac_ny;\n", local_id(1), local_id(0));
+    print_fmt(p, "    const int parac_nx = %s, parac_ny = %s;\n", local_size(p, 0), local_size(p, 1));
+    print_fmt(p, "    const int parac_me = %s * parac_nx + %s, parac_nth = parac_nx * parac_ny;\n", local_id(p, 1), local_id(p, 0));
     print_fmt(p, "    const int parac_r0 = first0 + k0lo + %s * parac_ny * %d, parac_c0 = first1 + k1lo + %s * parac_nx;\n",
-              group_id(1), R, group_id(0));
+              group_id(p, 1), R, group_id(p, 0));
     print_fmt(p, "    /* the stages' sizes: each covers the iterator's whole space (fuse_tile.c) */\n");
     print_fmt(p, "    const int parac_d0 = first0 + k0hi, parac_d1 = first1 + k1hi;\n");
     print_fmt(p, "    /* a launch may add a work-group past the box (aligned vector bases elsewhere): it fills nothing */\n");
@@ -713,25 +713,25 @@ static void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict
         sub.to_expr[1] = &gc;
         print_fmt(p, "        const %s parac_e = (%s)(", T, T);
         p->stage_fill = k + 1;
-        print_expr(p, fuse_copy_node(st->e, &sub));
+        print_expr(p, tree_copy(st->e, &sub));
         p->stage_fill = 0;
         print_fmt(p, ");\n        parac_sg%d[parac_i] = parac_ok ? parac_e : parac_cell;\n    }\n    }\n", k);
-        print_fmt(p, "    %s;\n", D->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
+        print_fmt(p, "    %s;\n", dialect(p)->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
     }
     fold_open(p, r);
     /* the outputs: a tile wholly inside the box runs its rows unrolled with
      * no tests (their loads overlap), one on the box's edge tests each */
-    print_fmt(p, "    const int parac_k0 = k0lo + %s * parac_ny * %d + %s, parac_k1 = k1lo + %s * parac_nx + %s;\n", group_id(1), R,
-              local_id(1), group_id(0), local_id(0));
-    print_fmt(p, "    if (k0lo + (%s + 1) * parac_ny * %d <= k0hi && k1lo + (%s + 1) * parac_nx <= k1hi) {\n", group_id(1), R,
-              group_id(0));
+    print_fmt(p, "    const int parac_k0 = k0lo + %s * parac_ny * %d + %s, parac_k1 = k1lo + %s * parac_nx + %s;\n", group_id(p, 1), R,
+              local_id(p, 1), group_id(p, 0), local_id(p, 0));
+    print_fmt(p, "    if (k0lo + (%s + 1) * parac_ny * %d <= k0hi && k1lo + (%s + 1) * parac_nx <= k1hi) {\n", group_id(p, 1), R,
+              group_id(p, 0));
     for (int whole = 1; whole >= 0; whole--) {
         print_fmt(p, whole ? "    #pragma unroll\n" : "    } else {\n");
         print_fmt(p, "    for (int parac_q = 0; parac_q < %d; parac_q++) {\n", R);
         print_fmt(p, "        const int k0 = parac_k0 + parac_q * parac_ny, k1 = parac_k1;\n");
         if (!whole) print_fmt(p, "        if (k0 >= k0hi || k1 >= k1hi) continue;\n");
         print_fmt(p, "        const int %sx = first0 + k0, %sy = first1 + k1;\n", it->name, it->name);
-        if (D->cuda) print_fmt(p, "        (void)%sx;\n        (void)%sy;\n", it->name, it->name);
+        if (dialect(p)->cuda) print_fmt(p, "        (void)%sx;\n        (void)%sy;\n", it->name, it->name);
         p->indent = 2;
         print_stmt(p, it->body);
         print_fmt(p, "    }\n");
@@ -752,10 +752,10 @@ static void accumulate_loop(PrintCtx *p, Obj *m, const char *A, const char *star
      * the work-items 16-byte vectors of their columns (rows are padded to 64
      * bytes, so the vectors are aligned), no division per element; narrower
      * rows: the elements in one flat sequence */
-    const char *group = D->cuda ? "(long)blockIdx.x" : "(long)get_group_id(0)";
-    const char *groups = D->cuda ? "(long)gridDim.x" : "(long)get_num_groups(0)";
-    const char *item = D->cuda ? "(long)threadIdx.x" : "(long)get_local_id(0)";
-    const char *items = D->cuda ? "(long)blockDim.x" : "(long)get_local_size(0)";
+    const char *group = dialect(p)->cuda ? "(long)blockIdx.x" : "(long)get_group_id(0)";
+    const char *groups = dialect(p)->cuda ? "(long)gridDim.x" : "(long)get_num_groups(0)";
+    const char *item = dialect(p)->cuda ? "(long)threadIdx.x" : "(long)get_local_id(0)";
+    const char *items = dialect(p)->cuda ? "(long)blockDim.x" : "(long)get_local_size(0)";
     const Type *et = m->ty->base;
     const int V = ty_size(et) >= 1 && ty_size(et) <= 8 ? (int)(16 / ty_size(et)) : 1;
     const char *T = ty_c_name(et, true);
@@ -764,9 +764,9 @@ static void accumulate_loop(PrintCtx *p, Obj *m, const char *A, const char *star
     else print_fmt(p, "        const long vcols = 0;\n");
     print_fmt(p, "        for (long row = %s; row < total / cols; row += %s) {\n", group, groups);
     if (V > 1) {
-        const char *VT = vector_type(et, V);
+        const char *VT = vector_type(p, et, V);
         print_fmt(p, "            for (long col = %s * %d; col < vcols; col += %s * %d) {\n", item, V, items, V);
-        print_fmt(p, "                const %s parac_vec = *(%sconst %s *)&%s[row * %s_pitch + col];\n", VT, D->global, VT,
+        print_fmt(p, "                const %s parac_vec = *(%sconst %s *)&%s[row * %s_pitch + col];\n", VT, dialect(p)->global, VT,
                   m->name, m->name);
         print_fmt(p, "                #pragma unroll\n                for (int k = 0; k < %d; k++) {\n", V);
         print_fmt(p, "                    const %s v = ((const %s *)&parac_vec)[k];\n", A, T);
@@ -810,14 +810,14 @@ static void reduction_kernels_cuda(PrintCtx *p, Region *r, const char *src, cons
         src, r->node->tok->line, parac_op_name(r->red_op), m->name);
     print_fmt(p, "#define PARAC_OP(a, b) %s\n", op);
     print_fmt(p, "%s %s(const %s *%s, const int %s_pitch, const int %s_d0, const int %s_d1, const int %s_d2,\n"
-                 "    %s *partial)\n{\n", D->kernel, r->kernel, T, m->name, m->name, m->name, m->name, m->name, A);
+                 "    %s *partial)\n{\n", dialect(p)->kernel, r->kernel, T, m->name, m->name, m->name, m->name, m->name, A);
     print_fmt(p, "    const long cols = %s_d%d, total = (long)%s_d0 * %s_d1 * %s_d2;\n", m->name, last, m->name, m->name, m->name);
     print_fmt(p, "    %s acc = %s;\n", A, init);
     accumulate_loop(p, m, A, "(long)blockIdx.x * blockDim.x + threadIdx.x", "(long)gridDim.x * blockDim.x");
     cuda_block_reduce(p, A, init);
     print_fmt(p, "    if (lane == 0) partial[blockIdx.x] = acc;\n}\n\n");
     print_fmt(p, "/* level 2: one block reduces the partial results of all blocks */\n");
-    print_fmt(p, "%s %s_final(const %s *partial, const int n, %s *result)\n{\n", D->kernel, r->kernel, A, A);
+    print_fmt(p, "%s %s_final(const %s *partial, const int n, %s *result)\n{\n", dialect(p)->kernel, r->kernel, A, A);
     print_fmt(p, "    %s acc = %s;\n", A, init);
     print_fmt(p, "    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) {\n        const %s v = partial[i];\n"
                  "        acc = PARAC_OP(acc, v);\n    }\n", A);
@@ -845,7 +845,7 @@ static void reduction_kernels(PrintCtx *p, Region *r, const char *src)
     const char *init = r->red_op == OP_MIN ? limit(acc, true) : r->red_op == OP_MAX ? limit(acc, false) : "0";
     const char *op = r->red_op == OP_MIN ? "PARAC_MIN(a, b)" : r->red_op == OP_MAX ? "PARAC_MAX(a, b)" : "(a) + (b)";
     int last = m->ty->ndim - 1;
-    if (D->cuda) {
+    if (dialect(p)->cuda) {
         reduction_kernels_cuda(p, r, src, A, T, init, op, last);
         return;
     }
@@ -903,11 +903,8 @@ static const char cuda_prelude[] =
     "struct alignas(64) parac_b64 { uint4 a, b, c, d; };\n"
     "struct alignas(128) parac_b128 { uint4 a[8]; };\n";
 
-void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda);
-
 void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda)
 {
-    D = cuda ? &cuda_dialect : &opencl_dialect;
     PrintCtx pc = {0}, *p = &pc;
     p->out = o;
     p->opencl = true;

@@ -65,7 +65,7 @@ static Region *producer_of(Program *prog, Region *red)
         while (s && (s->kind == ND_BORDER_RULE || s->kind == ND_NULL_STMT)) s = s->next;
         if (!s || !computed_by(s, red->node)) continue;
         int planes = 0;
-        if (!lang_writes_whole(p, m, &planes) || planes || fuse_mentions(p->iter->body, m, 0) != 1) continue;
+        if (!lang_writes_whole(p, m, &planes) || planes || tree_mentions(p->iter->body, m, 0) != 1) continue;
         return p;
     }
     return NULL;

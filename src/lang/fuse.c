@@ -37,167 +37,6 @@
 enum { MAX_LEAD_COPIES = 8 };
 
 
-static Node *copy_list(Node *n, const Subst *s)
-{
-    Node head = {0}, *tail = &head;
-    for (; n; n = n->next) {
-        tail->next = fuse_copy_node(n, s);
-        tail = tail->next;
-    }
-    return head.next;
-}
-
-/* A copy of n with the consumer's indices and reads of M substituted. */
-Node *fuse_copy_node(Node *n, const Subst *s)
-{
-    if (!n) return NULL;
-    if (n->kind == ND_ITER_INDEX && s->from && n->iter == s->from && s->to_expr[n->axis]) {
-        const Subst plain = {0};
-        return fuse_copy_node(s->to_expr[n->axis], &plain);
-    }
-    if (n->kind == ND_ITER_INDEX && s->from && n->iter == s->from) {
-        if (n->axis < s->lead) return lang_int_node(n->tok, s->lead_val[n->axis]);
-        Node *r = new_node(ND_ITER_INDEX, n->tok);
-        r->axis = n->axis - s->lead;
-        r->iter = s->to;
-        r->name = lang_format("%s%c", s->to->name, "xyz"[r->axis]);
-        r->ty = n->ty;
-        return r;
-    }
-    if (n->kind == ND_MAT_ELEM && n->var == s->mat) {
-        Node *r = new_node(ND_VAR, n->tok);
-        r->var = s->scalar;
-        r->name = s->scalar->name;
-        r->ty = s->scalar->ty;
-        return r;
-    }
-    Node *r = new_node(n->kind, n->tok);
-    *r = *n;
-    r->next = NULL;
-    r->lhs = fuse_copy_node(n->lhs, s);
-    r->rhs = fuse_copy_node(n->rhs, s);
-    r->cond = fuse_copy_node(n->cond, s);
-    r->then = fuse_copy_node(n->then, s);
-    r->els = fuse_copy_node(n->els, s);
-    r->init = fuse_copy_node(n->init, s);
-    r->inc = fuse_copy_node(n->inc, s);
-    r->body = fuse_copy_node(n->body, s);
-    r->args = copy_list(n->args, s);
-    r->decls = copy_list(n->decls, s);
-    for (int i = 0; i < n->nidx; i++) r->idx[i] = fuse_copy_node(n->idx[i], s);
-    return r;
-}
-
-/* ---- what a statement touches ------------------------------------------- */
-static void add_obj(Obj **list, int *n, bool *overflow, Obj *o)
-{
-    for (int i = 0; i < *n; i++)
-        if (list[i] == o) return;
-    if (*n < 32) list[(*n)++] = o;
-    else *overflow = true;
-}
-
-static bool is_matrix_node(const Node *n)
-{
-    return n && (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
-}
-
-void fuse_touches(Node *n, Touch *t, int depth)
-{
-    if (!n || depth > 400) {
-        if (n) t->overflow = true;
-        return;
-    }
-    if ((n->kind == ND_ASSIGN || ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
-                                  (!strcmp(n->op, "++") || !strcmp(n->op, "--")))) &&
-        is_matrix_node(n->lhs))
-        add_obj(t->written, &t->nwritten, &t->overflow, n->lhs->var);
-    if (is_matrix_node(n)) add_obj(t->read, &t->nread, &t->overflow, n->var);
-    if (n->kind == ND_ITERATOR) {
-        t->overflow = true; /* iterators do not nest: not expected here */
-        return;
-    }
-    NodeKids k = {.n = n};
-    for (Node *c; (c = lang_next_kid(&k));) fuse_touches(c, t, depth + 1);
-}
-
-bool fuse_listed(Obj *const *list, int n, const Obj *o)
-{
-    for (int i = 0; i < n; i++)
-        if (list[i] == o) return true;
-    return false;
-}
-
-int fuse_mentions(Node *n, const Obj *o, int depth)
-{
-    if (!n || depth > 400) return n ? 1000 : 0;
-    int k = (n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o;
-    if (n->kind == ND_BORDER_RULE && n->rule && n->rule->var == o) k++;
-    if (n->kind == ND_ITERATOR && n->iter) {
-        for (int d = 0; d < n->iter->ndim; d++)
-            k += fuse_mentions(n->iter->r[d].lb, o, depth + 1) + fuse_mentions(n->iter->r[d].ub, o, depth + 1);
-        k += fuse_mentions(n->iter->body, o, depth + 1);
-        return k + (n->body != n->iter->body ? fuse_mentions(n->body, o, depth + 1) : 0);
-    }
-    k += fuse_mentions(n->lhs, o, depth + 1) + fuse_mentions(n->rhs, o, depth + 1) + fuse_mentions(n->cond, o, depth + 1) +
-         fuse_mentions(n->then, o, depth + 1) + fuse_mentions(n->els, o, depth + 1) + fuse_mentions(n->init, o, depth + 1) +
-         fuse_mentions(n->inc, o, depth + 1) + fuse_mentions(n->body, o, depth + 1);
-    for (Node *a = n->args; a; a = a->next) k += fuse_mentions(a, o, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) k += fuse_mentions(d->init, o, depth + 1);
-    for (int i = 0; i < n->nidx; i++) k += fuse_mentions(n->idx[i], o, depth + 1);
-    return k;
-}
-
-/* The same expression, node for node, with m's objects b read as its
- * objects a (range bounds of two iterators; the arms of a branch). */
-bool fuse_same_expr_as(const Node *a, const Node *b, const FuseVarMap *m, int depth)
-{
-    if (!a || !b) return a == b;
-    if (depth > 200 || a->kind != b->kind) return false;
-    if (a->op || b->op)
-        if (!a->op || !b->op || strcmp(a->op, b->op) != 0) return false;
-    switch (a->kind) {
-    case ND_NUM:
-        return a->tok->is_float == b->tok->is_float &&
-               (a->tok->is_float ? a->tok->fval == b->tok->fval : a->tok->ival == b->tok->ival) &&
-               (!a->ty || !b->ty || (a->ty->kind == b->ty->kind && a->ty->is_unsigned == b->ty->is_unsigned));
-    case ND_VAR:
-        if (!a->var || !b->var) return !a->var && !b->var && a->name && b->name && !strcmp(a->name, b->name);
-        if (a->var == b->var) return true;
-        for (int i = 0; m && i < m->n; i++)
-            if (m->a[i] == a->var && m->b[i] == b->var) return true;
-        return false;
-    case ND_ITER_INDEX:
-        return a->iter == b->iter && a->axis == b->axis;
-    case ND_MAT_ELEM:
-        if (a->var != b->var || a->nidx != b->nidx) return false;
-        for (int i = 0; i < a->nidx; i++)
-            if (!fuse_same_expr_as(a->idx[i], b->idx[i], m, depth + 1)) return false;
-        return true;
-    case ND_CAST:
-        return a->cast_ty == b->cast_ty && fuse_same_expr_as(a->lhs, b->lhs, m, depth + 1);
-    case ND_BINARY: case ND_ASSIGN: case ND_UNARY: case ND_POSTFIX:
-        return fuse_same_expr_as(a->lhs, b->lhs, m, depth + 1) && fuse_same_expr_as(a->rhs, b->rhs, m, depth + 1);
-    case ND_COND:
-        return fuse_same_expr_as(a->cond, b->cond, m, depth + 1) && fuse_same_expr_as(a->then, b->then, m, depth + 1) &&
-               fuse_same_expr_as(a->els, b->els, m, depth + 1);
-    default:
-        return false; /* windows, operators, calls */
-    }
-}
-
-bool fuse_same_expr(const Node *a, const Node *b) { return fuse_same_expr_as(a, b, NULL, 0); }
-
-/* The producer's statement M[p0][p1].. = E, when it writes M that way. */
-static bool own_point(const Node *e, const Iterator *it, int first_axis, int n)
-{
-    if (!e || e->kind != ND_MAT_ELEM || e->nidx != n) return false;
-    for (int d = 0; d < n; d++) {
-        const Node *x = e->idx[d];
-        if (!x || x->kind != ND_ITER_INDEX || x->iter != it || x->axis != first_axis + d) return false;
-    }
-    return true;
-}
 
 /* Every access of M in n is a read at the consumer's own point. */
 static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, int depth)
@@ -205,7 +44,7 @@ static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, 
     if (!n) return true;
     if (depth > 400) return false;
     if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == m)
-        return n->kind == ND_MAT_ELEM && own_point(n, it, lead, it->ndim - lead);
+        return n->kind == ND_MAT_ELEM && fuse_own_point(n, it, lead, it->ndim - lead);
     if (n->kind == ND_VAR && n->var == m) return false;
     NodeKids k = {.n = n};
     for (Node *c; (c = lang_next_kid(&k));)
@@ -213,83 +52,11 @@ static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, 
     return true;
 }
 
-/* Names declared at the top of a body, and names a body uses. */
-bool fuse_declares_name(Node *body, const char *name)
-{
-    if (!body) return false;
-    Node *list = body->kind == ND_BLOCK ? body->args : body;
-    for (Node *s = list; s; s = body->kind == ND_BLOCK ? s->next : NULL) {
-        if (s->kind == ND_DECL)
-            for (Node *d = s->decls; d; d = d->next)
-                if (d->name && !strcmp(d->name, name)) return true;
-        if (s->kind == ND_BLOCK && fuse_declares_name(s, name)) return true;
-        if (body->kind != ND_BLOCK) break;
-    }
-    return false;
-}
-
-bool fuse_uses_name_declared_in(Node *n, Node *body, int depth)
-{
-    if (!n || depth > 400) return n != NULL;
-    if (n->kind == ND_VAR && n->name && fuse_declares_name(body, n->name)) return true;
-    if (fuse_uses_name_declared_in(n->lhs, body, depth + 1) || fuse_uses_name_declared_in(n->rhs, body, depth + 1) ||
-        fuse_uses_name_declared_in(n->cond, body, depth + 1) || fuse_uses_name_declared_in(n->then, body, depth + 1) ||
-        fuse_uses_name_declared_in(n->els, body, depth + 1) || fuse_uses_name_declared_in(n->init, body, depth + 1) ||
-        fuse_uses_name_declared_in(n->inc, body, depth + 1) || fuse_uses_name_declared_in(n->body, body, depth + 1))
-        return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (fuse_uses_name_declared_in(a, body, depth + 1)) return true;
-    for (Node *d = n->decls; d; d = d->next)
-        if (fuse_uses_name_declared_in(d->init, body, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (fuse_uses_name_declared_in(n->idx[i], body, depth + 1)) return true;
-    return false;
-}
-
 static bool has_decl(Node *body)
 {
     for (Node *s = body && body->kind == ND_BLOCK ? body->args : body; s; s = body->kind == ND_BLOCK ? s->next : NULL)
         if (s->kind == ND_DECL) return true;
     return false;
-}
-
-/* The declaration statement of a matrix in n, and the declarator before it. */
-Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth)
-{
-    if (!n || depth > 400) return NULL;
-    if (n->kind == ND_DECL) {
-        Node *p = NULL;
-        for (Node *d = n->decls; d; p = d, d = d->next)
-            if (d->var == m) {
-                *prev = p;
-                return n;
-            }
-    }
-    Node *kids[] = {n->then, n->els, n->body};
-    for (int i = 0; i < 3; i++) {
-        Node *r = fuse_find_decl(kids[i], m, prev, depth + 1);
-        if (r) return r;
-    }
-    if (n->kind == ND_BLOCK)
-        for (Node *s = n->args; s; s = s->next) {
-            Node *r = fuse_find_decl(s, m, prev, depth + 1);
-            if (r) return r;
-        }
-    return NULL;
-}
-
-/* The statement of P's body that writes M, when it is the only mention. */
-Node *fuse_producer_write(Iterator *p, const Obj *m)
-{
-    if (fuse_mentions(p->body, m, 0) != 1) return NULL;
-    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
-    for (Node *s = list; s; s = p->body->kind == ND_BLOCK ? s->next : NULL) {
-        if (s->kind == ND_EXPR_STMT && s->lhs && s->lhs->kind == ND_ASSIGN && !strcmp(s->lhs->op, "=") &&
-            s->lhs->lhs && s->lhs->lhs->var == m && own_point(s->lhs->lhs, p, 0, p->ndim))
-            return s;
-        if (p->body->kind != ND_BLOCK) break;
-    }
-    return NULL;
 }
 
 /* Try to fuse consumer c into producer p, both statements of function f. */
@@ -309,32 +76,32 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         if (count > MAX_LEAD_COPIES) return false;
     }
     for (int d = 0; d < p->ndim; d++)
-        if (p->r[d].stride != c->r[lead + d].stride || !fuse_same_expr(p->r[d].lb, c->r[lead + d].lb) ||
-            !fuse_same_expr(p->r[d].ub, c->r[lead + d].ub))
+        if (p->r[d].stride != c->r[lead + d].stride || !tree_same(p->r[d].lb, c->r[lead + d].lb) ||
+            !tree_same(p->r[d].ub, c->r[lead + d].ub))
             return false;
     if (p->rule && c->rule && p->rule != c->rule) return false;
     Touch tp = {0}, tc = {0};
-    fuse_touches(p->body, &tp, 0);
-    fuse_touches(c->body, &tc, 0);
+    tree_touches(p->body, &tp, 0);
+    tree_touches(c->body, &tc, 0);
     if (tp.overflow || tc.overflow) return false;
     /* M: a matrix p writes and c reads */
     for (int i = 0; i < tp.nwritten; i++) {
         Obj *m = tp.written[i];
-        if (!fuse_listed(tc.read, tc.nread, m) || m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX ||
-            m->ty->ndim != p->ndim || fuse_listed(tc.written, tc.nwritten, m))
+        if (!obj_listed(tc.read, tc.nread, m) || m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX ||
+            m->ty->ndim != p->ndim || obj_listed(tc.written, tc.nwritten, m))
             continue;
         Node *write = fuse_producer_write(p, m);
         if (!write || !reads_at_point(c->body, m, c, lead, 0)) continue;
         bool clash = false;
-        for (int j = 0; j < tc.nwritten; j++) clash |= fuse_mentions(p->body, tc.written[j], 0) > 0;
+        for (int j = 0; j < tc.nwritten; j++) clash |= tree_mentions(p->body, tc.written[j], 0) > 0;
         for (int j = 0; j < tp.nwritten; j++)
-            clash |= tp.written[j] != m && fuse_mentions(c->body, tp.written[j], 0) > 0;
-        if (clash || fuse_uses_name_declared_in(c->body, p->body, 0)) continue;
+            clash |= tp.written[j] != m && tree_mentions(c->body, tp.written[j], 0) > 0;
+        if (clash || tree_uses_name_declared_in(c->body, p->body, 0)) continue;
         /* nothing else in the function may see M */
         Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
-        if (!decl || fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + fuse_mentions(c->body, m, 0)) continue;
+        if (!decl || tree_mentions(f->body, m, 0) != tree_mentions(p->body, m, 0) + tree_mentions(c->body, m, 0)) continue;
         const char *sname = lang_format("parac_%s", m->name);
-        if (fuse_declares_name(p->body, sname) || fuse_declares_name(c->body, sname)) continue;
+        if (tree_declares_name(p->body, sname) || tree_declares_name(c->body, sname)) continue;
 
         /* T parac_M = E; in place of the write */
         Obj *s = lang_alloc(sizeof *s);
@@ -372,7 +139,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         for (Node *st = c->body->kind == ND_BLOCK ? c->body->args : NULL; st && !wrap; st = st->next)
             if (st->kind == ND_DECL)
                 for (Node *d = st->decls; d; d = d->next)
-                    wrap |= d->name && (fuse_declares_name(p->body, d->name) || !strcmp(d->name, sname));
+                    wrap |= d->name && (tree_declares_name(p->body, d->name) || !strcmp(d->name, sname));
         for (long k = 0; k < count; k++) {
             long rest = k;
             for (int d = lead - 1; d >= 0; d--) {
@@ -380,7 +147,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
                 sub.lead_val[d] = lb[d] + (rest % n_d) * step[d];
                 rest /= n_d;
             }
-            Node *copy = fuse_copy_node(c->body, &sub);
+            Node *copy = tree_copy(c->body, &sub);
             if (copy->kind == ND_BLOCK && !wrap) { /* its statements, spliced in */
                 tail->next = copy->args;
                 while (tail->next) tail = tail->next;
@@ -419,18 +186,12 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
  * rules may stand, and none of them (nor the consumer) writes M or what E
  * reads. */
 
-bool fuse_assigns(const Node *n)
-{
-    if (n->kind == ND_ASSIGN || n->kind == ND_COMMA) return true;
-    return (n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"));
-}
-
 /* E's value at another point is E with the indices swapped: every matrix
  * read at p's point, nothing assigned, no window or operator. */
 static bool pure_point_expr(Node *n, const Iterator *p, int depth)
 {
     if (!n) return true;
-    if (depth > 400 || fuse_assigns(n)) return false;
+    if (depth > 400 || tree_assigns(n)) return false;
     switch (n->kind) {
     case ND_WINDOW: case ND_PARAC_OP: return false;
     case ND_ITER_INDEX: return n->iter == p;
@@ -522,7 +283,7 @@ static Node *replace_reads(Node *n, const Obj *m, Node *e, const Subst *sub, int
         Node *x = new_node(ND_CAST, n->tok); /* (T)(E): the value the matrix would hold */
         x->cast_ty = m->ty->base;
         x->ty = m->ty->base;
-        x->lhs = fuse_copy_node(e, sub);
+        x->lhs = tree_copy(e, sub);
         return x;
     }
     n->lhs = replace_reads(n->lhs, m, e, sub, depth + 1);
@@ -554,7 +315,7 @@ static bool opaque_host_code(const Node *n, int depth)
     case ND_CALL: case ND_ITERATOR: case ND_LABEL: case ND_GOTO: case ND_CASE: case ND_DEFAULT: return true;
     default: break;
     }
-    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind != ND_VAR && !is_matrix_node(n->lhs))
+    if (tree_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind != ND_VAR && !tree_is_matrix_access(n->lhs))
         return true;
     if (opaque_host_code(n->lhs, depth + 1) || opaque_host_code(n->rhs, depth + 1) ||
         opaque_host_code(n->cond, depth + 1) || opaque_host_code(n->then, depth + 1) ||
@@ -575,8 +336,8 @@ static bool assigns_scalar_of(const Node *n, Node *e, int depth)
 {
     if (!n) return false;
     if (depth > 400) return true;
-    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var &&
-        fuse_mentions(e, n->lhs->var, 0))
+    if (tree_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var &&
+        tree_mentions(e, n->lhs->var, 0))
         return true;
     if (assigns_scalar_of(n->lhs, e, depth + 1) || assigns_scalar_of(n->rhs, e, depth + 1) ||
         assigns_scalar_of(n->cond, e, depth + 1) || assigns_scalar_of(n->then, e, depth + 1) ||
@@ -599,10 +360,10 @@ static bool host_keeps(Node *s, const Touch *te, const Obj *m, Node *e)
 {
     if (opaque_host_code(s, 0) || assigns_scalar_of(s, e, 0)) return false;
     Touch ts = {0};
-    fuse_touches(s, &ts, 0);
-    if (ts.overflow || fuse_listed(ts.written, ts.nwritten, m)) return false;
+    tree_touches(s, &ts, 0);
+    if (ts.overflow || obj_listed(ts.written, ts.nwritten, m)) return false;
     for (int i = 0; i < te->nread; i++)
-        if (fuse_listed(ts.written, ts.nwritten, te->read[i])) return false;
+        if (obj_listed(ts.written, ts.nwritten, te->read[i])) return false;
     return true;
 }
 
@@ -613,7 +374,7 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     Iterator *p = pn->iter;
     if (p->iter_element || p->rule || !p->body) return false;
     Touch tp = {0};
-    fuse_touches(p->body, &tp, 0);
+    tree_touches(p->body, &tp, 0);
     if (tp.overflow || tp.nwritten != 1) return false;
     Obj *m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != p->ndim) return false;
@@ -623,7 +384,7 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     Node *e = write->lhs->rhs;
     if (!pure_point_expr(e, p, 0)) return false;
     Touch te = {0};
-    fuse_touches(e, &te, 0);
+    tree_touches(e, &te, 0);
     bool removed_any = false;
     Iterator *readers[64];
     int nreaders = 0;
@@ -635,15 +396,15 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
         }
         Iterator *c = cn->iter;
         Touch tc = {0};
-        fuse_touches(c->body, &tc, 0);
-        if (tc.overflow || fuse_listed(tc.written, tc.nwritten, m)) break;
+        tree_touches(c->body, &tc, 0);
+        if (tc.overflow || obj_listed(tc.written, tc.nwritten, m)) break;
         bool clobbers = false;
-        for (int i = 0; i < te.nread; i++) clobbers |= fuse_listed(tc.written, tc.nwritten, te.read[i]);
+        for (int i = 0; i < te.nread; i++) clobbers |= obj_listed(tc.written, tc.nwritten, te.read[i]);
         bool same_space = c->ndim == p->ndim && !c->iter_element;
         for (int d = 0; same_space && d < p->ndim; d++)
-            same_space = p->r[d].stride == c->r[d].stride && fuse_same_expr(p->r[d].lb, c->r[d].lb) &&
-                         fuse_same_expr(p->r[d].ub, c->r[d].ub);
-        if (same_space && !clobbers && fuse_listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
+            same_space = p->r[d].stride == c->r[d].stride && tree_same(p->r[d].lb, c->r[d].lb) &&
+                         tree_same(p->r[d].ub, c->r[d].ub);
+        if (same_space && !clobbers && obj_listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
             reads_all_of(e, c->body, c, 0)) {
             Subst sub = {.from = p, .to = c};
             c->body = replace_reads(c->body, m, e, &sub, 0);
@@ -657,7 +418,7 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
     }
     /* each reader stands for p too: its reads of M are p's values (fuse_choice.c) */
     for (int i = 0; i < nreaders; i++) fuse_absorb(readers[i], p);
-    if (!removed_any || fuse_mentions(f->body, m, 0) != 1) return false;
+    if (!removed_any || tree_mentions(f->body, m, 0) != 1) return false;
     /* nobody reads M any more: the producer and M go */
     Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
     if (!decl) return false;
@@ -733,7 +494,8 @@ static void fuse_block(const CompileOptions *opt, Node *f, Node *block, bool ste
         if (in_block(block, iters[i])) fuse_stage_chain(opt, f, block, iters[i]);
 }
 
-void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages)
+/* One block of f fused (the search's alternatives are made so too: fuse_choice.c). */
+static void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages)
 {
     fuse_block(opt, f, block, stencils, stages, 0);
 }
@@ -755,6 +517,6 @@ void fuse_program(Program *prog)
         if (n->kind != ND_FUNC || !n->body) continue;
         void *choices = choose ? fuse_choices_begin(n) : NULL;
         fuse_block(opt, n, n->body, stencils, stages, 0);
-        if (choices) fuse_choices_end(choices, opt, stencils);
+        if (choices) fuse_choices_end(choices, opt, stencils, fuse_run_block);
     }
 }

@@ -1,55 +1,24 @@
-/* Helpers shared by the fusion passes (fuse.c: point stages;
- * fuse_stencil.c: a stencil stage recomputed inside the stencil that reads it). */
+/* The fusion pass's files (fuse_program in fuse.c, the driver, is the pass's
+ * one entry point): what the driver asks of its parts (fuse_stencil.c: a
+ * stencil stage recomputed inside the stencil that reads it; fuse_tile.c:
+ * stages in local-memory tiles; fuse_choice.c: fusion checked by the
+ * search), and their shared helpers (fuse_common.c). Calls go from the
+ * driver to its parts to fuse_common.c, never back. */
 #ifndef PARAC_LANG_FUSE_H
 #define PARAC_LANG_FUSE_H
 
 #include "lang/lang.h"
 
-/* How a copied body is rewritten: the iterator `from`'s indices become
- * `to`'s (or, where to_expr[axis] is set, copies of that expression), its
- * first `lead` axes constants, and reads of `mat` reads of `scalar`. */
-typedef struct Subst {
-    Iterator *from, *to;
-    int lead;
-    long lead_val[3];
-    Obj *mat, *scalar;
-    Node *to_expr[3];
-} Subst;
-
-Node *fuse_copy_node(Node *n, const Subst *s);
-
-/* The matrices a statement writes and reads (overflow: too many to list). */
-typedef struct Touch {
-    Obj *written[32], *read[32];
-    int nwritten, nread;
-    bool overflow;
-} Touch;
-void fuse_touches(Node *n, Touch *t, int depth);
-bool fuse_listed(Obj *const *list, int n, const Obj *o);
-
-/* How often o is mentioned in n (accesses, plain names, border rules about it). */
-int fuse_mentions(Node *n, const Obj *o, int depth);
-/* The same expression, node for node (range bounds of two iterators). */
-bool fuse_same_expr(const Node *a, const Node *b);
-/* The same, with m's objects b read as its objects a (the arms of a branch,
- * each declaring its own; if_convert.c). */
-typedef struct FuseVarMap {
-    Obj *a[16], *b[16];
-    int n;
-} FuseVarMap;
-bool fuse_same_expr_as(const Node *a, const Node *b, const FuseVarMap *m, int depth);
+/* e is M[a0][a1].. with each a_d it's index first_axis + d (n indices). */
+bool fuse_own_point(const Node *e, const Iterator *it, int first_axis, int n);
 /* The statement of p's body that writes m at p's point, when it is the only mention. */
 Node *fuse_producer_write(Iterator *p, const Obj *m);
 /* The declaration statement of m in n, and the declarator before it. */
 Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth);
-bool fuse_declares_name(Node *body, const char *name);
-/* n itself assigns: =, op=, ++, -- or a comma (whose value hides one). */
-bool fuse_assigns(const Node *n);
-bool fuse_uses_name_declared_in(Node *n, Node *body, int depth);
 /* Every iterator index in n is one of it's (and there is one). */
 bool fuse_mentions_iter(const Node *n, const Iterator *it);
 
-/* fuse_stencil.c: p iterates m's whole space (from 0, stride 1, to its sizes). */
+/* fuse_common.c: p iterates m's whole space (from 0, stride 1, to its sizes). */
 bool fuse_covers_whole(const Iterator *p, const Obj *m);
 /* The mentions of m in the border-rule declarations about it in n; drop:
  * those declarations made empty statements. */
@@ -66,15 +35,16 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn);
  * cn of block into local-memory tiles of cn's work-groups; true when any was. */
 bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn);
 
-/* fuse.c: the fusion passes over one block of function f. */
-void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages);
+/* fuse_common.c: iterator `into` now stands for `from` too (Iterator.members). */
+void fuse_absorb(Iterator *into, const Iterator *from);
 
 /* fuse_choice.c: fusion checked by the search. Before fusing function f:
- * its iterators numbered (Iterator.members) and copied as they are; iterator
- * `into` now stands for `from` too (fuse_absorb); after: every iterator that
- * fusion changed made a choice between it and less fused alternatives. */
+ * its iterators numbered (Iterator.members) and copied as they are; after:
+ * every iterator that fusion changed made a choice between it and less
+ * fused alternatives, which `refuse` (the driver's fusion of one block of
+ * function f, with or without stencils and stages) makes from the copies. */
+typedef void FuseBlockFn(const CompileOptions *opt, Node *f, Node *block, bool stencils, bool stages);
 void *fuse_choices_begin(Node *f);
-void fuse_absorb(Iterator *into, const Iterator *from);
-void fuse_choices_end(void *ctx, const CompileOptions *opt, bool stencils);
+void fuse_choices_end(void *ctx, const CompileOptions *opt, bool stencils, FuseBlockFn *refuse);
 
 #endif

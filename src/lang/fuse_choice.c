@@ -49,11 +49,6 @@ static void number_iterators(Node *n, int *k, int depth)
         for (Node *s = n->args; s; s = s->next) number_iterators(s, k, depth + 1);
 }
 
-void fuse_absorb(Iterator *into, const Iterator *from)
-{
-    into->members = into->members && from->members ? into->members | from->members : 0;
-}
-
 static Node *copy_tree(Node *n, int depth);
 
 static Node *copy_list(Node *n, int depth)
@@ -77,11 +72,11 @@ static Node *copy_iterator(Node *n)
     it->region = NULL;
     const Subst plain = {0}, sub = {.from = n->iter, .to = it};
     for (int d = 0; d < it->ndim; d++) {
-        it->r[d].lb = fuse_copy_node(n->iter->r[d].lb, &plain);
-        it->r[d].ub = fuse_copy_node(n->iter->r[d].ub, &plain);
+        it->r[d].lb = tree_copy(n->iter->r[d].lb, &plain);
+        it->r[d].ub = tree_copy(n->iter->r[d].ub, &plain);
     }
-    it->body = fuse_copy_node(n->iter->body, &sub);
-    r->body = n->body == n->iter->body ? it->body : fuse_copy_node(n->body, &sub);
+    it->body = tree_copy(n->iter->body, &sub);
+    r->body = n->body == n->iter->body ? it->body : tree_copy(n->body, &sub);
     r->iter = it;
     return r;
 }
@@ -127,6 +122,7 @@ static void index_members(Node *n, Node **by_bit, int depth)
 
 typedef struct ChoiceCtx {
     const CompileOptions *opt;
+    FuseBlockFn *refuse; /* the driver's fusion of one block (fuse.c) */
     Node *f;             /* the function, fused */
     Node *pristine;      /* its body before fusion */
     Node *by_bit[MAX_MEMBERS];
@@ -173,12 +169,12 @@ static int intermediates(ChoiceCtx *x, unsigned long long members, Obj **inter, 
     for (int k = 0; k < MAX_MEMBERS; k++) {
         if (!(members >> k & 1) || !x->by_bit[k]) continue;
         Touch t = {0};
-        fuse_touches(x->by_bit[k]->iter->body, &t, 0);
+        tree_touches(x->by_bit[k]->iter->body, &t, 0);
         *overflow |= t.overflow;
         for (int i = 0; i < t.nwritten; i++) {
             Obj *m = t.written[i];
             Node *prev = NULL;
-            if (fuse_listed(inter, n, m) || still_declared(x, m) || !fuse_find_decl(x->pristine, m, &prev, 0))
+            if (obj_listed(inter, n, m) || still_declared(x, m) || !fuse_find_decl(x->pristine, m, &prev, 0))
                 continue;
             if (n == max) {
                 *overflow = true;
@@ -190,8 +186,8 @@ static int intermediates(ChoiceCtx *x, unsigned long long members, Obj **inter, 
     return n;
 }
 
-/* The matrices n reads: as fuse_touches, but the target of a plain `=` is
- * not read (fuse_touches counts every write as a read too). */
+/* The matrices n reads: as tree_touches, but the target of a plain `=` is
+ * not read (tree_touches counts every write as a read too). */
 static void reads_of(Node *n, Touch *t, int depth)
 {
     if (!n || depth > 400) {
@@ -205,7 +201,7 @@ static void reads_of(Node *n, Touch *t, int depth)
         reads_of(n->rhs, t, depth + 1);
         return;
     }
-    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var && !fuse_listed(t->read, t->nread, n->var)) {
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var && !obj_listed(t->read, t->nread, n->var)) {
         if (t->nread == 32) t->overflow = true;
         else t->read[t->nread++] = n->var;
     }
@@ -222,22 +218,22 @@ static const char *rerun_hazard(ChoiceCtx *x, unsigned long long members, Obj **
         if (!(members >> k & 1)) continue;
         if (!x->by_bit[k]) return "an iterator of the group was not found before fusion";
         Touch t = {0}, r = {0};
-        fuse_touches(x->by_bit[k]->iter->body, &t, 0);
+        tree_touches(x->by_bit[k]->iter->body, &t, 0);
         reads_of(x->by_bit[k]->iter->body, &r, 0);
         if (t.overflow || r.overflow) return "the iterators touch too many matrices to check";
         t.nread = r.nread;
         memcpy(t.read, r.read, sizeof r.read);
         for (int i = 0; i < t.nread; i++)
-            if (!fuse_listed(all.read, all.nread, t.read[i]) && all.nread < 32) all.read[all.nread++] = t.read[i];
+            if (!obj_listed(all.read, all.nread, t.read[i]) && all.nread < 32) all.read[all.nread++] = t.read[i];
         for (int i = 0; i < t.nwritten; i++)
-            if (!fuse_listed(all.written, all.nwritten, t.written[i]) && all.nwritten < 32)
+            if (!obj_listed(all.written, all.nwritten, t.written[i]) && all.nwritten < 32)
                 all.written[all.nwritten++] = t.written[i];
     }
     for (int i = 0; i < all.nread; i++) {
         Obj *m = all.read[i];
-        if (fuse_listed(all.written, all.nwritten, m) && !fuse_listed(inter, ninter, m))
+        if (obj_listed(all.written, all.nwritten, m) && !obj_listed(inter, ninter, m))
             return lang_format("they read %s, which they write", m->name);
-        if (!m->is_param && !m->is_global && !m->is_ref && !m->is_small_const && !fuse_listed(inter, ninter, m) &&
+        if (!m->is_param && !m->is_global && !m->is_ref && !m->is_small_const && !obj_listed(inter, ninter, m) &&
             !still_declared(x, m))
             return lang_format("they read %s, which fusion removed and they do not write", m->name);
     }
@@ -253,7 +249,7 @@ static Node *decl_copy(ChoiceCtx *x, Obj *m)
     *s = *stmt;
     s->next = NULL;
     const Subst plain = {0};
-    Node *dc = fuse_copy_node(d, &plain);
+    Node *dc = tree_copy(d, &plain);
     dc->next = NULL;
     s->decls = dc;
     return s;
@@ -325,14 +321,14 @@ static const char *key_sizes(ChoiceCtx *x, unsigned long long members, Obj **int
     for (int k = 0; k < MAX_MEMBERS; k++) {
         if (!(members >> k & 1)) continue;
         Touch t = {0};
-        fuse_touches(x->by_bit[k]->iter->body, &t, 0);
+        tree_touches(x->by_bit[k]->iter->body, &t, 0);
         Obj *both[64];
         int nb = 0;
         for (int i = 0; i < t.nread; i++) both[nb++] = t.read[i];
         for (int i = 0; i < t.nwritten; i++) both[nb++] = t.written[i];
         for (int i = 0; i < nb; i++) {
             Obj *m = both[i];
-            if (m->is_small_const || m->ty->kind != TY_MATRIX || fuse_listed(inter, ninter, m) || fuse_listed(seen, n, m) ||
+            if (m->is_small_const || m->ty->kind != TY_MATRIX || obj_listed(inter, ninter, m) || obj_listed(seen, n, m) ||
                 n == 32)
                 continue;
             seen[n++] = m;
@@ -386,7 +382,7 @@ static void make_choice(ChoiceCtx *x, Node **link, bool stencils)
         if (!lv->none) {
             Node tf = *x->f; /* the block as the whole function: the declarations fusion may drop are in it */
             tf.body = b;
-            fuse_run_block(x->opt, &tf, b, lv->stencils, lv->stages);
+            x->refuse(x->opt, &tf, b, lv->stencils, lv->stages);
         }
         /* an alternative of as many iterators as one before is no other way */
         const int iters = count_iterators(b);
@@ -471,10 +467,11 @@ void *fuse_choices_begin(Node *f)
     return x;
 }
 
-void fuse_choices_end(void *ctx, const CompileOptions *opt, bool stencils)
+void fuse_choices_end(void *ctx, const CompileOptions *opt, bool stencils, FuseBlockFn *refuse)
 {
     ChoiceCtx *x = ctx;
     x->opt = opt;
+    x->refuse = refuse;
     collect_declared(x, x->f->body, 0);
     choices_in(x, x->f->body, stencils, 0);
 }

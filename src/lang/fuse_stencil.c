@@ -45,17 +45,6 @@ typedef struct Pair {
 
 static bool at_own_index(Node *ix, const Iterator *it, int d);
 
-/* Every iterator index in n is one of it's (and there is one). */
-bool fuse_mentions_iter(const Node *n, const Iterator *it)
-{
-    if (!n) return false;
-    if (n->kind == ND_ITER_INDEX) return n->iter == it;
-    if (n->kind != ND_BINARY && n->kind != ND_UNARY && n->kind != ND_CAST) return false;
-    const bool l = n->lhs && (n->lhs->kind == ND_NUM || fuse_mentions_iter(n->lhs, it));
-    const bool r = !n->rhs || n->rhs->kind == ND_NUM || fuse_mentions_iter(n->rhs, it);
-    return l && r;
-}
-
 /* ---- what E is ------------------------------------------------------------ */
 static long window_elems(const Node *n)
 {
@@ -67,7 +56,7 @@ static long window_elems(const Node *n)
 static bool plain_expr(Pair *pr, Node *n, int depth)
 {
     if (!n) return true;
-    if (depth > 200 || fuse_assigns(n)) return false;
+    if (depth > 200 || tree_assigns(n)) return false;
     switch (n->kind) {
     case ND_CALL: case ND_ITERATOR: return false;
     case ND_ITER_INDEX:
@@ -187,7 +176,7 @@ static Node *value_at(const Pair *pr, Token *tok, Node *const idx[2])
     Subst s = {.from = pr->p, .to = pr->c};
     s.to_expr[0] = idx[0];
     s.to_expr[1] = idx[1];
-    Node *v = cast(tok, pr->m->ty->base, fuse_copy_node(pr->e, &s));
+    Node *v = cast(tok, pr->m->ty->base, tree_copy(pr->e, &s));
     /* E at the reader's point moved by constant offsets: marked, so that the
      * planner may compute it once per row and column (plan_cache.c) */
     bool at = true;
@@ -220,7 +209,7 @@ static Node *const_elem(Node *f, int k)
     Node *v = f->var->init->args;
     for (int c = 0; v && c < k; c++) v = v->next;
     const Subst plain = {0};
-    return cast(f->tok, f->ty->base, v ? fuse_copy_node(v, &plain) : lang_int_node(f->tok, 0));
+    return cast(f->tok, f->ty->base, v ? tree_copy(v, &plain) : lang_int_node(f->tok, 0));
 }
 
 static Node *rewrite(const Pair *pr, Node *n, int depth);
@@ -308,7 +297,7 @@ static void retarget_value(const Pair *pr, Node *n, int axis, Node *f, int depth
         Node **slot = axis == 0 ? &n->lhs->rhs : &n->rhs;
         if (f && (*slot)->kind == ND_WILDCARD) {
             const Subst plain = {0};
-            *slot = fuse_copy_node(f, &plain);
+            *slot = tree_copy(f, &plain);
         }
     }
     Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els};
@@ -333,7 +322,7 @@ static bool too_deep(const Node *n, int depth)
 static Node *copy_value(const Pair *pr, Node *v, int axis, Node *f)
 {
     const Subst plain = {0};
-    Node *r = fuse_copy_node(v, &plain);
+    Node *r = tree_copy(v, &plain);
     retarget_value(pr, r, axis, f, 0);
     return r;
 }
@@ -395,48 +384,6 @@ static BorderRule *merged_rule(const Pair *pr)
     return r;
 }
 
-/* ---- the pair ------------------------------------------------------------------ */
-bool fuse_covers_whole(const Iterator *p, const Obj *m)
-{
-    for (int d = 0; d < 2; d++) {
-        bool ok;
-        const long lb = const_eval(p->r[d].lb, &ok);
-        if (!ok || lb != 0 || p->r[d].stride != 1 || !fuse_same_expr(p->r[d].ub, m->ty->dims[d])) return false;
-    }
-    return true;
-}
-
-/* The mentions of m in the border-rule declarations about it in n; drop:
- * those declarations made empty statements. */
-int fuse_rule_decls(Node *n, const Obj *m, bool drop, int depth)
-{
-    if (!n || depth > 200) return 0;
-    int k = 0;
-    if (n->kind == ND_BORDER_RULE && n->rule && n->rule->var == m) {
-        k = fuse_mentions(n, m, 0);
-        if (drop) n->kind = ND_NULL_STMT;
-        return k;
-    }
-    if (n->kind == ND_BLOCK)
-        for (Node *s = n->args; s; s = s->next) k += fuse_rule_decls(s, m, drop, depth + 1);
-    Node *kids[] = {n->then, n->els, n->body};
-    for (int i = 0; i < 3; i++) k += fuse_rule_decls(kids[i], m, drop, depth + 1);
-    return k;
-}
-
-/* The size `name` (Y_dI, a whole-image statement's bound) of a matrix c
- * touches: Y's declared size I, else n itself. */
-const Node *fuse_declared_size(const Node *n, const Touch *t)
-{
-    if (!n || n->kind != ND_VAR || n->var || !n->name) return n;
-    for (int k = 0; k < t->nwritten + t->nread; k++) {
-        const Obj *y = k < t->nwritten ? t->written[k] : t->read[k - t->nwritten];
-        for (int i = 0; i < y->ty->ndim; i++)
-            if (y->ty->dims[i] && !strcmp(n->name, lang_format("%s_d%d", y->name, i))) return y->ty->dims[i];
-    }
-    return n;
-}
-
 bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
 {
     static int groups; /* a new mark for each pair tried: marks only need to differ within a program */
@@ -448,16 +395,16 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (!p || !c || p->ndim != 2 || c->ndim != 2 || p->iter_element || c->iter_element || !p->body || !c->body)
         return false;
     Touch tp = {0}, tc = {0};
-    fuse_touches(p->body, &tp, 0);
-    fuse_touches(c->body, &tc, 0);
+    tree_touches(p->body, &tp, 0);
+    tree_touches(c->body, &tc, 0);
     if (tp.overflow || tc.overflow || tp.nwritten != 1) return false;
     for (int d = 0; d < 2; d++)
-        if (p->r[d].stride != c->r[d].stride || !fuse_same_expr(p->r[d].lb, c->r[d].lb) ||
-            !fuse_same_expr(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, &tc)))
+        if (p->r[d].stride != c->r[d].stride || !tree_same(p->r[d].lb, c->r[d].lb) ||
+            !tree_same(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, &tc)))
             return false;
     Obj *m = pr.m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
-        !fuse_listed(tc.read, tc.nread, m) || fuse_listed(tc.written, tc.nwritten, m) || !fuse_covers_whole(p, m))
+        !obj_listed(tc.read, tc.nread, m) || obj_listed(tc.written, tc.nwritten, m) || !fuse_covers_whole(p, m))
         return false;
     Node *write = fuse_producer_write(p, m);
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
@@ -467,16 +414,16 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (!reads_of_m(&pr, c->body, 0) || !pr.m_reads) return false;
     if (!plain_expr(&pr, pr.e, 0) || !pr.x || pr.x == m) return false;
     if (p->rule && p->rule->var != pr.x) return false;
-    if (fuse_listed(tc.written, tc.nwritten, pr.x)) return false;
+    if (obj_listed(tc.written, tc.nwritten, pr.x)) return false;
     for (int d = 0; d < 2; d++)
-        if (pr.ruled[d] && !fuse_same_expr(pr.x->ty->dims[d], m->ty->dims[d])) return false;
-    if (fuse_uses_name_declared_in(pr.e, c->body, 0)) return false;
+        if (pr.ruled[d] && !tree_same(pr.x->ty->dims[d], m->ty->dims[d])) return false;
+    if (tree_uses_name_declared_in(pr.e, c->body, 0)) return false;
     /* the cost: E once per read of M */
     if (pr.e_reads * pr.m_reads > MAX_RECOMPUTED_READS) return false;
     /* nothing else in the function may see M */
     Node *prev = NULL, *decl = fuse_find_decl(f->body, m, &prev, 0);
     const int rule_decls = fuse_rule_decls(f->body, m, false, 0);
-    if (!decl || fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + fuse_mentions(c->body, m, 0) + rule_decls)
+    if (!decl || tree_mentions(f->body, m, 0) != tree_mentions(p->body, m, 0) + tree_mentions(c->body, m, 0) + rule_decls)
         return false;
     BorderRule *rule = c->rule || p->rule ? merged_rule(&pr) : NULL;
     if ((c->rule || p->rule) && !rule) return false;

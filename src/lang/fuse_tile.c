@@ -45,31 +45,6 @@ enum {
     MAX_STMTS = 1024
 };
 
-int lang_stage_rows(const CompileOptions *opt)
-{
-    return opt && opt->rows_per_item > 0 ? opt->rows_per_item : STAGE_ROWS;
-}
-
-int lang_stage_of(const Iterator *it, const Obj *m)
-{
-    for (int k = 0; it && k < it->nstages; k++)
-        if (it->stages[k].m == m) return k;
-    return -1;
-}
-
-Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis)
-{
-    Node *v = e->value, *ix[2];
-    for (int d = 1; d >= 0; d--) {
-        if (!v || v->kind != ND_INDEX) return NULL;
-        ix[d] = v->rhs;
-        v = v->lhs;
-    }
-    if (!v || v->kind != ND_VAR || v->var != m) return NULL;
-    if (ix[1 - axis]->kind != ND_WILDCARD || ix[axis]->kind == ND_WILDCARD) return NULL;
-    return ix[axis];
-}
-
 /* ---- where a reader reads M ------------------------------------------------- */
 typedef struct Extent {
     long mn[2], mx[2]; /* offsets from the reader's point */
@@ -127,7 +102,7 @@ static bool read_extent(Node *n, const Obj *m, const Iterator *it, Extent *x, in
 static bool stage_expr(Node *n, const Iterator *p, int depth)
 {
     if (!n) return true;
-    if (depth > 200 || fuse_assigns(n)) return false;
+    if (depth > 200 || tree_assigns(n)) return false;
     switch (n->kind) {
     case ND_CALL: case ND_ITERATOR: return false;
     case ND_ITER_INDEX: return n->iter == p;
@@ -158,7 +133,7 @@ static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, cons
         const int a = e->side[0] ? 0 : 1;
         Node *f = lang_rule_map(e, m, a);
         if (!f) {
-            if (fuse_mentions(e->value, m, 0)) return false;
+            if (tree_mentions(e->value, m, 0)) return false;
             continue;
         }
         bool ok;
@@ -168,7 +143,7 @@ static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, cons
             continue;
         }
         if (f->kind != ND_BINARY || !f->op || strcmp(f->op, "-") ||
-            !fuse_same_expr(fuse_declared_size(f->lhs, tc), fuse_declared_size(c->r[a].ub, tc)))
+            !tree_same(fuse_declared_size(f->lhs, tc), fuse_declared_size(c->r[a].ub, tc)))
             return false;
         const long k = const_eval(f->rhs, &ok);
         if (!ok || k < 1 || k > MAX_HALO + 1) return false;
@@ -202,7 +177,7 @@ static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link 
         Iterator *it = j < 0 ? c : chain[j].p;
         Extent x = {{1L << 30, 1L << 30}, {-(1L << 30), -(1L << 30)}, false};
         if (!read_extent(body, m, it, &x, 0)) return false;
-        *mentions += fuse_mentions(body, m, 0);
+        *mentions += tree_mentions(body, m, 0);
         if (!x.any) continue;
         for (int d = 0; d < 2; d++) {
             const long rlo = j < 0 ? 0 : chain[j].lo[d], rhi = j < 0 ? 0 : chain[j].hi[d];
@@ -230,15 +205,15 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     Iterator *p = pn->iter;
     if (!p || p->ndim != 2 || p->iter_element || !p->body || p->nstages) return false;
     Touch tp = {0};
-    fuse_touches(p->body, &tp, 0);
+    tree_touches(p->body, &tp, 0);
     if (tp.overflow || tp.nwritten != 1) return false;
     for (int d = 0; d < 2; d++)
-        if (p->r[d].stride != 1 || !fuse_same_expr(p->r[d].lb, c->r[d].lb) ||
-            !fuse_same_expr(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc)))
+        if (p->r[d].stride != 1 || !tree_same(p->r[d].lb, c->r[d].lb) ||
+            !tree_same(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc)))
             return false;
     Obj *m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
-        !fuse_covers_whole(p, m) || fuse_listed(tc->written, tc->nwritten, m))
+        !fuse_covers_whole(p, m) || obj_listed(tc->written, tc->nwritten, m))
         return false;
     const long size = ty_size(m->ty->base);
     if (size < 1 || size > 8 || m->ty->base->kind < TY_CHAR || m->ty->base->kind > TY_LDOUBLE) return false;
@@ -254,12 +229,12 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     /* nothing else in the function may see M */
     Node *prev = NULL;
     if (!fuse_find_decl(f->body, m, &prev, 0) ||
-        fuse_mentions(f->body, m, 0) != fuse_mentions(p->body, m, 0) + mentions + fuse_rule_decls(f->body, m, false, 0))
+        tree_mentions(f->body, m, 0) != tree_mentions(p->body, m, 0) + mentions + fuse_rule_decls(f->body, m, false, 0))
         return false;
     /* c writes nothing E reads (the later links write only their M, which
      * E cannot read: the mention counts above would differ) */
     for (int i = 0; i < tp.nread; i++)
-        if (fuse_listed(tc->written, tc->nwritten, tp.read[i])) return false;
+        if (obj_listed(tc->written, tc->nwritten, tp.read[i])) return false;
     ln->stmt = pn;
     ln->p = p;
     ln->m = m;
@@ -291,13 +266,13 @@ static bool rules_ok(const Iterator *c, const Link *chain, int n, Obj **x)
  * constant offsets through one rule at most. */
 static bool load_link(Iterator *c, const Touch *tc, const Link *chain, int n, Obj *x, Link *ln)
 {
-    if (x->ty->kind != TY_MATRIX || x->ty->ndim != 2 || fuse_listed(tc->written, tc->nwritten, x)) return false;
+    if (x->ty->kind != TY_MATRIX || x->ty->ndim != 2 || obj_listed(tc->written, tc->nwritten, x)) return false;
     const long size = ty_size(x->ty->base);
     if (size < 1 || size > 8 || x->ty->base->kind < TY_CHAR || x->ty->base->kind > TY_LDOUBLE) return false;
     for (int d = 0; d < 2; d++) {
         bool ok;
         if (const_eval(c->r[d].lb, &ok) != 0 || !ok || !x->ty->dims[d] ||
-            !fuse_same_expr(fuse_declared_size(x->ty->dims[d], tc), fuse_declared_size(c->r[d].ub, tc)))
+            !tree_same(fuse_declared_size(x->ty->dims[d], tc), fuse_declared_size(c->r[d].ub, tc)))
             return false;
     }
     int mentions;
@@ -352,7 +327,7 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
     for (int d = 0; d < 2; d++)
         if (c->r[d].stride != 1) return false;
     Touch tc = {0};
-    fuse_touches(c->body, &tc, 0);
+    tree_touches(c->body, &tc, 0);
     if (tc.overflow) return false;
     /* the block's statements, to walk back from cn */
     Node *stmts[MAX_STMTS];

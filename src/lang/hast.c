@@ -8,12 +8,6 @@
 
 #include "lang/lang.h"
 
-typedef struct Collect {
-    Region *r;
-    Obj *seen[256];
-    int nseen;
-} Collect;
-
 static void push_obj(Obj ***list, int *n, Obj *o)
 {
     for (int i = 0; i < *n; i++)
@@ -34,8 +28,12 @@ static void push_func(Region *r, Node *f)
     r->funcs = a;
 }
 
-static void collect(Region *r, Node *n, bool write, int depth);
-static int in_callee; /* walking a called function: only its calls matter */
+/* A walk collecting a region's accesses. */
+typedef struct Collect {
+    Region *r;
+    int in_callee; /* walking a called function: only its calls matter */
+} Collect;
+static void collect(Collect *c, Node *n, bool write, int depth);
 
 static void add_access(Region *r, Node *n, bool write)
 {
@@ -54,33 +52,34 @@ static void add_access(Region *r, Node *n, bool write)
 
 /* x += ..., x++: the target is read as well (without walking it again:
  * nested updates would make that exponential). */
-static void also_read(Region *r, Node *lhs)
+static void also_read(Collect *c, Node *lhs)
 {
-    if (!in_callee && lhs && (lhs->kind == ND_MAT_ELEM || lhs->kind == ND_WINDOW)) add_access(r, lhs, false);
+    if (!c->in_callee && lhs && (lhs->kind == ND_MAT_ELEM || lhs->kind == ND_WINDOW)) add_access(c->r, lhs, false);
 }
 
-static void collect_list(Region *r, Node *n, int depth)
+static void collect_list(Collect *c, Node *n, int depth)
 {
-    for (; n; n = n->next) collect(r, n, false, depth);
+    for (; n; n = n->next) collect(c, n, false, depth);
 }
 
-static void collect(Region *r, Node *n, bool write, int depth)
+static void collect(Collect *c, Node *n, bool write, int depth)
 {
+    Region *r = c->r;
     if (!n || depth > 400) return;
     switch (n->kind) {
     case ND_MAT_ELEM:
     case ND_WINDOW:
-        if (in_callee) return;
+        if (c->in_callee) return;
         if (lang_stage_of(r->iter, n->var) < 0) add_access(r, n, write); /* a stage lives in local memory */
         for (int i = 0; i < n->nidx; i++) {
             Node *ix = n->idx[i];
-            if (ix->kind == ND_SLICE) collect(r, ix->lhs, false, depth + 1);
-            else collect(r, ix, false, depth + 1);
+            if (ix->kind == ND_SLICE) collect(c, ix->lhs, false, depth + 1);
+            else collect(c, ix, false, depth + 1);
         }
         return;
     case ND_VAR:
         if (!n->var) return;
-        if (in_callee && !n->var->is_func) return;
+        if (c->in_callee && !n->var->is_func) return;
         if (n->var->is_small_const) {
             /* values are inlined; element access with a runtime index needs the array */
             return;
@@ -100,18 +99,18 @@ static void collect(Region *r, Node *n, bool write, int depth)
         while (b->kind == ND_INDEX) b = b->lhs;
         if (b->kind == ND_VAR && b->var && b->var->is_small_const)
             push_obj(&r->consts, &r->nconsts, b->var);
-        collect(r, n->lhs, false, depth + 1);
-        collect(r, n->rhs, false, depth + 1);
+        collect(c, n->lhs, false, depth + 1);
+        collect(c, n->rhs, false, depth + 1);
         return;
     }
     case ND_ASSIGN:
-        collect(r, n->lhs, true, depth + 1);
-        if (strcmp(n->op, "=")) also_read(r, n->lhs);
-        collect(r, n->rhs, false, depth + 1);
+        collect(c, n->lhs, true, depth + 1);
+        if (strcmp(n->op, "=")) also_read(c, n->lhs);
+        collect(c, n->rhs, false, depth + 1);
         return;
     case ND_UNARY: case ND_POSTFIX:
-        collect(r, n->lhs, !strcmp(n->op, "++") || !strcmp(n->op, "--"), depth + 1);
-        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) also_read(r, n->lhs);
+        collect(c, n->lhs, !strcmp(n->op, "++") || !strcmp(n->op, "--"), depth + 1);
+        if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) also_read(c, n->lhs);
         return;
     case ND_CALL:
         if (n->lhs && n->lhs->var && n->lhs->var->func_def) {
@@ -120,38 +119,38 @@ static void collect(Region *r, Node *n, bool write, int depth)
             for (int i = 0; i < r->nfuncs; i++) known |= r->funcs[i] == f;
             if (!known) {
                 push_func(r, f);
-                in_callee++;
-                collect(r, f->body, false, depth + 1); /* the functions it calls */
-                in_callee--;
+                c->in_callee++;
+                collect(c, f->body, false, depth + 1); /* the functions it calls */
+                c->in_callee--;
             }
         }
-        collect_list(r, n->args, depth + 1);
+        collect_list(c, n->args, depth + 1);
         return;
     case ND_DECL:
         for (Node *d = n->decls; d; d = d->next) {
-            if (d->init && d->init->kind == ND_INIT_LIST) collect_list(r, d->init->args, depth + 1);
-            else collect(r, d->init, false, depth + 1);
+            if (d->init && d->init->kind == ND_INIT_LIST) collect_list(c, d->init->args, depth + 1);
+            else collect(c, d->init, false, depth + 1);
         }
         return;
     case ND_BLOCK:
-        collect_list(r, n->args, depth + 1);
+        collect_list(c, n->args, depth + 1);
         return;
     case ND_PARAC_OP:
         if (n->reduction_id == -2)
             diag_error_tok(n->tok, "inside an iterator, parac_convolution needs a window as its second argument");
-        collect_list(r, n->args, depth + 1);
+        collect_list(c, n->args, depth + 1);
         return;
     default:
         break;
     }
-    collect(r, n->lhs, false, depth + 1);
-    collect(r, n->rhs, false, depth + 1);
-    collect(r, n->cond, false, depth + 1);
-    collect(r, n->then, false, depth + 1);
-    collect(r, n->els, false, depth + 1);
-    collect(r, n->init, false, depth + 1);
-    collect(r, n->inc, false, depth + 1);
-    collect(r, n->body, false, depth + 1);
+    collect(c, n->lhs, false, depth + 1);
+    collect(c, n->rhs, false, depth + 1);
+    collect(c, n->cond, false, depth + 1);
+    collect(c, n->then, false, depth + 1);
+    collect(c, n->els, false, depth + 1);
+    collect(c, n->init, false, depth + 1);
+    collect(c, n->inc, false, depth + 1);
+    collect(c, n->body, false, depth + 1);
 }
 
 static void add_region(Program *prog, Region *r)
@@ -207,20 +206,21 @@ static void find_regions(Program *prog, Node *n, Node *func, int depth)
                                 it->name, n->tok->line);
         if (it->alt) /* an alternative of a fusion choice: the same iterator planned otherwise */
             r->kernel = lang_format("%s_c%da%d", r->kernel, it->choice, it->alt);
-        collect(r, it->body, false, 0);
+        Collect c = {.r = r};
+        collect(&c, it->body, false, 0);
         /* the stages computed first (fuse_tile.c): what they read, and the
          * rows and columns their rules map cells outside them to */
         for (int k = 0; k < it->nstages; k++) {
             const Stage *st = &it->stages[k];
             if (st->load) add_access(r, st->e, false); /* the tile's cells come from memory */
-            else collect(r, st->e, false, 0);
+            else collect(&c, st->e, false, 0);
             for (BorderEntry *e = st->rule ? st->rule->entries : NULL; e; e = e->next) {
                 Node *f = lang_rule_map(e, st->m, e->side[0] ? 0 : 1);
-                collect(r, f ? f : e->value, false, 0);
+                collect(&c, f ? f : e->value, false, 0);
             }
         }
         if (it->rule && it->rule->var) {
-            for (BorderEntry *e = it->rule->entries; e; e = e->next) collect(r, e->value, false, 0);
+            for (BorderEntry *e = it->rule->entries; e; e = e->next) collect(&c, e->value, false, 0);
             push_obj(&r->mats, &r->nmats, it->rule->var);
         }
         add_region(prog, r);

@@ -122,22 +122,27 @@ static Node *as_select(Node *n)
 
 /* ---- hoisting ----------------------------------------------------------- */
 
-static int hoisted_total; /* statements hoisted in the iterator being converted */
-static bool selects_on;   /* if-conversion on (hoisting is on from -O1 for every target) */
+/* The pass's state along one program. */
+typedef struct Convert {
+    bool selects_on;       /* if-conversion on (hoisting is on from -O1 for every target) */
+    int hoisted;           /* statements hoisted in the iterator being converted */
+    int hoisted_loads;     /* elements hoisted in the iterator being converted */
+    int load_names;        /* parac_hl<k>: one name per hoisted element in the program */
+} Convert;
 
 /* The same statement in both arms: an expression statement, or the
  * declaration of one scalar of one type with the same initialiser. */
-static bool same_stmt(const Node *a, const Node *b, const FuseVarMap *m)
+static bool same_stmt(const Node *a, const Node *b, const VarMap *m)
 {
     if (a->kind != b->kind) return false;
-    if (a->kind == ND_EXPR_STMT) return fuse_same_expr_as(a->lhs, b->lhs, m, 0);
+    if (a->kind == ND_EXPR_STMT) return tree_same_as(a->lhs, b->lhs, m, 0);
     if (a->kind != ND_DECL || a->is_static || b->is_static || a->is_typedef || b->is_typedef) return false;
     const Node *x = a->decls, *y = b->decls;
     if (!x || !y || x->next || y->next || !x->var || !y->var || !x->name || !y->name) return false;
     if (strcmp(x->var->name, y->var->name) != 0 || !ty_is_arith(x->var->ty) || x->var->ty->kind != y->var->ty->kind ||
         x->var->ty->is_unsigned != y->var->ty->is_unsigned)
         return false;
-    return fuse_same_expr_as(x->init, y->init, m, 0);
+    return tree_same_as(x->init, y->init, m, 0);
 }
 
 /* The condition reads what the statement writes or declares (by object, or
@@ -200,7 +205,7 @@ static int hoist_common(Node **s)
 {
     Node *n = *s;
     if (n->kind != ND_IF || !n->els || !n->then || !pure(n->cond, 0)) return 0;
-    FuseVarMap m = {{0}, {0}, 0};
+    VarMap m = {{0}, {0}, 0};
     Node *first = NULL, **tail = &first;
     int k = 0;
     for (;;) {
@@ -233,8 +238,6 @@ static int hoist_common(Node **s)
 
 /* ---- loads both arms make ------------------------------------------------ */
 
-static int hoisted_loads_total; /* elements hoisted in the iterator being converted */
-static int load_names;          /* parac_hl<k>: one name per hoisted element in the program */
 
 typedef struct Reads {
     Node *n[16];
@@ -313,7 +316,7 @@ static bool assigns_what(Node *n, Node *e, int depth)
 static Node *replace_elem(Node *n, const Node *like, Obj *v, int depth)
 {
     if (!n || depth > 400) return n;
-    if (n->kind == ND_MAT_ELEM && fuse_same_expr(n, like)) {
+    if (n->kind == ND_MAT_ELEM && tree_same(n, like)) {
         Node *r = new_node(ND_VAR, n->tok);
         r->var = v;
         r->name = v->name;
@@ -344,7 +347,7 @@ static Node *replace_elem(Node *n, const Node *like, Obj *v, int depth)
  * condition nor an arm writes M or a scalar of its indices, and its indices
  * name nothing an arm declares. *s becomes a block of the locals and the
  * if; the number hoisted. */
-static int hoist_loads(Node **s)
+static int hoist_loads(Convert *cv, Node **s)
 {
     Node *n = *s;
     if (n->kind != ND_IF || !n->els || !n->then || !pure(n->cond, 0)) return 0;
@@ -352,24 +355,24 @@ static int hoist_loads(Node **s)
     arm_reads(&n->then, &a);
     arm_reads(&n->els, &b);
     Touch t = {0};
-    fuse_touches(n, &t, 0);
+    tree_touches(n, &t, 0);
     if (t.overflow) return 0;
     Node *first = NULL, **tail = &first;
     int k = 0;
     for (int i = 0; i < a.count; i++) {
         Node *x = a.n[i];
         bool both = false;
-        for (int j = 0; j < b.count && !both; j++) both = fuse_same_expr(x, b.n[j]);
-        if (!both || !x->var || !x->ty || !ty_is_arith(x->ty) || fuse_listed(t.written, t.nwritten, x->var)) continue;
+        for (int j = 0; j < b.count && !both; j++) both = tree_same(x, b.n[j]);
+        if (!both || !x->var || !x->ty || !ty_is_arith(x->ty) || obj_listed(t.written, t.nwritten, x->var)) continue;
         bool ok = true;
         for (int d = 0; d < x->nidx && ok; d++)
-            ok = pure(x->idx[d], 0) && !assigns_what(n, x->idx[d], 0) && !fuse_uses_name_declared_in(x->idx[d], n->then, 0) &&
-                 !fuse_uses_name_declared_in(x->idx[d], n->els, 0);
+            ok = pure(x->idx[d], 0) && !assigns_what(n, x->idx[d], 0) && !tree_uses_name_declared_in(x->idx[d], n->then, 0) &&
+                 !tree_uses_name_declared_in(x->idx[d], n->els, 0);
         if (!ok) continue;
         const Subst plain = {0};
-        Node *load = fuse_copy_node(x, &plain); /* x itself is replaced below */
+        Node *load = tree_copy(x, &plain); /* x itself is replaced below */
         Obj *v = lang_alloc(sizeof *v);
-        v->name = lang_format("parac_hl%d", load_names++);
+        v->name = lang_format("parac_hl%d", cv->load_names++);
         v->ty = x->ty;
         v->tok = x->tok;
         v->is_local_to_iter = true;
@@ -405,7 +408,7 @@ static int hoist_loads(Node **s)
 }
 
 /* Converts the statements of a body (and of its nested blocks); the count. */
-static int convert_block(Node *body, int depth)
+static int convert_block(Convert *cv, Node *body, int depth)
 {
     if (!body || depth > 100) return 0;
     int k = 0;
@@ -413,58 +416,58 @@ static int convert_block(Node *body, int depth)
     for (Node **s = &body->args; *s; s = &(*s)->next) {
         const int hoisted = hoist_common(s);
         if (hoisted) {
-            hoisted_total += hoisted;
-            k += convert_block(*s, depth + 1); /* the if, now in the new block */
+            cv->hoisted += hoisted;
+            k += convert_block(cv, *s, depth + 1); /* the if, now in the new block */
             continue;
         }
-        const int loads = hoist_loads(s);
+        const int loads = hoist_loads(cv, s);
         if (loads) {
-            hoisted_loads_total += loads;
-            k += convert_block(*s, depth + 1);
+            cv->hoisted_loads += loads;
+            k += convert_block(cv, *s, depth + 1);
             continue;
         }
-        Node *sel = selects_on ? as_select(*s) : NULL;
+        Node *sel = cv->selects_on ? as_select(*s) : NULL;
         if (sel) {
             sel->next = (*s)->next;
             *s = sel;
             k++;
             continue;
         }
-        if ((*s)->kind == ND_BLOCK) k += convert_block(*s, depth + 1);
+        if ((*s)->kind == ND_BLOCK) k += convert_block(cv, *s, depth + 1);
         if ((*s)->kind == ND_IF) {
-            k += convert_block((*s)->then, depth + 1);
-            k += convert_block((*s)->els, depth + 1);
+            k += convert_block(cv, (*s)->then, depth + 1);
+            k += convert_block(cv, (*s)->els, depth + 1);
         }
     }
     return k;
 }
 
-static void convert_iterators(Node *n, int depth)
+static void convert_iterators(Convert *cv, Node *n, int depth)
 {
     if (!n || depth > 100) return;
     for (; n; n = n->next) {
         if (n->kind == ND_ITERATOR && n->iter && n->iter->body) {
             Iterator *it = n->iter;
             if (it->body->kind != ND_BLOCK) {
-                Node *sel = selects_on ? as_select(it->body) : NULL;
+                Node *sel = cv->selects_on ? as_select(it->body) : NULL;
                 if (sel) {
                     it->body = sel;
                     it->selects++;
                 }
             } else {
-                hoisted_total = hoisted_loads_total = 0;
-                it->selects += convert_block(it->body, 0);
-                it->hoisted += hoisted_total;
-                it->hoisted_loads += hoisted_loads_total;
+                cv->hoisted = cv->hoisted_loads = 0;
+                it->selects += convert_block(cv, it->body, 0);
+                it->hoisted += cv->hoisted;
+                it->hoisted_loads += cv->hoisted_loads;
             }
             continue;
         }
-        if (n->kind == ND_BLOCK) convert_iterators(n->args, depth + 1);
+        if (n->kind == ND_BLOCK) convert_iterators(cv, n->args, depth + 1);
         else if (n->kind == ND_IF) {
-            convert_iterators(n->then, depth + 1);
-            convert_iterators(n->els, depth + 1);
+            convert_iterators(cv, n->then, depth + 1);
+            convert_iterators(cv, n->els, depth + 1);
         } else if (n->kind == ND_FOR || n->kind == ND_WHILE || n->kind == ND_DO)
-            convert_iterators(n->body, depth + 1);
+            convert_iterators(cv, n->body, depth + 1);
     }
 }
 
@@ -477,9 +480,10 @@ void if_convert_program(Program *prog)
      * target's sharpening 4 % faster on 2 cores; NVIDIA's OpenCL compiler
      * ran the same stage in 0.146 ms instead of 0.101, so OpenCL asks for it
      * (-fif-convert) (bench/parac/results/if-convert-2026-11-26.txt). */
-    selects_on = opt->if_convert >= 0 ? opt->if_convert && opt->opt_level > 0
-                                      : opt->opt_level >= 1 && opt->target != TARGET_OPENCL;
+    Convert cv = {0};
+    cv.selects_on = opt->if_convert >= 0 ? opt->if_convert && opt->opt_level > 0
+                                         : opt->opt_level >= 1 && opt->target != TARGET_OPENCL;
     if (opt->opt_level < 1) return;
     for (Node *n = prog->top; n; n = n->next)
-        if (n->kind == ND_FUNC && n->body) convert_iterators(n->body->kind == ND_BLOCK ? n->body->args : n->body, 0);
+        if (n->kind == ND_FUNC && n->body) convert_iterators(&cv, n->body->kind == ND_BLOCK ? n->body->args : n->body, 0);
 }

@@ -4,21 +4,6 @@
 
 #include "lang/lang.h"
 
-/* ---- outputs a region overwrites whole ------------------------------------- */
-bool lang_any_jump(const Node *n)
-{
-    if (!n) return false;
-    if (n->kind == ND_BREAK || n->kind == ND_CONTINUE || n->kind == ND_GOTO || n->kind == ND_RETURN ||
-        n->kind == ND_LABEL)
-        return true;
-    if (lang_any_jump(n->lhs) || lang_any_jump(n->rhs) || lang_any_jump(n->then) || lang_any_jump(n->els) ||
-        lang_any_jump(n->body))
-        return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (lang_any_jump(a)) return true;
-    return false;
-}
-
 /* Whether every iteration of the region writes m[it0][it1]... (each index
  * exactly its iterator variable, axis by axis) in a statement of the body's
  * top level, and nothing in the region reads m. Then, when the iteration
@@ -68,4 +53,116 @@ bool lang_writes_whole(Region *r, Obj *m, int *planes)
             if (seen[k]) return false; /* a gap: the planes past it are not written */
     }
     return true;
+}
+
+static Affine affine(Node *e, int depth)
+{
+    Affine a = {0};
+    if (!e || depth > 50) return a;
+    bool ok;
+    long v = const_eval(e, &ok);
+    if (ok) {
+        a.ok = true;
+        a.axis = -1;
+        a.offset = v;
+        return a;
+    }
+    if (e->kind == ND_ITER_INDEX) {
+        a.ok = true;
+        a.axis = e->axis;
+        a.coef = 1;
+        return a;
+    }
+    if (e->kind == ND_BINARY && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
+        Affine l = affine(e->lhs, depth + 1), r = affine(e->rhs, depth + 1);
+        if (!l.ok || !r.ok) return a;
+        if (l.axis >= 0 && r.axis >= 0) return a;
+        long sign = e->op[0] == '-' ? -1 : 1;
+        if (r.axis >= 0 && sign < 0) return a;
+        a.ok = true;
+        a.axis = l.axis >= 0 ? l.axis : r.axis;
+        a.coef = l.axis >= 0 ? l.coef : r.coef;
+        a.offset = l.offset + sign * r.offset;
+        return a;
+    }
+    if (e->kind == ND_BINARY && !strcmp(e->op, "*")) {
+        Affine l = affine(e->lhs, depth + 1), r = affine(e->rhs, depth + 1);
+        if (!l.ok || !r.ok) return a;
+        if (l.axis >= 0 && r.axis >= 0) return a;
+        Affine var = l.axis >= 0 ? l : r, k = l.axis >= 0 ? r : l;
+        a.ok = true;
+        a.axis = var.axis;
+        a.coef = var.coef * k.offset;
+        a.offset = var.offset * k.offset;
+        if (a.axis >= 0 && a.coef == 0) a.axis = -1;
+        return a;
+    }
+    return a;
+}
+
+Affine lang_affine(Node *e) { return affine(e, 0); }
+
+int lang_stage_of(const Iterator *it, const Obj *m)
+{
+    for (int k = 0; it && k < it->nstages; k++)
+        if (it->stages[k].m == m) return k;
+    return -1;
+}
+
+Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis)
+{
+    Node *v = e->value, *ix[2];
+    for (int d = 1; d >= 0; d--) {
+        if (!v || v->kind != ND_INDEX) return NULL;
+        ix[d] = v->rhs;
+        v = v->lhs;
+    }
+    if (!v || v->kind != ND_VAR || v->var != m) return NULL;
+    if (ix[1 - axis]->kind != ND_WILDCARD || ix[axis]->kind == ND_WILDCARD) return NULL;
+    return ix[axis];
+}
+
+int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset)
+{
+    if (!r || !r->iter || n < 2) return -1;
+    int axis = r->iter->ndim - 1, last = n - 1;
+    Affine f[3];
+    for (int d = 0; d < n; d++) {
+        f[d] = lang_affine(e[d]);
+        if (!f[d].ok) return -1;
+        f[d].offset += add[d];
+    }
+    if (f[last].axis != axis || f[last].coef != 1) return -1;
+    for (int i = 0; i < r->nloads; i++) {
+        LoadRow *g = &r->loads[i];
+        if (g->var != m) continue;
+        bool same = true;
+        for (int d = 0; d < last; d++)
+            same &= g->other[d].axis == f[d].axis && g->other[d].coef == f[d].coef && g->other[d].offset == f[d].offset;
+        if (same && f[last].offset >= g->lo && f[last].offset <= g->hi) {
+            *col_offset = f[last].offset;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* The indices of a MAT_ELEM, or of element (i,j) of a WINDOW. */
+int print_access_indices(Node *n, int i, int j, Node **e, long *add)
+{
+    int nd = n->nidx;
+    for (int d = 0; d < nd; d++) {
+        Node *ix = n->idx[d];
+        add[d] = 0;
+        if (ix->kind == ND_SLICE) {
+            /* which element coordinate drives this axis: rows are the
+             * second-to-last matrix axis, columns the last */
+            long k = (d == nd - 1) ? j : i;
+            if (nd == 1) k = j;
+            e[d] = ix->lhs;
+            add[d] = k * ix->reduction_id;
+        } else
+            e[d] = ix;
+    }
+    return nd;
 }

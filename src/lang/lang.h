@@ -74,9 +74,8 @@ struct Token {
     double fval;
 };
 
-Token *tokenize(const SourceFile *file);
-bool tok_is(const Token *tok, const char *s);
-char *tok_text(const Token *tok);
+bool tok_is(const Token *tok, const char *s); /* tree.c */
+char *tok_text(const Token *tok);            /* tree.c */
 
 /* ---- types ------------------------------------------------------------ */
 typedef enum {
@@ -225,12 +224,6 @@ enum { PARAC_MAX_STAGES = 4 };
  * --rows-per-item sets the rows: lang_stage_rows) */
 enum { STAGE_WG_X = 64, STAGE_WG_Y = 4, STAGE_ROWS = 8 };
 typedef struct CompileOptions CompileOptions;
-int lang_stage_rows(const CompileOptions *opt); /* fuse_tile.c */
-/* fuse_tile.c: which stage of it computes m (-1: none) */
-int lang_stage_of(const Iterator *it, const Obj *m);
-/* fuse_tile.c: a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule
- * about m: its f; NULL where the entry's value is not such an index chain */
-Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);
 
 struct Iterator {
     const char *name;
@@ -415,54 +408,119 @@ typedef struct Program {
     int nreductions;
 } Program;
 
-/* ---- passes ----------------------------------------------------------- */
-Program *parse_program(SourceFile *file, Token *tokens);
-void sema_program(Program *prog);
-/* sema_writes.c: reports the writes of iterator it that do not give each
- * iteration elements of its own (they would race) */
-void sema_check_iterator_writes(const Iterator *it);
+/* ---- options.c: the command line as the passes ask it ------------------ */
+/* TARGET_OPENCL and TARGET_CUDA are the device targets: kernels plus host
+ * code calling libparac's runtime for them (parac/opencl.h, parac/cuda.h). */
+typedef enum { TARGET_C, TARGET_OPENCL, TARGET_CUDA } Target;
+static inline bool target_has_device(Target t) { return t == TARGET_OPENCL || t == TARGET_CUDA; }
+const char *target_name(Target t);
+bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
+int lang_stage_rows(const CompileOptions *opt); /* rows per work-item of a staged iterator */
+
+/* ---- the passes, in the order compile.c runs them; each file (or, for
+ * fusion, fuse.c with its parts behind fuse.h) exports only its entry point
+ * and calls no other pass ---------------------------------------------- */
+Token *tokenize(const SourceFile *file);          /* tokenize.c: source text -> tokens */
+Program *parse_program(SourceFile *file, Token *tokens); /* parse.c: tokens -> AST */
+void sema_program(Program *prog);                 /* sema*.c: scopes, types, ParaC rules, desugaring */
+/* sema_writes.c: every iterator's writes give each iteration elements of
+ * its own (else they would race): reports those that do not */
+void sema_check_writes(Program *prog);
 /* sema_macros.c: reports the #defines whose body names a matrix (macros
  * reach the generated code unexpanded) */
 void sema_check_macros(Program *prog);
-void fuse_program(Program *prog);                 /* fuse.c, fuse_stencil.c, fuse_tile.c: kernel fusion */
-void hast_build(Program *prog);
-void analyse_program(Program *prog);
-void split_program(Program *prog);
-void plan_program(Program *prog);                 /* plan.c: the optimisation model */
-void plan_fused_cache(Region *r);                 /* plan_cache.c: recomputed values cached per loaded row */
+void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
+void fuse_program(Program *prog);                 /* fuse.c (fuse_*.c): kernel fusion */
 void merge_launches(Program *prog);               /* merge_launches.c: small independent iterators in one launch */
+void hast_build(Program *prog);                   /* hast.c: AST -> parallel regions, accesses */
+void analyse_program(Program *prog);              /* analysis.c: classes, ranges, reuse, border widths */
+void split_program(Program *prog);                /* split.c: host / device: kernel arguments */
+void plan_program(Program *prog);                 /* plan.c: the optimisation model */
+void plan_fused_caches(Program *prog);            /* plan_cache.c: recomputed values cached per loaded row */
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
-/* emit_host.c: every iteration writes m at its own point and nothing in the
- * region reads it (*planes: the channels of a fused channel loop, or 0) */
-bool lang_writes_whole(Region *r, Obj *m, int *planes);
-/* emit_host.c: n or anything in it leaves the iteration (break, continue, goto, return, a label) */
-bool lang_any_jump(const Node *n);
-/* walk.c: the children of n (the operand and statement fields, then the
- * args list, the declarators' initialisers, the indices), NULL after the
- * last: for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) ... */
+void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
+void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
+void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
+void dump_hast(Program *prog, FILE *out);
+void dump_analysis(Program *prog, FILE *out);
+/* emit_kernels.c: the kernels (OpenCL C, or CUDA C++ with `cuda`) */
+void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool cuda);
+/* emit_host*.c: the host code, with the kernels' source embedded */
+void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
+                       const char *kernel_source);
+
+/* ---- walk.c: the children of n (the operand and statement fields, then
+ * the args list, the declarators' initialisers, the indices), NULL after the
+ * last: for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) ... ---------- */
 typedef struct NodeKids {
     const Node *n;
     int stage, i;
     Node *list;
 } NodeKids;
 Node *lang_next_kid(NodeKids *k);
-void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
-void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
-void explain_program(Program *prog, FILE *out);   /* plan.c: --explain */
-bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
 
-/* TARGET_OPENCL and TARGET_CUDA are the device targets: kernels plus host
- * code calling libparac's runtime for them (parac/opencl.h, parac/cuda.h). */
-typedef enum { TARGET_C, TARGET_OPENCL, TARGET_CUDA } Target;
-static inline bool target_has_device(Target t) { return t == TARGET_OPENCL || t == TARGET_CUDA; }
-const char *target_name(Target t);
-void emit_c_program(Program *prog, FILE *out, const char *c_name);
-void emit_opencl_program(Program *prog, FILE *host, FILE *kernels, const char *host_name,
-                         const char *cl_name);
+/* ---- tree.c: nodes made, copied and compared; what a tree mentions ---- */
+Node *new_node(NodeKind kind, Token *tok);
+Node *lang_int_node(Token *tok, long v); /* the int constant v, located at tok */
+/* How a copied body is rewritten: the iterator `from`'s indices become
+ * `to`'s (or, where to_expr[axis] is set, copies of that expression), its
+ * first `lead` axes constants, and reads of `mat` reads of `scalar`. */
+typedef struct Subst {
+    Iterator *from, *to;
+    int lead;
+    long lead_val[3];
+    Obj *mat, *scalar;
+    Node *to_expr[3];
+} Subst;
 
-void dump_ast(Program *prog, FILE *out);
-void dump_hast(Program *prog, FILE *out);
-void dump_analysis(Program *prog, FILE *out);
+Node *tree_copy(Node *n, const Subst *s);
+
+/* The matrices a statement writes and reads (overflow: too many to list). */
+typedef struct Touch {
+    Obj *written[32], *read[32];
+    int nwritten, nread;
+    bool overflow;
+} Touch;
+void tree_touches(Node *n, Touch *t, int depth);
+bool obj_listed(Obj *const *list, int n, const Obj *o);
+
+/* How often o is mentioned in n (accesses, plain names, border rules about it). */
+int tree_mentions(Node *n, const Obj *o, int depth);
+/* The same expression, node for node (range bounds of two iterators). */
+bool tree_same(const Node *a, const Node *b);
+/* The same, with m's objects b read as its objects a (the arms of a branch,
+ * each declaring its own; if_convert.c). */
+typedef struct VarMap {
+    Obj *a[16], *b[16];
+    int n;
+} VarMap;
+bool tree_same_as(const Node *a, const Node *b, const VarMap *m, int depth);
+/* The names declared at the top of a body; whether n uses one of them. */
+bool tree_declares_name(Node *body, const char *name);
+bool tree_uses_name_declared_in(Node *n, Node *body, int depth);
+/* n itself assigns: =, op=, ++, -- or a comma (whose value hides one). */
+bool tree_assigns(const Node *n);
+bool tree_is_matrix_access(const Node *n); /* M[..] or a window of M */
+bool node_mentions(Node *n, Obj *var);
+/* The same, not looking inside the nodes of `skip` (reductions computed on the device). */
+bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip);
+bool stmt_has_iterator(Node *n);
+/* n or anything in it leaves the iteration (break, continue, goto, return, a label) */
+bool lang_any_jump(const Node *n);
+
+/* ---- ir.c: regions, stages and accesses -------------------------------- */
+Affine lang_affine(Node *e); /* e as coef * it<axis> + offset, if it has that form */
+/* every iteration writes m at its own point and nothing in the region reads
+ * it (*planes: the channels of a fused channel loop, or 0) */
+bool lang_writes_whole(Region *r, Obj *m, int *planes);
+/* which stage of it computes m (-1: none) */
+int lang_stage_of(const Iterator *it, const Obj *m);
+/* a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule about m: its
+ * f; NULL where the entry's value is not such an index chain */
+Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);
+/* The row of a vector-loaded read of m with indices e + add, or -1. */
+int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset);
+int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices of element (i,j) */
 
 /* Expression printing shared by the back ends (print.c). */
 typedef struct HostHooks HostHooks;
@@ -484,6 +542,7 @@ typedef struct PrintCtx {
     int stage_fill;     /* filling stage k's tile (k + 1; 0: none): its own matrix is read from memory */
     bool line_marks;    /* #line before each statement of the source (see lang_fix_line_marks) */
     bool writing;       /* the access being printed is an assignment target */
+    bool no_returns;    /* kernels: the part being printed may not return early (a barrier follows) */
     const HostHooks *hooks; /* host code: the back end's constructs (NULL in kernels and dumps) */
     HostEmitter *host;  /* the host back end's state (emit_host.h) */
 } PrintCtx;
@@ -500,10 +559,10 @@ void print_stmt(PrintCtx *p, Node *n);
 void print_type_decl(FILE *out, Type *ty, const char *name, bool opencl);
 void print_indent(PrintCtx *p);
 void print_fmt(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* printf to p->out */
+/* A line at p's indentation, its newline added. */
+void print_line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
-int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices of element (i,j) */
-bool stmt_has_iterator(Node *n);
 bool stmt_needs_wrap(PrintCtx *p, Node *n);
 /* back-end hooks used by print_stmt for host-side constructs */
 struct HostHooks {
@@ -518,17 +577,9 @@ struct HostHooks {
     void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
 };
 
-/* helpers */
+/* ---- types.c: constant values, operator names, small matrices ---------- */
 long const_eval(Node *n, bool *ok);
-Affine lang_affine(Node *e); /* analysis.c: e as coef * it<axis> + offset, if it has that form */
-/* The row of a vector-loaded read of m with indices e + add (print.c), or -1. */
-int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset);
-bool node_mentions(Node *n, Obj *var);
-/* The same, not looking inside the nodes of `skip` (reductions computed on the device). */
-bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip);
 const char *parac_op_name(ParacOpKind k);
-Node *new_node(NodeKind kind, Token *tok);
-Node *lang_int_node(Token *tok, long v); /* sema.c: the int constant v, located at tok */
 int small_rows(const Type *t);
 int small_cols(const Type *t);
 

@@ -54,7 +54,7 @@ static Lin lin_const(long c) { return (Lin){.ok = true, .c = c}; }
 static void lin_add_atom(Lin *l, const Node *a, long k)
 {
     for (int i = 0; i < l->n; i++)
-        if (fuse_same_expr(l->atom[i], a)) {
+        if (tree_same(l->atom[i], a)) {
             l->k[i] += k;
             return;
         }
@@ -110,7 +110,7 @@ static Lin lin_of(const Node *e, int depth)
     if (e->kind == ND_CAST && is_integer(e->cast_ty) && ty_rank(e->cast_ty) >= ty_rank(ty_basic(TY_INT, false)) &&
         e->lhs && is_integer(e->lhs->ty))
         return lin_of(e->lhs, depth + 1);
-    if (!is_integer(e->ty) || fuse_assigns(e)) return (Lin){0};
+    if (!is_integer(e->ty) || tree_assigns(e)) return (Lin){0};
     Lin l = lin_const(0);
     lin_add_atom(&l, e, 1);
     return l;
@@ -222,7 +222,7 @@ static void collect(Member *m, Node *n, int depth)
         return;
     }
     const bool mat = (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
-    if (fuse_assigns(n) && n->kind != ND_COMMA && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW) &&
+    if (tree_assigns(n) && n->kind != ND_COMMA && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW) &&
         n->lhs->var) {
         if (m->nwrites == MAX_WRITES) m->overflow = true;
         else m->writes[m->nwrites++] = n->lhs;
@@ -257,7 +257,7 @@ static bool plain_bound(const Node *n, int depth)
     case ND_NUM: return true;
     case ND_VAR: return n->var && !n->var->is_func && n->var->ty && n->var->ty->kind != TY_MATRIX;
     case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
-        if (fuse_assigns(n) || (n->op && (!strcmp(n->op, "&") || !strcmp(n->op, "*")) && n->kind == ND_UNARY))
+        if (tree_assigns(n) || (n->op && (!strcmp(n->op, "&") || !strcmp(n->op, "*")) && n->kind == ND_UNARY))
             return false;
         return plain_bound(n->lhs, depth + 1) && plain_bound(n->rhs, depth + 1) && plain_bound(n->cond, depth + 1) &&
                plain_bound(n->then, depth + 1) && plain_bound(n->els, depth + 1);
@@ -293,9 +293,9 @@ static bool independent(const Member *ms, int n, const Member *m)
     for (int i = 0; i < n; i++) {
         const Member *o = &ms[i];
         for (int w = 0; w < o->nwrites; w++)
-            if (fuse_listed(m->read, m->nread, o->writes[w]->var)) return false;
+            if (obj_listed(m->read, m->nread, o->writes[w]->var)) return false;
         for (int w = 0; w < m->nwrites; w++)
-            if (fuse_listed(o->read, o->nread, m->writes[w]->var)) return false;
+            if (obj_listed(o->read, o->nread, m->writes[w]->var)) return false;
         for (int w = 0; w < o->nwrites; w++)
             for (int v = 0; v < m->nwrites; v++)
                 if (o->writes[w]->var == m->writes[v]->var &&
@@ -321,7 +321,7 @@ static Node *binary(Token *t, const char *op, Node *l, Node *r)
 static Node *copy(Node *n)
 {
     const Subst none = {0};
-    return fuse_copy_node(n, &none);
+    return tree_copy(n, &none);
 }
 
 /* The iterations of axis d of it: ub > lb ? (ub - lb + s - 1) / s : 0. */
@@ -375,7 +375,7 @@ static Node *merge(Member *ms, int n)
             sub.to_expr[d] = binary(t, "+", copy(mi->r[d].lb), q);
             if (d > 0) inner *= const_count(mi, d); /* 2D members have constant extents */
         }
-        Node *body = fuse_copy_node(mi->body, &sub);
+        Node *body = tree_copy(mi->body, &sub);
         if (body->kind != ND_BLOCK) {
             Node *b = new_node(ND_BLOCK, t);
             b->args = body;

@@ -27,14 +27,6 @@ static const char *builtin_typedefs[] = {
     "off_t", "time_t", "clock_t", "va_list", "parac_image", "parac_status", "parac_context",
 };
 
-Node *new_node(NodeKind kind, Token *tok)
-{
-    Node *n = lang_alloc(sizeof *n);
-    n->kind = kind;
-    n->tok = tok;
-    return n;
-}
-
 static void error_here(Parser *P, const char *fmt, const char *what)
 {
     if (!P->failed) diag_error_tok(P->tok, fmt, what);

@@ -15,13 +15,6 @@
 
 #include "lang/lang.h"
 
-bool plan_flag(const CompileOptions *opt, int flag, int min_level)
-{
-    if (!opt) return false;
-    if (flag >= 0) return flag != 0 && opt->opt_level > 0;
-    return opt->opt_level >= min_level;
-}
-
 /* Statements that leave an iteration early or jump: a coarsened loop would
  * change their meaning. */
 static bool has_jump(Node *n)
@@ -191,31 +184,6 @@ static bool straight_line(Node *body)
     return true;
 }
 
-int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset)
-{
-    if (!r || !r->iter || n < 2) return -1;
-    int axis = r->iter->ndim - 1, last = n - 1;
-    Affine f[3];
-    for (int d = 0; d < n; d++) {
-        f[d] = lang_affine(e[d]);
-        if (!f[d].ok) return -1;
-        f[d].offset += add[d];
-    }
-    if (f[last].axis != axis || f[last].coef != 1) return -1;
-    for (int i = 0; i < r->nloads; i++) {
-        LoadRow *g = &r->loads[i];
-        if (g->var != m) continue;
-        bool same = true;
-        for (int d = 0; d < last; d++)
-            same &= g->other[d].axis == f[d].axis && g->other[d].coef == f[d].coef && g->other[d].offset == f[d].offset;
-        if (same && f[last].offset >= g->lo && f[last].offset <= g->hi) {
-            *col_offset = f[last].offset;
-            return i;
-        }
-    }
-    return -1;
-}
-
 static void plan_rows(const CompileOptions *opt, Region *r);
 static void plan_tiles(const CompileOptions *opt, Region *r);
 
@@ -361,7 +329,6 @@ static void plan_region(const CompileOptions *opt, Region *r)
     size_loads(r);
     plan_rows(opt, r);
     plan_tiles(opt, r);
-    plan_fused_cache(r);
 }
 
 /* Rows per work-item: a 2D coarsened region whose every loaded row moves
@@ -574,124 +541,5 @@ void plan_program(Program *prog)
         plan_region(prog->opt, r);
         plan_variants(prog->opt, r);
     }
-    plan_fold_reductions(prog);
 }
 
-void explain_program(Program *prog, FILE *o)
-{
-    const CompileOptions *opt = prog->opt;
-    fprintf(o, "paracc plan for %s (-O%d, target %s)\n", prog->file->name, opt ? opt->opt_level : 2,
-            target_name(opt ? opt->target : TARGET_OPENCL));
-    bool ocl = opt && target_has_device(opt->target);
-    for (Region *r = prog->regions; r; r = r->next) {
-        if (r->iter && r->iter->alt) {
-            /* planned as any region; what the search times it against is told at the fused one */
-            fprintf(o, "%s:%d: region %s: alternative %d of fusion choice %d (timed by the search against the fused "
-                       "region)\n", prog->file->name, r->node->tok->line, r->kernel, r->iter->alt, r->iter->choice);
-            continue;
-        }
-        fprintf(o, "%s:%d: region %s: %s\n", prog->file->name, r->node->tok->line, r->kernel,
-                r->cls == CLASS_POINT ? "point" : r->cls == CLASS_LOCAL_BLOCK ? "local block" : "global");
-        bool any = false;
-        for (VarUse *u = r->vars; u; u = u->next)
-            if (u->hreuse || u->vreuse) {
-                fprintf(o, "  reuse: %s%s%s\n", u->var->name, u->hreuse ? " horizontal" : "",
-                        u->vreuse ? " vertical" : "");
-                any = true;
-            }
-        if (!any) fprintf(o, "  reuse: none\n");
-        if (r->iter && r->iter->selects)
-            fprintf(o, "  if-conversion: %d conditional assignment%s made select%s (straight-line code for the vector plan)\n",
-                    r->iter->selects, r->iter->selects > 1 ? "s" : "", r->iter->selects > 1 ? "s" : "");
-        if (r->iter && r->iter->hoisted)
-            fprintf(o, "  hoisted: %d statement%s that both arms of an if began with\n", r->iter->hoisted,
-                    r->iter->hoisted > 1 ? "s" : "");
-        if (r->iter && r->iter->hoisted_loads)
-            fprintf(o, "  hoisted loads: %d matrix element%s that both arms of an if read, loaded before it\n",
-                    r->iter->hoisted_loads, r->iter->hoisted_loads > 1 ? "s" : "");
-        if (r->iter && r->iter->merged) fprintf(o, "  merged launches: %s\n", r->iter->merged);
-        for (int k = 0; k < r->nfcache; k++) {
-            const struct FusedCache *c = &r->fcache[k];
-            const long R = r->rows_per_item, V = r->vector_width;
-            const long rows = (R > 1 ? R - 1 : 0) + c->omax - c->omin + 1, cols = V + c->dcmax - c->dcmin;
-            fprintf(o, "  recomputed once per held row and column: %ld values a work-item (parac_fc%d), not %ld\n",
-                    rows * cols, k, (long)c->copies * R * V);
-        }
-        if (r->iter && r->iter->fused)
-            fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
-        if (r->iter && r->iter->alternatives) fprintf(o, "  fusion choice: %s\n", r->iter->alternatives);
-        if (r->iter && r->iter->nstages) {
-            long bytes = 0;
-            fprintf(o, "  local-memory stages:");
-            for (int k = 0; k < r->iter->nstages; k++) {
-                const Stage *st = &r->iter->stages[k];
-                const long rows = (long)r->wg[1] * r->rows_per_item + st->lo[0] + st->hi[0];
-                const long cols = (long)r->wg[0] + st->lo[1] + st->hi[1];
-                bytes += rows * cols * (long)ty_size(st->m->ty->base);
-                fprintf(o, "%s %s %ldx%ld cells (parac_sg%d)", k ? "," : "", st->m->name, rows, cols, k);
-            }
-            fprintf(o, ": %ld bytes per work-group of %dx%d outputs\n", bytes, r->wg[1] * r->rows_per_item, r->wg[0]);
-        }
-        if (!r->iter) {
-            fprintf(o, "  reduction: %s\n", r->why_vector);
-            if (r->fold_into)
-                fprintf(o, "  folded: summed by the kernel of region %s (line %d) as it stores %s; these kernels run "
-                           "only when that region does not cover all of %s\n",
-                        r->fold_into->kernel, r->fold_into->node->tok->line, r->red_var->name, r->red_var->name);
-            continue;
-        }
-        if (r->fold_red)
-            fprintf(o, "  folded reduction: %s(%s) of line %d, summed as the values are stored (a warp-shuffle sum per "
-                       "block, one atomic per block; -fno-fold-reductions: kernels of its own)\n",
-                    parac_op_name(r->fold_red->red_op), r->fold_red->red_var->name, r->fold_red->node->tok->line);
-        fprintf(o, "  vector width: %d (%s)\n", r->vector_width, r->why_vector);
-        if (r->why_rows) fprintf(o, "  rows per work-item: %d (%s)\n", r->rows_per_item, r->why_rows);
-        if (r->vector_width > 1) {
-            if (r->nloads) {
-                fprintf(o, "  vector loads:");
-                for (int i = 0; i < r->nloads; i++)
-                    fprintf(o, "%s %s row (%+ld) columns %+ld..%+ld", i ? "," : "", r->loads[i].var->name,
-                            r->loads[i].other[0].offset, r->loads[i].lo, r->loads[i].hi);
-                fprintf(o, " (%s)\n", r->why_loads);
-            } else
-                fprintf(o, "  vector loads: none (%s)\n", r->why_loads);
-            if (r->nmerge) {
-                fprintf(o, "  merged stores:");
-                for (int i = 0; i < r->nmerge; i++) fprintf(o, " %s", r->merge_lhs[i]->var->name);
-                fprintf(o, " (%s)\n", r->why_merge);
-            } else
-                fprintf(o, "  merged stores: none (%s)\n", r->why_merge);
-        }
-        if (ocl) {
-            fprintf(o, "  work-group: %dx%dx%d work-items%s\n", r->wg[0], r->wg[1], r->wg[2],
-                    r->vector_width > 1 ? lang_format(", %d x %d outputs", r->wg[0] * r->vector_width, r->wg[1] * r->rows_per_item)
-                                        : "");
-            fprintf(o, "  restrict arguments: %s\n", plan_flag(opt, opt->restrict_ptrs, 1) ? "yes" : "no");
-            fprintf(o, "  border: %s\n", r->one_launch ? "the interior and all border boxes in one launch (border blocks after the interior's rows); the interior has no tests"
-                            : r->has_border ? "one launch of a border kernel over all border boxes; the interior has no tests"
-                                                       : "none needed");
-        }
-        if (!ocl) {
-            if (r->strip_first) {
-                int pos = 1;
-                for (const Region *q = r->strip_first; q && q != r; q = q->strip_next) pos++;
-                fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d; its rows are "
-                           "computed %ld ahead of each strip for the stages after it (from 2^23 pixels; -fno-strips: "
-                           "stage after stage)\n", pos, r->strip_first->strip_stages, r->strip_first->node->tok->line,
-                        r->strip_reach);
-            } else
-                fprintf(o, "  strips of rows: no (%s)\n", plan_flag(opt, opt->strips, 1)
-                            ? "not with a neighbouring iterator whose rows it reads or feeds at constant offsets"
-                            : "-fno-strips or -O0");
-        }
-        if (ocl)
-            fprintf(o, "  local-memory tiles: %s (%s)\n", r->use_local_tiles ? "yes" : "no",
-                    r->why_tiles ? r->why_tiles : "no rows planned for the work-items");
-        if (ocl && r->nvariants) {
-            fprintf(o, "  search candidates (PARAC_CL_SEARCH / PARAC_CU_SEARCH time each, with the work-group shapes):"
-                       " the model's plan");
-            for (int i = 0; i < r->nvariants; i++) fprintf(o, "; %s (%s)", r->variants[i]->variant_what, r->variants[i]->kernel);
-            fprintf(o, "\n");
-        }
-    }
-}

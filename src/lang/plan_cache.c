@@ -111,7 +111,7 @@ static void collect(Region *r, Node *n, bool *bad, int depth)
     for (int i = 0; i < n->nidx; i++) collect(r, n->idx[i], bad, depth + 1);
 }
 
-void plan_fused_cache(Region *r)
+static void plan_region_cache(Region *r)
 {
     r->nfcache = 0;
     if (!r->iter || r->vector_width < 2 || !r->nloads || r->iter->ndim != 2) return;
@@ -129,4 +129,12 @@ void plan_fused_cache(Region *r)
         r->fcache[kept++] = c;
     }
     r->nfcache = kept;
+}
+
+void plan_fused_caches(Program *prog)
+{
+    for (Region *r = prog->regions; r; r = r->next) {
+        plan_region_cache(r);
+        for (int i = 0; i < r->nvariants; i++) plan_region_cache(r->variants[i]);
+    }
 }

@@ -17,6 +17,16 @@ void print_indent(PrintCtx *p)
     for (int i = 0; i < p->indent; i++) fputs("    ", p->out);
 }
 
+void print_line(PrintCtx *p, const char *fmt, ...)
+{
+    print_indent(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(p->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', p->out);
+}
+
 static void out(PrintCtx *p, const char *s) { fputs(s, p->out); }
 
 void print_fmt(PrintCtx *p, const char *fmt, ...)
@@ -293,26 +303,6 @@ static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, 
         return;
     }
     print_mat_index(p, m, e, add, n);
-}
-
-/* The indices of a MAT_ELEM, or of element (i,j) of a WINDOW. */
-int print_access_indices(Node *n, int i, int j, Node **e, long *add)
-{
-    int nd = n->nidx;
-    for (int d = 0; d < nd; d++) {
-        Node *ix = n->idx[d];
-        add[d] = 0;
-        if (ix->kind == ND_SLICE) {
-            /* which element coordinate drives this axis: rows are the
-             * second-to-last matrix axis, columns the last */
-            long k = (d == nd - 1) ? j : i;
-            if (nd == 1) k = j;
-            e[d] = ix->lhs;
-            add[d] = k * ix->reduction_id;
-        } else
-            e[d] = ix;
-    }
-    return nd;
 }
 
 static bool is_small_node(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
@@ -730,22 +720,6 @@ void print_expr(PrintCtx *p, Node *n)
     }
 }
 
-/* ---- statements ------------------------------------------------------------ */
-bool stmt_has_iterator(Node *n)
-{
-    if (!n) return false;
-    switch (n->kind) {
-    case ND_ITERATOR: return true;
-    case ND_BLOCK:
-        for (Node *s = n->args; s; s = s->next)
-            if (stmt_has_iterator(s)) return true;
-        return false;
-    case ND_IF: return stmt_has_iterator(n->then) || stmt_has_iterator(n->els);
-    case ND_FOR: case ND_WHILE: case ND_DO: case ND_SWITCH: return stmt_has_iterator(n->body);
-    default: return false;
-    }
-}
-
 static void print_decl(PrintCtx *p, Node *n)
 {
     for (Node *d = n->decls; d; d = d->next) {
@@ -1030,28 +1004,6 @@ bool stmt_needs_wrap(PrintCtx *p, Node *n)
     return p->hooks && p->hooks->needs_wrap && n->kind != ND_DECL && n->kind != ND_BLOCK &&
            p->hooks->needs_wrap(p, n);
 }
-
-bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip)
-{
-    if (!n) return false;
-    for (int i = 0; i < nskip; i++)
-        if (n == skip[i]) return false;
-    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == var) return true;
-    if (n->kind == ND_ITERATOR) return false;
-#define M(x) node_mentions_except((x), var, skip, nskip)
-    if (M(n->lhs) || M(n->rhs) || M(n->cond) || M(n->then) || M(n->els) || M(n->init) || M(n->inc) || M(n->body))
-        return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (M(n->idx[i])) return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (M(a)) return true;
-    for (Node *d = n->decls; d; d = d->next)
-        if (M(d->init)) return true;
-#undef M
-    return false;
-}
-
-bool node_mentions(Node *n, Obj *var) { return node_mentions_except(n, var, NULL, 0); }
 
 void lang_fix_line_marks(const char *text, const char *name, FILE *out)
 {

@@ -1061,7 +1061,6 @@ static void sema_iterator(Sema *S, Node *n)
         for (int d = 0; d < it->ndim; d++)
             if (it->elem[d] == 0) it->elem[d] = 1;
     }
-    sema_check_iterator_writes(it);
 }
 
 /* Dst = E; with whole matrices: an iterator over Dst. */
@@ -1075,21 +1074,6 @@ static Node *mk_index(Iterator *it, int axis)
     r->name = lang_format("%s%c", it->name, "xyz"[axis]);
     r->ty = ty_basic(TY_INT, false);
     return r;
-}
-
-Node *lang_int_node(Token *tok, long v)
-{
-    Node *n = new_node(ND_NUM, tok);
-    Token *t = lang_alloc(sizeof *t);
-    *t = *tok;
-    t->kind = TK_NUM;
-    t->is_float = false;
-    t->ival = v;
-    t->loc = lang_format("%ld", v);
-    t->len = (int)strlen(t->loc);
-    n->tok = t;
-    n->ty = ty_basic(TY_INT, false);
-    return n;
 }
 
 static Node *whole_elem(Sema *S, Node *e, Iterator *it, Obj *dst, bool *bad)
@@ -1429,5 +1413,4 @@ void sema_program(Program *prog)
             break;
         }
     }
-    sema_check_macros(prog);
 }

@@ -257,7 +257,7 @@ static void check_node(Walk *w, Node *n)
     for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) check_node(w, c);
 }
 
-void sema_check_iterator_writes(const Iterator *it)
+static void check_iterator(const Iterator *it)
 {
     if (!it || !it->body) return;
     Walk *w = lang_alloc(sizeof *w);
@@ -265,4 +265,18 @@ void sema_check_iterator_writes(const Iterator *it)
     w->it = it;
     collect_locals(w, it->body);
     check_node(w, it->body);
+}
+
+static void check_iterators_in(Node *n)
+{
+    if (!n) return;
+    if (n->kind == ND_ITERATOR) check_iterator(n->iter);
+    Node *c;
+    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) check_iterators_in(c);
+}
+
+void sema_check_writes(Program *prog)
+{
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind == ND_FUNC) check_iterators_in(n->body);
 }

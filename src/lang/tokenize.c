@@ -22,15 +22,6 @@ static const char *puncts[] = {
     "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", ".*",
 };
 
-bool tok_is(const Token *tok, const char *s)
-{
-    size_t n = strlen(s);
-    return tok->kind != TK_EOF && tok->kind != TK_DIRECTIVE && (size_t)tok->len == n &&
-           memcmp(tok->loc, s, n) == 0;
-}
-
-char *tok_text(const Token *tok) { return lang_strndup(tok->loc, (size_t)tok->len); }
-
 static Token *new_token(TokenKind kind, const SourceFile *f, const char *start, const char *end,
                         int line, int col)
 {
