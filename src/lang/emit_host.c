@@ -21,7 +21,6 @@
  * embedded at build time (cmake/embed_text.cmake). */
 extern const char lang_prelude_helpers[], lang_prelude_failures[], lang_prelude_device[];
 
-
 /* ---- functions ---------------------------------------------------------------- */
 static void print_signature(PrintCtx *p, Node *f)
 {

@@ -4,8 +4,8 @@
  * (per-work-group tree reduction, then one work-group over the partial
  * results; on CUDA by warp shuffles).
  *
- * The two dialects differ only in spelling, which the Dialect table below
- * holds: qualifiers, thread indices, vector types (CUDA has no arithmetic
+ * The two dialects differ only in spelling, which the Dialect table
+ * (emit_kernels.h) holds: qualifiers, thread indices, vector types (CUDA has no arithmetic
  * vectors of 8 or 16 lanes: a vector there is plain aligned storage of the
  * same size, read and written through element pointers, which is all the
  * generated code does with vectors).
@@ -16,20 +16,7 @@
  * so that neighbouring work-items touch neighbouring columns. */
 #include <string.h>
 
-#include "lang/fuse.h"
-#include "lang/lang.h"
-
-typedef struct Dialect {
-    bool cuda;
-    const char *kernel;     /* qualifiers before a kernel's name */
-    const char *global;     /* address space of a matrix pointer */
-    const char *restrict_kw;
-} Dialect;
-
-static const Dialect opencl_dialect = {false, "__kernel void", "__global ", "restrict "};
-static const Dialect cuda_dialect = {true, "extern \"C\" __global__ void", "", "__restrict__ "};
-/* The dialect p prints: CUDA C++ or OpenCL C. */
-static const Dialect *dialect(const PrintCtx *p) { return p->cuda ? &cuda_dialect : &opencl_dialect; }
+#include "lang/emit_kernels.h"
 
 /* The index of this work-item along work-item dimension g (0: x). */
 static const char *global_id(const PrintCtx *p, int g)
@@ -63,7 +50,7 @@ static bool written(Region *r, Obj *o)
 }
 
 /* mode: 0 the interior, 1 the border boxes, 2 both (one launch) */
-static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
+void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
 {
     Iterator *it = r->iter;
     if (mode == 1) print_fmt(p, "const parac_boxes parac_bx");
@@ -89,7 +76,7 @@ static void kernel_params(PrintCtx *p, Region *r, bool restrict_ptrs, int mode)
 /* A folded reduction (fold_reduce.c): the kernel's body runs in a lambda, so
  * that its returns leave every thread to the block's sum after it; the body
  * adds each value it stores to parac_racc (print.c). */
-static void fold_open(PrintCtx *p, Region *r)
+void kernel_fold_open(PrintCtx *p, Region *r)
 {
     if (!r->fold_red) return;
     print_fmt(p, "    long long parac_racc = 0; /* what this thread stores into %s, summed */\n", r->fold_red->red_var->name);
@@ -99,7 +86,7 @@ static void fold_open(PrintCtx *p, Region *r)
 /* The block's sum (warp shuffles, or shared memory where the block is not
  * whole warps), one atomic per block into the slot, and the launch's last
  * block hands the total over and clears the running words. */
-static void fold_close(PrintCtx *p, Region *r)
+void kernel_fold_close(PrintCtx *p, Region *r)
 {
     if (!r->fold_red) return;
     static const char *const text =
@@ -250,13 +237,13 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
 }
 
 /* The local id of this work-item, and the work-group's size, along g. */
-static const char *local_id(const PrintCtx *p, int g)
+const char *kernel_local_id(const PrintCtx *p, int g)
 {
     if (!dialect(p)->cuda) return lang_format("(int)get_local_id(%d)", g);
     return lang_format("(int)threadIdx.%c", "xyz"[g]);
 }
 
-static const char *local_size(const PrintCtx *p, int g)
+const char *kernel_local_size(const PrintCtx *p, int g)
 {
     if (!dialect(p)->cuda) return lang_format("(int)get_local_size(%d)", g);
     return lang_format("(int)blockDim.%c", "xyz"[g]);
@@ -269,7 +256,7 @@ static const char *local_size(const PrintCtx *p, int g)
  * without outputs leave after it. */
 static void tile_ids(PrintCtx *p, Region *r)
 {
-    print_fmt(p, "    const int parac_tx = %s, parac_ty = %s;\n", local_id(p, 0), local_id(p, 1));
+    print_fmt(p, "    const int parac_tx = %s, parac_ty = %s;\n", kernel_local_id(p, 0), kernel_local_id(p, 1));
     print_fmt(p, "    const int parac_gcol0 = parac_col0 - parac_tx * %d, parac_gx0 = parac_x0 - parac_ty * %d;\n",
               r->vector_width, r->rows_per_item);
 }
@@ -279,15 +266,15 @@ static void tile_fill(PrintCtx *p, Region *r)
     const int V = r->vector_width, R = r->rows_per_item;
     print_fmt(p, "    const int parac_col0 = first1 + k1base, parac_x0 = first0 + k0base;\n");
     tile_ids(p, r);
-    print_fmt(p, "    const int parac_nth = %s * %s, parac_me = parac_ty * %s + parac_tx;\n", local_size(p, 0), local_size(p, 1),
-              local_size(p, 0));
+    print_fmt(p, "    const int parac_nth = %s * %s, parac_me = parac_ty * %s + parac_tx;\n", kernel_local_size(p, 0), kernel_local_size(p, 1),
+              kernel_local_size(p, 0));
     for (int k = 0; k < r->nrowvars; k++) {
         const RowVar *rv = &r->rowvars[k];
         Obj *m = rv->var;
         const char *T = vector_type(p, m->ty->base, V);
         const long rows = rv->amax - rv->amin + 1;
         print_fmt(p, "    {\n        const int parac_tc = %s + %d, parac_n = ((%s - 1) * %d + %ld) * parac_tc;\n",
-                  local_size(p, 0), rv->nvec - 1, local_size(p, 1), R, rows);
+                  kernel_local_size(p, 0), rv->nvec - 1, kernel_local_size(p, 1), R, rows);
         print_fmt(p, "        for (int parac_i = parac_me; parac_i < parac_n; parac_i += parac_nth) {\n");
         print_fmt(p, "            const int parac_a = parac_i / parac_tc, parac_j = parac_i - parac_a * parac_tc;\n");
         print_fmt(p, "            const int parac_x = parac_gx0 + %ld + parac_a, parac_s = parac_gcol0 + %ld + parac_j * %d;\n",
@@ -403,9 +390,9 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     print_fmt(p, "%s %s%s(", dialect(p)->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
     print_fmt(p, ")\n{\n");
-    fold_open(p, r);
+    kernel_fold_open(p, r);
     kernel_body(p, r, border, false, src);
-    fold_close(p, r);
+    kernel_fold_close(p, r);
     print_fmt(p, "}\n\n");
 }
 
@@ -420,7 +407,7 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     kernel_params(p, r, restrict_ptrs, 2);
     print_fmt(p, ")\n{\n");
     if (r->use_local_tiles) tile_decls(p, r);
-    fold_open(p, r);
+    kernel_fold_open(p, r);
     if (r->use_local_tiles) {
         /* the work-group fills its tiles, then every work-item of every
          * group meets at one barrier outside any branch (PoCL's work-group
@@ -437,7 +424,7 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     print_fmt(p, p->no_returns ? "    } else {\n" : "    return;\n    }\n");
     kernel_body(p, r, false, true, src);
     if (p->no_returns) print_fmt(p, "    }\n");
-    fold_close(p, r);
+    kernel_fold_close(p, r);
     print_fmt(p, "}\n\n");
     p->no_returns = false;
 }
@@ -463,7 +450,7 @@ static void print_bases(PrintCtx *p, Region *r)
 }
 
 /* The constant small matrices the body indexes at run time, as arrays. */
-static void print_consts(PrintCtx *p, Region *r)
+void kernel_consts(PrintCtx *p, Region *r)
 {
     for (int i = 0; i < r->nconsts; i++) {
         Obj *c = r->consts[i];
@@ -533,7 +520,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
             print_fmt(p, "%sk%d%s >= k%dhi", d ? " || " : "", d, (V > 1 && d == last) || (R > 1 && d == 0) ? "base" : "", d);
         print_fmt(p, p->no_returns ? ")) {\n" : ") return;\n");
     }
-    print_consts(p, r);
+    kernel_consts(p, r);
     for (int d = 0; d < nd; d++) {
         if ((V > 1 && d == last) || (R > 1 && d == 0)) continue;
         print_indent(p);
@@ -586,161 +573,6 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (p->no_returns) print_fmt(p, "    }\n");
     p->border = false;
     p->region = NULL;
-    p->indent = 0;
-}
-
-/* ---- stages in local memory (fuse_tile.c) ------------------------------------ */
-static const char *group_id(const PrintCtx *p, int g)
-{
-    if (!dialect(p)->cuda) return lang_format("(int)get_group_id(%d)", g);
-    return lang_format("(int)blockIdx.%c", "xyz"[g]);
-}
-
-/* Cell (parac_gr, parac_gc) of stage st outside its matrix, on axis a (the
- * other axis inside): the rule's entry there maps it to a row or column of
- * the matrix, or gives its value; no entry leaves the cell 0. */
-static void stage_rule_axis(PrintCtx *p, const Stage *st, int a)
-{
-    const char *g = a ? "parac_gc" : "parac_gr", *dim = a ? "parac_d1" : "parac_d0";
-    const char *T = ty_c_name(st->m->ty->base, true);
-    print_fmt(p, "            ");
-    for (const BorderEntry *e = st->rule ? st->rule->entries : NULL; e; e = e->next) {
-        if (!e->side[a] || e->side[1 - a]) continue;
-        if (e->side[a] < 0) print_fmt(p, "if (%s == %d) ", g, e->side[a]);
-        else print_fmt(p, "if (%s == %s + %d) ", g, dim, e->side[a] - 1);
-        Node *f = lang_rule_map(e, st->m, a);
-        if (f) {
-            print_fmt(p, "%s = ", g);
-            print_expr(p, f);
-            print_fmt(p, ";\n            else ");
-            continue;
-        }
-        /* a value: '*' is the cell's index on the other axis */
-        Node gr = {0}, gc = {0};
-        gr.kind = gc.kind = ND_ITER_INDEX;
-        gr.name = "parac_gr";
-        gc.name = "parac_gc";
-        Node *sw[2] = {p->wild_e[0], p->wild_e[1]};
-        p->wild_e[0] = &gr;
-        p->wild_e[1] = &gc;
-        p->rule_depth++;
-        print_fmt(p, "{\n                parac_cell = (%s)(", T);
-        print_expr(p, e->value);
-        print_fmt(p, ");\n                parac_out = 1;\n            } else ");
-        p->rule_depth--;
-        p->wild_e[0] = sw[0];
-        p->wild_e[1] = sw[1];
-    }
-    print_fmt(p, "parac_out = 1;\n");
-}
-
-/* A region with stages: the work-group computes each stage's tile, halo
- * included, into local memory (every work-item takes cells in turn, then
- * all meet at a barrier), then its outputs from the tiles: R rows of them
- * per work-item, interleaved, one column each. Every work-item reaches
- * every barrier; none returns (the body has no jumps: fuse_tile.c). */
-static void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
-{
-    Iterator *it = r->iter;
-    const int R = r->rows_per_item;
-    print_fmt(p, "/* %s:%d: parac_iterator %s, its %d stage%s computed by each work-group in local memory */\n", src,
-              r->node->tok->line, it->name, it->nstages, it->nstages > 1 ? "s" : "");
-    /* CUDA: at most the planned work-group, at least 4 resident per
-     * multiprocessor. On the H200 this let ptxas take 48 registers instead
-     * of 40 and took the unsharp mask at 4096^2 from 0.166 to 0.157 ms; a
-     * minimum of 6 gave 0.159, of 7 or 8 (32 registers) 0.198, none 0.182
-     * (bench/parac/results/unsharp-staged-shapes-h200-2026-11-26.txt) */
-    if (dialect(p)->cuda) print_fmt(p, "%s __launch_bounds__(%d, 4) %s(", dialect(p)->kernel, r->wg[0] * r->wg[1], r->kernel);
-    else print_fmt(p, "%s %s(", dialect(p)->kernel, r->kernel);
-    kernel_params(p, r, restrict_ptrs, 2); /* launched as the search's candidates are (no border boxes) */
-    print_fmt(p, ")\n{\n");
-    for (int k = 0; k < it->nstages; k++) { /* sized for the planned work-group: a launch may only shrink it */
-        const Stage *st = &it->stages[k];
-        const long rows = (long)r->wg[1] * R + st->lo[0] + st->hi[0], cols = (long)r->wg[0] + st->lo[1] + st->hi[1];
-        print_fmt(p, "    %s%s parac_sg%d[%ld]; /* %s */\n", dialect(p)->cuda ? "__shared__ " : "__local ",
-                  ty_c_name(st->m->ty->base, true), k, rows * cols, st->m->name);
-    }
-    print_fmt(p, "    const int parac_nx = %s, parac_ny = %s;\n", local_size(p, 0), local_size(p, 1));
-    print_fmt(p, "    const int parac_me = %s * parac_nx + %s, parac_nth = parac_nx * parac_ny;\n", local_id(p, 1), local_id(p, 0));
-    print_fmt(p, "    const int parac_r0 = first0 + k0lo + %s * parac_ny * %d, parac_c0 = first1 + k1lo + %s * parac_nx;\n",
-              group_id(p, 1), R, group_id(p, 0));
-    print_fmt(p, "    /* the stages' sizes: each covers the iterator's whole space (fuse_tile.c) */\n");
-    print_fmt(p, "    const int parac_d0 = first0 + k0hi, parac_d1 = first1 + k1hi;\n");
-    print_fmt(p, "    /* a launch may add a work-group past the box (aligned vector bases elsewhere): it fills nothing */\n");
-    print_fmt(p, "    const int parac_live = parac_r0 < parac_d0 && parac_c0 < parac_d1;\n");
-    p->in_kernel = true;
-    p->region = r;
-    p->indent = 1;
-    print_consts(p, r);
-    for (int k = 0; k < it->nstages; k++) {
-        const Stage *st = &it->stages[k];
-        const char *T = ty_c_name(st->m->ty->base, true);
-        print_fmt(p, "    /* %s:%d: %s, rows -%ld..+%ld and columns -%ld..+%ld around the outputs */\n", src,
-                  st->p->tok->line, st->m->name, st->lo[0], st->hi[0], st->lo[1], st->hi[1]);
-        print_fmt(p, "    const int parac_sr%d = parac_r0 - %ld, parac_sc%d = parac_c0 - %ld, parac_sn%d = parac_nx + %ld;\n", k,
-                  st->lo[0], k, st->lo[1], k, st->lo[1] + st->hi[1]);
-        /* cell i = a * sn + j: a and j step by the work-group's size, no division per cell */
-        print_fmt(p, "    {\n    int parac_a = parac_me / parac_sn%d, parac_j = parac_me - parac_a * parac_sn%d;\n", k, k);
-        print_fmt(p, "    const int parac_da = parac_nth / parac_sn%d, parac_dj = parac_nth - parac_da * parac_sn%d;\n", k, k);
-        print_fmt(p, "    #pragma unroll 4\n    for (int parac_i = parac_me; parac_live && parac_i < (parac_ny * %d + %ld) * parac_sn%d; parac_i += parac_nth) {\n",
-                  R, st->lo[0] + st->hi[0], k);
-        print_fmt(p, "        int parac_gr = parac_sr%d + parac_a, parac_gc = parac_sc%d + parac_j;\n", k, k);
-        print_fmt(p, "        parac_a += parac_da;\n        parac_j += parac_dj;\n");
-        print_fmt(p, "        if (parac_j >= parac_sn%d) {\n            parac_j -= parac_sn%d;\n            parac_a++;\n        }\n", k, k);
-        print_fmt(p, "        %s parac_cell = (%s)0;\n        int parac_out = 0;\n", T, T);
-        print_fmt(p, "        if (parac_gr < 0 || parac_gr >= parac_d0) {\n");
-        print_fmt(p, "            if (parac_gc < 0 || parac_gc >= parac_d1) parac_out = 1; /* a corner: no entry */\n");
-        print_fmt(p, "            else {\n");
-        p->indent = 3;
-        stage_rule_axis(p, st, 0);
-        print_fmt(p, "            }\n        } else if (parac_gc < 0 || parac_gc >= parac_d1) {\n");
-        stage_rule_axis(p, st, 1);
-        print_fmt(p, "        }\n");
-        /* E is evaluated at every cell, unconditionally, so that the loads
-         * of consecutive cells overlap: a cell that takes no value of E
-         * evaluates it at the tile's first output, (parac_r0, parac_c0),
-         * which is inside the image and inside every tile E reads */
-        print_fmt(p, "        const int parac_ok = !parac_out && parac_gr >= 0 && parac_gr < parac_d0 && parac_gc >= 0 && "
-                     "parac_gc < parac_d1;\n");
-        print_fmt(p, "        if (!parac_ok) {\n            parac_gr = parac_r0;\n            parac_gc = parac_c0;\n        }\n");
-        Node gr = {0}, gc = {0};
-        gr.kind = gc.kind = ND_ITER_INDEX;
-        gr.name = "parac_gr";
-        gc.name = "parac_gc";
-        gr.tok = gc.tok = st->p->tok;
-        Subst sub = {.from = st->p, .to = it};
-        sub.to_expr[0] = &gr;
-        sub.to_expr[1] = &gc;
-        print_fmt(p, "        const %s parac_e = (%s)(", T, T);
-        p->stage_fill = k + 1;
-        print_expr(p, tree_copy(st->e, &sub));
-        p->stage_fill = 0;
-        print_fmt(p, ");\n        parac_sg%d[parac_i] = parac_ok ? parac_e : parac_cell;\n    }\n    }\n", k);
-        print_fmt(p, "    %s;\n", dialect(p)->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
-    }
-    fold_open(p, r);
-    /* the outputs: a tile wholly inside the box runs its rows unrolled with
-     * no tests (their loads overlap), one on the box's edge tests each */
-    print_fmt(p, "    const int parac_k0 = k0lo + %s * parac_ny * %d + %s, parac_k1 = k1lo + %s * parac_nx + %s;\n", group_id(p, 1), R,
-              local_id(p, 1), group_id(p, 0), local_id(p, 0));
-    print_fmt(p, "    if (k0lo + (%s + 1) * parac_ny * %d <= k0hi && k1lo + (%s + 1) * parac_nx <= k1hi) {\n", group_id(p, 1), R,
-              group_id(p, 0));
-    for (int whole = 1; whole >= 0; whole--) {
-        print_fmt(p, whole ? "    #pragma unroll\n" : "    } else {\n");
-        print_fmt(p, "    for (int parac_q = 0; parac_q < %d; parac_q++) {\n", R);
-        print_fmt(p, "        const int k0 = parac_k0 + parac_q * parac_ny, k1 = parac_k1;\n");
-        if (!whole) print_fmt(p, "        if (k0 >= k0hi || k1 >= k1hi) continue;\n");
-        print_fmt(p, "        const int %sx = first0 + k0, %sy = first1 + k1;\n", it->name, it->name);
-        if (dialect(p)->cuda) print_fmt(p, "        (void)%sx;\n        (void)%sy;\n", it->name, it->name);
-        p->indent = 2;
-        print_stmt(p, it->body);
-        print_fmt(p, "    }\n");
-    }
-    print_fmt(p, "    }\n");
-    fold_close(p, r);
-    print_fmt(p, "}\n\n");
-    p->region = NULL;
-    p->in_kernel = false;
     p->indent = 0;
 }
 

@@ -36,8 +36,6 @@
 
 enum { MAX_LEAD_COPIES = 8 };
 
-
-
 /* Every access of M in n is a read at the consumer's own point. */
 static bool reads_at_point(Node *n, const Obj *m, const Iterator *it, int lead, int depth)
 {

@@ -238,7 +238,6 @@ static int hoist_common(Node **s)
 
 /* ---- loads both arms make ------------------------------------------------ */
 
-
 typedef struct Reads {
     Node *n[16];
     int count;

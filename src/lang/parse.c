@@ -5,21 +5,7 @@
  * errors. Recursion depth is bounded so no input overflows the stack. */
 #include <string.h>
 
-#include "lang/lang.h"
-
-typedef struct Parser {
-    Token *tok;
-    SourceFile *file;
-    const char **typedefs;
-    int ntypedefs, captypedefs;
-    int depth;          /* expression/statement nesting */
-    Iterator *in_iter;  /* enclosing iterator: they do not nest */
-    bool in_rule;       /* inside a border rule: '*' is an index */
-    bool failed;        /* an error in the current statement: skip it */
-    Token *last;        /* the last token consumed by consume()/expect() */
-} Parser;
-
-enum { MAX_DEPTH = 200 };
+#include "lang/parse.h"
 
 static const char *builtin_typedefs[] = {
     "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int8_t", "int16_t", "int32_t",
@@ -27,15 +13,13 @@ static const char *builtin_typedefs[] = {
     "off_t", "time_t", "clock_t", "va_list", "parac_image", "parac_status", "parac_context",
 };
 
-static void error_here(Parser *P, const char *fmt, const char *what)
+void parse_error_here(Parser *P, const char *fmt, const char *what)
 {
     if (!P->failed) diag_error_tok(P->tok, fmt, what);
     P->failed = true;
 }
 
-static bool equal(Parser *P, const char *s) { return tok_is(P->tok, s); }
-
-static bool consume(Parser *P, const char *s)
+bool parse_consume(Parser *P, const char *s)
 {
     if (equal(P, s)) {
         P->last = P->tok;
@@ -45,9 +29,9 @@ static bool consume(Parser *P, const char *s)
     return false;
 }
 
-static void expect(Parser *P, const char *s)
+void parse_expect(Parser *P, const char *s)
 {
-    if (!consume(P, s)) {
+    if (!parse_consume(P, s)) {
         char buf[64];
         snprintf(buf, sizeof buf, "'%s'", s);
         if (!P->failed) {
@@ -82,7 +66,7 @@ static void add_typedef(Parser *P, const char *name)
     P->typedefs[P->ntypedefs++] = name;
 }
 
-static bool is_type_start(Parser *P, Token *t)
+bool parse_is_type_start(Parser *P, Token *t)
 {
     static const char *kw[] = {"void", "char", "short", "int", "long", "float", "double",
                                "signed", "unsigned", "_Bool", "struct", "union", "enum",
@@ -96,14 +80,7 @@ static bool is_type_start(Parser *P, Token *t)
 }
 
 /* ---- declarations --------------------------------------------------------- */
-typedef struct DeclSpec {
-    Type *ty;
-    bool is_typedef, is_static, is_extern, is_inline;
-    bool matrix, vector;
-} DeclSpec;
 
-static Node *assign(Parser *P);
-static Node *expr(Parser *P);
 static Node *stmt(Parser *P);
 static Node *compound(Parser *P);
 
@@ -125,7 +102,7 @@ static Type *tagged_type(Parser *P)
             if (equal(P, "}")) depth--;
             P->tok = P->tok->next;
         } while (depth > 0 && P->tok->kind != TK_EOF);
-        if (depth > 0) error_here(P, "%s: unterminated body", "struct");
+        if (depth > 0) parse_error_here(P, "%s: unterminated body", "struct");
     }
     if (!name) name = lang_format("%.*s /* anonymous */", kw->len, kw->loc);
     Type *t = lang_alloc(sizeof *t);
@@ -134,7 +111,7 @@ static Type *tagged_type(Parser *P)
     return t;
 }
 
-static DeclSpec declspec(Parser *P)
+DeclSpec parse_declspec(Parser *P)
 {
     DeclSpec ds = {0};
     int n_long = 0, n_short = 0, n_int = 0, n_char = 0, n_sign = 0, n_unsign = 0;
@@ -164,7 +141,7 @@ static DeclSpec declspec(Parser *P)
         else if (tok_is(t, "signed")) { n_sign++; seen_base = true; }
         else if (tok_is(t, "unsigned")) { n_unsign++; seen_base = true; }
         else if (tok_is(t, "struct") || tok_is(t, "union") || tok_is(t, "enum")) {
-            if (seen_base || other) error_here(P, "%s: two types in one declaration", "struct");
+            if (seen_base || other) parse_error_here(P, "%s: two types in one declaration", "struct");
             other = tagged_type(P);
             continue;
         } else if (!seen_base && !other && is_typedef_name(P, t)) {
@@ -188,7 +165,7 @@ static DeclSpec declspec(Parser *P)
         (void)n_sign;
         ty = ty_basic(base, n_unsign > 0);
         if (!seen_base && !ds.matrix)
-            error_here(P, "%s", "expected a type");
+            parse_error_here(P, "%s", "expected a type");
     }
     if (is_const) {
         Type *c = lang_alloc(sizeof *c);
@@ -200,7 +177,7 @@ static DeclSpec declspec(Parser *P)
     return ds;
 }
 
-static Type *pointer_to(Type *base)
+Type *parse_pointer_to(Type *base)
 {
     Type *t = lang_alloc(sizeof *t);
     t->kind = TY_PTR;
@@ -213,19 +190,19 @@ static Node *param_list(Parser *P, bool *variadic);
 /* { a, b, { c, d } }: nested braces flatten in row-major order. */
 static void init_items(Parser *P, Node **cur, int depth)
 {
-    expect(P, "{");
+    parse_expect(P, "{");
     if (depth > 8) {
-        error_here(P, "%s", "initialiser nested too deeply");
+        parse_error_here(P, "%s", "initialiser nested too deeply");
         return;
     }
     while (!P->failed && !equal(P, "}") && P->tok->kind != TK_EOF) {
         if (equal(P, "{"))
             init_items(P, cur, depth + 1);
         else
-            *cur = (*cur)->next = assign(P);
-        if (!consume(P, ",")) break;
+            *cur = (*cur)->next = parse_assign(P);
+        if (!parse_consume(P, ",")) break;
     }
-    expect(P, "}");
+    parse_expect(P, "}");
 }
 
 /* One declarator. Fills a ND_DECL node: var name in n->name, type in n->ty,
@@ -238,26 +215,26 @@ static Node *declarator(Parser *P, DeclSpec *ds)
     int stars = 0;
     while (equal(P, "*") || equal(P, "const") || equal(P, "restrict") || equal(P, "__restrict") ||
            equal(P, "volatile")) {
-        if (consume(P, "*")) {
-            ty = pointer_to(ty);
+        if (parse_consume(P, "*")) {
+            ty = parse_pointer_to(ty);
             if (++stars > 32) {
-                error_here(P, "%s", "too many levels of pointers");
+                parse_error_here(P, "%s", "too many levels of pointers");
                 return d;
             }
         } else
             P->tok = P->tok->next;
     }
     if (equal(P, "&")) {
-        if (!ds->matrix) error_here(P, "%s", "'&' references are only for parac_matrix and parac_vector");
+        if (!ds->matrix) parse_error_here(P, "%s", "'&' references are only for parac_matrix and parac_vector");
         is_ref = true;
         P->tok = P->tok->next;
     }
     if (equal(P, "(")) {
-        error_here(P, "%s", "function pointer declarators are not supported");
+        parse_error_here(P, "%s", "function pointer declarators are not supported");
         return d;
     }
     if (P->tok->kind != TK_IDENT) {
-        error_here(P, "%s", "expected a name in the declaration");
+        parse_error_here(P, "%s", "expected a name in the declaration");
         return d;
     }
     d->tok = P->tok;
@@ -271,15 +248,15 @@ static Node *declarator(Parser *P, DeclSpec *ds)
         while (equal(P, "[")) {
             Token *lb = P->tok;
             P->tok = P->tok->next;
-            Node *e = assign(P);
-            expect(P, "]");
+            Node *e = parse_assign(P);
+            parse_expect(P, "]");
             if (m->ndim == 3) {
                 diag_error_tok(lb, "a parac_matrix has at most 3 dimensions");
                 continue;
             }
             m->dims[m->ndim++] = e;
         }
-        if (m->ndim == 0) error_here(P, "%s", "a parac_matrix declaration needs its sizes, e.g. M[H][W]");
+        if (m->ndim == 0) parse_error_here(P, "%s", "a parac_matrix declaration needs its sizes, e.g. M[H][W]");
         if (ds->vector && m->ndim > 1) diag_error_tok(d->tok, "a parac_vector has one dimension");
         d->ty = m;
         d->is_typedef = is_ref; /* reused as "is reference" flag on declarators */
@@ -287,12 +264,12 @@ static Node *declarator(Parser *P, DeclSpec *ds)
     } else {
         for (int suffixes = 0;; suffixes++) {
             if (suffixes == 32) {
-                error_here(P, "%s", "too many array or function suffixes");
+                parse_error_here(P, "%s", "too many array or function suffixes");
                 return d;
             }
-            if (consume(P, "[")) {
-                Node *len = equal(P, "]") ? NULL : assign(P);
-                expect(P, "]");
+            if (parse_consume(P, "[")) {
+                Node *len = equal(P, "]") ? NULL : parse_assign(P);
+                parse_expect(P, "]");
                 Type *a = lang_alloc(sizeof *a);
                 a->kind = TY_ARRAY;
                 a->array_len = len;
@@ -306,7 +283,7 @@ static Node *declarator(Parser *P, DeclSpec *ds)
                     a->base = ty;
                     ty = a;
                 }
-            } else if (consume(P, "(")) {
+            } else if (parse_consume(P, "(")) {
                 Type *f = lang_alloc(sizeof *f);
                 f->kind = TY_FUNC;
                 f->base = ty;
@@ -317,7 +294,7 @@ static Node *declarator(Parser *P, DeclSpec *ds)
         }
         d->ty = ty;
     }
-    if (consume(P, "=")) {
+    if (parse_consume(P, "=")) {
         if (equal(P, "{")) {
             Node *list = new_node(ND_INIT_LIST, P->tok);
             Node head = {0}, *cur = &head;
@@ -325,7 +302,7 @@ static Node *declarator(Parser *P, DeclSpec *ds)
             list->args = head.next;
             d->init = list;
         } else {
-            d->init = assign(P);
+            d->init = parse_assign(P);
         }
     }
     return d;
@@ -338,17 +315,17 @@ static Node *param_list(Parser *P, bool *variadic)
         P->tok = P->tok->next->next;
         return NULL;
     }
-    while (!consume(P, ")")) {
+    while (!parse_consume(P, ")")) {
         if (P->tok->kind == TK_EOF || P->failed) {
-            error_here(P, "%s", "unterminated parameter list");
+            parse_error_here(P, "%s", "unterminated parameter list");
             return head.next;
         }
-        if (cur != &head) expect(P, ",");
-        if (consume(P, "...")) {
+        if (cur != &head) parse_expect(P, ",");
+        if (parse_consume(P, "...")) {
             *variadic = true;
             continue;
         }
-        DeclSpec ds = declspec(P);
+        DeclSpec ds = parse_declspec(P);
         Node *d;
         if (equal(P, ",") || equal(P, ")")) {
             d = new_node(ND_DECL, P->tok);
@@ -358,7 +335,7 @@ static Node *param_list(Parser *P, bool *variadic)
         }
         d->kind = ND_PARAM;
         /* array parameters decay to pointers */
-        if (d->ty && d->ty->kind == TY_ARRAY) d->ty = pointer_to(d->ty->base);
+        if (d->ty && d->ty->kind == TY_ARRAY) d->ty = parse_pointer_to(d->ty->base);
         cur = cur->next = d;
         if (P->failed) return head.next;
     }
@@ -380,296 +357,10 @@ static Node *declaration(Parser *P, DeclSpec *ds, Token *start)
             if (P->failed) break;
             if (ds->is_typedef && d->name) add_typedef(P, d->name);
             cur = cur->next = d;
-        } while (consume(P, ","));
+        } while (parse_consume(P, ","));
     }
     n->decls = head.next;
-    expect(P, ";");
-    return n;
-}
-
-/* ---- expressions ------------------------------------------------------------ */
-static Node *binary(const char *op, Node *l, Node *r, Token *tok)
-{
-    Node *n = new_node(ND_BINARY, tok);
-    n->op = op;
-    n->lhs = l;
-    n->rhs = r;
-    return n;
-}
-
-static bool enter(Parser *P)
-{
-    if (++P->depth > MAX_DEPTH) {
-        error_here(P, "%s", "expression or statement nested too deeply");
-        return false;
-    }
-    return true;
-}
-
-static Node *cast_expr(Parser *P);
-
-static Node *primary(Parser *P)
-{
-    Token *t = P->tok;
-    if (consume(P, "(")) {
-        Node *e = expr(P);
-        expect(P, ")");
-        return e;
-    }
-    if (t->kind == TK_NUM) {
-        P->tok = t->next;
-        Node *n = new_node(ND_NUM, t);
-        return n;
-    }
-    if (t->kind == TK_STR) {
-        P->tok = t->next;
-        Node *n = new_node(ND_STR, t);
-        /* adjacent string literals */
-        while (P->tok->kind == TK_STR) {
-            n->text = n->text ? lang_format("%s %.*s", n->text, P->tok->len, P->tok->loc)
-                              : lang_format("%.*s %.*s", t->len, t->loc, P->tok->len, P->tok->loc);
-            P->tok = P->tok->next;
-        }
-        return n;
-    }
-    if (t->kind == TK_CHAR) {
-        P->tok = t->next;
-        return new_node(ND_CHARLIT, t);
-    }
-    if (t->kind == TK_IDENT) {
-        P->tok = t->next;
-        Node *n = new_node(ND_VAR, t);
-        n->name = tok_text(t);
-        return n;
-    }
-    if (P->in_rule && equal(P, "*")) { /* border-rule wildcard */
-        P->tok = t->next;
-        return new_node(ND_WILDCARD, t);
-    }
-    if (t->kind == TK_EOF)
-        error_here(P, "%s", "expected an expression before end of file");
-    else if (!P->failed) {
-        diag_error_tok(t, "expected an expression before '%.*s'", t->len, t->loc);
-        P->failed = true;
-    }
-    return new_node(ND_NUM, t);
-}
-
-static Node *postfix(Parser *P)
-{
-    Node *n = primary(P);
-    for (int count = 0;; count++) {
-        if (P->failed) return n;
-        if (count == 256) {
-            error_here(P, "%s", "too many postfix operators in a row");
-            return n;
-        }
-        Token *t = P->tok;
-        if (consume(P, "[")) {
-            Node *ix = new_node(ND_INDEX, t);
-            ix->lhs = n;
-            Node *e;
-            if (P->in_rule && equal(P, "*") && tok_is(P->tok->next, "]")) {
-                e = new_node(ND_WILDCARD, P->tok);
-                P->tok = P->tok->next;
-            } else {
-                e = expr(P);
-            }
-            if (equal(P, ":")) {
-                Node *s = new_node(ND_SLICE, P->tok);
-                P->tok = P->tok->next;
-                s->lhs = e;
-                s->rhs = assign(P);
-                if (consume(P, ":")) s->inc = assign(P);
-                e = s;
-            }
-            ix->rhs = e;
-            expect(P, "]");
-            n = ix;
-        } else if (consume(P, "(")) {
-            Node *c = new_node(ND_CALL, n->tok);
-            c->lhs = n;
-            c->name = n->kind == ND_VAR ? n->name : NULL;
-            Node head = {0}, *cur = &head;
-            while (!consume(P, ")")) {
-                if (cur != &head) expect(P, ",");
-                if (P->failed || P->tok->kind == TK_EOF) {
-                    error_here(P, "%s", "unterminated argument list");
-                    return c;
-                }
-                cur = cur->next = assign(P);
-            }
-            c->args = head.next;
-            n = c;
-        } else if (equal(P, ".") || equal(P, "->")) {
-            Node *m = new_node(ND_MEMBER, t);
-            m->op = tok_text(t);
-            P->tok = t->next;
-            m->lhs = n;
-            if (P->tok->kind != TK_IDENT) {
-                error_here(P, "%s", "expected a member name");
-                return m;
-            }
-            m->name = tok_text(P->tok);
-            P->tok = P->tok->next;
-            n = m;
-        } else if (equal(P, "++") || equal(P, "--")) {
-            Node *m = new_node(ND_POSTFIX, t);
-            m->op = tok_text(t);
-            m->lhs = n;
-            P->tok = t->next;
-            n = m;
-        } else
-            return n;
-    }
-}
-
-static Type *type_name(Parser *P)
-{
-    DeclSpec ds = declspec(P);
-    Type *ty = ds.ty;
-    for (int stars = 0; consume(P, "*"); stars++) {
-        ty = pointer_to(ty);
-        if (stars == 32) {
-            error_here(P, "%s", "too many levels of pointers");
-            break;
-        }
-    }
-    if (ds.matrix) error_here(P, "%s", "a parac_matrix type cannot be used in a cast");
-    return ty;
-}
-
-static Node *unary(Parser *P)
-{
-    Token *t = P->tok;
-    if (!enter(P)) return new_node(ND_NUM, t);
-    Node *n;
-    if (equal(P, "+") || equal(P, "-") || equal(P, "!") || equal(P, "~") || equal(P, "*") ||
-        equal(P, "&") || equal(P, "++") || equal(P, "--")) {
-        if (P->in_rule && equal(P, "*") && (tok_is(t->next, "]")))
-            n = primary(P);
-        else {
-            P->tok = t->next;
-            n = new_node(ND_UNARY, t);
-            n->op = tok_text(t);
-            n->lhs = cast_expr(P);
-        }
-    } else if (consume(P, "sizeof")) {
-        if (equal(P, "(") && is_type_start(P, P->tok->next)) {
-            P->tok = P->tok->next;
-            n = new_node(ND_SIZEOF_TYPE, t);
-            n->cast_ty = type_name(P);
-            expect(P, ")");
-        } else {
-            n = new_node(ND_SIZEOF_EXPR, t);
-            n->lhs = unary(P);
-        }
-    } else
-        n = postfix(P);
-    P->depth--;
-    return n;
-}
-
-static Node *cast_expr(Parser *P)
-{
-    Token *t = P->tok;
-    if (equal(P, "(") && is_type_start(P, t->next)) {
-        if (!enter(P)) return new_node(ND_NUM, t);
-        P->tok = t->next;
-        Node *n = new_node(ND_CAST, t);
-        n->cast_ty = type_name(P);
-        expect(P, ")");
-        if (equal(P, "{")) error_here(P, "%s", "compound literals are not supported");
-        n->lhs = cast_expr(P);
-        P->depth--;
-        return n;
-    }
-    return unary(P);
-}
-
-/* Binary operators by precedence, lowest first. */
-static const char *levels[][6] = {
-    {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="}, {"<", "<=", ">", ">="},
-    {"<<", ">>"}, {"+", "-"}, {"*", "/", "%", ".*"},
-};
-enum { NLEVELS = sizeof levels / sizeof *levels };
-
-static Node *binary_level(Parser *P, int level)
-{
-    if (level == NLEVELS) return cast_expr(P);
-    if (!enter(P)) return new_node(ND_NUM, P->tok);
-    Node *n = binary_level(P, level + 1);
-    for (int count = 0;; count++) {
-        if (P->failed) break;
-        if (count == 500) { /* the tree gets as deep as the chain is long */
-            error_here(P, "%s", "expression too long (more than 500 operators in a row)");
-            break;
-        }
-        const char *op = NULL;
-        for (int i = 0; i < 6 && levels[level][i]; i++)
-            if (equal(P, levels[level][i])) op = levels[level][i];
-        if (!op) break;
-        Token *t = P->tok;
-        P->tok = t->next;
-        Node *r = binary_level(P, level + 1);
-        n = binary(op, n, r, t);
-        if (!strcmp(op, ".*")) n->kind = ND_EWMUL;
-    }
-    P->depth--;
-    return n;
-}
-
-static Node *conditional(Parser *P)
-{
-    Node *c = binary_level(P, 0);
-    Token *t = P->tok;
-    if (!consume(P, "?")) return c;
-    if (!enter(P)) return c;
-    Node *n = new_node(ND_COND, t);
-    n->cond = c;
-    n->then = expr(P);
-    expect(P, ":");
-    n->els = conditional(P);
-    P->depth--;
-    return n;
-}
-
-static Node *assign(Parser *P)
-{
-    if (!enter(P)) return new_node(ND_NUM, P->tok);
-    Node *n = conditional(P);
-    static const char *ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>="};
-    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
-        if (equal(P, ops[i])) {
-            Token *t = P->tok;
-            P->tok = t->next;
-            Node *a = new_node(ND_ASSIGN, t);
-            a->op = ops[i];
-            a->lhs = n;
-            a->rhs = assign(P);
-            n = a;
-            break;
-        }
-    }
-    P->depth--;
-    return n;
-}
-
-static Node *expr(Parser *P)
-{
-    Node *n = assign(P);
-    for (int count = 0; equal(P, ",") && !P->failed; count++) {
-        if (count == 500) {
-            error_here(P, "%s", "expression too long (more than 500 commas in a row)");
-            break;
-        }
-        Token *t = P->tok;
-        P->tok = t->next;
-        Node *c = new_node(ND_COMMA, t);
-        c->lhs = n;
-        c->rhs = assign(P);
-        n = c;
-    }
+    parse_expect(P, ";");
     return n;
 }
 
@@ -699,7 +390,7 @@ static void recover(Parser *P)
 static bool looks_like_decl(Parser *P)
 {
     Token *t = P->tok;
-    if (t->kind == TK_KEYWORD) return is_type_start(P, t);
+    if (t->kind == TK_KEYWORD) return parse_is_type_start(P, t);
     if (is_typedef_name(P, t)) {
         Token *n = t->next;
         return n->kind == TK_IDENT || tok_is(n, "*") || tok_is(n, "&") || tok_is(n, "const") ||
@@ -713,13 +404,13 @@ static bool looks_like_decl(Parser *P)
 static Range range(Parser *P, Token **stride_tok, Node **stride)
 {
     Range r = {0};
-    r.lb = assign(P);
-    expect(P, ":");
-    r.ub = assign(P);
+    r.lb = parse_assign(P);
+    parse_expect(P, ":");
+    r.ub = parse_assign(P);
     r.stride = 1;
     *stride = NULL;
     *stride_tok = P->tok;
-    if (consume(P, ":")) *stride = assign(P);
+    if (parse_consume(P, ":")) *stride = parse_assign(P);
     return r;
 }
 
@@ -732,29 +423,29 @@ static Node *iterator_stmt(Parser *P)
     n->iter = it;
     it->tok = start;
     if (P->tok->kind != TK_IDENT) {
-        error_here(P, "%s", "expected the iterator's name after parac_iterator");
+        parse_error_here(P, "%s", "expected the iterator's name after parac_iterator");
         return n;
     }
     it->name = tok_text(P->tok);
     n->name = it->name;
     P->tok = P->tok->next;
-    expect(P, "(");
-    if (consume(P, "iter_element")) {
+    parse_expect(P, "(");
+    if (parse_consume(P, "iter_element")) {
         it->iter_element = true;
-        expect(P, ";");
+        parse_expect(P, ";");
     }
     Node *strides[3] = {0};
     Token *stoks[3] = {0};
     while (!P->failed) {
         if (it->ndim == 3) {
-            error_here(P, "%s", "an iterator has at most 3 dimensions");
+            parse_error_here(P, "%s", "an iterator has at most 3 dimensions");
             break;
         }
         it->r[it->ndim] = range(P, &stoks[it->ndim], &strides[it->ndim]);
         it->ndim++;
-        if (!consume(P, ";")) break;
+        if (!parse_consume(P, ";")) break;
     }
-    expect(P, ")");
+    parse_expect(P, ")");
     for (int d = 0; d < it->ndim; d++) {
         if (!strides[d]) continue;
         bool ok = false;
@@ -766,15 +457,15 @@ static Node *iterator_stmt(Parser *P)
         else
             it->r[d].stride = s;
     }
-    if (consume(P, "parac_border_rule")) {
-        expect(P, "(");
+    if (parse_consume(P, "parac_border_rule")) {
+        parse_expect(P, "(");
         if (P->tok->kind == TK_IDENT) {
             it->rule_name = new_node(ND_VAR, P->tok);
             it->rule_name->name = tok_text(P->tok);
             P->tok = P->tok->next;
         } else
-            error_here(P, "%s", "expected a border rule name");
-        expect(P, ")");
+            parse_error_here(P, "%s", "expected a border rule name");
+        parse_expect(P, ")");
     }
     if (P->failed) return n;
     if (P->in_iter) {
@@ -796,23 +487,23 @@ static Node *border_rule_decl(Parser *P)
     P->tok = P->tok->next;
     Node *n = new_node(ND_BORDER_RULE, start);
     if (P->tok->kind != TK_IDENT) {
-        error_here(P, "%s", "expected the border rule's name");
+        parse_error_here(P, "%s", "expected the border rule's name");
         return n;
     }
     n->name = tok_text(P->tok);
     P->tok = P->tok->next;
-    expect(P, "{");
+    parse_expect(P, "{");
     Node head = {0}, *cur = &head;
     P->in_rule = true;
     while (!P->failed && !equal(P, "}") && P->tok->kind != TK_EOF) {
         Node *e = new_node(ND_EXPR_STMT, P->tok);
-        e->lhs = expr(P);
-        expect(P, ";");
+        e->lhs = parse_expr(P);
+        parse_expect(P, ";");
         cur = cur->next = e;
     }
     P->in_rule = false;
-    expect(P, "}");
-    consume(P, ";");
+    parse_expect(P, "}");
+    parse_consume(P, ";");
     n->body = head.next;
     return n;
 }
@@ -822,96 +513,96 @@ static Node *stmt_inner(Parser *P)
     Token *t = P->tok;
     Node *n;
     if (equal(P, "{")) return compound(P);
-    if (consume(P, ";")) return new_node(ND_NULL_STMT, t);
+    if (parse_consume(P, ";")) return new_node(ND_NULL_STMT, t);
     if (equal(P, "parac_iterator")) return iterator_stmt(P);
     if (equal(P, "parac_border_rule")) return border_rule_decl(P);
-    if (consume(P, "if")) {
+    if (parse_consume(P, "if")) {
         n = new_node(ND_IF, t);
-        expect(P, "(");
-        n->cond = expr(P);
-        expect(P, ")");
+        parse_expect(P, "(");
+        n->cond = parse_expr(P);
+        parse_expect(P, ")");
         n->then = stmt(P);
-        if (consume(P, "else")) n->els = stmt(P);
+        if (parse_consume(P, "else")) n->els = stmt(P);
         return n;
     }
-    if (consume(P, "while")) {
+    if (parse_consume(P, "while")) {
         n = new_node(ND_WHILE, t);
-        expect(P, "(");
-        n->cond = expr(P);
-        expect(P, ")");
+        parse_expect(P, "(");
+        n->cond = parse_expr(P);
+        parse_expect(P, ")");
         n->body = stmt(P);
         return n;
     }
-    if (consume(P, "do")) {
+    if (parse_consume(P, "do")) {
         n = new_node(ND_DO, t);
         n->body = stmt(P);
-        expect(P, "while");
-        expect(P, "(");
-        n->cond = expr(P);
-        expect(P, ")");
-        expect(P, ";");
+        parse_expect(P, "while");
+        parse_expect(P, "(");
+        n->cond = parse_expr(P);
+        parse_expect(P, ")");
+        parse_expect(P, ";");
         return n;
     }
-    if (consume(P, "for")) {
+    if (parse_consume(P, "for")) {
         n = new_node(ND_FOR, t);
-        expect(P, "(");
+        parse_expect(P, "(");
         if (looks_like_decl(P)) {
             Token *s = P->tok;
-            DeclSpec ds = declspec(P);
+            DeclSpec ds = parse_declspec(P);
             n->init = declaration(P, &ds, s);
-        } else if (!consume(P, ";")) {
+        } else if (!parse_consume(P, ";")) {
             n->init = new_node(ND_EXPR_STMT, P->tok);
-            n->init->lhs = expr(P);
-            expect(P, ";");
+            n->init->lhs = parse_expr(P);
+            parse_expect(P, ";");
         }
-        if (!equal(P, ";")) n->cond = expr(P);
-        expect(P, ";");
-        if (!equal(P, ")")) n->inc = expr(P);
-        expect(P, ")");
+        if (!equal(P, ";")) n->cond = parse_expr(P);
+        parse_expect(P, ";");
+        if (!equal(P, ")")) n->inc = parse_expr(P);
+        parse_expect(P, ")");
         n->body = stmt(P);
         return n;
     }
-    if (consume(P, "switch")) {
+    if (parse_consume(P, "switch")) {
         n = new_node(ND_SWITCH, t);
-        expect(P, "(");
-        n->cond = expr(P);
-        expect(P, ")");
+        parse_expect(P, "(");
+        n->cond = parse_expr(P);
+        parse_expect(P, ")");
         n->body = stmt(P);
         return n;
     }
-    if (consume(P, "case")) {
+    if (parse_consume(P, "case")) {
         n = new_node(ND_CASE, t);
-        n->lhs = conditional(P);
-        expect(P, ":");
+        n->lhs = parse_conditional(P);
+        parse_expect(P, ":");
         return n;
     }
-    if (consume(P, "default")) {
+    if (parse_consume(P, "default")) {
         n = new_node(ND_DEFAULT, t);
-        expect(P, ":");
+        parse_expect(P, ":");
         return n;
     }
-    if (consume(P, "return")) {
+    if (parse_consume(P, "return")) {
         n = new_node(ND_RETURN, t);
-        if (!equal(P, ";")) n->lhs = expr(P);
-        expect(P, ";");
+        if (!equal(P, ";")) n->lhs = parse_expr(P);
+        parse_expect(P, ";");
         return n;
     }
-    if (consume(P, "break")) {
-        expect(P, ";");
+    if (parse_consume(P, "break")) {
+        parse_expect(P, ";");
         return new_node(ND_BREAK, t);
     }
-    if (consume(P, "continue")) {
-        expect(P, ";");
+    if (parse_consume(P, "continue")) {
+        parse_expect(P, ";");
         return new_node(ND_CONTINUE, t);
     }
-    if (consume(P, "goto")) {
+    if (parse_consume(P, "goto")) {
         n = new_node(ND_GOTO, t);
         if (P->tok->kind == TK_IDENT) {
             n->name = tok_text(P->tok);
             P->tok = P->tok->next;
         } else
-            error_here(P, "%s", "expected a label after goto");
-        expect(P, ";");
+            parse_error_here(P, "%s", "expected a label after goto");
+        parse_expect(P, ";");
         return n;
     }
     if (t->kind == TK_IDENT && tok_is(t->next, ":")) {
@@ -921,35 +612,35 @@ static Node *stmt_inner(Parser *P)
         return n;
     }
     if (t->kind == TK_DIRECTIVE) {
-        error_here(P, "%s", "preprocessor directives are only supported outside functions");
+        parse_error_here(P, "%s", "preprocessor directives are only supported outside functions");
         P->tok = t->next;
         return new_node(ND_NULL_STMT, t);
     }
     if (looks_like_decl(P)) {
-        DeclSpec ds = declspec(P);
+        DeclSpec ds = parse_declspec(P);
         return declaration(P, &ds, t);
     }
     n = new_node(ND_EXPR_STMT, t);
-    n->lhs = expr(P);
+    n->lhs = parse_expr(P);
     if (equal(P, "parac_border_rule")) {
         n->rule_tok = P->tok;
         P->tok = P->tok->next;
-        expect(P, "(");
+        parse_expect(P, "(");
         if (P->tok->kind == TK_IDENT) {
             n->whole_rule_name = new_node(ND_VAR, P->tok);
             n->whole_rule_name->name = tok_text(P->tok);
             P->tok = P->tok->next;
         } else
-            error_here(P, "%s", "expected a border rule name");
-        expect(P, ")");
+            parse_error_here(P, "%s", "expected a border rule name");
+        parse_expect(P, ")");
     }
-    expect(P, ";");
+    parse_expect(P, ";");
     return n;
 }
 
 static Node *stmt(Parser *P)
 {
-    if (!enter(P)) {
+    if (!parse_enter(P)) {
         recover(P);
         return new_node(ND_NULL_STMT, P->tok);
     }
@@ -970,7 +661,7 @@ static Node *stmt(Parser *P)
 static Node *compound(Parser *P)
 {
     Node *b = new_node(ND_BLOCK, P->tok);
-    expect(P, "{");
+    parse_expect(P, "{");
     Node head = {0}, *cur = &head;
     while (!equal(P, "}")) {
         if (P->tok->kind == TK_EOF) {
@@ -983,7 +674,7 @@ static Node *compound(Parser *P)
         }
         cur = cur->next = stmt(P);
     }
-    consume(P, "}");
+    parse_consume(P, "}");
     b->args = head.next;
     return b;
 }
@@ -998,17 +689,17 @@ static Node *top_item(Parser *P)
         P->tok = start->next;
         return d;
     }
-    if (consume(P, ";")) return NULL;
+    if (parse_consume(P, ";")) return NULL;
     if (equal(P, "parac_border_rule")) return border_rule_decl(P);
     if (equal(P, "parac_iterator")) {
-        error_here(P, "%s", "parac_iterator must be inside a function");
+        parse_error_here(P, "%s", "parac_iterator must be inside a function");
         return NULL;
     }
-    if (!is_type_start(P, start) && !(start->kind == TK_IDENT && start->next->kind == TK_IDENT)) {
+    if (!parse_is_type_start(P, start) && !(start->kind == TK_IDENT && start->next->kind == TK_IDENT)) {
         if (start->kind == TK_IDENT && tok_is(start->next, "("))
-            error_here(P, "%s", "function definitions need a return type (no implicit int)");
+            parse_error_here(P, "%s", "function definitions need a return type (no implicit int)");
         else
-            error_here(P, "%s", "expected a declaration or a function definition");
+            parse_error_here(P, "%s", "expected a declaration or a function definition");
         return NULL;
     }
     /* struct/union/enum definitions: passed through as text */
@@ -1021,7 +712,7 @@ static Node *top_item(Parser *P)
         }
         if (tok_is(t, "=")) break;
     }
-    DeclSpec ds = declspec(P);
+    DeclSpec ds = parse_declspec(P);
     if (P->failed) return NULL;
     if (tagged_def) {
         /* copy everything up to the ';' */
@@ -1058,13 +749,13 @@ static Node *top_item(Parser *P)
     n->is_extern = ds.is_extern;
     if (ds.is_typedef && d->name) add_typedef(P, d->name);
     Node *cur = n->decls = d;
-    while (consume(P, ",")) {
+    while (parse_consume(P, ",")) {
         Node *x = declarator(P, &ds);
         if (P->failed) break;
         if (ds.is_typedef && x->name) add_typedef(P, x->name);
         cur = cur->next = x;
     }
-    expect(P, ";");
+    parse_expect(P, ";");
     return n;
 }
 

@@ -9,8 +9,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "lang/lang.h"
-
+#include "lang/print.h"
 
 void print_indent(PrintCtx *p)
 {
@@ -26,8 +25,6 @@ void print_line(PrintCtx *p, const char *fmt, ...)
     va_end(ap);
     fputc('\n', p->out);
 }
-
-static void out(PrintCtx *p, const char *s) { fputs(s, p->out); }
 
 void print_fmt(PrintCtx *p, const char *fmt, ...)
 {
@@ -82,320 +79,6 @@ void print_type_decl(FILE *o, Type *ty, const char *name, bool opencl)
         return;
     }
     fprintf(o, "%s%s %s", ty->is_const ? "const " : "", ty_c_name(ty, opencl), name);
-}
-
-/* ---- matrix accesses ------------------------------------------------------ */
-static int expr_prec(Node *n);
-
-static void print_term(PrintCtx *p, Node *e, long add)
-{
-    bool simple = e && (e->kind == ND_VAR || e->kind == ND_NUM || e->kind == ND_ITER_INDEX) && add == 0;
-    if (!simple) out(p, "(");
-    if (add != 0 && e && expr_prec(e) < 12) {
-        out(p, "(");
-        print_expr(p, e);
-        out(p, ")");
-    } else
-        print_expr(p, e);
-    if (add > 0) fprintf(p->out, " + %ld", add);
-    if (add < 0) fprintf(p->out, " - %ld", -add);
-    if (!simple) out(p, ")");
-}
-
-void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
-{
-    const char *name = m->name;
-    const char *L = "(long)"; /* 64-bit: an image may exceed 2^31 elements (each size stays below 2^31) */
-    fprintf(p->out, "%s[", name);
-    if (n == 1) {
-        print_term(p, e[0], add[0]);
-    } else if (n == 2) {
-        fprintf(p->out, "%s", L);
-        print_term(p, e[0], add[0]);
-        fprintf(p->out, " * %s_pitch + ", name);
-        print_term(p, e[1], add[1]);
-    } else {
-        fprintf(p->out, "(%s", L);
-        print_term(p, e[0], add[0]);
-        fprintf(p->out, " * %s_d1 + ", name);
-        print_term(p, e[1], add[1]);
-        fprintf(p->out, ") * %s_pitch + ", name);
-        print_term(p, e[2], add[2]);
-    }
-    out(p, "]");
-}
-
-static BorderRule *active_rule(PrintCtx *p)
-{
-    if (!p->border || !p->region || !p->region->iter) return NULL;
-    return p->region->iter->rule;
-}
-
-static BorderEntry *find_entry(BorderRule *r, int sx, int sy)
-{
-    for (BorderEntry *e = r->entries; e; e = e->next)
-        if (e->side[0] == sx && e->side[1] == sy) return e;
-    return NULL;
-}
-
-static void print_rule_value(PrintCtx *p, BorderEntry *be, Node **e, const long *add, int nd)
-{
-    Node *sw[2] = {p->wild_e[0], p->wild_e[1]};
-    long sa[2] = {p->wild_add[0], p->wild_add[1]};
-    for (int i = 0; i < nd; i++) {
-        p->wild_e[i] = e[i];
-        p->wild_add[i] = add[i];
-    }
-    p->rule_depth++;
-    out(p, "(");
-    print_expr(p, be->value);
-    out(p, ")");
-    p->rule_depth--;
-    p->wild_e[0] = sw[0];
-    p->wild_e[1] = sw[1];
-    p->wild_add[0] = sa[0];
-    p->wild_add[1] = sa[1];
-}
-
-/* The value of the side border on axis `a` at distance index `e` (outside). */
-static void print_side_chain(PrintCtx *p, BorderRule *r, int a, int dir, Node **e, const long *add, int nd)
-{
-    int w = dir < 0 ? r->width_lo[a] : r->width_hi[a];
-    const char *D = lang_format("%s_d%d", r->var->name, a);
-    if (w == 0) {
-        /* no rule on this side: clamp (never reached when the static check passed) */
-        out(p, "0");
-        return;
-    }
-    out(p, "(");
-    for (int k = 1; k <= w; k++) {
-        int sx = nd == 1 ? dir * k : (a == 0 ? dir * k : 0);
-        int sy = nd == 1 ? 0 : (a == 1 ? dir * k : 0);
-        BorderEntry *be = find_entry(r, sx, sy);
-        if (k < w) {
-            print_term(p, e[a], add[a]);
-            if (dir < 0) fprintf(p->out, " == %d ? ", -k);
-            else fprintf(p->out, " == %s + %d ? ", D, k - 1);
-        }
-        if (be) print_rule_value(p, be, e, add, nd);
-        else out(p, "0");
-        if (k < w) out(p, " : ");
-    }
-    out(p, ")");
-}
-
-static void print_corner_chain(PrintCtx *p, BorderRule *r, int dx, int dy, Node **e, const long *add)
-{
-    /* the corners of this quadrant, nearest first */
-    int n = 0;
-    out(p, "(");
-    for (BorderEntry *be = r->entries; be; be = be->next) {
-        if (be->side[0] * dx <= 0 || be->side[1] * dy <= 0) continue;
-        out(p, "(");
-        print_term(p, e[0], add[0]);
-        if (dx < 0) fprintf(p->out, " == %d", be->side[0]);
-        else fprintf(p->out, " == %s_d0 + %d", r->var->name, be->side[0] - 1);
-        out(p, " && ");
-        print_term(p, e[1], add[1]);
-        if (dy < 0) fprintf(p->out, " == %d", be->side[1]);
-        else fprintf(p->out, " == %s_d1 + %d", r->var->name, be->side[1] - 1);
-        out(p, ") ? ");
-        print_rule_value(p, be, e, add, 2);
-        out(p, " : ");
-        n++;
-    }
-    out(p, "0)");
-    (void)n;
-}
-
-/* A read of the ruled matrix in a border variant. */
-static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *add, int nd)
-{
-    const char *nm = r->var->name;
-    if (nd == 1) {
-        out(p, "(");
-        print_term(p, e[0], add[0]);
-        out(p, " < 0 ? ");
-        print_side_chain(p, r, 0, -1, e, add, 1);
-        out(p, " : ");
-        print_term(p, e[0], add[0]);
-        fprintf(p->out, " >= %s_d0 ? ", nm);
-        print_side_chain(p, r, 0, 1, e, add, 1);
-        out(p, " : ");
-        print_mat_index(p, r->var, e, add, 1);
-        out(p, ")");
-        return;
-    }
-    bool need_x = p->region->need_lo[0] || p->region->need_hi[0];
-    bool need_y = p->region->need_lo[1] || p->region->need_hi[1];
-    out(p, "(");
-    if (need_x) {
-        for (int dir = -1; dir <= 1; dir += 2) {
-            print_term(p, e[0], add[0]);
-            if (dir < 0) out(p, " < 0 ? ");
-            else fprintf(p->out, " >= %s_d0 ? ", nm);
-            if (need_y) {
-                out(p, "(");
-                print_term(p, e[1], add[1]);
-                out(p, " < 0 ? ");
-                print_corner_chain(p, r, dir, -1, e, add);
-                out(p, " : ");
-                print_term(p, e[1], add[1]);
-                fprintf(p->out, " >= %s_d1 ? ", nm);
-                print_corner_chain(p, r, dir, 1, e, add);
-                out(p, " : ");
-                print_side_chain(p, r, 0, dir, e, add, 2);
-                out(p, ")");
-            } else
-                print_side_chain(p, r, 0, dir, e, add, 2);
-            out(p, " : ");
-        }
-    }
-    if (need_y) {
-        print_term(p, e[1], add[1]);
-        out(p, " < 0 ? ");
-        print_side_chain(p, r, 1, -1, e, add, 2);
-        out(p, " : ");
-        print_term(p, e[1], add[1]);
-        fprintf(p->out, " >= %s_d1 ? ", nm);
-        print_side_chain(p, r, 1, 1, e, add, 2);
-        out(p, " : ");
-    }
-    print_mat_index(p, r->var, e, add, 2);
-    out(p, ")");
-}
-
-/* An element of matrix m at index e[i] + add[i]. */
-static void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, bool is_read)
-{
-    const int sk = p->region && p->region->iter ? lang_stage_of(p->region->iter, m) : -1;
-    if (sk >= 0 && n == 2 && p->stage_fill != sk + 1) {
-        /* a stage's local-memory tile (fuse_tile.c): its first row and column
-         * are parac_sr<k> and parac_sc<k>, parac_sn<k> cells a row */
-        fprintf(p->out, "parac_sg%d[(", sk);
-        print_term(p, e[0], add[0]);
-        fprintf(p->out, " - parac_sr%d) * parac_sn%d + ", sk, sk);
-        print_term(p, e[1], add[1]);
-        fprintf(p->out, " - parac_sc%d]", sk);
-        return;
-    }
-    if (p->merging && is_read && p->region && p->region->nloads) {
-        /* a row the coarsened work-item loaded as vectors: element v + c of it */
-        long col;
-        int g = plan_load_row(p->region, m, e, add, n, &col);
-        if (g >= 0 && p->region->rows_per_item > 1 && p->region->loads[g].rv >= 0) {
-            /* a row shared by the work-item's rows of outputs: row r + o */
-            const LoadRow *lr = &p->region->loads[g];
-            const RowVar *rv = &p->region->rowvars[lr->rv];
-            fprintf(p->out, "((const %s *)parac_lv%d[parac_r + %ld])[parac_v + %ld]", ty_c_name(m->ty->base, true),
-                    lr->rv, lr->other[0].offset - rv->amin, col - rv->base);
-            return;
-        }
-        if (g >= 0) {
-            fprintf(p->out, "((const %s *)parac_ld%d)[parac_v + %ld]", ty_c_name(m->ty->base, true), g,
-                    col - p->region->loads[g].base);
-            return;
-        }
-    }
-    BorderRule *r = active_rule(p);
-    if (r && r->var == m && is_read && n <= 2 && p->rule_depth == 0) {
-        print_ruled_read(p, r, e, add, n);
-        return;
-    }
-    print_mat_index(p, m, e, add, n);
-}
-
-static bool is_small_node(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
-
-
-/* ---- small matrices, element by element --------------------------------- */
-void print_elem(PrintCtx *p, Node *n, int i, int j)
-{
-    if (!is_small_node(n)) {
-        /* a scalar inside an expanded element: keep it one operand */
-        bool par = expr_prec(n) < 14;
-        if (par) out(p, "(");
-        print_expr(p, n);
-        if (par) out(p, ")");
-        return;
-    }
-    switch (n->kind) {
-    case ND_WINDOW: {
-        Node *e[3];
-        long add[3];
-        int nd = print_access_indices(n, i, j, e, add);
-        print_access(p, n->var, e, add, nd, !p->writing);
-        return;
-    }
-    case ND_VAR: {
-        Obj *o = n->var;
-        int k = i * n->ty->cols + j, c = 0;
-        Node *v = o && o->init ? o->init->args : NULL;
-        for (; v && c < k; v = v->next) c++;
-        fprintf(p->out, "((%s)", ty_c_name(n->ty->base, p->opencl));
-        if (v) {
-            out(p, "(");
-            print_expr(p, v);
-            out(p, ")");
-        } else
-            out(p, "0");
-        out(p, ")");
-        return;
-    }
-    case ND_TRANSE:
-        print_elem(p, n->lhs, j, i);
-        return;
-    case ND_CAST:
-        fprintf(p->out, "((%s)", ty_c_name(n->cast_ty, p->opencl));
-        print_elem(p, n->lhs, i, j);
-        out(p, ")");
-        return;
-    case ND_UNARY:
-        fprintf(p->out, "(%s", n->op);
-        print_elem(p, n->lhs, i, j);
-        out(p, ")");
-        return;
-    case ND_EWMUL:
-        out(p, "(");
-        print_elem(p, n->lhs, i, j);
-        out(p, " * ");
-        print_elem(p, n->rhs, i, j);
-        out(p, ")");
-        return;
-    case ND_BINARY:
-        if (!strcmp(n->op, "*") && is_small_node(n->lhs) && is_small_node(n->rhs)) {
-            int K = n->lhs->ty->cols;
-            out(p, "(");
-            for (int k = 0; k < K; k++) {
-                if (k) out(p, " + ");
-                print_elem(p, n->lhs, i, k);
-                out(p, " * ");
-                print_elem(p, n->rhs, k, j);
-            }
-            out(p, ")");
-            return;
-        }
-        out(p, "(");
-        print_elem(p, n->lhs, i, j);
-        fprintf(p->out, " %s ", n->op);
-        print_elem(p, n->rhs, i, j);
-        out(p, ")");
-        return;
-    case ND_ASSIGN: {
-        out(p, "(");
-        bool w = p->writing;
-        p->writing = true;
-        print_elem(p, n->lhs, i, j);
-        p->writing = w;
-        fprintf(p->out, " %s ", n->op);
-        print_elem(p, n->rhs, i, j);
-        out(p, ")");
-        return;
-    }
-    default:
-        out(p, "0 /* unsupported small-matrix form */");
-        return;
-    }
 }
 
 /* ---- operators ------------------------------------------------------------ */
@@ -496,7 +179,7 @@ static int binary_prec(const char *op)
 }
 
 /* Precedence of an expression as printed: 16 for primaries and postfix forms. */
-static int expr_prec(Node *n)
+int print_expr_prec(Node *n)
 {
     switch (n->kind) {
     case ND_COMMA: return 1;
@@ -511,7 +194,7 @@ static int expr_prec(Node *n)
 /* Child `c` of binary operator `op` (on the right when `right`). */
 static bool needs_parens(Node *c, const char *op, bool right)
 {
-    int cp = expr_prec(c), pp = binary_prec(op);
+    int cp = print_expr_prec(c), pp = binary_prec(op);
     if (cp >= 14) return false;
     if (cp < 4) return true;
     if (pp >= 12) return cp < pp || (cp == pp && right);   /* arithmetic */
@@ -608,7 +291,7 @@ void print_expr(PrintCtx *p, Node *n)
     }
     case ND_UNARY: {
         out(p, n->op);
-        bool par = expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
+        bool par = print_expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
                    (n->lhs->kind == ND_NUM && n->lhs->tok->loc[0] == '-');
         bool w = p->writing;
         if (!strcmp(n->op, "++") || !strcmp(n->op, "--")) p->writing = true;
@@ -619,17 +302,17 @@ void print_expr(PrintCtx *p, Node *n)
     case ND_POSTFIX: {
         bool w = p->writing;
         p->writing = true;
-        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        print_sub(p, n->lhs, print_expr_prec(n->lhs) < 16);
         p->writing = w;
         out(p, n->op);
         return;
     }
     case ND_COND:
-        print_sub(p, n->cond, expr_prec(n->cond) <= 3);
+        print_sub(p, n->cond, print_expr_prec(n->cond) <= 3);
         out(p, " ? ");
-        print_sub(p, n->then, expr_prec(n->then) <= 2);
+        print_sub(p, n->then, print_expr_prec(n->then) <= 2);
         out(p, " : ");
-        print_sub(p, n->els, expr_prec(n->els) < 3);
+        print_sub(p, n->els, print_expr_prec(n->els) < 3);
         return;
     case ND_COMMA:
         out(p, "(");
@@ -674,14 +357,14 @@ void print_expr(PrintCtx *p, Node *n)
             print_mat_index(p, base->var, e, add, k);
             return;
         }
-        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        print_sub(p, n->lhs, print_expr_prec(n->lhs) < 16);
         out(p, "[");
         print_expr(p, n->rhs);
         out(p, "]");
         return;
     }
     case ND_MEMBER:
-        print_sub(p, n->lhs, expr_prec(n->lhs) < 16);
+        print_sub(p, n->lhs, print_expr_prec(n->lhs) < 16);
         fprintf(p->out, "%s%s", n->op, n->name);
         return;
     case ND_CAST:
@@ -690,7 +373,7 @@ void print_expr(PrintCtx *p, Node *n)
             return;
         }
         fprintf(p->out, "(%s)", ty_c_name(n->cast_ty, p->opencl));
-        print_sub(p, n->lhs, expr_prec(n->lhs) < 14);
+        print_sub(p, n->lhs, print_expr_prec(n->lhs) < 14);
         return;
     case ND_SIZEOF_TYPE:
         fprintf(p->out, "sizeof(%s)", ty_c_name(n->cast_ty, p->opencl));

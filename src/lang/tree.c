@@ -24,7 +24,6 @@ static void add_obj(Obj **list, int *n, bool *overflow, Obj *o)
     else *overflow = true;
 }
 
-
 /* A copy of n with the consumer's indices and reads of M substituted. */
 Node *tree_copy(Node *n, const Subst *s)
 {

@@ -1,0 +1,49 @@
+/* The semantic analysis pass's files (sema_program in sema.c is its entry
+ * point): the state they share and what they ask of each other. */
+#ifndef PARAC_LANG_SEMA_H
+#define PARAC_LANG_SEMA_H
+
+#include "lang/lang.h"
+
+typedef struct Scope {
+    struct Scope *parent;
+    Obj **objs;
+    int n, cap;
+    BorderRule **rules;
+    int nrules, caprules;
+} Scope;
+
+typedef struct Sema {
+    Program *prog;
+    Scope *scope;
+    Iterator *iter;       /* enclosing iterator */
+    Scope *iter_scope;    /* scope opened by the iterator body */
+    int loop_depth;       /* loops/switches inside the iterator body */
+    /* Host code: matrices in scope declared since the innermost loop (for
+     * continue) and loop or switch (for break), and in the function (for
+     * goto). A jump out of their block would skip their release. */
+    int mats_since_loop, mats_since_break_target, mats_in_func;
+    const char *last_mat;
+    Node *first_goto;     /* of the function, reported at its end if it declares a matrix */
+    Node *func;
+    int next_id;
+} Sema;
+
+void sema_push_scope(Sema *S);
+static inline void sema_pop_scope(Sema *S) { S->scope = S->scope->parent; }
+Obj *sema_find_obj(Sema *S, const char *name);
+void sema_add_rule(Sema *S, BorderRule *r);
+BorderRule *sema_find_rule(Sema *S, const char *name);
+Type *sema_resolve_type(Sema *S, Type *t);
+Type *sema_small_type(Type *elem, int rows, int cols);
+static inline bool is_small(Node *n) { return n && n->ty && n->ty->kind == TY_SMALL; }
+static inline long cost_of(Node *n) { return n && n->cost > 0 ? n->cost : 1; }
+void sema_set_cost3(Node *n, long c, Node *a, Node *b);
+static inline bool is_matrix(Node *n) { return n && n->ty && n->ty->kind == TY_MATRIX; }
+void sema_stmt(Sema *S, Node *n);
+Node *sema_expr(Sema *S, Node *n);
+void sema_rule(Sema *S, Node *n);
+void sema_iterator(Sema *S, Node *n);
+bool sema_whole_image_stmt(Sema *S, Node *n);
+
+#endif
