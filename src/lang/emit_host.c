@@ -177,15 +177,9 @@ static bool host_calls(Node *n, const char *name, int depth)
     if (!n || depth > 400 || n->kind == ND_ITERATOR) return false;
     if (n->kind == ND_CALL && n->name && !strcmp(n->name, name)) return true;
     if (n->kind == ND_VAR && n->name && !strcmp(n->name, name)) return true; /* address taken */
-    if (host_calls(n->lhs, name, depth + 1) || host_calls(n->rhs, name, depth + 1) ||
-        host_calls(n->cond, name, depth + 1) || host_calls(n->then, name, depth + 1) ||
-        host_calls(n->els, name, depth + 1) || host_calls(n->init, name, depth + 1) ||
-        host_calls(n->inc, name, depth + 1) || host_calls(n->body, name, depth + 1))
-        return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (host_calls(a, name, depth + 1)) return true;
-    for (Node *d = n->decls; d; d = d->next)
-        if (host_calls(d->init, name, depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (host_calls(c, name, depth + 1)) return true;
     return false;
 }
 

@@ -245,17 +245,9 @@ static bool reads_element(Node *n, const Node *like, const Iterator *c, int dept
         for (int d = 0; same && d < c->ndim; d++) same = covers_own_index(n->idx[lead + d], c, d);
         if (same) return true;
     }
-    if (reads_element(n->lhs, like, c, depth + 1) || reads_element(n->rhs, like, c, depth + 1) ||
-        reads_element(n->cond, like, c, depth + 1) || reads_element(n->then, like, c, depth + 1) ||
-        reads_element(n->els, like, c, depth + 1) || reads_element(n->init, like, c, depth + 1) ||
-        reads_element(n->inc, like, c, depth + 1) || reads_element(n->body, like, c, depth + 1))
-        return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (reads_element(a, like, c, depth + 1)) return true;
-    for (Node *d = n->decls; d; d = d->next)
-        if (reads_element(d->init, like, c, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (reads_element(n->idx[i], like, c, depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (Node *kid; (kid = lang_next_kid(&k));)
+        if (reads_element(kid, like, c, depth + 1)) return true;
     return false;
 }
 
@@ -315,17 +307,9 @@ static bool opaque_host_code(const Node *n, int depth)
     }
     if (tree_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind != ND_VAR && !tree_is_matrix_access(n->lhs))
         return true;
-    if (opaque_host_code(n->lhs, depth + 1) || opaque_host_code(n->rhs, depth + 1) ||
-        opaque_host_code(n->cond, depth + 1) || opaque_host_code(n->then, depth + 1) ||
-        opaque_host_code(n->els, depth + 1) || opaque_host_code(n->init, depth + 1) ||
-        opaque_host_code(n->inc, depth + 1) || opaque_host_code(n->body, depth + 1))
-        return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (opaque_host_code(a, depth + 1)) return true;
-    for (const Node *d = n->decls; d; d = d->next)
-        if (opaque_host_code(d->init, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (opaque_host_code(n->idx[i], depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (opaque_host_code(c, depth + 1)) return true;
     return false;
 }
 
@@ -337,15 +321,9 @@ static bool assigns_scalar_of(const Node *n, Node *e, int depth)
     if (tree_assigns(n) && n->kind != ND_COMMA && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var &&
         tree_mentions(e, n->lhs->var, 0))
         return true;
-    if (assigns_scalar_of(n->lhs, e, depth + 1) || assigns_scalar_of(n->rhs, e, depth + 1) ||
-        assigns_scalar_of(n->cond, e, depth + 1) || assigns_scalar_of(n->then, e, depth + 1) ||
-        assigns_scalar_of(n->els, e, depth + 1) || assigns_scalar_of(n->init, e, depth + 1) ||
-        assigns_scalar_of(n->inc, e, depth + 1) || assigns_scalar_of(n->body, e, depth + 1))
-        return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (assigns_scalar_of(a, e, depth + 1)) return true;
-    for (const Node *d = n->decls; d; d = d->next)
-        if (assigns_scalar_of(d->init, e, depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (assigns_scalar_of(c, e, depth + 1)) return true;
     return false;
 }
 

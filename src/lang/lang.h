@@ -1,19 +1,31 @@
 /* The ParaC compiler: declarations shared by its passes.
  *
- * Passes, one file each:
- *   preprocess.c  directive lines kept verbatim (passed to the outputs)
- *   tokenize.c    source text -> token list
- *   parse.c       tokens -> AST (C plus ParaC productions)
- *   sema.c        scopes, types, ParaC rules, desugaring of whole-image forms
- *   sema_writes.c each iteration of an iterator writes elements of its own
- *   sema_macros.c no macro names a matrix (macros are passed on unexpanded)
- *   hast.c        AST -> HAST: parallel regions, operators, accesses, border rules
- *   analysis.c    point / local block / global; ranges; reuse; work size
- *   split.c       host / device split: kernel arguments, transfers
- *   emit_*.c      code generation (C + OpenMP, OpenCL C + host C)
- *   dump.c        --dump=ast|hast|analysis
+ * compile.c runs the passes in order; each pass exports one entry point and
+ * calls no other pass (a pass of several files keeps their shared
+ * declarations in a private header: sema.h, parse.h, fuse.h, emit_host.h,
+ * emit_kernels.h, print.h):
+ *   tokenize.c            source text -> tokens (directive lines kept verbatim)
+ *   parse.c, parse_expr.c tokens -> AST (C plus ParaC productions)
+ *   sema.c, sema_expr.c, sema_iter.c  scopes, types, ParaC rules, desugaring
+ *   sema_writes.c         each iteration of an iterator writes elements of its own
+ *   sema_macros.c         no macro names a matrix (macros are passed on unexpanded)
+ *   if_convert.c          conditional assignments as selects, common statements hoisted
+ *   fuse.c (fuse_stencil.c, fuse_tile.c, fuse_choice.c, fuse_common.c)  kernel fusion
+ *   merge_launches.c      small independent iterators in one launch
+ *   hast.c                AST -> HAST: parallel regions, accesses, border rules
+ *   analysis.c            point / local block / global; ranges; reuse
+ *   split.c               host / device: kernel arguments
+ *   plan.c, plan_cache.c, fold_reduce.c, strips.c  the optimisation plan
+ *   explain.c, dump.c     --explain, --dump=ast|hast|analysis
+ *   emit_kernels*.c       OpenCL C / CUDA C++ kernels
+ *   emit_host*.c          host C (+ OpenMP, or calls of libparac's runtime)
+ * and the modules every pass may ask: arena.c (memory), diag.c (messages),
+ * types.c, walk.c (a node's children), tree.c (nodes made, copied, compared,
+ * queried), ir.c (regions, stages, affine forms), options.c (the flags),
+ * print.c / print_access.c (C and kernel text from the tree).
  * Memory comes from one arena freed by lang_reset(), so a compile leaks
- * nothing (the fuzzer runs many compiles in one process). */
+ * nothing (the fuzzer runs many compiles in one process); the arena and the
+ * diagnostics' counters are the only state outside the passes' contexts. */
 #ifndef PARAC_LANG_H
 #define PARAC_LANG_H
 

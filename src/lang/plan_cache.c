@@ -104,11 +104,8 @@ static void collect(Region *r, Node *n, bool *bad, int depth)
         if (dc > c->dcmax) c->dcmax = dc;
         return;
     }
-    Node *kids[] = {n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc, n->body};
-    for (int i = 0; i < 8; i++) collect(r, kids[i], bad, depth + 1);
-    for (Node *a = n->args; a; a = a->next) collect(r, a, bad, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) collect(r, d->init, bad, depth + 1);
-    for (int i = 0; i < n->nidx; i++) collect(r, n->idx[i], bad, depth + 1);
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) collect(r, c, bad, depth + 1);
 }
 
 static void plan_region_cache(Region *r)

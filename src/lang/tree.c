@@ -102,12 +102,8 @@ int tree_mentions(Node *n, const Obj *o, int depth)
         k += tree_mentions(n->iter->body, o, depth + 1);
         return k + (n->body != n->iter->body ? tree_mentions(n->body, o, depth + 1) : 0);
     }
-    k += tree_mentions(n->lhs, o, depth + 1) + tree_mentions(n->rhs, o, depth + 1) + tree_mentions(n->cond, o, depth + 1) +
-         tree_mentions(n->then, o, depth + 1) + tree_mentions(n->els, o, depth + 1) + tree_mentions(n->init, o, depth + 1) +
-         tree_mentions(n->inc, o, depth + 1) + tree_mentions(n->body, o, depth + 1);
-    for (Node *a = n->args; a; a = a->next) k += tree_mentions(a, o, depth + 1);
-    for (Node *d = n->decls; d; d = d->next) k += tree_mentions(d->init, o, depth + 1);
-    for (int i = 0; i < n->nidx; i++) k += tree_mentions(n->idx[i], o, depth + 1);
+    NodeKids kids = {.n = n};
+    for (Node *c; (c = lang_next_kid(&kids));) k += tree_mentions(c, o, depth + 1);
     return k;
 }
 
@@ -170,17 +166,9 @@ bool tree_uses_name_declared_in(Node *n, Node *body, int depth)
 {
     if (!n || depth > 400) return n != NULL;
     if (n->kind == ND_VAR && n->name && tree_declares_name(body, n->name)) return true;
-    if (tree_uses_name_declared_in(n->lhs, body, depth + 1) || tree_uses_name_declared_in(n->rhs, body, depth + 1) ||
-        tree_uses_name_declared_in(n->cond, body, depth + 1) || tree_uses_name_declared_in(n->then, body, depth + 1) ||
-        tree_uses_name_declared_in(n->els, body, depth + 1) || tree_uses_name_declared_in(n->init, body, depth + 1) ||
-        tree_uses_name_declared_in(n->inc, body, depth + 1) || tree_uses_name_declared_in(n->body, body, depth + 1))
-        return true;
-    for (Node *a = n->args; a; a = a->next)
-        if (tree_uses_name_declared_in(a, body, depth + 1)) return true;
-    for (Node *d = n->decls; d; d = d->next)
-        if (tree_uses_name_declared_in(d->init, body, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (tree_uses_name_declared_in(n->idx[i], body, depth + 1)) return true;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (tree_uses_name_declared_in(c, body, depth + 1)) return true;
     return false;
 }
 
