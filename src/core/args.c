@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "error_internal.h"
 #include "parac/op.h"
 
@@ -15,7 +16,7 @@ struct parac_args {
 
 parac_status parac_args_create(parac_args **out)
 {
-    *out = calloc(1, sizeof **out);
+    *out = parac__calloc(1, sizeof **out);
     return *out ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
 }
 
@@ -33,7 +34,7 @@ void parac_args_destroy(parac_args *args)
 
 static char *dup_text(const char *s, size_t n)
 {
-    char *d = malloc(n + 1);
+    char *d = parac__malloc(n + 1);
     if (d) {
         memcpy(d, s, n);
         d[n] = '\0';
@@ -55,9 +56,9 @@ parac_status parac_args_set(parac_args *args, const char *name, const char *valu
         }
     if (args->count == args->capacity) {
         int cap = args->capacity ? args->capacity * 2 : 8;
-        char **n = realloc(args->names, cap * sizeof *n);
+        char **n = parac__realloc(args->names, cap * sizeof *n);
         if (n) args->names = n;
-        char **vv = realloc(args->values, cap * sizeof *vv);
+        char **vv = parac__realloc(args->values, cap * sizeof *vv);
         if (vv) args->values = vv;
         if (!n || !vv) {
             free(v);

@@ -6,6 +6,7 @@
 
 #include <omp.h>
 
+#include "core/alloc_internal.h"
 #include "context_internal.h"
 #include "device_internal.h"
 #include "error_internal.h"
@@ -106,7 +107,7 @@ parac_status parac_context_create(parac_context **out, const char *device)
             origin = "default";
         }
     }
-    parac_context *ctx = calloc(1, sizeof *ctx);
+    parac_context *ctx = parac__calloc(1, sizeof *ctx);
     if (!ctx) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
 
     parac_status st = PARAC_OK;

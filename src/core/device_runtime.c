@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_runtime.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
@@ -176,7 +177,7 @@ int parac__search_cache_load(uint64_t key, unsigned shape[3], unsigned *variant)
     if (!search_path(key, path, sizeof path)) return 0;
     size_t len = 0;
     unsigned char *text = parac__read_all(path, &len);
-    char *z = text ? realloc(text, len + 1) : NULL;
+    char *z = text ? parac__realloc(text, len + 1) : NULL;
     if (!z) {
         free(text);
         return 0;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "core/disk_cache.h"
 
 uint64_t parac__fnv(uint64_t h, const char *s)
@@ -57,7 +58,7 @@ unsigned char *parac__read_all(const char *path, size_t *len)
         fclose(f);
         return NULL;
     }
-    unsigned char *b = malloc((size_t)n);
+    unsigned char *b = parac__malloc((size_t)n);
     if (b && fread(b, 1, (size_t)n, f) != (size_t)n) {
         free(b);
         b = NULL;

@@ -1,5 +1,6 @@
 /* Image handles, reference-counted storage and views. */
 #define _DEFAULT_SOURCE /* madvise */
+#include "core/alloc_internal.h"
 #include "parac/image.h"
 
 #include <stdatomic.h>
@@ -160,7 +161,7 @@ void *parac__host_alloc_huge(size_t bytes)
     /* aligned_alloc needs a size that is a multiple of the alignment */
     const size_t size = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
     if (size < bytes) return NULL;
-    void *p = aligned_alloc(HUGE_PAGE, size);
+    void *p = parac__aligned_alloc(HUGE_PAGE, size);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     /* advice only: where huge pages are off, the memory works the same */
     if (p) (void)madvise(p, size, MADV_HUGEPAGE);
@@ -171,13 +172,13 @@ void *parac__host_alloc_huge(size_t bytes)
 static void *host_alloc(size_t bytes)
 {
     if (bytes > HUGE_MIN) return parac__host_alloc_huge(bytes);
-    return aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
+    return parac__aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 
 static parac_status buffer_create(struct parac_buffer **out, size_t bytes, parac_memory memory,
                                   int device)
 {
-    struct parac_buffer *buf = calloc(1, sizeof *buf);
+    struct parac_buffer *buf = parac__calloc(1, sizeof *buf);
     if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     atomic_init(&buf->refs, 1);
     buf->memory = memory;
@@ -230,7 +231,7 @@ parac_status parac_image_create(parac_image **out, int64_t width, int64_t height
     PARAC_TRY(parac__mul64(slice_pitch, depth, &total));
     if ((uint64_t)total > SIZE_MAX) return parac__fail(PARAC_ERR_OVERFLOW, "image too large");
 
-    parac_image *img = calloc(1, sizeof *img);
+    parac_image *img = parac__calloc(1, sizeof *img);
     if (!img) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     parac_status st = buffer_create(&img->buffer, (size_t)total, memory, device);
     if (st != PARAC_OK) {
@@ -295,7 +296,7 @@ parac_status parac_image_wrap(parac_image **out, void *data, int64_t width, int6
                            "strides overlap: pixel %lld, row %lld, slice %lld bytes for %lldx%lld",
                            (long long)pixel_stride, (long long)row_pitch, (long long)slice_pitch,
                            (long long)width, (long long)height);
-    parac_image *img = calloc(1, sizeof *img);
+    parac_image *img = parac__calloc(1, sizeof *img);
     if (!img) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     *img = (parac_image){data,      width,        height,    depth,       channels,
                          dtype,     pixel_stride, row_pitch, slice_pitch, memory,
@@ -314,7 +315,7 @@ void parac_image_destroy(parac_image *image)
 static parac_status make_view(parac_image **out, const parac_image *src)
 {
     if (!out || !src) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "NULL image");
-    parac_image *view = malloc(sizeof *view);
+    parac_image *view = parac__malloc(sizeof *view);
     if (!view) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     *view = *src;
     if (view->buffer) atomic_fetch_add(&view->buffer->refs, 1);

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "core/pixel_math.h"
 #include "core/device_internal.h"
 #include "core/stats_internal.h"
@@ -64,7 +65,7 @@ extern "C" parac_status parac__stats_cuda(const parac_image *img, parac_image_st
     partial *dev = NULL;
     const size_t dev_bytes = sizeof(partial) * blocks * img->channels;
     PARAC_TRY(parac__cuda_alloc(img->device, dev_bytes, (void **)&dev)); /* pooled */
-    partial *host = (partial *)malloc(sizeof(partial) * blocks * img->channels);
+    partial *host = (partial *)parac__malloc(sizeof(partial) * blocks * img->channels);
     parac_status st = host ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     cudaStream_t cs = (cudaStream_t)stream;
     for (int c = 0; st == PARAC_OK && c < img->channels; c++) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "cuda_rt/runtime_internal.h"
@@ -74,7 +75,7 @@ static parac_status compile(const char *name, const char *source, const char *co
     if (r != NVRTC_SUCCESS) {
         size_t n = 0;
         char *log = NULL;
-        if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && (log = malloc(n + 1)) != NULL) {
+        if (nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && (log = parac__malloc(n + 1)) != NULL) {
             log[0] = 0;
             if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = 0;
             log[n] = 0;
@@ -89,7 +90,7 @@ static parac_status compile(const char *name, const char *source, const char *co
     } else {
         NVRTC_TRY(nvrtcGetCUBINSize(prog, len), "nvrtcGetCUBINSize");
     }
-    *code = malloc(*len + 1);
+    *code = parac__malloc(*len + 1);
     if (!*code) {
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "program binary of %zu bytes", *len);
         goto done;
@@ -135,7 +136,7 @@ parac_status parac__cu_load_program(parac_cu_session *s, const char *name, const
         unsigned char *bin = parac__read_all(path, &len);
         if (bin) {
             /* PTX is text: loaded with its terminating zero */
-            unsigned char *code = as_ptx ? realloc(bin, len + 1) : bin;
+            unsigned char *code = as_ptx ? parac__realloc(bin, len + 1) : bin;
             if (code) {
                 if (as_ptx) code[len] = 0;
                 parac_status st = load(s, code, "the cached program");

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_runtime.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
@@ -78,7 +79,7 @@ static int usable(const unsigned b[3], int ndim, const size_t count[3], int kmax
 
 static parac_status remember(parac_cu_session *s, uint64_t key, const unsigned block[3], int variant)
 {
-    struct parac__cu_shape *n = realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
+    struct parac__cu_shape *n = parac__realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
     if (!n) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "block-shape search: no memory");
     s->shapes = n;
     s->shapes[s->nshapes].key = key;

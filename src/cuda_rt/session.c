@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_runtime.h"
 #include "core/error_internal.h"
 #include "cuda_rt/runtime_internal.h"
@@ -127,7 +128,7 @@ parac_status parac_cu_session_open(parac_cu_session **out, const char *name, con
     *out = NULL;
     PARAC_TRY(parac__cu_injected("parac_cu_session_open"));
     if (!selector) selector = getenv("PARAC_CUDA_DEVICE");
-    parac_cu_session *s = calloc(1, sizeof *s);
+    parac_cu_session *s = parac__calloc(1, sizeof *s);
     if (!s) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "CUDA session");
     parac_status st = choose_device(selector, &s->device);
     struct cudaDeviceProp p;
@@ -203,11 +204,11 @@ parac_status parac__cu_kernel(parac_cu_session *s, const char *name, parac__cu_k
     struct cudaFuncAttributes a;
     PARAC_CU_TRY(cudaFuncGetAttributes(&a, (const void *)k), "cudaFuncGetAttributes");
     /* entries are allocated one by one: a pointer handed out stays valid */
-    parac__cu_kernel_entry **t = realloc(s->kernels, sizeof *t * (size_t)(s->nkernels + 1));
+    parac__cu_kernel_entry **t = parac__realloc(s->kernels, sizeof *t * (size_t)(s->nkernels + 1));
     if (!t) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel table");
     s->kernels = t;
-    parac__cu_kernel_entry *e_new = calloc(1, sizeof *e_new);
-    if (e_new) e_new->name = strdup(name);
+    parac__cu_kernel_entry *e_new = parac__calloc(1, sizeof *e_new);
+    if (e_new) e_new->name = parac__strdup(name);
     if (!e_new || !e_new->name) {
         free(e_new);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel table");

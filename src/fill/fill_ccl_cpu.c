@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill_pixels.h"
 #include "fill_threads.h"
@@ -235,7 +236,7 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
     if (c.threads > c.rows) c.threads = (int)c.rows;
     for (int k = 0; k < c.g.n_rows; k++)
         if (c.g.rows[k].dz < 0 || (c.g.rows[k].dz == 0 && c.g.rows[k].dy < 0)) c.back[c.n_back++] = c.g.rows[k];
-    c.first = calloc((size_t)c.rows + 1, sizeof *c.first);
+    c.first = parac__calloc((size_t)c.rows + 1, sizeof *c.first);
     if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
     parac__fill_threads(c.threads, phase_count, &c);
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
@@ -246,12 +247,12 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
                          s->op, (long long)n);
     } else {
         const size_t m = (size_t)(n ? n : 1);
-        c.x0 = malloc(m * sizeof *c.x0);
-        c.x1 = malloc(m * sizeof *c.x1);
-        c.parent = malloc(m * sizeof *c.parent);
-        c.root = malloc(m * sizeof *c.root);
-        c.border = malloc(m);
-        c.outside = malloc(m * sizeof *c.outside);
+        c.x0 = parac__malloc(m * sizeof *c.x0);
+        c.x1 = parac__malloc(m * sizeof *c.x1);
+        c.parent = parac__malloc(m * sizeof *c.parent);
+        c.root = parac__malloc(m * sizeof *c.root);
+        c.border = parac__malloc(m);
+        c.outside = parac__malloc(m * sizeof *c.outside);
         if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
     }

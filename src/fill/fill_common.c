@@ -1,6 +1,7 @@
 /* Geometry, border runs and seeds shared by every fill method. */
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill.h"
 
@@ -57,7 +58,7 @@ parac_status parac__fill_border_runs(const parac__fill_geom *g, parac__fill_run 
     int64_t cap = 0;
     for (int64_t z = 0; z < g->d; z++)
         cap += (g->z_border && (z == 0 || z == g->d - 1)) ? g->h : per_slice;
-    parac__fill_run *r = malloc((size_t)(cap ? cap : 1) * sizeof *r);
+    parac__fill_run *r = parac__malloc((size_t)(cap ? cap : 1) * sizeof *r);
     if (!r) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: %lld border runs", (long long)cap);
     int64_t n = 0;
     const int32_t last = (int32_t)(g->w - 1);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill.h"
 #include "fill_seeds.h"
@@ -177,7 +178,7 @@ static parac_status parse_seeds(const parac_image *in, const char *text, int64_t
 {
     int cap = 1;
     for (const char *p = text; *p; p++) cap += *p == ';' || *p == ' ';
-    int64_t *s = malloc((size_t)cap * 3 * sizeof *s);
+    int64_t *s = parac__malloc((size_t)cap * 3 * sizeof *s);
     if (!s) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %d seeds", cap);
     int n = 0;
     const char *p = text;
@@ -333,7 +334,7 @@ parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_im
     *out = NULL;
     if (!seeds || n_seeds < 1) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: no seed");
     size_t cap = (size_t)n_seeds * 72 + 1;
-    char *text = malloc(cap);
+    char *text = parac__malloc(cap);
     if (!text) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %d seeds", n_seeds);
     size_t used = 0;
     for (int i = 0; i < n_seeds; i++)

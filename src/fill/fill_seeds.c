@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill_pixels.h"
 #include "fill_seeds.h"
@@ -110,7 +111,7 @@ static void record(worker *wk, uint16_t label, uint16_t other)
     if (wk->n_pairs && wk->pairs[wk->n_pairs - 1] == pair) return;
     if (wk->n_pairs == wk->cap_pairs) {
         size_t cap = wk->cap_pairs ? 2 * wk->cap_pairs : 256;
-        uint32_t *p = realloc(wk->pairs, cap * sizeof *p);
+        uint32_t *p = parac__realloc(wk->pairs, cap * sizeof *p);
         if (!p) {
             wk->status = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: %zu label pairs", cap);
             return;
@@ -309,7 +310,7 @@ static uint32_t find(uint32_t *parent, uint32_t a)
 
 parac_status parac__fill_union_pairs(const uint32_t *pairs, size_t n, uint32_t labels, uint8_t *outside)
 {
-    uint32_t *parent = malloc((size_t)labels * sizeof *parent);
+    uint32_t *parent = parac__malloc((size_t)labels * sizeof *parent);
     if (!parent) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: union-find over %u labels", labels);
     for (uint32_t i = 0; i < labels; i++) parent[i] = i;
     for (size_t i = 0; i < n; i++) {
@@ -336,9 +337,9 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
                            s->op, PARAC__FILL_MAX_SEEDS, (long long)sh.n_inner);
     const int threads = parac__fill_thread_count(s->threads);
     const int64_t words = (n + 3) / 4;
-    uint64_t *mem = malloc((size_t)words * sizeof *mem);
-    uint16_t *value = malloc(65536 * sizeof *value);
-    worker *wk = calloc((size_t)threads, sizeof *wk);
+    uint64_t *mem = parac__malloc((size_t)words * sizeof *mem);
+    uint16_t *value = parac__malloc(65536 * sizeof *value);
+    worker *wk = parac__calloc((size_t)threads, sizeof *wk);
     parac_status rc = PARAC_OK;
     if (mem) mem[words - 1] = 0; /* lanes past the last pixel */
     sh.L = (uint16_t *)mem;
@@ -353,7 +354,7 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
     if (rc == PARAC_OK) {
         size_t total = 0;
         for (int i = 0; i < threads; i++) total += wk[i].n_pairs;
-        uint32_t *all = malloc((total ? total : 1) * sizeof *all);
+        uint32_t *all = parac__malloc((total ? total : 1) * sizeof *all);
         if (!all) rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %zu label pairs", s->op, total);
         size_t at = 0;
         for (int i = 0; all && i < threads; at += wk[i].n_pairs, i++)
@@ -382,7 +383,7 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
 
 parac_status parac__fill_seeds_cpu(const parac__fill_spec *s, const parac_image *in, parac_image *out)
 {
-    uint8_t *outside = malloc(65536);
+    uint8_t *outside = parac__malloc(65536);
     if (!outside) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: a label table", s->op);
     parac_status rc = parac__fill_seeds_labels(s, in, out, NULL, outside);
     free(outside);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill_pixels.h"
 #include "fill_stack.h"
@@ -67,7 +68,7 @@ parac_status parac__fill_serial(const parac__fill_spec *s, const parac_image *in
     parac__fill_geom g;
     PARAC_TRY(parac__fill_geometry(s, in, &g));
     const int64_t n = g.w * g.h * g.d;
-    uint8_t *st = malloc((size_t)n);
+    uint8_t *st = parac__malloc((size_t)n);
     if (!st) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld bytes of pixel states", s->op, (long long)n);
     mark_contour(s, in, st);
     parac__fill_run *border = NULL;

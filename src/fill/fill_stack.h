@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill.h"
 
@@ -16,7 +17,7 @@ static inline parac_status parac__fill_push(parac__fill_stack *s, parac__fill_ru
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 1024;
-        parac__fill_run *p = realloc(s->runs, cap * sizeof *p);
+        parac__fill_run *p = parac__realloc(s->runs, cap * sizeof *p);
         if (!p) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fill: a stack of %zu runs", cap);
         s->runs = p;
         s->cap = cap;

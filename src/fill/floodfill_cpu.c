@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill_stack.h"
 
@@ -91,7 +92,7 @@ parac_status parac__floodfill_cpu(const parac_image *in, parac_image *out, const
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: 1 to 65535 seeds, got %d", n_seeds);
     PARAC_TRY(parac_image_copy(out, in, NULL));
     const int64_t n = g.w * g.h * g.d;
-    uint16_t *stamp = calloc((size_t)n, sizeof *stamp);
+    uint16_t *stamp = parac__calloc((size_t)n, sizeof *stamp);
     if (!stamp) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %lld pixels of marks", (long long)n);
     parac__fill_stack stack = {0};
     parac_status rc = PARAC_OK;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "filter_cpu.h"
 #include "gauss_plan.h"
@@ -36,7 +37,7 @@ static parac_status pad_1d(const parac__kernel *k, const char *name, float **tap
     if (k->w != 1 && k->h != 1)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "convolve: --%s must be 1D, got %dx%d", name, k->h, k->w);
     int n = k->w * k->h, r = n / 2;
-    *taps = calloc((size_t)(2 * r + 1), sizeof(float));
+    *taps = parac__calloc((size_t)(2 * r + 1), sizeof(float));
     if (!*taps) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "convolve: no memory");
     memcpy(*taps, k->v, sizeof(float) * (size_t)n);
     *radius = r;
@@ -70,7 +71,7 @@ static parac_status setup_make(const parac_op_call *call, conv_setup *s)
         s->rx = s->k2.w / 2;
         s->ry = s->k2.h / 2;
         int ntx = 2 * s->rx + 1, nty = 2 * s->ry + 1;
-        s->k2d = calloc((size_t)ntx * (size_t)nty, sizeof(float));
+        s->k2d = parac__calloc((size_t)ntx * (size_t)nty, sizeof(float));
         if (!s->k2d) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "convolve: no memory");
         for (int j = 0; j < s->k2.h; j++)
             memcpy(s->k2d + (size_t)j * ntx, s->k2.v + (size_t)j * s->k2.w, sizeof(float) * (size_t)s->k2.w);
@@ -91,7 +92,7 @@ static parac_status setup_make(const parac_op_call *call, conv_setup *s)
     s->ry = s->fir[1].radius;
     int ntx = 2 * s->rx + 1, nty = 2 * s->ry + 1;
     if ((double)ntx * nty <= (double)(1 << 26)) {
-        s->k2d = malloc(sizeof(float) * (size_t)ntx * (size_t)nty);
+        s->k2d = parac__malloc(sizeof(float) * (size_t)ntx * (size_t)nty);
         if (!s->k2d) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "convolve: no memory");
         for (int j = 0; j < nty; j++)
             for (int i = 0; i < ntx; i++)

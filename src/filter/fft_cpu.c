@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "filter_border.h"
 #include "filter_cpu.h"
@@ -53,7 +54,7 @@ static parac_status fft_slices(const parac_image *src, parac_image *out, const f
     float *P = fftwf_malloc(sizeof(float) * (size_t)(N0 * N1));
     fftwf_complex *F = fftwf_malloc(sizeof(fftwf_complex) * (size_t)(N0 * NC));
     fftwf_complex *KF = fftwf_malloc(sizeof(fftwf_complex) * (size_t)(N0 * NC));
-    float *rowbuf = malloc(sizeof(float) * (size_t)(W * C) * (size_t)nt);
+    float *rowbuf = parac__malloc(sizeof(float) * (size_t)(W * C) * (size_t)nt);
     if (!P || !F || !KF || !rowbuf) {
         fftwf_free(P);
         fftwf_free(F);

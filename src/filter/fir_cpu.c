@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "filter_border.h"
 #include "filter_cpu.h"
@@ -385,12 +386,12 @@ static parac_status z_pass(const parac_image *in, const parac__fir1d *kz, parac_
     const int ntaps = 2 * kz->radius + 1, sym = is_symmetric(kz->taps, ntaps);
     const int64_t n = in->width * in->channels, H = in->height, D = in->depth;
     const size_t esz = parac_dtype_size(in->dtype);
-    void *zeros = calloc((size_t)n, esz);
+    void *zeros = parac__calloc((size_t)n, esz);
     if (!zeros) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "z pass: no memory for a row");
     int failed = 0;
 #pragma omp parallel num_threads(nthreads(threads))
     {
-        const void **rows = malloc(sizeof(void *) * (size_t)ntaps);
+        const void **rows = parac__malloc(sizeof(void *) * (size_t)ntaps);
         if (!rows) {
 #pragma omp atomic write
             failed = 1;
@@ -439,14 +440,14 @@ static parac_status xy_passes(const parac_image *src, parac_image *out, const pa
     const int symx = is_symmetric(kx->taps, ntx), symy = is_symmetric(ky->taps, nty);
     const int64_t W = src->width, H = src->height, D = src->depth, n = W * C;
     const size_t esz = parac_dtype_size(src->dtype);
-    void *zeros = calloc((size_t)n, esz);
+    void *zeros = parac__calloc((size_t)n, esz);
     if (!zeros) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "separable: no memory for a row");
     int failed = 0;
 #pragma omp parallel num_threads(nthreads(threads))
     {
-        float *v = malloc(sizeof(float) * (size_t)(W + 2 * (int64_t)rx) * C);
-        float *o = malloc(sizeof(float) * (size_t)n);
-        const void **rows = malloc(sizeof(void *) * (size_t)nty);
+        float *v = parac__malloc(sizeof(float) * (size_t)(W + 2 * (int64_t)rx) * C);
+        float *o = parac__malloc(sizeof(float) * (size_t)n);
+        const void **rows = parac__malloc(sizeof(void *) * (size_t)nty);
         if (!v || !o || !rows) {
 #pragma omp atomic write
             failed = 1;
@@ -542,7 +543,7 @@ static parac_status direct_slices(const parac_image *src, parac_image *out, cons
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
                            "direct: the slice padded by the kernel radius %d is too large; use "
                            "method separable", rx);
-    float *pad = malloc(sizeof(float) * (size_t)(pw * (H + 1)));
+    float *pad = parac__malloc(sizeof(float) * (size_t)(pw * (H + 1)));
     if (!pad) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "direct: no memory for the padded slice");
     float *const_row = pad + pw * H;
     for (int64_t i = 0; i < pw; i++) const_row[i] = b.value;
@@ -556,8 +557,8 @@ static parac_status direct_slices(const parac_image *src, parac_image *out, cons
         }
 #pragma omp parallel num_threads(nthreads(threads))
         {
-            const float **prow = malloc(sizeof(float *) * (size_t)nty);
-            float *o = malloc(sizeof(float) * (size_t)n);
+            const float **prow = parac__malloc(sizeof(float *) * (size_t)nty);
+            float *o = parac__malloc(sizeof(float) * (size_t)n);
             if (!prow || !o) {
 #pragma omp atomic write
                 failed = 1;

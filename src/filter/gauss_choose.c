@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "gauss_crossover.h"
 #include "gauss_plan.h"
@@ -250,7 +251,7 @@ static void free_plan(void *plan)
 /* The parsed parameters stay with the call for the method's run. */
 parac_status parac__gauss_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
 {
-    parac__gauss_plan *p = malloc(sizeof *p);
+    parac__gauss_plan *p = parac__malloc(sizeof *p);
     if (!p) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: out of host memory");
     parac_status st = parac__gauss_plan_params(call, p);
     if (st != PARAC_OK) {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "filter_cpu.h"
 #include "gauss_plan.h"
@@ -27,7 +28,7 @@ parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan
     for (int a = 0; a < 3; a++) {
         p->fir[a].radius = p->radius[a];
         if (p->radius[a] == 0) continue;
-        p->taps[a] = malloc(sizeof(float) * (size_t)(2 * p->radius[a] + 1));
+        p->taps[a] = parac__malloc(sizeof(float) * (size_t)(2 * p->radius[a] + 1));
         if (!p->taps[a]) {
             parac__gauss_plan_free(p);
             return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a kernel of radius %d",
@@ -90,7 +91,7 @@ static parac_status kernel_2d(const parac__gauss_plan *p, float **k2d)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
                            "gauss: a %dx%d 2D kernel is too large for direct and fft; use separable "
                            "or recursive", ntx, nty);
-    *k2d = malloc(sizeof(float) * (size_t)ntx * (size_t)nty);
+    *k2d = parac__malloc(sizeof(float) * (size_t)ntx * (size_t)nty);
     if (!*k2d) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "gauss: no memory for a %dx%d kernel", ntx, nty);
     for (int j = 0; j < nty; j++)
         for (int i = 0; i < ntx; i++)

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "filter_border.h"
 #include "filter_cpu.h"
@@ -145,13 +146,13 @@ static parac_status pass_x(parac_image *t, const parac__iir1d *f, parac__border_
     const int C = t->channels, R = LANES / C, L = R * C, pad = pad_of(f, b);
     const int64_t W = t->width, H = t->height, D = t->depth, n = W + 2 * (int64_t)pad;
     const int64_t blocks_per_slice = (H + R - 1) / R;
-    int64_t *map = malloc(sizeof(int64_t) * (size_t)n);
+    int64_t *map = parac__malloc(sizeof(int64_t) * (size_t)n);
     if (!map) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "recursive x pass: no memory");
     for (int64_t i = 0; i < n; i++) map[i] = parac__border_index(i - pad, W, b.mode);
     int failed = 0;
 #pragma omp parallel num_threads(nthreads(threads))
     {
-        float *buf = malloc(sizeof(float) * (size_t)(n * L) * 2);
+        float *buf = parac__malloc(sizeof(float) * (size_t)(n * L) * 2);
         if (!buf) {
 #pragma omp atomic write
             failed = 1;
@@ -199,7 +200,7 @@ static parac_status pass_strided(parac_image *t, const parac__iir1d *f, parac__b
     int failed = 0;
 #pragma omp parallel num_threads(nthreads(threads))
     {
-        float *buf = malloc(sizeof(float) * (size_t)(n * LANES) * 2);
+        float *buf = parac__malloc(sizeof(float) * (size_t)(n * LANES) * 2);
         if (!buf) {
 #pragma omp atomic write
             failed = 1;

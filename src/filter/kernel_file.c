@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "kernel_file.h"
 
@@ -23,7 +24,7 @@ static parac_status parse_text(const char *text, const char *what, parac__kernel
 {
     size_t cap = 64, n = 0;
     int w = -1, h = 0, in_row = 0;
-    float *v = malloc(cap * sizeof(float));
+    float *v = parac__malloc(cap * sizeof(float));
     if (!v) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel %s: no memory", what);
     const char *p = text;
     int count = 0;
@@ -61,7 +62,7 @@ static parac_status parse_text(const char *text, const char *what, parac__kernel
             return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel %s: more than %d values", what, MAX_KERNEL_VALUES);
         }
         if (n == cap) {
-            float *nv = realloc(v, (cap *= 2) * sizeof(float));
+            float *nv = parac__realloc(v, (cap *= 2) * sizeof(float));
             if (!nv) {
                 free(v);
                 return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel %s: no memory", what);
@@ -127,7 +128,7 @@ static parac_status parse_npy(const unsigned char *b, size_t size, const char *w
         return parac__fail(PARAC_ERR_UNSUPPORTED, "kernel %s: .npy dtype '%s' (use float32 or float64)", what, descr);
     size_t n = (size_t)(w * h), data = off + hlen;
     if (data + n * (size_t)bytes > size) return parac__fail(PARAC_ERR_FORMAT, "kernel %s: truncated .npy data", what);
-    float *v = malloc(n * sizeof(float));
+    float *v = parac__malloc(n * sizeof(float));
     if (!v) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel %s: no memory", what);
     for (size_t i = 0; i < n; i++) {
         const unsigned char *e = b + data + i * (size_t)bytes;
@@ -185,7 +186,7 @@ parac_status parac__kernel_load(const char *spec, parac__kernel *k)
                 fclose(fp);
                 return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "kernel file '%s' is too large", spec);
             }
-            unsigned char *nb = realloc(buf, cap + 1);
+            unsigned char *nb = parac__realloc(buf, cap + 1);
             if (!nb) {
                 free(buf);
                 fclose(fp);

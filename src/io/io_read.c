@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "io_internal.h"
 
@@ -62,11 +63,11 @@ parac_status parac_image_read_memory(const void *data, size_t size,
 static parac_status slurp(int fd, uint8_t **data, size_t *size)
 {
     size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
+    uint8_t *buf = parac__malloc(cap);
     if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     for (;;) {
         if (n == cap) {
-            uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            uint8_t *bigger = cap > SIZE_MAX / 2 ? NULL : parac__realloc(buf, cap * 2);
             if (!bigger) {
                 free(buf);
                 return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");

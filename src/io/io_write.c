@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "io_internal.h"
 
@@ -61,7 +62,7 @@ static parac_status write_atomic(const char *path, const parac_image *image,
     size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0;
     const char *base = path + dir_len;
     if (!*base) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' names a directory", path);
-    char *tmp = malloc(len + 16);
+    char *tmp = parac__malloc(len + 16);
     if (!tmp) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     memcpy(tmp, path, dir_len);
     snprintf(tmp + dir_len, len + 16 - dir_len, ".%s.XXXXXX", base);

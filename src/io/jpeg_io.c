@@ -10,6 +10,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -122,7 +123,7 @@ parac_status parac__read_jpeg(const parac_io_reader_args *args, parac_image **ou
     if (st == PARAC_OK) st = parac_image_create(&created, w, h, 1, channels, PARAC_U8, PARAC_MEMORY_HOST, -1);
     img = created;
     if (st == PARAC_OK && convert_cmyk) {
-        cmyk = malloc((size_t)w * 4);
+        cmyk = parac__malloc((size_t)w * 4);
         if (!cmyk) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     if (st != PARAC_OK) {
@@ -174,7 +175,7 @@ parac_status parac__write_jpeg(FILE *file, int fd, const char *path, const parac
     struct jpeg_compress_struct cinfo;
     jpeg_ctx ctx;
     init_ctx(&ctx, (j_common_ptr)&cinfo);
-    uint8_t *volatile row = malloc(parac_image_row_bytes(image));
+    uint8_t *volatile row = parac__malloc(parac_image_row_bytes(image));
     if (!row) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     if (setjmp(ctx.jump)) {
         jpeg_destroy_compress(&cinfo);

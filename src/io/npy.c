@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -280,7 +281,7 @@ parac_status parac__write_npy(FILE *file, int fd, const char *path, const parac_
     int64_t per_outer = parac__io_axes_elements(&axes) / axes.count[0] * (int64_t)elem;
     int64_t chunk = per_outer > ((int64_t)4 << 20) ? 1 : ((int64_t)4 << 20) / per_outer;
     if (chunk > axes.count[0]) chunk = axes.count[0];
-    uint8_t *buf = malloc((size_t)(chunk * per_outer));
+    uint8_t *buf = parac__malloc((size_t)(chunk * per_outer));
     if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     parac_status st = PARAC_OK;
     for (int64_t i0 = 0; i0 < axes.count[0] && st == PARAC_OK; i0 += chunk) {

@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <zlib.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -324,7 +325,7 @@ parac_status parac__read_nrrd(const parac_io_reader_args *args, parac_image **ou
     uint8_t *raw = NULL;
     const uint8_t *stream = payload;
     if (h.gzip) {
-        raw = malloc((size_t)bytes);
+        raw = parac__malloc((size_t)bytes);
         parac_status st = raw ? inflate_exact(payload, payload_size, raw, (size_t)bytes, skip)
                               : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
         if (st != PARAC_OK) {
@@ -354,8 +355,8 @@ static parac_status write_gzip(FILE *file, const parac_io_axes *axes, const para
     if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "cannot initialise zlib");
     size_t slice_bytes = (size_t)(axes->count[1] * axes->count[2] * axes->count[3]) * elem;
-    uint8_t *in = malloc(slice_bytes);
-    uint8_t *outbuf = malloc(1 << 16);
+    uint8_t *in = parac__malloc(slice_bytes);
+    uint8_t *outbuf = parac__malloc(1 << 16);
     parac_status st = in && outbuf ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     for (int64_t z = 0; z < axes->count[0] && st == PARAC_OK; z++) {
         parac_io_axes slice = *axes;
@@ -423,7 +424,7 @@ parac_status parac__write_nrrd(FILE *file, int fd, const char *path, const parac
     int swap = !parac__host_is_little_endian() && elem > 1;
     if (options->nrrd_gzip) return write_gzip(file, &axes, image, elem, Z_DEFAULT_COMPRESSION);
     size_t row_bytes = parac_image_row_bytes(image);
-    uint8_t *row = malloc(row_bytes);
+    uint8_t *row = parac__malloc(row_bytes);
     if (!row) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     parac_status st = PARAC_OK;
     parac_io_axes one = {.n = 2, .count = {image->width, image->channels},

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -83,7 +84,7 @@ parac_status parac__read_png(const parac_io_reader_args *args, parac_image **out
         st = parac__fail(PARAC_ERR_INTERNAL, "unexpected PNG row size");
     img = created;
     if (st == PARAC_OK) {
-        rows = malloc(sizeof(png_bytep) * h);
+        rows = parac__malloc(sizeof(png_bytep) * h);
         if (!rows) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     }
     if (st != PARAC_OK) {
@@ -121,7 +122,7 @@ parac_status parac__write_png(FILE *file, int fd, const char *path, const parac_
         png_destroy_write_struct(&png, NULL);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "cannot create a PNG writer");
     }
-    uint8_t *volatile row = malloc(parac_image_row_bytes(image));
+    uint8_t *volatile row = parac__malloc(parac_image_row_bytes(image));
     if (!row) {
         png_destroy_write_struct(&png, &info);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -164,8 +165,8 @@ parac_status parac__write_pnm(FILE *file, int fd, const char *path, const parac_
         return parac__fail(PARAC_ERR_IO, "write failed");
     size_t n = (size_t)image->width * (size_t)image->channels;
     size_t bps = image->dtype == PARAC_U8 ? 1 : 2;
-    uint8_t *row = malloc(n * bps);
-    uint8_t *bytes = malloc(ascii ? n * 7 + 2 : n * bps);
+    uint8_t *row = parac__malloc(n * bps);
+    uint8_t *bytes = parac__malloc(ascii ? n * 7 + 2 : n * bps);
     if (!row || !bytes) {
         free(row);
         free(bytes);

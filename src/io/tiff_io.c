@@ -11,6 +11,7 @@
 #include <tiffio.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "core/image_internal.h"
 #include "io_internal.h"
@@ -153,7 +154,7 @@ static parac_status describe_page(TIFF *tif, tiff_ctx *ctx, page_info *p)
 
 static parac_status read_rgba_page(TIFF *tif, tiff_ctx *ctx, const page_info *p, parac_image *img, int64_t z)
 {
-    uint32_t *raster = malloc((size_t)p->w * p->h * 4);
+    uint32_t *raster = parac__malloc((size_t)p->w * p->h * 4);
     if (!raster) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     if (!TIFFReadRGBAImageOriented(tif, p->w, p->h, raster, ORIENTATION_TOPLEFT, 1)) {
         free(raster);
@@ -206,7 +207,7 @@ static parac_status read_plain_page(TIFF *tif, tiff_ctx *ctx, const page_info *p
         tmsize_t tile_size = TIFFTileSize(tif);
         if (tw == 0 || th == 0 || tile_size <= 0 || (uint64_t)tile_size < (uint64_t)tw * th * px_bytes)
             return fail_tiff(ctx, "bad TIFF tile geometry");
-        uint8_t *buf = malloc((size_t)tile_size);
+        uint8_t *buf = parac__malloc((size_t)tile_size);
         if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
         for (int s = 0; s < planes && st == PARAC_OK; s++)
             for (uint32_t y = 0; y < p->h && st == PARAC_OK; y += th)
@@ -232,7 +233,7 @@ static parac_status read_plain_page(TIFF *tif, tiff_ctx *ctx, const page_info *p
     if ((uint64_t)per_plane * planes > TIFFNumberOfStrips(tif))
         return parac__fail(PARAC_ERR_FORMAT, "TIFF has %u strips, %llu needed", TIFFNumberOfStrips(tif),
                            (unsigned long long)per_plane * planes);
-    uint8_t *buf = malloc((size_t)strip_size);
+    uint8_t *buf = parac__malloc((size_t)strip_size);
     if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     for (int s = 0; s < planes && st == PARAC_OK; s++)
         for (uint32_t k = 0; k < per_plane; k++) {
@@ -337,7 +338,7 @@ parac_status parac__write_tiff(FILE *file, int fd, const char *path, const parac
         if (dup_fd >= 0) close(dup_fd);
         return parac__fail(PARAC_ERR_IO, "cannot start a TIFF file: %s", ctx.message);
     }
-    uint8_t *row = malloc(row_bytes);
+    uint8_t *row = parac__malloc(row_bytes);
     if (!row) {
         TIFFClose(tif);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");

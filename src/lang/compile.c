@@ -7,21 +7,42 @@
 
 #include "lang/lang.h"
 
+/* What a compile holds outside the arena (the streams being written and
+ * the kernels' text), released by the out-of-memory handler too. */
+static struct {
+    FILE *stream;
+    char *raw;
+    size_t len;
+    char *kernels;
+} held;
+
+static void release_held(void)
+{
+    if (held.stream) fclose(held.stream);
+    free(held.raw);
+    free(held.kernels);
+    memset(&held, 0, sizeof held);
+}
+
 /* The kernels (kernel_source NULL) or the host code, with the #line marks
  * resolved to lines of `name`; NULL when no memory is left. */
 static char *emit_resolved(Program *prog, const char *kernel_source, Target target, const char *name,
                            const char *cl_name)
 {
-    char *raw = NULL, *text = NULL;
-    size_t len = 0, tlen = 0;
-    FILE *o = open_memstream(&raw, &len);
-    if (!o) return NULL;
-    if (!kernel_source) emit_device_kernels(prog, o, name, target == TARGET_CUDA);
-    else emit_host_program(prog, o, target, name, cl_name, kernel_source);
-    if (fclose(o) != 0) {
+    held.stream = open_memstream(&held.raw, &held.len);
+    if (!held.stream) return NULL;
+    if (!kernel_source) emit_device_kernels(prog, held.stream, name, target == TARGET_CUDA);
+    else emit_host_program(prog, held.stream, target, name, cl_name, kernel_source);
+    const int closed = fclose(held.stream);
+    held.stream = NULL;
+    char *raw = held.raw;
+    held.raw = NULL;
+    if (closed != 0) {
         free(raw);
         return NULL;
     }
+    char *text = NULL;
+    size_t tlen = 0;
     FILE *t = open_memstream(&text, &tlen);
     if (!t) {
         free(raw);
@@ -36,7 +57,34 @@ static char *emit_resolved(Program *prog, const char *kernel_source, Target targ
     return text;
 }
 
+static int out_of_memory(void)
+{
+    FILE *o = lang_diag.out ? lang_diag.out : stderr;
+    fprintf(o, "paracc: out of memory\n");
+    lang_diag.errors++;
+    return 1;
+}
+
+static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels);
+
+/* Out of memory anywhere in the passes: what the compile holds released,
+ * the arena left to lang_reset(), and 1 returned with a message. */
 int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels)
+{
+    jmp_buf handler;
+    jmp_buf *outer = lang_on_oom(&handler);
+    int rc;
+    if (setjmp(handler) == 0) {
+        rc = compile(file, opt, host, kernels);
+    } else {
+        release_held();
+        rc = out_of_memory();
+    }
+    lang_on_oom(outer);
+    return rc;
+}
+
+static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels)
 {
     lang_diag.errors = 0;
     Token *toks = tokenize(file);
@@ -78,21 +126,19 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
         return 1;
     }
     const char *c_name = opt->c_name ? opt->c_name : "out.c", *cl_name = opt->cl_name ? opt->cl_name : "kernels.cl";
-    char *ksrc = NULL;
+    /* both texts made before either is written: a failure writes nothing */
     if (target_has_device(opt->target)) {
-        ksrc = emit_resolved(prog, NULL, opt->target, cl_name, NULL);
-        if (!ksrc) return 1;
-        if (kernels) fputs(ksrc, kernels);
+        held.kernels = emit_resolved(prog, NULL, opt->target, cl_name, NULL);
+        if (!held.kernels) return out_of_memory();
     }
-    if (host) {
-        char *hsrc = emit_resolved(prog, ksrc ? ksrc : "", opt->target, c_name, cl_name);
-        if (!hsrc) {
-            free(ksrc);
-            return 1;
-        }
-        fputs(hsrc, host);
-        free(hsrc);
+    char *hsrc = host ? emit_resolved(prog, held.kernels ? held.kernels : "", opt->target, c_name, cl_name) : NULL;
+    if (host && !hsrc) {
+        release_held();
+        return out_of_memory();
     }
-    free(ksrc);
+    if (kernels && held.kernels) fputs(held.kernels, kernels);
+    if (hsrc) fputs(hsrc, host);
+    free(hsrc);
+    release_held();
     return 0;
 }

@@ -29,16 +29,25 @@
 #ifndef PARAC_LANG_H
 #define PARAC_LANG_H
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 /* ---- arena, strings --------------------------------------------------- */
-void *lang_alloc(size_t size);           /* zeroed, never NULL (aborts on OOM) */
+void *lang_alloc(size_t size);           /* zeroed, never NULL (out of memory: see lang_on_oom) */
 char *lang_strndup(const char *s, size_t n);
 char *lang_format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lang_reset(void);                   /* frees everything allocated */
+/* Where lang_alloc jumps when no memory is left (lang_compile's handler);
+ * returns the handler before. */
+jmp_buf *lang_on_oom(jmp_buf *handler);
+/* Tests: the n-th allocation from now fails (0: none; while n > 0 the
+ * arena takes a chunk per allocation, so each is a point of failure); how
+ * many failed. */
+void lang_alloc_fail_after(long n);
+long lang_alloc_failures(void);
 
 /* ---- source files and diagnostics ------------------------------------- */
 typedef struct SourceFile {

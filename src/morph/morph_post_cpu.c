@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "morph_post.h"
 
@@ -90,7 +91,7 @@ parac_status parac__morph_minmax_cpu(const parac_image *in, parac_image *out, in
     const size_t per = (size_t)(longest + 2 * radius);
     parac_status st = PARAC_OK;
     const int nt = threads > 0 ? threads : 1;
-    float *buf = malloc(sizeof(float) * per * 4 * (size_t)nt);
+    float *buf = parac__malloc(sizeof(float) * per * 4 * (size_t)nt);
     if (!buf) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "no memory for a filter line buffer");
     /* axis 0 reads `in`; later axes read and write `out` */
     for (int axis = 0; axis < 3; axis++) {

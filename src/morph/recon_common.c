@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "../core/image_internal.h"
 #include "recon_grid.h"
@@ -91,7 +92,7 @@ parac_status parac__recon_violation_error(const parac__recon_spec *s,
 parac_status parac__queue_push_grow(parac__queue *q, int64_t v)
 {
     int64_t cap = q->cap ? q->cap * 2 : 4096;
-    int64_t *buf = malloc(sizeof *buf * (size_t)cap);
+    int64_t *buf = parac__malloc(sizeof *buf * (size_t)cap);
     if (!buf)
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "reconstruction: no memory for a queue of %" PRId64
                            " pixels", cap);
@@ -138,9 +139,9 @@ parac_status parac__grid_alloc(parac__grid *g, parac_dtype dtype, int conn, int6
     /* working images of a few MiB or more: huge pages, since the engines
      * write them whole right away */
     const size_t bytes = es * (size_t)g->total;
-    g->I = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : malloc(bytes);
-    g->J = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : malloc(bytes);
-    g->row = malloc((es + 1) * (size_t)(w + 2));
+    g->I = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
+    g->J = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
+    g->row = parac__malloc((es + 1) * (size_t)(w + 2));
     if (!g->I || !g->J || !g->row) {
         parac__grid_free(g);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY,

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "recon_levels.h"
 
@@ -9,7 +10,7 @@ parac_status parac__levels_init(parac__level_stacks *s, int64_t levels)
 {
     s->levels = levels;
     s->spare = NULL;
-    s->top = calloc((size_t)levels, sizeof *s->top);
+    s->top = parac__calloc((size_t)levels, sizeof *s->top);
     if (!s->top)
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "downhill: no memory for %" PRId64 " level stacks",
                            levels);
@@ -40,7 +41,7 @@ parac__level_chunk *parac__levels_grow(parac__level_stacks *s, int64_t level)
     parac__level_chunk *c = s->spare;
     if (c) {
         s->spare = c->below;
-    } else if (!(c = malloc(sizeof *c))) {
+    } else if (!(c = parac__malloc(sizeof *c))) {
         parac__fail(PARAC_ERR_OUT_OF_MEMORY, "downhill: no memory for its level stacks");
         return NULL;
     }

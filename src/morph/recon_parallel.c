@@ -32,6 +32,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "recon_grid.h"
 
@@ -90,12 +91,12 @@ static parac_status pipe_plan_make(pipe_plan *p, const parac__grid *g, int64_t n
     p->blocks = n;
     p->groups = groups;
     p->scratch_bytes = ((es * (size_t)(w + 2) + 63) / 64) * 64;
-    p->bx = malloc(sizeof *p->bx * (size_t)(n + 1));
-    p->gs = malloc(sizeof *p->gs * (size_t)groups);
-    p->gy0 = malloc(sizeof *p->gy0 * (size_t)groups);
-    p->gy1 = malloc(sizeof *p->gy1 * (size_t)groups);
-    p->done = calloc((size_t)(n * DONE_STRIDE), sizeof *p->done);
-    p->scratch = malloc(p->scratch_bytes * (size_t)n);
+    p->bx = parac__malloc(sizeof *p->bx * (size_t)(n + 1));
+    p->gs = parac__malloc(sizeof *p->gs * (size_t)groups);
+    p->gy0 = parac__malloc(sizeof *p->gy0 * (size_t)groups);
+    p->gy1 = parac__malloc(sizeof *p->gy1 * (size_t)groups);
+    p->done = parac__calloc((size_t)(n * DONE_STRIDE), sizeof *p->done);
+    p->scratch = parac__malloc(p->scratch_bytes * (size_t)n);
     if (!p->bx || !p->gs || !p->gy0 || !p->gy1 || !p->done || !p->scratch) {
         pipe_plan_free(p);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "reconstruction: no memory for the pipelined scans");
@@ -211,12 +212,12 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
     int64_t n = threads > 0 ? threads : 1;
     if (n > H / MIN_STRIP_ROWS) n = H / MIN_STRIP_ROWS;
     if (n < 1) n = 1;
-    parac__grid *g = calloc((size_t)n, sizeof *g);
-    parac__queue *q = calloc((size_t)n, sizeof *q);
-    parac__recon_violation *v = calloc((size_t)n, sizeof *v);
-    parac_status *st = calloc((size_t)n, sizeof *st);
-    int64_t *raised = calloc((size_t)n, sizeof *raised);
-    unsigned char *active = malloc((size_t)n), *halo_changed = calloc((size_t)n, 1);
+    parac__grid *g = parac__calloc((size_t)n, sizeof *g);
+    parac__queue *q = parac__calloc((size_t)n, sizeof *q);
+    parac__recon_violation *v = parac__calloc((size_t)n, sizeof *v);
+    parac_status *st = parac__calloc((size_t)n, sizeof *st);
+    int64_t *raised = parac__calloc((size_t)n, sizeof *raised);
+    unsigned char *active = parac__malloc((size_t)n), *halo_changed = parac__calloc((size_t)n, 1);
     if (!g || !q || !v || !st || !raised || !active || !halo_changed) {
         free(g), free(q), free(v), free(st), free(raised), free(active), free(halo_changed);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: no memory for %" PRId64 " strips", s->op, n);

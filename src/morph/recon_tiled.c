@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/device_internal.h"
 #include "../core/error_internal.h"
 #include "recon_devices.h"
@@ -33,10 +34,10 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
     const parac__engine *e = parac__engine_for(mask->dtype);
     const int64_t H = mask->height;
     const int64_t n = strips < 1 ? 1 : strips > H ? H : strips;
-    parac__grid *g = calloc((size_t)n, sizeof *g);
-    parac__recon_violation *v = calloc((size_t)n, sizeof *v);
-    parac_status *st = calloc((size_t)n, sizeof *st);
-    unsigned char *dirty = calloc((size_t)n, 1);
+    parac__grid *g = parac__calloc((size_t)n, sizeof *g);
+    parac__recon_violation *v = parac__calloc((size_t)n, sizeof *v);
+    parac_status *st = parac__calloc((size_t)n, sizeof *st);
+    unsigned char *dirty = parac__calloc((size_t)n, 1);
     void *streams[16] = {0};
     parac_status result = PARAC_OK;
     if (!g || !v || !st || !dirty) {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "opencl/runtime_internal.h"
 #include "parac/opencl.h"
 
@@ -106,7 +107,7 @@ static int load_through(const char *list, char *why, size_t why_size)
         p += len + (p[len] == ':');
     }
     const char *old = getenv("OCL_ICD_VENDORS"), *old_names = getenv("OCL_ICD_FILENAMES");
-    char *saved = old ? strdup(old) : NULL, *saved_names = old_names ? strdup(old_names) : NULL;
+    char *saved = old ? parac__strdup(old) : NULL, *saved_names = old_names ? parac__strdup(old_names) : NULL;
     if (ok) {
         char slash[sizeof dir + 1];
         snprintf(slash, sizeof slash, "%s/", dir); /* the Khronos loader appends file names as they are */

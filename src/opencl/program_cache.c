@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
@@ -18,7 +19,7 @@ static parac_status build_log(parac_cl_session *s, cl_program prog, const char *
 {
     size_t n = 0;
     clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &n);
-    char *log = malloc(n + 1);
+    char *log = parac__malloc(n + 1);
     if (log) {
         log[0] = 0;
         clGetProgramBuildInfo(prog, s->device, CL_PROGRAM_BUILD_LOG, n, log, NULL);
@@ -79,7 +80,7 @@ parac_status parac__cl_build_program(parac_cl_session *s, const char *name, cons
     if (have_dir) {
         size_t len = 0;
         if (clGetProgramInfo(p, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) == CL_SUCCESS && len > 0) {
-            unsigned char *bin = malloc(len);
+            unsigned char *bin = parac__malloc(len);
             unsigned char *bins[1] = {bin};
             if (bin && clGetProgramInfo(p, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) == CL_SUCCESS)
                 parac__write_atomic(path, bin, len);

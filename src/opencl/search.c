@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_runtime.h"
 #include "core/disk_cache.h"
 #include "core/error_internal.h"
@@ -78,7 +79,7 @@ static int usable(const size_t local[3], cl_uint ndim, const size_t count[3], si
 
 static parac_status remember(parac_cl_session *s, uint64_t key, const size_t local[3], int variant)
 {
-    struct parac__cl_shape *n = realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
+    struct parac__cl_shape *n = parac__realloc(s->shapes, sizeof *n * (size_t)(s->nshapes + 1));
     if (!n) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "work-group search: no memory");
     s->shapes = n;
     s->shapes[s->nshapes].key = key;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/error_internal.h"
 #include "opencl/runtime_internal.h"
 
@@ -85,7 +86,7 @@ parac_status parac_cl_session_open(parac_cl_session **out, const char *name, con
         const char *env = getenv("PARAC_OPENCL_DEVICE");
         if (env && *env) selector = env;
     }
-    parac_cl_session *s = calloc(1, sizeof *s);
+    parac_cl_session *s = parac__calloc(1, sizeof *s);
     if (!s) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "OpenCL session");
     parac_status st = choose_device(selector, &s->platform, &s->device, s->label, sizeof s->label);
     if (st != PARAC_OK) {
@@ -169,13 +170,13 @@ parac_status parac__cl_kernel(parac_cl_session *s, const char *name, cl_kernel *
     cl_kernel k = clCreateKernel(s->program, name, &err);
     if (err != CL_SUCCESS)
         return parac__fail(PARAC_ERR_OPENCL, "clCreateKernel('%s') failed (error %d)", name, (int)err);
-    parac__cl_named_kernel *a = realloc(s->kernels, sizeof *a * (size_t)(s->nkernels + 1));
+    parac__cl_named_kernel *a = parac__realloc(s->kernels, sizeof *a * (size_t)(s->nkernels + 1));
     if (!a) {
         clReleaseKernel(k);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "kernel table");
     }
     s->kernels = a;
-    a[s->nkernels].name = strdup(name);
+    a[s->nkernels].name = parac__strdup(name);
     a[s->nkernels].kernel = k;
     s->nkernels++;
     *out = k;

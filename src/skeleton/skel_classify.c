@@ -1,6 +1,7 @@
 /* Stage 1: voxel classes and compact point lists. */
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel.h"
 
@@ -52,7 +53,7 @@ parac_status parac__skel_classify(const parac_image *in, double threshold, parac
                 }
     const int full = rules == PARAC__SKEL_RULES_PAPER;
     /* surface: decided on the object/exterior picture alone, so mark in a second array pass */
-    uint8_t *mark = malloc((size_t)(w * h * d));
+    uint8_t *mark = parac__malloc((size_t)(w * h * d));
     if (!mark) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: classes of %lld voxels", (long long)(w * h * d));
 #pragma omp parallel for schedule(static)
     for (int64_t z = 0; z < d; z++)
@@ -87,7 +88,7 @@ parac_status parac__skel_collect(const uint8_t *cls, int64_t w, int64_t h, int64
 {
     /* per plane counts, their prefix sums, then every plane fills its part:
      * the list is in raster order whatever the thread count */
-    int64_t *first = calloc((size_t)d + 1, sizeof *first);
+    int64_t *first = parac__calloc((size_t)d + 1, sizeof *first);
     if (!first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld planes", (long long)d);
 #pragma omp parallel for schedule(static)
     for (int64_t z = 0; z < d; z++) {
@@ -97,8 +98,8 @@ parac_status parac__skel_collect(const uint8_t *cls, int64_t w, int64_t h, int64
     }
     for (int64_t z = 0; z < d; z++) first[z + 1] += first[z];
     const int64_t n = first[d];
-    float *p = malloc((size_t)(n ? n : 1) * 3 * sizeof *p);
-    int64_t *ix = malloc((size_t)(n ? n : 1) * sizeof *ix);
+    float *p = parac__malloc((size_t)(n ? n : 1) * 3 * sizeof *p);
+    int64_t *ix = parac__malloc((size_t)(n ? n : 1) * sizeof *ix);
     if (!p || !ix) {
         free(p), free(ix), free(first);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: a list of %lld points", (long long)n);

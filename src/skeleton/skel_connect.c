@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_connect.h"
 #include "skel_graph.h"
@@ -21,7 +22,7 @@ static int heap_push(heap *h, float cost, int64_t v)
 {
     if (h->n == h->cap) {
         const int64_t cap = h->cap ? 2 * h->cap : 4096;
-        heap_item *na = realloc(h->a, (size_t)cap * sizeof *na);
+        heap_item *na = parac__realloc(h->a, (size_t)cap * sizeof *na);
         if (!na) return -1;
         h->a = na, h->cap = cap;
     }
@@ -88,7 +89,7 @@ static int32_t label_pieces(joiner *j)
     const parac__skel_field *f = j->f;
     int64_t n = 0;
     for (int64_t i = 0; i < j->N; i++) n += j->vox[i] != 0;
-    int64_t *queue = malloc((size_t)(n ? n : 1) * sizeof *queue);
+    int64_t *queue = parac__malloc((size_t)(n ? n : 1) * sizeof *queue);
     if (!queue) return -1;
     int32_t pieces = 0;
     for (int64_t s = 0; s < j->N; s++) {
@@ -113,7 +114,7 @@ static int depth_map(joiner *j)
     const parac__skel_field *f = j->f;
     int64_t n = 0;
     for (int64_t i = 0; i < j->N; i++) n += f->cls[i] != 0;
-    int64_t *queue = malloc((size_t)(n ? n : 1) * sizeof *queue);
+    int64_t *queue = parac__malloc((size_t)(n ? n : 1) * sizeof *queue);
     if (!queue) return -1;
     int64_t head = 0, tail = 0;
     for (int64_t i = 0; i < j->N; i++) {
@@ -196,7 +197,7 @@ static int join_nearest(joiner *j, int32_t grp)
             const int s = j->from[v];
             v -= ((int64_t)(s / 9 - 1) * f->h + (s / 3) % 3 - 1) * f->w + s % 3 - 1;
         }
-        double *p = malloc((size_t)(n + 2) * 3 * sizeof *p);
+        double *p = parac__malloc((size_t)(n + 2) * 3 * sizeof *p);
         if (!p) goto oom;
         int64_t v = reached, m = 1;
         for (int64_t i = 0; i < n; i++) {
@@ -242,8 +243,8 @@ parac_status parac__skel_connect(const parac__skel_field *f, parac__skel_graph *
     if (n_paths) *n_paths = 0;
     joiner j = {.f = f, .g = g, .N = f->w * f->h * f->d};
     parac_status st = PARAC_OK;
-    j.vox = malloc((size_t)j.N);
-    j.label = calloc((size_t)j.N, sizeof *j.label);
+    j.vox = parac__malloc((size_t)j.N);
+    j.label = parac__calloc((size_t)j.N, sizeof *j.label);
     if (!j.vox || !j.label) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: joining %lld voxels", (long long)j.N);
     int32_t pieces = 0;
     if (st == PARAC_OK) {
@@ -252,11 +253,11 @@ parac_status parac__skel_connect(const parac__skel_field *f, parac__skel_graph *
         if (pieces < 0) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: labelling its pieces");
     }
     if (st == PARAC_OK && pieces > 1) {
-        j.group = calloc((size_t)pieces + 1, sizeof *j.group);
-        j.depth = malloc((size_t)j.N * sizeof *j.depth);
-        j.cost = malloc((size_t)j.N * sizeof *j.cost);
-        j.from = malloc((size_t)j.N);
-        j.touched = malloc((size_t)j.N * sizeof *j.touched);
+        j.group = parac__calloc((size_t)pieces + 1, sizeof *j.group);
+        j.depth = parac__malloc((size_t)j.N * sizeof *j.depth);
+        j.cost = parac__malloc((size_t)j.N * sizeof *j.cost);
+        j.from = parac__malloc((size_t)j.N);
+        j.touched = parac__malloc((size_t)j.N * sizeof *j.touched);
         if (!j.group || !j.depth || !j.cost || !j.from || !j.touched || depth_map(&j))
             st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: joining %d pieces", (int)pieces);
         for (int64_t i = 0; st == PARAC_OK && i < j.N; i++) j.cost[i] = INFINITY;

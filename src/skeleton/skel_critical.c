@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel.h"
 #include "skel_critical.h"
@@ -262,7 +263,7 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
     *out = NULL;
     *count = 0;
     const int64_t planes = f->d > 1 ? f->d - 1 : 0;
-    plane_list *pl = calloc((size_t)(planes ? planes : 1), sizeof *pl);
+    plane_list *pl = parac__calloc((size_t)(planes ? planes : 1), sizeof *pl);
     if (!pl) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: critical points");
     int oom = 0;
     /* planes in parallel, each its own list, joined in order: the result does
@@ -276,7 +277,7 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
                 plane_list *l = &pl[z];
                 if (l->n == l->cap) {
                     const int64_t cap = l->cap ? 2 * l->cap : 16;
-                    parac__skel_critical *np = realloc(l->p, (size_t)cap * sizeof *np);
+                    parac__skel_critical *np = parac__realloc(l->p, (size_t)cap * sizeof *np);
                     if (!np) {
                         oom = 1;
                         continue;
@@ -287,7 +288,7 @@ parac_status parac__skel_critical_points(const parac__skel_field *f, parac__skel
             }
     int64_t total = 0;
     for (int64_t z = 0; z < planes; z++) total += pl[z].n;
-    parac__skel_critical *pts = oom ? NULL : malloc((size_t)(total ? total : 1) * sizeof *pts);
+    parac__skel_critical *pts = oom ? NULL : parac__malloc((size_t)(total ? total : 1) * sizeof *pts);
     parac__skel_point_grid seen = {0};
     int64_t n = 0;
     for (int64_t z = 0; pts && z < planes; z++)

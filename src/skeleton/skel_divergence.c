@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel.h"
 #include "skel_divergence.h"
@@ -58,7 +59,7 @@ parac_status parac__skel_divergence_seeds(const parac__skel_field *f, double fra
     *seeds = NULL;
     *n_seeds = 0;
     const int64_t N = f->w * f->h * f->d;
-    float *div = malloc((size_t)N * sizeof *div);
+    float *div = parac__malloc((size_t)N * sizeof *div);
     if (!div) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: divergence of %lld voxels", (long long)N);
     double lo = INFINITY, hi = -INFINITY;
 #pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : 1) reduction(min : lo) reduction(max : hi)
@@ -77,8 +78,8 @@ parac_status parac__skel_divergence_seeds(const parac__skel_field *f, double fra
     const float limit = (float)(lo + frac * (hi - lo));
     int64_t n = 0;
     for (int64_t i = 0; i < N; i++) n += div[i] <= limit;
-    scored *cand = malloc((size_t)(n ? n : 1) * sizeof *cand);
-    double *out = malloc((size_t)(n < PARAC__SKEL_MAX_DIVERGENCE_SEEDS ? (n ? n : 1) : PARAC__SKEL_MAX_DIVERGENCE_SEEDS) *
+    scored *cand = parac__malloc((size_t)(n ? n : 1) * sizeof *cand);
+    double *out = parac__malloc((size_t)(n < PARAC__SKEL_MAX_DIVERGENCE_SEEDS ? (n ? n : 1) : PARAC__SKEL_MAX_DIVERGENCE_SEEDS) *
                          3 * sizeof *out);
     if (!cand || !out) {
         free(div), free(cand), free(out);

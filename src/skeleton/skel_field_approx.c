@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_field_approx.h"
 
@@ -36,7 +37,7 @@ static int sort_by_key(const int64_t *key, int64_t n, int64_t n_keys, int64_t *s
     memset(start, 0, (size_t)(n_keys + 1) * sizeof *start);
     for (int64_t i = 0; i < n; i++) start[key[i] + 1]++;
     for (int64_t k = 0; k < n_keys; k++) start[k + 1] += start[k];
-    int64_t *fill = malloc((size_t)(n_keys ? n_keys : 1) * sizeof *fill);
+    int64_t *fill = parac__malloc((size_t)(n_keys ? n_keys : 1) * sizeof *fill);
     if (!fill) return -1;
     memcpy(fill, start, (size_t)n_keys * sizeof *fill);
     for (int64_t i = 0; i < n; i++) perm[fill[key[i]]++] = i;
@@ -67,11 +68,11 @@ parac_status parac__skel_tree_build(const float *targets, int64_t nt, const floa
     for (int k = 0; k < 3; k++) n2[k] = cell_of(hi[k], cell * PARAC__SKEL_L2_SPAN) + 1;
     const int64_t span3 = PARAC__SKEL_L2_SPAN * PARAC__SKEL_L2_SPAN * PARAC__SKEL_L2_SPAN;
     const int64_t N1 = n2[0] * n2[1] * n2[2] * span3, nmax = nc > nt ? nc : nt;
-    int64_t *key = calloc((size_t)(nmax ? nmax : 1), sizeof *key), *perm = malloc((size_t)(nmax ? nmax : 1) * sizeof *perm);
-    int64_t *start = malloc((size_t)(N1 + 1) * sizeof *start);
-    t->charges = malloc((size_t)(nc ? nc : 1) * 3 * sizeof *t->charges);
-    t->targets = malloc((size_t)(nt ? nt : 1) * 3 * sizeof *t->targets);
-    t->order = malloc((size_t)(nt ? nt : 1) * sizeof *t->order);
+    int64_t *key = parac__calloc((size_t)(nmax ? nmax : 1), sizeof *key), *perm = parac__malloc((size_t)(nmax ? nmax : 1) * sizeof *perm);
+    int64_t *start = parac__malloc((size_t)(N1 + 1) * sizeof *start);
+    t->charges = parac__malloc((size_t)(nc ? nc : 1) * 3 * sizeof *t->charges);
+    t->targets = parac__malloc((size_t)(nt ? nt : 1) * 3 * sizeof *t->targets);
+    t->order = parac__malloc((size_t)(nt ? nt : 1) * sizeof *t->order);
     parac_status st = PARAC_OK;
     if (!key || !perm || !start || !t->charges || !t->targets || !t->order)
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field's cell tree (%lld cells)", (long long)N1);
@@ -88,10 +89,10 @@ parac_status parac__skel_tree_build(const float *targets, int64_t nt, const floa
                 t->n_l1++;
                 if (k / span3 != last2) t->n_l2++, last2 = k / span3;
             }
-        t->l1 = malloc((size_t)(t->n_l1 ? t->n_l1 : 1) * PARAC__SKEL_MOMENT_FLOATS * sizeof *t->l1);
-        t->l2 = malloc((size_t)(t->n_l2 ? t->n_l2 : 1) * PARAC__SKEL_MOMENT_FLOATS * sizeof *t->l2);
-        t->l1_range = malloc((size_t)(t->n_l1 ? t->n_l1 : 1) * 2 * sizeof *t->l1_range);
-        t->l2_range = malloc((size_t)(t->n_l2 ? t->n_l2 : 1) * 2 * sizeof *t->l2_range);
+        t->l1 = parac__malloc((size_t)(t->n_l1 ? t->n_l1 : 1) * PARAC__SKEL_MOMENT_FLOATS * sizeof *t->l1);
+        t->l2 = parac__malloc((size_t)(t->n_l2 ? t->n_l2 : 1) * PARAC__SKEL_MOMENT_FLOATS * sizeof *t->l2);
+        t->l1_range = parac__malloc((size_t)(t->n_l1 ? t->n_l1 : 1) * 2 * sizeof *t->l1_range);
+        t->l2_range = parac__malloc((size_t)(t->n_l2 ? t->n_l2 : 1) * 2 * sizeof *t->l2_range);
         if (!t->l1 || !t->l2 || !t->l1_range || !t->l2_range)
             st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld cell moments", (long long)t->n_l1);
     }
@@ -127,8 +128,8 @@ parac_status parac__skel_tree_build(const float *targets, int64_t nt, const floa
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < nt; i++) memcpy(t->targets + 3 * i, targets + 3 * t->order[i], 3 * sizeof *targets);
         for (int64_t k = 0; k < N1; k++) t->n_blocks += start[k + 1] > start[k];
-        t->block_start = malloc((size_t)(t->n_blocks + 1) * sizeof *t->block_start);
-        t->block_box = malloc((size_t)(t->n_blocks ? t->n_blocks : 1) * 6 * sizeof *t->block_box);
+        t->block_start = parac__malloc((size_t)(t->n_blocks + 1) * sizeof *t->block_start);
+        t->block_box = parac__malloc((size_t)(t->n_blocks ? t->n_blocks : 1) * 6 * sizeof *t->block_box);
         if (!t->block_start || !t->block_box) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: target blocks");
     }
     for (int64_t k = 0, b = 0; st == PARAC_OK && k < N1; k++)

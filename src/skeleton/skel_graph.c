@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_graph.h"
 
@@ -11,7 +12,7 @@ int64_t parac__skel_add_node(parac__skel_graph *g, const parac__skel_critical *c
 {
     if (g->n_node == g->node_cap) {
         const int64_t cap = g->node_cap ? 2 * g->node_cap : 64;
-        parac__skel_critical *nn = realloc(g->node, (size_t)cap * sizeof *nn);
+        parac__skel_critical *nn = parac__realloc(g->node, (size_t)cap * sizeof *nn);
         if (!nn) return -1;
         g->node = nn, g->node_cap = cap;
     }
@@ -23,7 +24,7 @@ int64_t parac__skel_add_segment(parac__skel_graph *g, const parac__skel_segment 
 {
     if (g->n_seg == g->seg_cap) {
         const int64_t cap = g->seg_cap ? 2 * g->seg_cap : 16;
-        parac__skel_segment *ns = realloc(g->seg, (size_t)cap * sizeof *ns);
+        parac__skel_segment *ns = parac__realloc(g->seg, (size_t)cap * sizeof *ns);
         if (!ns) return -1;
         g->seg = ns, g->seg_cap = cap;
     }
@@ -60,10 +61,10 @@ int parac__skel_index_sample(parac__skel_sample_index *s, int64_t seg, int64_t i
 {
     if (s->grid.n == s->cap) {
         const int64_t cap = s->cap ? 2 * s->cap : 1024;
-        int64_t *a = realloc(s->seg, (size_t)cap * sizeof *a);
+        int64_t *a = parac__realloc(s->seg, (size_t)cap * sizeof *a);
         if (!a) return -1;
         s->seg = a;
-        int64_t *b = realloc(s->idx, (size_t)cap * sizeof *b);
+        int64_t *b = parac__realloc(s->idx, (size_t)cap * sizeof *b);
         if (!b) return -1;
         s->idx = b, s->cap = cap;
     }
@@ -98,7 +99,7 @@ int64_t parac__skel_join(parac__skel_graph *g, parac__skel_sample_index *si, int
     if (node < 0) return -1;
     sg = &g->seg[s];
     const int64_t tail_n = sg->n - j;
-    double *tail = malloc((size_t)tail_n * 3 * sizeof *tail);
+    double *tail = parac__malloc((size_t)tail_n * 3 * sizeof *tail);
     if (!tail) return -1;
     memcpy(tail, sg->p + 3 * j, (size_t)tail_n * 3 * sizeof *tail);
     const parac__skel_segment ts = {tail, tail_n, node, sg->end};

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_graph_io.h"
 
@@ -104,7 +105,7 @@ parac_status parac__skel_write_graph(const char *path, const parac__skel_graph *
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: --graph '%s': the name must end in .json, .obj or "
                            ".swc", path);
     const size_t len = strlen(path);
-    char *tmp = malloc(len + 16);
+    char *tmp = parac__malloc(len + 16);
     if (!tmp) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: a file name");
     snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
     const int fd = mkstemp(tmp);

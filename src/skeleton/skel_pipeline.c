@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_connect.h"
 #include "skel_critical.h"
@@ -104,9 +105,9 @@ static parac_status classify(const parac_image *in, const parac__skel_params *pr
     k->P = dc + 1;
     k->W = in->width + 2 * k->P, k->H = in->height + 2 * k->P, k->D = in->depth + 2 * k->P;
     k->N = k->W * k->H * k->D;
-    k->obj = calloc((size_t)k->N, 1);
-    k->cls = malloc((size_t)k->N);
-    uint8_t *grown = malloc((size_t)k->N);
+    k->obj = parac__calloc((size_t)k->N, 1);
+    k->cls = parac__malloc((size_t)k->N);
+    uint8_t *grown = parac__malloc((size_t)k->N);
     if (!k->obj || !k->cls || !grown) {
         free(grown);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld voxels", (long long)k->N);
@@ -148,7 +149,7 @@ static parac_status field(const parac__skel_params *prm, work *k, int threads)
         for (int64_t i = 0; i < k->nc; i++)
             for (int a = 0; a < 3; a++) k->c[3 * i + a] = (float)(k->c[3 * i + a] * sp[a]);
     }
-    if (!(k->F = malloc((size_t)k->nt * 3 * sizeof *k->F)) || !(k->vol = calloc((size_t)k->N * 3, sizeof *k->vol)))
+    if (!(k->F = parac__malloc((size_t)k->nt * 3 * sizeof *k->F)) || !(k->vol = parac__calloc((size_t)k->N * 3, sizeof *k->vol)))
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field at %lld voxels", (long long)k->N);
     if (!strcmp(prm->field, "approx")) { /* cells of 4 voxels along the finest axis */
         parac__skel_tree tree;

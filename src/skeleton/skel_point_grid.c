@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "skel_point_grid.h"
 
 /* Voxel coordinates packed into one key (21 bits each, offset so that
@@ -30,8 +31,8 @@ static int grow_slots(parac__skel_point_grid *g)
 {
     const int64_t n = g->n_slots ? 2 * g->n_slots : 256;
     parac__skel_point_grid ng = *g;
-    ng.key = malloc((size_t)n * sizeof *ng.key);
-    ng.head = malloc((size_t)n * sizeof *ng.head);
+    ng.key = parac__malloc((size_t)n * sizeof *ng.key);
+    ng.head = parac__malloc((size_t)n * sizeof *ng.head);
     if (!ng.key || !ng.head) {
         free(ng.key), free(ng.head);
         return -1;
@@ -53,10 +54,10 @@ int parac__skel_grid_add(parac__skel_point_grid *g, const double p[3])
 {
     if (g->n == g->cap) {
         const int64_t cap = g->cap ? 2 * g->cap : 256;
-        int64_t *nx = realloc(g->next, (size_t)cap * sizeof *nx);
+        int64_t *nx = parac__realloc(g->next, (size_t)cap * sizeof *nx);
         if (!nx) return -1;
         g->next = nx;
-        double *np = realloc(g->xyz, (size_t)cap * 3 * sizeof *np);
+        double *np = parac__realloc(g->xyz, (size_t)cap * 3 * sizeof *np);
         if (!np) return -1;
         g->xyz = np;
         g->cap = cap;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "skel_graph.h"
 #include "skel_trace.h"
@@ -66,7 +67,7 @@ static int push(polyline *l, const double q[3])
 {
     if (l->n == l->cap) {
         int64_t cap = l->cap ? 2 * l->cap : 256;
-        double *np = realloc(l->p, (size_t)cap * 3 * sizeof *np);
+        double *np = parac__realloc(l->p, (size_t)cap * 3 * sizeof *np);
         if (!np) return -1;
         l->p = np;
         l->cap = cap;
@@ -150,9 +151,9 @@ parac_status parac__skel_trace(const parac__skel_field *f, parac__skel_critical 
         if (cp[i].kind == PARAC__SKEL_SADDLE) n_jobs += 2 * cp[i].n_out;
     parac__skel_point_grid nodes = {0};
     PARAC_TRY(parac__skel_grid_of_nodes(g, &nodes));
-    int64_t *job_node = malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_node);
-    int *job_dir = malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_dir);
-    trace *tr = calloc((size_t)(n_jobs ? n_jobs : 1), sizeof *tr);
+    int64_t *job_node = parac__malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_node);
+    int *job_dir = parac__malloc((size_t)(n_jobs ? n_jobs : 1) * sizeof *job_dir);
+    trace *tr = parac__calloc((size_t)(n_jobs ? n_jobs : 1), sizeof *tr);
     parac_status st = PARAC_OK;
     if (!job_node || !job_dir || !tr) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: %lld traces", (long long)n_jobs);
     for (int64_t i = 0, j = 0; st == PARAC_OK && i < n_cp; i++)
@@ -248,8 +249,8 @@ parac_status parac__skel_trace_seeds(const parac__skel_field *f, const double *s
     const int64_t N = f->w * f->h * f->d;
     parac__skel_point_grid nodes = {0};
     parac__skel_sample_index si = {0};
-    seed_order *order = malloc((size_t)n_seeds * sizeof *order);
-    uint8_t *covered = calloc((size_t)N, 1);
+    seed_order *order = parac__malloc((size_t)n_seeds * sizeof *order);
+    uint8_t *covered = parac__calloc((size_t)N, 1);
     parac_status st = PARAC_OK;
     if (!order || !covered) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: divergence seeds");
     if (st == PARAC_OK) st = parac__skel_grid_of_nodes(g, &nodes);
@@ -322,7 +323,7 @@ static void line(uint8_t *out, int64_t w, int64_t h, int64_t d, const int64_t a[
 void parac__skel_voxelize(const parac__skel_graph *g, int64_t w, int64_t h, int64_t d, uint8_t *out)
 {
     memset(out, 0, (size_t)(w * h * d));
-    uint8_t *reached = calloc((size_t)(g->n_node ? g->n_node : 1), 1);
+    uint8_t *reached = parac__calloc((size_t)(g->n_node ? g->n_node : 1), 1);
     for (int64_t s = 0; s < g->n_seg; s++) {
         const parac__skel_segment *sg = &g->seg[s];
         if (reached) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "parac/op.h"
 #include "skel_graph_io.h"
@@ -53,7 +54,7 @@ static parac_status skeleton_run(parac_op_call *call)
         in = host;
     }
     parac_status st = parac_image_create(&out, in->width, in->height, in->depth, 1, PARAC_U8, PARAC_MEMORY_HOST, -1);
-    uint8_t *voxels = st == PARAC_OK ? malloc((size_t)(in->width * in->height * in->depth)) : NULL;
+    uint8_t *voxels = st == PARAC_OK ? parac__malloc((size_t)(in->width * in->height * in->depth)) : NULL;
     if (st == PARAC_OK && !voxels) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the output volume");
     parac__skel_graph g = {0};
     if (st == PARAC_OK) st = parac__skel_pipeline(in, &prm, &g, voxels, NULL);

@@ -5,6 +5,7 @@
 // constant bank (a __grid_constant__ parameter) and is staged in shared
 // memory; kernels too large for that are read from device memory, and tiles
 // too large for shared memory fall back to a plain gather kernel.
+#include "core/alloc_internal.h"
 #include "cuda/cuda_check.h"
 #include "filter_cuda_common.cuh"
 
@@ -94,7 +95,7 @@ static parac_status direct_slices(const pc_img &s, const pc_img &d, const float 
     const int kw = 2 * rx + 1, kh = 2 * ry + 1, ntx = pc_pad4(kw);
     const size_t wcount = (size_t)kh * ntx;
     const bool in_params = wcount <= D_PARAM_MAX;
-    direct_params *pp = (direct_params *)malloc(sizeof(direct_params)); // 31 KB: off the stack
+    direct_params *pp = (direct_params *)parac__malloc(sizeof(direct_params)); // 31 KB: off the stack
     if (!pp) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "direct filter: parameter block");
     direct_params &p = *pp;
     p.rx = rx;
@@ -112,7 +113,7 @@ static parac_status direct_slices(const pc_img &s, const pc_img &d, const float 
         }
     }
     // padded weights (rows of ntx, zeros after kw)
-    float *wpad = (float *)malloc(wcount * sizeof(float));
+    float *wpad = (float *)parac__malloc(wcount * sizeof(float));
     if (!wpad) {
         free(pp);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "direct filter: kernel of %zu taps", wcount);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "cuda/cuda_check.h"
 #include "filter_cuda_common.cuh"
 
@@ -126,7 +127,7 @@ __global__ void place_kernel(float *plane, const float *k, int kw, int kh, int p
 static float *outer_product(const float *key, int rx, int ry)
 {
     const int kw = 2 * rx + 1, kh = 2 * ry + 1;
-    float *k2d = (float *)malloc((size_t)kw * kh * sizeof(float));
+    float *k2d = (float *)parac__malloc((size_t)kw * kh * sizeof(float));
     if (!k2d) return NULL;
     for (int y = 0; y < kh; y++)
         for (int x = 0; x < kw; x++) k2d[(size_t)y * kw + x] = key[kw + y] * key[x];
@@ -194,7 +195,7 @@ static parac_status get_spectrum(const float *key, int separable, int rx, int ry
     cudaFree(kdev);
     cudaFree(plane);
     if (!st) {
-        e->key_copy = (float *)malloc(key_n * sizeof(float));
+        e->key_copy = (float *)parac__malloc(key_n * sizeof(float));
         if (!e->key_copy) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel copy");
         else memcpy(e->key_copy, key, key_n * sizeof(float));
     }
@@ -324,7 +325,7 @@ extern "C" parac_status parac__cuda_fft2d_separable(const parac_image *in, parac
                                                     parac__border_rule border, void *stream)
 {
     const int kw = 2 * kx->radius + 1, kh = 2 * ky->radius + 1;
-    float *key = (float *)malloc((size_t)(kw + kh) * sizeof(float));
+    float *key = (float *)parac__malloc((size_t)(kw + kh) * sizeof(float));
     if (!key) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "fft filter: kernel key");
     for (int i = 0; i < kw; i++) key[i] = kx->radius ? kx->taps[i] : 1.0f; // radius 0: identity
     for (int i = 0; i < kh; i++) key[kw + i] = ky->radius ? ky->taps[i] : 1.0f;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_internal.h"
 #include "cuda/cuda_check.h"
 #include "skeleton/skel_field_approx.h"
@@ -139,7 +140,7 @@ extern "C" parac_status parac__skel_field_approx_cuda(const parac__skel_tree *t,
     cudaStream_t st = (cudaStream_t)stream;
     buffers b = {};
     PARAC_CUDA_TRY(cudaGetDevice(&b.dev));
-    float *sorted = (float *)malloc((size_t)(t->nt ? t->nt : 1) * 3 * sizeof(float));
+    float *sorted = (float *)parac__malloc((size_t)(t->nt ? t->nt : 1) * 3 * sizeof(float));
     parac_status rc = sorted ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "skeleton: the field of %lld targets",
                                                       (long long)t->nt);
     const size_t mb = PARAC__SKEL_MOMENT_FLOATS * sizeof(float);
