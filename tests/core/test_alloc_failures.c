@@ -5,17 +5,22 @@
  * around the failure, returns the same result bit for bit as a run without
  * one. Nothing crashes, and the sanitizer build (CI) sees no leak on any of
  * these paths. The same again with every allocation from the k-th on
- * failing. */
+ * failing. Reading and writing every format likewise: a write that fails
+ * leaves no file behind (not even its temporary). */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/alloc_internal.h"
+#include "parac/io.h"
 #include "test_util.h"
 
 static parac_context *cpu;
@@ -154,11 +159,105 @@ static void test_each_allocation_fails_with_all_after_it(void **state)
     run_all(1);
 }
 
+/* The files in dir (. and .. aside). */
+static int files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));) n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+static const struct {
+    const char *name;
+    int width, height, depth, channels;
+    parac_dtype dtype;
+    parac_write_options options;
+} files[] = {
+    {"rgb.png", 37, 21, 1, 3, PARAC_U8, {.png_compression = -1}},
+    {"gray16.png", 29, 17, 1, 1, PARAC_U16, {.png_compression = 9}},
+    {"gray.jpg", 33, 19, 1, 1, PARAC_U8, {.jpeg_quality = 90, .png_compression = -1}},
+    {"volume.tif", 23, 15, 3, 1, PARAC_F32, {.tiff_compress = 1, .png_compression = -1}},
+    {"rgba.tif", 19, 13, 1, 4, PARAC_U16, {.png_compression = -1}},
+    {"ascii.ppm", 17, 11, 1, 3, PARAC_U8, {.pnm_ascii = 1, .png_compression = -1}},
+    {"gray16.pgm", 17, 11, 1, 1, PARAC_U16, {.png_compression = -1}},
+    {"fortran.npy", 21, 9, 4, 2, PARAC_I32, {.npy_fortran_order = 1, .png_compression = -1}},
+    {"gzip.nrrd", 15, 13, 5, 1, PARAC_F32, {.nrrd_gzip = 1, .png_compression = -1}},
+};
+
+static void test_every_format_reads_and_writes_through_failures(void **state)
+{
+    (void)state;
+    char base[1024], dir[1024], path[1200];
+    snprintf(dir, sizeof dir, "%s", test_path(base, sizeof base, "alloc_failures_XXXXXX"));
+    assert_non_null(mkdtemp(dir));
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        parac_image *img = NULL, *want = NULL;
+        assert_int_equal(parac_image_create(&img, files[f].width, files[f].height, files[f].depth, files[f].channels,
+                                            files[f].dtype, PARAC_MEMORY_HOST, -1),
+                         PARAC_OK);
+        test_fill_random(img, 7 + f);
+        snprintf(path, sizeof path, "%s/%s", dir, files[f].name);
+        long writes = 0, reads = 0;
+        for (long k = 1;; k++) { /* writing */
+            assert_true(k <= MAX_ALLOCATIONS);
+            parac__alloc_fail_after(k, k % 2 == 0); /* alone and with all after it, in turn */
+            const parac_status st = parac_image_write(path, img, &files[f].options);
+            const long failed = parac__alloc_failures();
+            parac__alloc_fail_after(0, 0);
+            if (!failed) {
+                assert_int_equal(st, PARAC_OK);
+                writes = k - 1;
+                break;
+            }
+            if (st != PARAC_OK) {
+                if (st != PARAC_ERR_OUT_OF_MEMORY)
+                    fail_msg("writing %s, allocation %ld failing: %s (%s)", files[f].name, k, parac_status_string(st),
+                             parac_error_message());
+                if (files_in(dir) != 0) fail_msg("writing %s, allocation %ld failing: a file was left", files[f].name, k);
+            }
+            remove(path);
+        }
+        assert_int_equal(parac_image_read(path, NULL, &want), PARAC_OK);
+        for (long k = 1;; k++) { /* reading */
+            assert_true(k <= MAX_ALLOCATIONS);
+            parac_image *got = NULL;
+            parac__alloc_fail_after(k, k % 2 == 0);
+            const parac_status st = parac_image_read(path, NULL, &got);
+            const long failed = parac__alloc_failures();
+            parac__alloc_fail_after(0, 0);
+            if (!failed) {
+                assert_int_equal(st, PARAC_OK);
+                parac_image_destroy(got);
+                reads = k - 1;
+                break;
+            }
+            if (st == PARAC_OK) {
+                if (!same_pixels(got, want)) fail_msg("reading %s, allocation %ld failed: another image", files[f].name, k);
+            } else {
+                if (st != PARAC_ERR_OUT_OF_MEMORY)
+                    fail_msg("reading %s, allocation %ld failing: %s (%s)", files[f].name, k, parac_status_string(st),
+                             parac_error_message());
+                assert_null(got);
+            }
+            parac_image_destroy(got);
+        }
+        print_message("%-12s %3ld allocations writing, %3ld reading\n", files[f].name, writes, reads);
+        remove(path);
+        parac_image_destroy(want);
+        parac_image_destroy(img);
+    }
+    assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_allocation_fails_alone),
         cmocka_unit_test(test_each_allocation_fails_with_all_after_it),
+        cmocka_unit_test(test_every_format_reads_and_writes_through_failures),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
