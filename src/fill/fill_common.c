@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "core/alloc_internal.h"
+#include "core/neighbourhood.h"
 #include "../core/error_internal.h"
 #include "fill.h"
 
@@ -33,21 +34,15 @@ parac_status parac__fill_conn_geometry(const char *op, int conn, const parac_ima
     if (in->width > INT32_MAX || in->height > INT32_MAX || in->depth > INT32_MAX)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: sides up to %d pixels", op, INT32_MAX);
     *g = (parac__fill_geom){in->width, in->height, in->depth, 0, 0, {{0, 0, 0}}};
-    const int grow = conn == 8 || conn == 18 || conn == 26;
-    const int s_conn = conn;
-    add_row(g, -1, 0, grow);
-    add_row(g, 1, 0, grow);
-    if (s_conn != 4 && s_conn != 8 && is3d) {
-        g->z_border = 1;
-        add_row(g, 0, -1, grow);
-        add_row(g, 0, 1, grow);
-        if (s_conn >= 18) { /* in-plane diagonals of y and z: 18 through edges, 26 through corners too */
-            const int corner = s_conn == 26;
-            add_row(g, -1, -1, corner);
-            add_row(g, 1, -1, corner);
-            add_row(g, -1, 1, corner);
-            add_row(g, 1, 1, corner);
-        }
+    /* the neighbouring rows (dy, dz) conn reaches, each with whether it
+     * reaches their diagonal neighbours (dx = +-1) too; rows of other planes
+     * only for a volume's connectivity */
+    static const int rows[8][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+    g->z_border = parac__conn_is_3d(conn);
+    for (int i = 0; i < 8; i++) {
+        const int dy = rows[i][0], dz = rows[i][1];
+        if ((dz && !g->z_border) || !parac__conn_reaches(conn, 0, dy, dz)) continue;
+        add_row(g, dy, dz, parac__conn_reaches(conn, 1, dy, dz));
     }
     return PARAC_OK;
 }

@@ -7,22 +7,19 @@
 #include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "../core/image_internal.h"
+#include "core/neighbourhood.h"
 #include "recon_grid.h"
 
 #define GRID_HUGE_MIN ((size_t)4 << 20)
 
 int parac__recon_neighbours(int conn, int is_3d, int d[26][3])
 {
-    if (is_3d ? !(conn == 6 || conn == 18 || conn == 26) : !(conn == 4 || conn == 8)) return 0;
+    if (is_3d ? !parac__conn_is_3d(conn) : !(conn == 4 || conn == 8)) return 0;
     int n = 0;
     for (int dz = is_3d ? -1 : 0; dz <= (is_3d ? 1 : 0); dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
-                int steps = (dx != 0) + (dy != 0) + (dz != 0);
-                if (steps == 0) continue;
-                /* 4/6: faces only; 18: faces and edges; 8/26: all */
-                if ((conn == 4 || conn == 6) && steps > 1) continue;
-                if (conn == 18 && steps > 2) continue;
+                if (!parac__conn_reaches(conn, dx, dy, dz)) continue;
                 d[n][0] = dx;
                 d[n][1] = dy;
                 d[n][2] = dz;

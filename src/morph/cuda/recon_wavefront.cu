@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "core/device_internal.h"
+#include "core/neighbourhood.h"
 #include "cuda/cuda_check.h"
 #include "morph/recon_grid.h"
 #include "recon_cuda.cuh"
@@ -41,15 +42,6 @@ template <bool IS3D> struct tile_shape {
     static constexpr int TY = IS3D ? 8 : 32, TZ = IS3D ? 8 : 1;
     static constexpr int SX = TX + 2, SY = TY + 2, SZ = IS3D ? TZ + 2 : 1;
 };
-
-__device__ __forceinline__ bool in_conn(int conn, int dx, int dy, int dz)
-{
-    const int steps = (dx != 0) + (dy != 0) + (dz != 0);
-    if (steps == 0) return false;
-    if (conn == 4 || conn == 6) return steps == 1;
-    if (conn == 18) return steps <= 2;
-    return true;
-}
 
 // One sweep along AXIS in direction S: planes in order, each pixel of a plane
 // taking the maximum over its neighbours in the previous plane, clipped by
@@ -78,7 +70,7 @@ __device__ bool sweep(T *sI, const T *sJ, int lane)
 #pragma unroll
                     for (int dx = -1; dx <= 1; dx++) {
                         const int da = AXIS == 0 ? dx : AXIS == 1 ? dy : dz;
-                        if (da != -S || !in_conn(CONN, dx, dy, dz)) continue;
+                        if (da != -S || !parac__conn_reaches(CONN, dx, dy, dz)) continue;
                         const T u = sI[p + (dz * sh::SY + dy) * sh::SX + dx];
                         v = u > v ? u : v;
                     }
@@ -189,7 +181,7 @@ __device__ void tile_step(T *sI, T *sJ, T *I, const T *J, const grid_d &g, const
     for (int n = lane; n < 27; n += 32) {
         const int dx = n % 3 - 1, dy = (n / 3) % 3 - 1, dz = n / 9 - 1;
         if (!IS3D && dz != 0) continue;
-        if (!in_conn(CONN, dx, dy, dz)) continue;
+        if (!parac__conn_reaches(CONN, dx, dy, dz)) continue;
         if ((dx < 0 && !(faces & 1)) || (dx > 0 && !(faces & 2)) || (dy < 0 && !(faces & 4)) ||
             (dy > 0 && !(faces & 8)) || (dz < 0 && !(faces & 16)) || (dz > 0 && !(faces & 32)))
             continue;
