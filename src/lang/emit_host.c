@@ -11,7 +11,6 @@
  *                    through the libparac runtime, with transfers decided by
  *                    each matrix's host/device state.
  * Independent operators are computed into parac_red_N before their statement. */
-#include <stdarg.h>
 #include <string.h>
 
 #include "lang/emit_host.h"
