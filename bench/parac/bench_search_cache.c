@@ -14,7 +14,7 @@
 #include <dirent.h>
 #include <unistd.h>
 
-#include "core/device_runtime.h"
+#include "runtime/common/device_runtime.h"
 
 static double now_us(void)
 {

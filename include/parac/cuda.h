@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parac/device_matrix.h"
 #include "parac/export.h"
 #include "parac/fusion_choice.h"
 #include "parac/kernel_variant.h"
@@ -28,30 +29,18 @@ PARAC_BEGIN_DECLS
  * driver. */
 typedef struct parac_cu_session parac_cu_session;
 
-typedef struct parac_cu_matrix {
-    parac_cu_session *session;
-    void *host;
-    size_t elem_size;
-    int ndim;
-    long dims[3];        /* d0, d1, d2 as declared (unused ones are 1) */
-    size_t host_pitch;   /* bytes per host row */
-    size_t device_pitch; /* bytes per device row, a multiple of 64 */
-    void *buffer;        /* device memory, allocated on first use */
-    int state;           /* PARAC_CU_HOST_NEWER, PARAC_CU_SAME, PARAC_CU_DEVICE_NEWER or PARAC_CU_ZEROS */
-} parac_cu_matrix;
+typedef parac_device_matrix parac_cu_matrix;
 
-enum { PARAC_CU_HOST_NEWER = 0, PARAC_CU_SAME = 1, PARAC_CU_DEVICE_NEWER = 2, PARAC_CU_ZEROS = 3 };
+enum {
+    PARAC_CU_HOST_NEWER = PARAC_DEVICE_HOST_NEWER,
+    PARAC_CU_SAME = PARAC_DEVICE_SAME,
+    PARAC_CU_DEVICE_NEWER = PARAC_DEVICE_NEWER,
+    PARAC_CU_ZEROS = PARAC_DEVICE_ZEROS
+};
 
-/* A kernel argument: a value, or a matrix (passed as pointer, pitch in
- * elements, d0, d1, d2). */
-typedef struct parac_cu_arg {
-    int kind;
-    size_t size;
-    const void *value;
-    parac_cu_matrix *matrix;
-} parac_cu_arg;
+typedef parac_device_arg parac_cu_arg;
 
-enum { PARAC_CU_ARG_VALUE = 1, PARAC_CU_ARG_MATRIX = 2 };
+enum { PARAC_CU_ARG_VALUE = PARAC_DEVICE_ARG_VALUE, PARAC_CU_ARG_MATRIX = PARAC_DEVICE_ARG_MATRIX };
 #define PARAC_CU_VALUE(v) ((parac_cu_arg){PARAC_CU_ARG_VALUE, sizeof(v), &(v), 0})
 #define PARAC_CU_MATRIX(m) ((parac_cu_arg){PARAC_CU_ARG_MATRIX, 0, 0, (m)})
 
@@ -74,10 +63,7 @@ PARAC_API void parac_cu_matrix_release(parac_cu_matrix *m);
 PARAC_API void parac_cu_matrix_zeroed(parac_cu_matrix *m);
 PARAC_API void parac_cu_matrix_overwritten(parac_cu_matrix *m);
 
-typedef struct parac_cu_transfers {
-    long long uploads, downloads, fills;
-    long long upload_bytes, download_bytes;
-} parac_cu_transfers;
+typedef parac_device_transfers parac_cu_transfers;
 PARAC_API void parac_cu_transfer_counts(parac_cu_transfers *out);
 
 /* For tests: the n-th checked call from now fails with PARAC_ERR_CUDA. */

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "parac/device_matrix.h"
 #include "parac/export.h"
 #include "parac/fusion_choice.h"
 #include "parac/kernel_variant.h"
@@ -46,35 +47,18 @@ PARAC_API const char *parac_opencl_loader_note(void);
  * $HOME/.cache/parac; PARAC_CACHE_DIR=off disables the cache). */
 typedef struct parac_cl_session parac_cl_session;
 
-/* A matrix of the program: host storage plus a device buffer whose rows are
- * padded to 64 bytes. `state` says which copy is current, so transfers happen
- * only when the data flow needs them. */
-typedef struct parac_cl_matrix {
-    parac_cl_session *session;
-    void *host;
-    size_t elem_size;
-    int ndim;
-    long dims[3];        /* d0, d1, d2 as declared (unused ones are 1) */
-    size_t host_pitch;   /* bytes per host row */
-    size_t device_pitch; /* bytes per device row, a multiple of 64 */
-    void *buffer;        /* cl_mem, created on first use */
-    int state;           /* PARAC_CL_HOST_NEWER, PARAC_CL_SAME, PARAC_CL_DEVICE_NEWER or PARAC_CL_ZEROS */
-} parac_cl_matrix;
+typedef parac_device_matrix parac_cl_matrix;
 
-/* PARAC_CL_ZEROS: the host copy is all zeros and the device buffer not yet
- * filled; the first upload fills the buffer on the device instead of copying. */
-enum { PARAC_CL_HOST_NEWER = 0, PARAC_CL_SAME = 1, PARAC_CL_DEVICE_NEWER = 2, PARAC_CL_ZEROS = 3 };
+enum {
+    PARAC_CL_HOST_NEWER = PARAC_DEVICE_HOST_NEWER,
+    PARAC_CL_SAME = PARAC_DEVICE_SAME,
+    PARAC_CL_DEVICE_NEWER = PARAC_DEVICE_NEWER,
+    PARAC_CL_ZEROS = PARAC_DEVICE_ZEROS
+};
 
-/* A kernel argument: a value, or a matrix (passed as buffer, pitch in
- * elements, d0, d1, d2). */
-typedef struct parac_cl_arg {
-    int kind;
-    size_t size;
-    const void *value;
-    parac_cl_matrix *matrix;
-} parac_cl_arg;
+typedef parac_device_arg parac_cl_arg;
 
-enum { PARAC_CL_ARG_VALUE = 1, PARAC_CL_ARG_MATRIX = 2 };
+enum { PARAC_CL_ARG_VALUE = PARAC_DEVICE_ARG_VALUE, PARAC_CL_ARG_MATRIX = PARAC_DEVICE_ARG_MATRIX };
 #define PARAC_CL_VALUE(v) ((parac_cl_arg){PARAC_CL_ARG_VALUE, sizeof(v), &(v), 0})
 #define PARAC_CL_MATRIX(m) ((parac_cl_arg){PARAC_CL_ARG_MATRIX, 0, 0, (m)})
 
@@ -106,10 +90,7 @@ PARAC_API void parac_cl_matrix_overwritten(parac_cl_matrix *m);
 /* What moved between host and devices since the process started, over every
  * session: copies each way with their bytes, and device-side fills. Tests use
  * it to check that a pipeline moves only what its data flow needs. */
-typedef struct parac_cl_transfers {
-    long long uploads, downloads, fills;
-    long long upload_bytes, download_bytes;
-} parac_cl_transfers;
+typedef parac_device_transfers parac_cl_transfers;
 PARAC_API void parac_cl_transfer_counts(parac_cl_transfers *out);
 
 /* For tests: the n-th call from now of a function that generated code checks
