@@ -54,9 +54,12 @@ parac_status parac__write_nrrd(FILE *file, int fd, const char *path, const parac
 /* The format whose magic bytes start `data`, or PARAC_FORMAT_AUTO. */
 parac_format parac__format_from_magic(const uint8_t *data, size_t size);
 
-/* Fail unless a decoded size of `output_bytes` is plausible for
- * `input_bytes` of input expanding at most `max_ratio` times. */
-parac_status parac__io_check_expansion(int64_t output_bytes, size_t input_bytes,
+/* Fail unless a decoded size of `output_bytes` in `rows` rows is plausible
+ * for `input_bytes` of input expanding at most `max_ratio` times. Small
+ * images pass whatever the input; "small" counts the memory the image will
+ * take, each row padded to PARAC_ROW_ALIGNMENT, so that a short file cannot
+ * claim a narrow, tall image whose padding alone takes gigabytes. */
+parac_status parac__io_check_expansion(int64_t output_bytes, int64_t rows, size_t input_bytes,
                                        double max_ratio, const char *what);
 
 /* fwrite that records an I/O error. */

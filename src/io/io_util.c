@@ -13,10 +13,11 @@ int parac__host_is_little_endian(void)
     return first == 1;
 }
 
-parac_status parac__io_check_expansion(int64_t output_bytes, size_t input_bytes, double max_ratio,
+parac_status parac__io_check_expansion(int64_t output_bytes, int64_t rows, size_t input_bytes, double max_ratio,
                                        const char *what)
 {
-    if (output_bytes <= PARAC_IO_SMALL_OUTPUT) return PARAC_OK;
+    const double stored = (double)output_bytes + (double)rows * PARAC_ROW_ALIGNMENT;
+    if (stored <= (double)PARAC_IO_SMALL_OUTPUT) return PARAC_OK;
     if ((double)output_bytes <= (double)input_bytes * max_ratio + 65536.0) return PARAC_OK;
     return parac__fail(PARAC_ERR_FORMAT,
                        "%s claims %lld bytes of pixels, more than %zu bytes of input can hold "

@@ -118,7 +118,7 @@ parac_status parac__read_jpeg(const parac_io_reader_args *args, parac_image **ou
     int64_t w = cinfo.output_width, h = cinfo.output_height;
     parac_status st = parac__check_geometry(w, h, 1, channels, PARAC_U8);
     if (st == PARAC_OK)
-        st = parac__io_check_expansion(w * h * cinfo.output_components, args->size, 16384.0, "JPEG header");
+        st = parac__io_check_expansion(w * h * cinfo.output_components, h, args->size, 16384.0, "JPEG header");
     parac_image *created = NULL;
     if (st == PARAC_OK) st = parac_image_create(&created, w, h, 1, channels, PARAC_U8, PARAC_MEMORY_HOST, -1);
     img = created;

@@ -315,7 +315,7 @@ parac_status parac__read_nrrd(const parac_io_reader_args *args, parac_image **ou
         if (h.byte_skip < 0)
             return parac__fail(PARAC_ERR_FORMAT, "NRRD byte skip -1 needs raw encoding");
         skip = (size_t)h.byte_skip;
-        PARAC_TRY(parac__io_check_expansion(bytes, size - pos, 1100.0, "NRRD gzip data"));
+        PARAC_TRY(parac__io_check_expansion(bytes, H * D, size - pos, 1100.0, "NRRD gzip data"));
     }
     payload = d + pos;
     payload_size = size - pos;

@@ -65,7 +65,7 @@ parac_status parac__read_png(const parac_io_reader_args *args, parac_image **out
     int64_t raw = 0;
     size_t file_row = png_get_rowbytes(png, info);
     if (parac__mul64((int64_t)file_row + 1, (int64_t)h, &raw) != PARAC_OK ||
-        parac__io_check_expansion(raw, args->size, 1040.0, "PNG header") != PARAC_OK) {
+        parac__io_check_expansion(raw, (int64_t)h, args->size, 1040.0, "PNG header") != PARAC_OK) {
         failure = PARAC_ERR_FORMAT;
         if (raw == 0) parac__fail(PARAC_ERR_FORMAT, "PNG header claims %ux%u pixels", w, h);
         png_longjmp(png, 1);

@@ -270,7 +270,7 @@ static parac_status read_all(TIFF *tif, tiff_ctx *ctx, size_t input, parac_image
     /* uncompressed samples are all in the file; codecs expand at most a few
      * thousand times (and the RGBA decoder turns bits into bytes) */
     double ratio = first.via_rgba ? 40000.0 : first.compression == COMPRESSION_NONE ? 1.0 : 5000.0;
-    PARAC_TRY(parac__io_check_expansion(bytes, input, ratio, "TIFF header"));
+    PARAC_TRY(parac__io_check_expansion(bytes, (int64_t)first.h * pages, input, ratio, "TIFF header"));
     parac_image *img = NULL;
     PARAC_TRY(parac_image_create(&img, first.w, first.h, pages, first.channels, first.dtype, PARAC_MEMORY_HOST, -1));
     parac_status st = PARAC_OK;

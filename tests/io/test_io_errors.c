@@ -224,6 +224,55 @@ static void test_absurd_dimensions_fail(void **state)
     parac_image_destroy(img);
 }
 
+/* The reader's verdict on data whose header claims a 1-pixel-wide image of
+ * 50 million rows: a few bytes must not make it allocate 3 GB of padded rows
+ * (a fuzzer's finding: 174 bytes of TIFF asked for 3.2 GB). */
+static void expect_claims_rejected(const uint8_t *data, size_t size, const char *what)
+{
+    parac_image *img = NULL;
+    parac_error_clear();
+    const parac_status st = parac_image_read_memory(data, size, NULL, &img);
+    if (st != PARAC_ERR_FORMAT || !strstr(parac_error_message(), "claims"))
+        fail_msg("%s: status %d, '%s' (expected the header's claim refused)", what, (int)st, parac_error_message());
+    assert_null(img);
+}
+
+static void test_narrow_tall_claims_fail_before_allocating(void **state)
+{
+    (void)state;
+    const uint32_t rows = 50000000u;
+    /* TIFF: uncompressed 8-bit grey, 1 x 50e6, one strip */
+    uint8_t tif[8 + 2 + 12 * 8 + 4 + 16] = {'I', 'I', 42, 0, 8, 0, 0, 0};
+    uint8_t *p = tif + 8;
+    *p++ = 8, *p++ = 0;
+    struct { uint16_t tag, type; uint32_t count, value; } entries[] = {
+        {256, 4, 1, 1}, {257, 4, 1, rows}, {258, 3, 1, 8}, {259, 3, 1, 1},
+        {262, 3, 1, 1}, {273, 4, 1, 8 + 2 + 12 * 8 + 4}, {278, 4, 1, rows}, {279, 4, 1, rows}};
+    for (size_t i = 0; i < 8; i++) {
+        p[0] = (uint8_t)entries[i].tag, p[1] = (uint8_t)(entries[i].tag >> 8);
+        p[2] = (uint8_t)entries[i].type, p[3] = 0;
+        p[4] = (uint8_t)entries[i].count, p[5] = p[6] = p[7] = 0;
+        uint32_t v = entries[i].value;
+        p[8] = (uint8_t)v, p[9] = (uint8_t)(v >> 8), p[10] = (uint8_t)(v >> 16), p[11] = (uint8_t)(v >> 24);
+        p += 12;
+    }
+    expect_claims_rejected(tif, sizeof tif, "1 x 50e6 TIFF");
+    /* PNG: IHDR for 1 x 50e6 8-bit grey, then the start of an IDAT */
+    uint8_t png[8 + 25 + 14] = "\x89PNG\r\n\x1a\n";
+    uint8_t *ihdr = png + 8;
+    put_be32(ihdr, 13);
+    memcpy(ihdr + 4, "IHDR", 4);
+    put_be32(ihdr + 8, 1);
+    put_be32(ihdr + 12, rows);
+    ihdr[16] = 8, ihdr[17] = 0, ihdr[18] = 0, ihdr[19] = 0, ihdr[20] = 0;
+    put_be32(ihdr + 21, (uint32_t)crc32(0, ihdr + 4, 17));
+    uint8_t *idat = ihdr + 25;
+    put_be32(idat, 2);
+    memcpy(idat + 4, "IDAT\x78\x9c", 6);
+    put_be32(idat + 10, (uint32_t)crc32(0, idat + 4, 6));
+    expect_claims_rejected(png, sizeof png, "1 x 50e6 PNG");
+}
+
 static void test_unsupported_writes(void **state)
 {
     (void)state;
@@ -372,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_truncated_files_fail),
         cmocka_unit_test(test_corrupted_bytes_never_crash),
         cmocka_unit_test(test_absurd_dimensions_fail),
+        cmocka_unit_test(test_narrow_tall_claims_fail_before_allocating),
         cmocka_unit_test(test_unsupported_writes),
         cmocka_unit_test(test_atomic_writing),
         cmocka_unit_test(test_failure_mid_write),
