@@ -203,9 +203,9 @@ class _Function:
                 a = np.zeros(shape, dt)
             elif p in self._outputs:
                 if not (isinstance(a, np.ndarray) and a.dtype == dt and a.shape == shape and a.flags.c_contiguous
-                        and a.flags.writeable):
-                    raise ValueError("%s(): output %s must be a writable C-contiguous %s array of shape %s" % (
-                        self.__name__, p.name, dt, shape))
+                        and a.flags.writeable and a.flags.aligned):
+                    raise ValueError("%s(): output %s must be a writable, aligned C-contiguous %s array of shape %s"
+                                     % (self.__name__, p.name, dt, shape))
             else:
                 a = np.asarray(a)
                 if a.shape != shape:
@@ -214,7 +214,7 @@ class _Function:
                 if a.dtype != dt:
                     raise TypeError("%s(): %s has dtype %s, the program declares %s" % (
                         self.__name__, p.name, a.dtype, dt))
-                a = np.ascontiguousarray(a)
+                a = np.require(a, requirements=("C", "A"))  # C order, aligned: a copy where it is not
             keep.append(a)
             call.append(a.ctypes.data)
             if p in self._outputs:

@@ -38,8 +38,8 @@ def imwrite(path, image, *, format=None, quality=None, compression=None, channel
         a = a.astype(np.uint8) * np.uint8(255)
     if channels is None:
         channels = a.shape[-1] if a.ndim == 4 or (a.ndim == 3 and a.shape[-1] <= 4) else 0
-    if any(s <= 0 for s in a.strides) or (channels and a.strides[-1] != a.itemsize):
-        a = np.ascontiguousarray(a)
+    if any(s <= 0 for s in a.strides) or (channels and a.strides[-1] != a.itemsize) or not a.flags.aligned:
+        a = a.copy(order="C")
     png = compression if isinstance(compression, int) and not isinstance(compression, bool) else -1
     deflate = bool(compression) if compression is not None else False
     _parac.write(os.fspath(path), a, int(channels), format, int(quality or 0), png, deflate, deflate)

@@ -34,17 +34,18 @@ def _text(value, ptype=None):
 def _as_input(a):
     """The array itself when the library can read it in place (rows one
     after another, pixels within a row, slices after rows: any slicing with
-    positive steps), else a C-contiguous copy (negative strides, transposes)."""
+    positive steps, elements aligned to their size), else a C-contiguous
+    copy (negative strides, transposes, a view at an odd byte offset)."""
     import numpy as np
 
     arr = np.asarray(a)
     st, sh = arr.strides, arr.shape
-    in_place = all(s > 0 for s in st) and st[-1] >= arr.itemsize
+    in_place = arr.flags.aligned and all(s > 0 for s in st) and st[-1] >= arr.itemsize
     if in_place and arr.ndim >= 2:
         in_place = st[-1] * sh[-1] <= st[-2]
     if in_place and arr.ndim == 3:
         in_place = st[-2] * sh[-2] <= st[0]
-    return arr if in_place else np.ascontiguousarray(arr)
+    return arr if in_place else arr.copy(order="C")  # a new array: C order, aligned
 
 
 def _given_outputs(out, n_out, who):

@@ -296,6 +296,13 @@ parac_status parac_image_wrap(parac_image **out, void *data, int64_t width, int6
                            "strides overlap: pixel %lld, row %lld, slice %lld bytes for %lldx%lld",
                            (long long)pixel_stride, (long long)row_pitch, (long long)slice_pitch,
                            (long long)width, (long long)height);
+    /* elements are read as their type: an address or a stride off their size is not an image */
+    const int64_t elem = (int64_t)parac_dtype_size(dtype);
+    if ((uintptr_t)data % (uintptr_t)elem || pixel_stride % elem || row_pitch % elem || slice_pitch % elem)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
+                           "wrapped %s data at %p with strides %lld, %lld, %lld bytes is not aligned to its "
+                           "%lld-byte elements", parac_dtype_name(dtype), data, (long long)pixel_stride,
+                           (long long)row_pitch, (long long)slice_pitch, (long long)elem);
     parac_image *img = parac__calloc(1, sizeof *img);
     if (!img) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
     *img = (parac_image){data,      width,        height,    depth,       channels,

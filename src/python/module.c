@@ -603,6 +603,11 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     PyObject *key, *value;
     Py_ssize_t pos = 0;
     while (PyDict_Next(params, &pos, &key, &value)) {
+        if (!PyUnicode_Check(key) || !PyUnicode_Check(value)) {
+            PyErr_Format(PyExc_TypeError, "%s: run() takes parameters as text: %R: %R is %s: %s", name, key, value,
+                         Py_TYPE(key)->tp_name, Py_TYPE(value)->tp_name);
+            goto done;
+        }
         const char *k = PyUnicode_AsUTF8(key), *v = PyUnicode_AsUTF8(value);
         if (!k || !v) goto done;
         if ((st = parac_args_set(s.args, k, v)) != PARAC_OK) {

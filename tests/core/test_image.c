@@ -155,6 +155,19 @@ static void test_wrap(void **state)
                      PARAC_ERR_INVALID_ARGUMENT);
     assert_int_equal(parac_image_wrap(&img, NULL, 4, 6, 1, 2, PARAC_U8, 0, 0, 0, PARAC_MEMORY_HOST, -1),
                      PARAC_ERR_INVALID_ARGUMENT);
+    /* elements off their alignment: the data's address, or a stride (a view
+     * of a byte buffer at an odd offset, which the Python fuzzer found read
+     * as misaligned floats) */
+    float fbuf[4 * 6 + 1];
+    char *bytes = (char *)fbuf;
+    assert_int_equal(parac_image_wrap(&img, bytes + 1, 4, 6, 1, 1, PARAC_F32, 0, 0, 0, PARAC_MEMORY_HOST, -1),
+                     PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "not aligned"));
+    assert_int_equal(parac_image_wrap(&img, fbuf, 4, 5, 1, 1, PARAC_F32, 0, 18, 0, PARAC_MEMORY_HOST, -1),
+                     PARAC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(parac_image_wrap(&img, fbuf, 4, 6, 1, 1, PARAC_F32, 0, 16, 0, PARAC_MEMORY_HOST, -1),
+                     PARAC_OK);
+    parac_image_destroy(img);
 }
 
 static void test_dtype_names(void **state)
