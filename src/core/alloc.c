@@ -39,6 +39,8 @@ static int fails(void)
     return 0;
 }
 
+int parac__alloc_injected(void) { return fails(); }
+
 void *parac__malloc(size_t size) { return fails() ? NULL : malloc(size); }
 
 void *parac__calloc(size_t count, size_t size) { return fails() ? NULL : calloc(count, size); }

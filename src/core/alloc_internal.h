@@ -22,6 +22,11 @@ char *parac__strdup(const char *s);
  * allocations made to fail since the last call of parac__alloc_fail_after. */
 void parac__alloc_fail_after(long n, int sticky);
 long parac__alloc_failures(void);
+/* For allocations that are not the C library's (device memory, page-locked
+ * host memory): 1 when the countdown says this one fails. Host and device
+ * allocations share one countdown, so a test fails each of a run's
+ * allocations in turn whatever memory it asks for. */
+int parac__alloc_injected(void);
 
 #ifdef __cplusplus
 }

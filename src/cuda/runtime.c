@@ -6,6 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "core/alloc_internal.h"
 #include "core/device_internal.h"
 #include "parac/context.h"
 #include "cuda_check.h"
@@ -16,6 +17,36 @@ parac_status parac__cuda_status(cudaError_t err, const char *call, const char *f
     parac_status st = err == cudaErrorMemoryAllocation ? PARAC_ERR_OUT_OF_MEMORY : PARAC_ERR_CUDA;
     return parac__fail(st, "%s failed at %s:%d: %s (%s)", call, file, line,
                        cudaGetErrorString(err), cudaGetErrorName(err));
+}
+
+static parac_status injected(size_t bytes, const char *call, const char *file, int line)
+{
+    return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s of %zu bytes failed at %s:%d: injected failure", call, bytes,
+                       file, line);
+}
+
+parac_status parac__cuda_malloc(void **ptr, size_t bytes, const char *file, int line)
+{
+    *ptr = NULL;
+    if (parac__alloc_injected()) return injected(bytes, "cudaMalloc", file, line);
+    const cudaError_t err = cudaMalloc(ptr, bytes);
+    if (err != cudaSuccess) {
+        *ptr = NULL;
+        cudaGetLastError(); /* an allocation failure is not sticky */
+    }
+    return parac__cuda_status(err, "cudaMalloc", file, line);
+}
+
+parac_status parac__cuda_malloc_async(void **ptr, size_t bytes, cudaStream_t stream, const char *file, int line)
+{
+    *ptr = NULL;
+    if (parac__alloc_injected()) return injected(bytes, "cudaMallocAsync", file, line);
+    const cudaError_t err = cudaMallocAsync(ptr, bytes, stream);
+    if (err != cudaSuccess) {
+        *ptr = NULL;
+        cudaGetLastError();
+    }
+    return parac__cuda_status(err, "cudaMallocAsync", file, line);
 }
 
 int parac_has_cuda(void) { return 1; }
@@ -148,6 +179,9 @@ parac_status parac__cuda_alloc(int device, size_t bytes, void **ptr)
         return parac__fail(PARAC_ERR_NO_DEVICE, "CUDA device %d does not exist (%d found)",
                            device, n);
     if (bytes == 0) bytes = 1;
+    /* every request counts, whether the pool holds a block or not, so that
+     * the k-th is the same in every run */
+    if (parac__alloc_injected()) return injected(bytes, "cudaMalloc (pool)", __FILE__, __LINE__);
     /* Round up so blocks are reusable across near-equal requests. */
     size_t rounded = (bytes + 511) & ~(size_t)511;
     if ((*ptr = pool_take(device, rounded))) return PARAC_OK;
@@ -189,6 +223,8 @@ parac_status parac__pinned_alloc(size_t bytes, void **ptr)
 {
     int n = 0;
     PARAC_TRY(parac__cuda_probe(&n, NULL, 0));
+    *ptr = NULL;
+    if (parac__alloc_injected()) return injected(bytes, "cudaMallocHost", __FILE__, __LINE__);
     return PARAC_CUDA_CHECK(cudaMallocHost(ptr, bytes ? bytes : 1));
 }
 

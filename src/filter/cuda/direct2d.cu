@@ -124,7 +124,7 @@ static parac_status direct_slices(const pc_img &s, const pc_img &d, const float 
     if (th == 0 || !in_params) {
         // weights in device memory (the gather kernel takes the unpadded layout)
         size_t bytes = (th == 0 ? (size_t)kw * kh : wcount) * sizeof(float);
-        st = PARAC_CUDA_CHECK(cudaMallocAsync((void **)wbuf, bytes, stream));
+        st = PARAC_CUDA_MALLOC_ASYNC(wbuf, bytes, stream);
         if (!st)
             st = PARAC_CUDA_CHECK(cudaMemcpyAsync(*wbuf, th == 0 ? k2d : wpad, bytes,
                                                   cudaMemcpyHostToDevice, stream));

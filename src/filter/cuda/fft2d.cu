@@ -178,9 +178,9 @@ static parac_status get_spectrum(const float *key, int separable, int rx, int ry
     float *kdev = NULL, *plane = NULL;
     cufftHandle plan = 0;
     const size_t cw = (size_t)pw / 2 + 1;
-    parac_status st = PARAC_CUDA_CHECK(cudaMalloc((void **)&e->spec, cw * ph * sizeof(cufftComplex)));
-    if (!st) st = PARAC_CUDA_CHECK(cudaMalloc((void **)&kdev, kn * sizeof(float)));
-    if (!st) st = PARAC_CUDA_CHECK(cudaMalloc((void **)&plane, (size_t)pw * ph * sizeof(float)));
+    parac_status st = PARAC_CUDA_MALLOC(&e->spec, cw * ph * sizeof(cufftComplex));
+    if (!st) st = PARAC_CUDA_MALLOC(&kdev, kn * sizeof(float));
+    if (!st) st = PARAC_CUDA_MALLOC(&plane, (size_t)pw * ph * sizeof(float));
     if (!st) st = PARAC_CUDA_CHECK(cudaMemcpy(kdev, k2d, kn * sizeof(float), cudaMemcpyHostToDevice));
     if (!st) {
         dim3 b(32, 8), g((pw + 31) / 32, (ph + 7) / 8);
@@ -275,8 +275,8 @@ static parac_status fft2d_run(const parac_image *in, parac_image *out, const flo
     plan_entry *plan = NULL;
     cufftComplex *spec = NULL;
     pc_img mid = d;
-    st = PARAC_CUDA_CHECK(cudaMallocAsync((void **)&planes, (size_t)pw * ph * s.ch * sizeof(float), stream));
-    if (!st) st = PARAC_CUDA_CHECK(cudaMallocAsync((void **)&freq, cw * ph * s.ch * sizeof(cufftComplex), stream));
+    st = PARAC_CUDA_MALLOC_ASYNC(&planes, (size_t)pw * ph * s.ch * sizeof(float), stream);
+    if (!st) st = PARAC_CUDA_MALLOC_ASYNC(&freq, cw * ph * s.ch * sizeof(cufftComplex), stream);
     if (!st && zpass) {
         st = pc_alloc_float(&ztmp, (size_t)s.w * s.h * s.d * s.ch, stream);
         mid = pc_float_like(s, ztmp);

@@ -23,7 +23,7 @@ enum { AX_TW = 32 };
 parac_status pc_alloc_float(float **buf, size_t count, cudaStream_t stream)
 {
     *buf = NULL;
-    PARAC_CUDA_TRY(cudaMallocAsync((void **)buf, count * sizeof(float) + 16, stream));
+    PARAC_TRY(PARAC_CUDA_MALLOC_ASYNC(buf, count * sizeof(float) + 16, stream));
     return PARAC_OK;
 }
 

@@ -293,7 +293,7 @@ extern "C" parac_status parac__cuda_separable_texture(const parac_image *in, par
         if (check_tex_geometry(s.p + z * s.sp, (size_t)s.rp, W, s.h) != PARAC_OK) packed = false;
     if (!packed) {
         size_t rowb = ((size_t)W * s.esize + 511) & ~(size_t)511;
-        st = PARAC_CUDA_CHECK(cudaMallocAsync((void **)&src_copy, rowb * s.h * s.d, stream));
+        st = PARAC_CUDA_MALLOC_ASYNC(&src_copy, rowb * s.h * s.d, stream);
         if (st) goto done;
         for (int z = 0; z < s.d && !st; z++)
             st = PARAC_CUDA_CHECK(cudaMemcpy2DAsync((char *)src_copy + rowb * s.h * z, rowb,
@@ -305,7 +305,7 @@ extern "C" parac_status parac__cuda_separable_texture(const parac_image *in, par
         src_pitch = rowb;
         src_slice = (int64_t)(rowb * s.h);
     }
-    st = PARAC_CUDA_CHECK(cudaMallocAsync((void **)&mid, fpitch * s.h, stream));
+    st = PARAC_CUDA_MALLOC_ASYNC(&mid, fpitch * s.h, stream);
     if (st) goto done;
     if (zpass) {
         st = pc_alloc_float(&zbuf, (size_t)W * s.h * s.d, stream);
