@@ -131,7 +131,10 @@ PARAC_API parac_status parac_image_clear(parac_image *image, void *stream);
  * device arrays stays on the device. Any pointer may be NULL. */
 PARAC_API void parac_image_transfer_counts(uint64_t *to_device, uint64_t *to_host, uint64_t *bytes);
 
-/* Release memory cached by the CUDA device memory pool (all devices). */
+/* Release device memory the library keeps cached: the CUDA memory pool's
+ * blocks and the FFT filters' plans and kernel spectra (all devices). Call it
+ * between runs to give the memory back; later calls build what they need
+ * again. */
 PARAC_API void parac_cuda_pool_trim(void);
 
 PARAC_END_DECLS

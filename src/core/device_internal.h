@@ -26,6 +26,10 @@ parac_status parac__cuda_probe(int *count, char *why, size_t why_size);
 parac_status parac__cuda_alloc(int device, size_t bytes, void **ptr);
 void parac__cuda_release(int device, void *ptr, size_t bytes);
 void parac__cuda_pool_trim(void);
+/* Blocks handed out by parac__cuda_alloc and not yet released (tests). */
+long parac__cuda_blocks_out(void);
+/* The FFT filters' cached cuFFT plans and kernel spectra released (fft2d.cu). */
+void parac__cuda_fft_cache_clear(void);
 
 /* Page-locked host memory. */
 parac_status parac__pinned_alloc(size_t bytes, void **ptr);

@@ -177,4 +177,8 @@ parac_status parac_image_clear(parac_image *image, void *stream)
     return PARAC_OK;
 }
 
-void parac_cuda_pool_trim(void) { parac__cuda_pool_trim(); }
+void parac_cuda_pool_trim(void)
+{
+    parac__cuda_fft_cache_clear();
+    parac__cuda_pool_trim();
+}

@@ -20,6 +20,8 @@ parac_status parac__cuda_probe(int *count, char *why, size_t why_size)
 parac_status parac__cuda_alloc(int device, size_t bytes, void **ptr) { return not_built(); }
 void parac__cuda_release(int device, void *ptr, size_t bytes) {}
 void parac__cuda_pool_trim(void) {}
+long parac__cuda_blocks_out(void) { return 0; }
+void parac__cuda_fft_cache_clear(void) {}
 parac_status parac__pinned_alloc(size_t bytes, void **ptr) { return not_built(); }
 void parac__pinned_free(void *ptr) {}
 parac_status parac__cuda_stream_create(int device, void **stream) { return not_built(); }

@@ -1,6 +1,7 @@
 /* The CUDA runtime under the core: device discovery, a caching device memory
  * pool, pinned memory, streams and copies. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,6 +137,9 @@ typedef struct pool_block {
 } pool_block;
 
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic long blocks_out; /* handed out by parac__cuda_alloc and not yet released: tests check it */
+
+long parac__cuda_blocks_out(void) { return atomic_load(&blocks_out); }
 static pool_block pool[POOL_SLOTS];
 static int pool_used;
 
@@ -184,7 +188,10 @@ parac_status parac__cuda_alloc(int device, size_t bytes, void **ptr)
     if (parac__alloc_injected()) return injected(bytes, "cudaMalloc (pool)", __FILE__, __LINE__);
     /* Round up so blocks are reusable across near-equal requests. */
     size_t rounded = (bytes + 511) & ~(size_t)511;
-    if ((*ptr = pool_take(device, rounded))) return PARAC_OK;
+    if ((*ptr = pool_take(device, rounded))) {
+        atomic_fetch_add(&blocks_out, 1);
+        return PARAC_OK;
+    }
     PARAC_CUDA_TRY(cudaSetDevice(device));
     cudaError_t err = cudaMalloc(ptr, rounded);
     if (err == cudaErrorMemoryAllocation) {
@@ -196,12 +203,14 @@ parac_status parac__cuda_alloc(int device, size_t bytes, void **ptr)
         *ptr = NULL;
         return parac__cuda_status(err, "cudaMalloc", __FILE__, __LINE__);
     }
+    atomic_fetch_add(&blocks_out, 1);
     return PARAC_OK;
 }
 
 void parac__cuda_release(int device, void *ptr, size_t bytes)
 {
     if (!ptr) return;
+    atomic_fetch_sub(&blocks_out, 1);
     size_t rounded = ((bytes ? bytes : 1) + 511) & ~(size_t)511;
     pthread_mutex_lock(&pool_lock);
     if (pool_used < POOL_SLOTS) {

@@ -171,10 +171,10 @@ static parac_status morph_run(parac_op_call *call)
                     parac_context_threads(call->ctx), parac_context_stream(call->ctx), 0, 0, {0}, 0};
     /* the inputs come where they are (keeps_inputs): place them */
     parac_image *placed[2] = {NULL, NULL};
-    PARAC_TRY(place_inputs(call, &x, placed));
+    parac_status st = place_inputs(call, &x, placed); /* on failure, what it placed is released below */
     const parac_image *in[2] = {placed[0] ? placed[0] : call->inputs[0],
                                 call->n_inputs > 1 ? (placed[1] ? placed[1] : call->inputs[1]) : NULL};
-    parac_status st = run_kind(call, k, &x, in);
+    if (st == PARAC_OK) st = run_kind(call, k, &x, in);
     if (placed[0] || placed[1]) parac_context_synchronize(call->ctx);
     parac_image_destroy(placed[0]);
     parac_image_destroy(placed[1]);

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "core/alloc_internal.h"
+#include "core/device_internal.h"
 #include "parac/io.h"
 #include "test_util.h"
 
@@ -48,6 +49,9 @@ static int teardown(void **state)
 {
     (void)state;
     parac_context_destroy(cpu);
+#ifdef PARAC_ALLOC_FAILURES_CUDA
+    parac_cuda_pool_trim(); /* what is left on the device now was lost by a failure path */
+#endif
     return 0;
 }
 
@@ -135,10 +139,17 @@ static long fail_each_allocation(const parac_op *o, const parac_method *m, int s
     for (;; k++) {
         if (k > MAX_ALLOCATIONS) fail_msg("%s method=%s: more than %d allocations", o->name, m->name, MAX_ALLOCATIONS);
         parac_image *got[8] = {0};
+        const long blocks = parac__cuda_blocks_out();
         parac__alloc_fail_after(k, sticky);
         const parac_status st = parac_op_run(cpu, o->name, inputs, o->n_inputs, got, o->n_outputs, args, NULL, 0);
         const long failed = parac__alloc_failures();
         parac__alloc_fail_after(0, 0);
+        /* device memory: what the run holds now is its outputs' */
+        long held = 0;
+        for (int i = 0; i < o->n_outputs; i++) held += got[i] && got[i]->memory == PARAC_MEMORY_CUDA;
+        if (parac__cuda_blocks_out() != blocks + held)
+            fail_msg("%s method=%s: allocation %ld failed%s: %ld device blocks kept, %ld of them outputs", o->name,
+                     m->name, k, sticky ? " with all after it" : "", parac__cuda_blocks_out() - blocks, held);
         if (failed == 0) { /* the run made fewer than k allocations: all were tried */
             assert_int_equal(st, PARAC_OK);
             destroy_all(got, o->n_outputs);

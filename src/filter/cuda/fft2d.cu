@@ -312,6 +312,29 @@ static parac_status fft2d_run(const parac_image *in, parac_image *out, const flo
     return st;
 }
 
+extern "C" void parac__cuda_fft_cache_clear(void)
+{
+    pthread_mutex_lock(&g_fft_lock);
+    int current = 0;
+    cudaGetDevice(&current);
+    for (int i = 0; i < g_nplans; i++) {
+        cudaSetDevice(g_plans[i].device);
+        cudaDeviceSynchronize(); // a plan may still be running
+        cufftDestroy(g_plans[i].fwd);
+        cufftDestroy(g_plans[i].inv);
+    }
+    for (int i = 0; i < g_nspecs; i++) {
+        cudaSetDevice(g_specs[i].device);
+        cudaFree(g_specs[i].spec); // waits for the kernels that read it
+        free(g_specs[i].key_copy);
+    }
+    memset(g_plans, 0, sizeof g_plans);
+    memset(g_specs, 0, sizeof g_specs);
+    g_nplans = g_nspecs = 0;
+    cudaSetDevice(current);
+    pthread_mutex_unlock(&g_fft_lock);
+}
+
 extern "C" parac_status parac__cuda_fft2d(const parac_image *in, parac_image *out, const float *k2d,
                                           int rx, int ry, const parac__fir1d *kz,
                                           parac__border_rule border, void *stream)
