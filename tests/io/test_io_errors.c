@@ -138,6 +138,24 @@ static void put_be32(uint8_t *p, uint32_t v)
     p[0] = (uint8_t)(v >> 24), p[1] = (uint8_t)(v >> 16), p[2] = (uint8_t)(v >> 8), p[3] = (uint8_t)v;
 }
 
+/* A little-endian TIFF header and one IFD of 8 entries (one value each) at
+ * offset 8, its next-IFD offset 0: 118 bytes. */
+typedef struct { uint16_t tag, type; uint32_t count, value; } tiff_entry;
+static void tiff_header(uint8_t *tif, const tiff_entry entries[8])
+{
+    static const uint8_t head[10] = {'I', 'I', 42, 0, 8, 0, 0, 0, 8, 0};
+    memcpy(tif, head, sizeof head);
+    uint8_t *p = tif + sizeof head;
+    for (size_t i = 0; i < 8; i++, p += 12) {
+        const uint32_t v = entries[i].value;
+        p[0] = (uint8_t)entries[i].tag, p[1] = (uint8_t)(entries[i].tag >> 8);
+        p[2] = (uint8_t)entries[i].type, p[3] = 0;
+        p[4] = (uint8_t)entries[i].count, p[5] = p[6] = p[7] = 0;
+        p[8] = (uint8_t)v, p[9] = (uint8_t)(v >> 8), p[10] = (uint8_t)(v >> 16), p[11] = (uint8_t)(v >> 24);
+    }
+    memset(p, 0, 4);
+}
+
 static void test_absurd_dimensions_fail(void **state)
 {
     (void)state;
@@ -206,20 +224,11 @@ static void test_absurd_dimensions_fail(void **state)
     free(jpg);
 
     /* TIFF: a little-endian header with one IFD claiming 2^31 x 2^31 RGB */
-    uint8_t tif[8 + 2 + 12 * 8 + 4] = {'I', 'I', 42, 0, 8, 0, 0, 0};
-    uint8_t *p = tif + 8;
-    *p++ = 8, *p++ = 0;
-    struct { uint16_t tag, type; uint32_t count, value; } entries[] = {
+    uint8_t tif[8 + 2 + 12 * 8 + 4];
+    const tiff_entry entries[8] = {
         {256, 4, 1, 0x80000000u}, {257, 4, 1, 0x80000000u}, {258, 3, 1, 8}, {259, 3, 1, 1},
         {262, 3, 1, 1}, {273, 4, 1, 8}, {278, 4, 1, 0x80000000u}, {279, 4, 1, 4}};
-    for (size_t i = 0; i < 8; i++) {
-        p[0] = (uint8_t)entries[i].tag, p[1] = (uint8_t)(entries[i].tag >> 8);
-        p[2] = (uint8_t)entries[i].type, p[3] = 0;
-        p[4] = (uint8_t)entries[i].count, p[5] = p[6] = p[7] = 0;
-        uint32_t v = entries[i].value;
-        p[8] = (uint8_t)v, p[9] = (uint8_t)(v >> 8), p[10] = (uint8_t)(v >> 16), p[11] = (uint8_t)(v >> 24);
-        p += 12;
-    }
+    tiff_header(tif, entries);
     expect_failure(tif, sizeof tif, "huge TIFF", 0);
     parac_image_destroy(img);
 }
@@ -242,20 +251,11 @@ static void test_narrow_tall_claims_fail_before_allocating(void **state)
     (void)state;
     const uint32_t rows = 50000000u;
     /* TIFF: uncompressed 8-bit grey, 1 x 50e6, one strip */
-    uint8_t tif[8 + 2 + 12 * 8 + 4 + 16] = {'I', 'I', 42, 0, 8, 0, 0, 0};
-    uint8_t *p = tif + 8;
-    *p++ = 8, *p++ = 0;
-    struct { uint16_t tag, type; uint32_t count, value; } entries[] = {
+    uint8_t tif[8 + 2 + 12 * 8 + 4 + 16] = {0};
+    const tiff_entry entries[8] = {
         {256, 4, 1, 1}, {257, 4, 1, rows}, {258, 3, 1, 8}, {259, 3, 1, 1},
         {262, 3, 1, 1}, {273, 4, 1, 8 + 2 + 12 * 8 + 4}, {278, 4, 1, rows}, {279, 4, 1, rows}};
-    for (size_t i = 0; i < 8; i++) {
-        p[0] = (uint8_t)entries[i].tag, p[1] = (uint8_t)(entries[i].tag >> 8);
-        p[2] = (uint8_t)entries[i].type, p[3] = 0;
-        p[4] = (uint8_t)entries[i].count, p[5] = p[6] = p[7] = 0;
-        uint32_t v = entries[i].value;
-        p[8] = (uint8_t)v, p[9] = (uint8_t)(v >> 8), p[10] = (uint8_t)(v >> 16), p[11] = (uint8_t)(v >> 24);
-        p += 12;
-    }
+    tiff_header(tif, entries);
     expect_claims_rejected(tif, sizeof tif, "1 x 50e6 TIFF");
     /* PNG: IHDR for 1 x 50e6 8-bit grey, then the start of an IDAT */
     uint8_t png[8 + 25 + 14] = "\x89PNG\r\n\x1a\n";

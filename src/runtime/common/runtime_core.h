@@ -115,7 +115,7 @@ struct parac__rt_session {
     unsigned units;       /* multiprocessors or compute units */
     parac__rt_kernel **kernels; /* each allocated on its own: a pointer handed out stays valid */
     int nkernels;
-    struct parac__rt_shape *shapes; /* the search's choices made through this session */
+    struct parac__rt_shape *shapes; /* the search's choices made so far, kept for its later launches */
     int nshapes;
     /* buffers of released matrices, kept for the next matrix of the same
      * size: a pipeline called again, or a fusion choice's alternative run
