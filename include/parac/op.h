@@ -7,9 +7,14 @@
  * demo. Adding an operation means writing its parac_op and listing it in
  * src/core/op_table.c.
  *
- * Parameters are passed as text (name=value pairs in a parac_args), parsed
- * and checked against the declared types, ranges and choices before the
- * operation runs; defaults fill in what is missing.
+ * Parameters arrive as text (name=value pairs in a parac_args, from the
+ * command line, batch mode and Python) or typed (the C functions of the
+ * areas' headers). Either way the registry decodes them once, before the
+ * operation runs, into the operation's own parameter struct: each
+ * parac_param_spec names a field of it (PARAC_FIELD), and the registry
+ * checks types, ranges and choices there, fills in defaults and rejects a
+ * missing required parameter. The operation reads its struct (call->params)
+ * and never parses text.
  *
  * Every operation with methods accepts the parameter "method": "auto" (the
  * default) lets the operation choose for the context's backend; a named
@@ -38,14 +43,29 @@ typedef enum parac_param_type {
     PARAC_PARAM_LIST      /* text that may be given several times: the values joined with ';' */
 } parac_param_type;
 
+/* The field a parameter decodes into, by type:
+ *   BOOL                  int, 0 or 1
+ *   INT                   int64_t, or int (the range must then lie within int's)
+ *   DOUBLE                double, finite
+ *   CHOICE                int: the value's position in `choices` (0 for the first)
+ *   STRING, PATH, LIST    const char *: the text, valid while the call runs
+ * A parameter that is neither given nor defaulted leaves its field 0 (NULL);
+ * parac_call_has tells it from a given 0. */
 typedef struct parac_param_spec {
     const char *name;
     parac_param_type type;
     const char *default_value; /* NULL: optional, unset unless given */
-    const char *choices;       /* PARAC_PARAM_CHOICE: "a|b|c"; else NULL */
+    const char *choices;       /* CHOICE: "a|b|c"; INT: the values allowed, "4|8|6|18|26"; else NULL */
     double min, max;           /* numeric range, checked when min < max */
     const char *help;
+    size_t offset, size;       /* the field in the operation's parameter struct: PARAC_FIELD */
+    int required;              /* 1: a call without it fails before the operation runs */
 } parac_param_spec;
+
+/* The last members of a parac_param_spec: its field in the parameter struct
+ * `type` (offsetof and sizeof), optional or required. */
+#define PARAC_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field), 0
+#define PARAC_REQUIRED_FIELD(type, field) offsetof(type, field), sizeof(((type *)0)->field), 1
 
 /* How `parac demo` draws an operation's outputs (inputs are drawn as they
  * are; volumes as maximum-intensity projections along the three axes). */
@@ -75,7 +95,8 @@ struct parac_op {
     const char *usage_args;  /* e.g. "IN OUT" */
     int n_inputs, n_outputs;
     const parac_param_spec *params;
-    int n_params;
+    int n_params;               /* at most 64 */
+    size_t params_size;         /* sizeof the parameter struct the specs' fields belong to */
     const parac_method *methods;
     int n_methods;
     /* Picks a method for "auto" on the call's backend; writes the reason into
@@ -139,7 +160,8 @@ struct parac_op_call {
     int n_inputs;
     parac_image **outputs;
     int n_outputs;
-    const parac_args *args; /* complete: defaults filled in, values checked */
+    const void *params;        /* the operation's parameter struct: decoded, checked, defaults filled in */
+    uint64_t params_set;       /* bit i: op->params[i] was given or has a default */
     parac_image *const *given; /* parac_op_run_into's images per output (NULL entries: none) */
     /* What `choose` worked out that the method's run can use instead of
      * working it out again (gauss: its parsed parameters); the registry frees
@@ -155,11 +177,9 @@ PARAC_API parac_status parac_call_output(parac_op_call *call, int k, int64_t wid
                                          int64_t depth, int channels, parac_dtype dtype, parac_memory memory,
                                          int device);
 
+/* Whether parameter `name` was given or has a default (its field holds a
+ * value rather than the 0 of an unset parameter). */
 PARAC_API int parac_call_has(const parac_op_call *call, const char *name);
-PARAC_API int64_t parac_call_int(const parac_op_call *call, const char *name);
-PARAC_API double parac_call_double(const parac_op_call *call, const char *name);
-PARAC_API int parac_call_bool(const parac_op_call *call, const char *name);
-PARAC_API const char *parac_call_string(const parac_op_call *call, const char *name);
 
 /* Report progress (0..1) from inside an operation; returns PARAC_ERR_CANCELLED
  * when the context's callback asks to stop. */

@@ -109,6 +109,7 @@ parac_status parac_context_create(parac_context **out, const char *device)
     }
     parac_context *ctx = parac__calloc(1, sizeof *ctx);
     if (!ctx) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "out of host memory");
+    parac__tuning_read(&ctx->tuning);
 
     parac_status st = PARAC_OK;
     char why[256] = "";

@@ -2,6 +2,7 @@
 #define PARAC_CONTEXT_INTERNAL_H
 
 #include "parac/context.h"
+#include "tuning.h"
 
 struct parac_context {
     parac_backend backend;
@@ -15,6 +16,7 @@ struct parac_context {
     int threads;
     parac_progress_fn progress;
     void *progress_user;
+    parac__tuning tuning;   /* read when the context is created */
 };
 
 #endif

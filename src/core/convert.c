@@ -8,29 +8,37 @@
 #include "parac/stats.h"
 #include "pixel_math.h"
 
-static parac_status output_type(const parac_op_call *call, parac_dtype *dtype, int *channels)
+typedef struct convert_params {
+    int dtype;    /* position in DTYPES; unset: the input's */
+    int channels; /* 0: the input's */
+    int scale;    /* SCALE_* */
+} convert_params;
+
+#define DTYPES "u8|u16|i32|f32|f64"
+static const parac_dtype dtypes[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32, PARAC_F64};
+enum { SCALE_AUTO, SCALE_NONE, SCALE_FULL, SCALE_MINMAX };
+
+static void output_type(const parac_op_call *call, parac_dtype *dtype, int *channels)
 {
+    const convert_params *p = call->params;
     const parac_image *in = call->inputs[0];
-    *dtype = in->dtype;
-    *channels = in->channels;
-    if (parac_call_has(call, "dtype")) PARAC_TRY(parac_dtype_from_name(parac_call_string(call, "dtype"), dtype));
-    if (parac_call_has(call, "channels")) *channels = (int)parac_call_int(call, "channels");
-    return PARAC_OK;
+    *dtype = parac_call_has(call, "dtype") ? dtypes[p->dtype] : in->dtype;
+    *channels = p->channels ? p->channels : in->channels;
 }
 
 /* scale/offset from the "scale" rule. */
 static parac_status scaling(parac_op_call *call, parac_dtype to, double *a, double *b)
 {
     const parac_image *in = call->inputs[0];
-    const char *rule = parac_call_string(call, "scale");
+    int rule = ((const convert_params *)call->params)->scale;
     *a = 1.0;
     *b = 0.0;
-    if (strcmp(rule, "auto") == 0)
+    if (rule == SCALE_AUTO)
         rule = !parac_dtype_is_float(in->dtype) && !parac_dtype_is_float(to) && in->dtype != to
-                   ? "full" : "none";
-    if (strcmp(rule, "full") == 0) {
+                   ? SCALE_FULL : SCALE_NONE;
+    if (rule == SCALE_FULL) {
         *a = parac__nominal_max(to) / parac__nominal_max(in->dtype);
-    } else if (strcmp(rule, "minmax") == 0) {
+    } else if (rule == SCALE_MINMAX) {
         parac_image_stats s;
         PARAC_TRY(parac_image_compute_stats(call->ctx, in, &s));
         double lo = s.min[0], hi = s.max[0];
@@ -97,7 +105,7 @@ static parac_status convert_cpu(parac_op_call *call)
     parac_dtype to;
     int cout;
     double a, b;
-    PARAC_TRY(output_type(call, &to, &cout));
+    output_type(call, &to, &cout);
     PARAC_TRY(scaling(call, to, &a, &b));
     PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
                                  PARAC_MEMORY_HOST, -1));
@@ -114,20 +122,18 @@ static parac_status convert_cpu(parac_op_call *call)
     return PARAC_OK;
 }
 
-#ifdef PARAC_HAVE_CUDA
 static parac_status convert_gpu(parac_op_call *call)
 {
     const parac_image *in = call->inputs[0];
     parac_dtype to;
     int cout;
     double a, b;
-    PARAC_TRY(output_type(call, &to, &cout));
+    output_type(call, &to, &cout);
     PARAC_TRY(scaling(call, to, &a, &b));
     PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
                                  PARAC_MEMORY_CUDA, parac_context_cuda_device(call->ctx)));
     return parac__convert_cuda(call->outputs[0], in, a, b, parac_context_stream(call->ctx));
 }
-#endif
 
 static parac_status convert_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
 {
@@ -145,24 +151,22 @@ static parac_status convert_demo(parac_context *ctx, parac_image **inputs, parac
     return parac_args_set(args, "dtype", "u8");
 }
 
-static const parac_param_spec convert_params[] = {
-    {"dtype", PARAC_PARAM_CHOICE, NULL, "u8|u16|i32|f32|f64", 0, 0,
-     "output dtype (default: the input's)"},
+static const parac_param_spec convert_params_table[] = {
+    {"dtype", PARAC_PARAM_CHOICE, NULL, DTYPES, 0, 0, "output dtype (default: the input's)",
+     PARAC_FIELD(convert_params, dtype)},
     {"channels", PARAC_PARAM_INT, NULL, NULL, 1, 4,
      "output channels: 1 gray (BT.601 luma from colour), 2 gray+alpha, 3 RGB, 4 RGBA "
-     "(default: the input's)"},
+     "(default: the input's)", PARAC_FIELD(convert_params, channels)},
     {"scale", PARAC_PARAM_CHOICE, "auto", "auto|none|full|minmax", 0, 0,
      "value mapping: none keeps values; full maps nominal range to nominal range "
      "(u8 0..255, u16 0..65535, i32 0..2^31-1, float 0..1); minmax stretches the data's "
      "min..max to the output's nominal range; auto = full between two integer dtypes, "
-     "else none"},
+     "else none", PARAC_FIELD(convert_params, scale)},
 };
 
 static const parac_method convert_methods[] = {
     {"elementwise", PARAC_BACKEND_CPU, convert_cpu, "OpenMP loop over rows"},
-#ifdef PARAC_HAVE_CUDA
     {"elementwise", PARAC_BACKEND_CUDA, convert_gpu, "one thread per pixel"},
-#endif
 };
 
 const parac_op parac__op_convert = {
@@ -175,8 +179,9 @@ const parac_op parac__op_convert = {
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
-    .params = convert_params,
-    .n_params = sizeof convert_params / sizeof convert_params[0],
+    .params = convert_params_table,
+    .n_params = sizeof convert_params_table / sizeof convert_params_table[0],
+    .params_size = sizeof(convert_params),
     .methods = convert_methods,
     .n_methods = sizeof convert_methods / sizeof convert_methods[0],
     .demo = convert_demo,

@@ -7,6 +7,11 @@
 
 #include "core/host_device.h"
 
+/* Every connectivity, as a registry parameter's allowed values; which of
+ * them an image takes is the operation's rule (a volume's 4/8 may mean each
+ * plane on its own). */
+#define PARAC__CONNECTIVITIES "4|8|6|18|26"
+
 /* Whether conn is a connectivity of a volume (6, 18, 26) or of an image or
  * each plane of a volume (4, 8). */
 PARAC_HD int parac__conn_is_3d(int conn) { return conn == 6 || conn == 18 || conn == 26; }

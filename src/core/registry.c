@@ -1,11 +1,8 @@
 /* The operation registry: lookup, parameter checking, method choice,
  * residency of inputs, and the call itself. */
-#include <errno.h>
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "context_internal.h"
 #include "error_internal.h"
@@ -23,91 +20,6 @@ const parac_op *parac_op_find(const char *name)
     for (int i = 0; name && i < parac__op_total; i++)
         if (strcmp(parac__ops[i]->name, name) == 0) return parac__ops[i];
     return NULL;
-}
-
-parac_status parac__parse_bool(const char *t, int *v)
-{
-    static const char *yes[] = {"1", "true", "yes", "on"}, *no[] = {"0", "false", "no", "off"};
-    for (int i = 0; i < 4; i++) {
-        if (strcasecmp(t, yes[i]) == 0) return *v = 1, PARAC_OK;
-        if (strcasecmp(t, no[i]) == 0) return *v = 0, PARAC_OK;
-    }
-    return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not a boolean (true/false)", t);
-}
-
-parac_status parac__parse_int(const char *t, int64_t *v)
-{
-    char *end;
-    errno = 0;
-    long long x = strtoll(t, &end, 10);
-    if (errno || end == t || *end)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not an integer", t);
-    *v = x;
-    return PARAC_OK;
-}
-
-parac_status parac__parse_double(const char *t, double *v)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(t, &end);
-    if (errno || end == t || *end || !isfinite(x))
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not a finite number", t);
-    *v = x;
-    return PARAC_OK;
-}
-
-int parac__choice_ok(const char *choices, const char *choice)
-{
-    size_t n = strlen(choice);
-    for (const char *p = choices; p && *p;) {
-        const char *bar = strchr(p, '|');
-        size_t len = bar ? (size_t)(bar - p) : strlen(p);
-        if (len == n && strncmp(p, choice, n) == 0) return 1;
-        p = bar ? bar + 1 : NULL;
-    }
-    return 0;
-}
-
-static const parac_param_spec *find_spec(const parac_op *op, const char *name)
-{
-    for (int i = 0; i < op->n_params; i++)
-        if (strcmp(op->params[i].name, name) == 0) return &op->params[i];
-    return NULL;
-}
-
-static parac_status check_value(const parac_op *op, const parac_param_spec *s, const char *v)
-{
-    parac_status st = PARAC_OK;
-    double x = 0;
-    switch (s->type) {
-    case PARAC_PARAM_BOOL: {
-        int b;
-        st = parac__parse_bool(v, &b);
-        break;
-    }
-    case PARAC_PARAM_INT: {
-        int64_t i;
-        st = parac__parse_int(v, &i);
-        x = (double)i;
-        break;
-    }
-    case PARAC_PARAM_DOUBLE: st = parac__parse_double(v, &x); break;
-    case PARAC_PARAM_CHOICE:
-        if (!parac__choice_ok(s->choices, v))
-            st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "'%s' is not one of %s", v, s->choices);
-        break;
-    case PARAC_PARAM_STRING:
-    case PARAC_PARAM_PATH:
-    case PARAC_PARAM_LIST:
-        if (!*v) st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "empty value");
-        break;
-    }
-    if (st == PARAC_OK && (s->type == PARAC_PARAM_INT || s->type == PARAC_PARAM_DOUBLE) &&
-        s->min < s->max && (x < s->min || x > s->max))
-        st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s is outside %g..%g", v, s->min, s->max);
-    if (st != PARAC_OK) return parac__wrap(st, "%s: parameter '%s'", op->name, s->name);
-    return PARAC_OK;
 }
 
 static void list_methods(const parac_op *op, parac_backend backend, char *buf, size_t size)
@@ -181,15 +93,31 @@ static parac_status make_resident(parac_context *ctx, parac_image *in, parac_ima
     return parac_image_clone(out, in, PARAC_MEMORY_HOST, -1, NULL);
 }
 
+/* Room for any operation's parameter struct (parac__param_layout_check). */
+typedef union params_room {
+    max_align_t align;
+    unsigned char bytes[PARAC__PARAMS_MAX];
+} params_room;
+
+/* Where a call's parameters come from: text, or a typed struct. */
+typedef struct params_source {
+    int typed;                /* 0: text */
+    const parac_args *args;   /* text (may be NULL: none) */
+    const void *values;       /* typed: op->params_size bytes */
+    uint64_t typed_set;
+    const char *typed_method; /* NULL: auto */
+} params_source;
+
 static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
-                        parac_image **outputs, int n_outputs, parac_image *const *given, const parac_args *args,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const params_source *src,
                         char *explain, size_t explain_size);
 
 parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *const *inputs,
                           int n_inputs, parac_image **outputs, int n_outputs,
                           const parac_args *args, char *explain, size_t explain_size)
 {
-    return run(ctx, name, inputs, n_inputs, outputs, n_outputs, NULL, args, explain, explain_size);
+    const params_source src = {0, args, NULL, 0, NULL};
+    return run(ctx, name, inputs, n_inputs, outputs, n_outputs, NULL, &src, explain, explain_size);
 }
 
 parac_status parac_op_run_into(parac_context *ctx, const char *name, parac_image *const *inputs,
@@ -201,7 +129,8 @@ parac_status parac_op_run_into(parac_context *ctx, const char *name, parac_image
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", name ? name : "?");
     parac_image *given[8] = {0};
     for (int k = 0; k < n_outputs; k++) given[k] = outputs[k];
-    parac_status st = run(ctx, name, inputs, n_inputs, outputs, n_outputs, given, args, explain, explain_size);
+    const params_source src = {0, args, NULL, 0, NULL};
+    parac_status st = run(ctx, name, inputs, n_inputs, outputs, n_outputs, given, &src, explain, explain_size);
     for (int k = 0; k < n_outputs; k++) {
         if (!given[k]) continue;
         if (st == PARAC_OK && outputs[k] != given[k]) { /* computed elsewhere: copied in */
@@ -266,7 +195,7 @@ parac_status parac_call_output(parac_op_call *call, int k, int64_t width, int64_
 }
 
 static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
-                        parac_image **outputs, int n_outputs, parac_image *const *given, const parac_args *args,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const params_source *src,
                         char *explain, size_t explain_size)
 {
     if (!ctx) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "context is NULL");
@@ -278,25 +207,21 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     for (int i = 0; i < n_inputs; i++)
         if (!inputs || !inputs[i]) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: input %d is NULL", op->name, i);
     if (n_outputs && !outputs) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", op->name);
+    if (op->params_size > sizeof(params_room))
+        return parac__fail(PARAC_ERR_INTERNAL, "%s: a parameter struct of %zu bytes", op->name, op->params_size);
 
-    parac_args *full = NULL;
-    PARAC_TRY(parac_args_create(&full));
-    parac_status st = PARAC_OK;
+    params_room room;
+    uint64_t set = 0;
     const char *method = "auto";
-    for (int i = 0; st == PARAC_OK && i < parac_args_count(args); i++) {
-        const char *n = parac_args_name_at(args, i);
-        const char *v = parac_args_get(args, n);
-        if (strcmp(n, "method") == 0 && op->n_methods > 0) {
-            method = v;
-            continue;
-        }
-        const parac_param_spec *s = find_spec(op, n);
-        if (!s) st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: unknown parameter '%s' (see 'parac %s --help')", op->name, n, op->name);
-        else if ((st = check_value(op, s, v)) == PARAC_OK) st = parac_args_set(full, n, v);
+    parac_status st;
+    if (!src->typed) {
+        st = parac__params_from_text(op, src->args, &room, &set, &method);
+    } else {
+        memcpy(&room, src->values, op->params_size);
+        set = src->typed_set;
+        if (src->typed_method) method = src->typed_method;
+        st = parac__params_check(op, &room, &set);
     }
-    for (int i = 0; st == PARAC_OK && i < op->n_params; i++)
-        if (op->params[i].default_value && !parac_args_get(full, op->params[i].name))
-            st = parac_args_set(full, op->params[i].name, op->params[i].default_value);
 
     parac_image *resident[8] = {0};
     int temporary[8] = {0};
@@ -306,7 +231,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
         else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
     }
 
-    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, full, given, NULL, NULL};
+    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
     /* the reason is only formatted when asked for (auto runs on every call) */
@@ -332,43 +257,13 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
             if (ctx->backend == PARAC_BACKEND_CUDA) parac_context_synchronize(ctx);
             parac_image_destroy(resident[i]);
         }
-    parac_args_destroy(full);
     return st;
 }
 
-/* ---- accessors for operations ------------------------------------------------ */
-static const char *value_of(const parac_op_call *call, const char *name)
+parac_status parac__op_run_typed(parac_context *ctx, const parac_op *op, parac_image *const *inputs, int n_inputs,
+                                 parac_image **outputs, int n_outputs, const void *params, uint64_t set,
+                                 const char *method)
 {
-    return parac_args_get(call->args, name);
-}
-
-int parac_call_has(const parac_op_call *call, const char *name) { return value_of(call, name) != NULL; }
-
-int64_t parac_call_int(const parac_op_call *call, const char *name)
-{
-    int64_t v = 0;
-    const char *t = value_of(call, name);
-    if (t) parac__parse_int(t, &v);
-    return v;
-}
-
-double parac_call_double(const parac_op_call *call, const char *name)
-{
-    double v = 0;
-    const char *t = value_of(call, name);
-    if (t) parac__parse_double(t, &v);
-    return v;
-}
-
-int parac_call_bool(const parac_op_call *call, const char *name)
-{
-    int v = 0;
-    const char *t = value_of(call, name);
-    if (t) parac__parse_bool(t, &v);
-    return v;
-}
-
-const char *parac_call_string(const parac_op_call *call, const char *name)
-{
-    return value_of(call, name);
+    const params_source src = {1, NULL, params, set, method};
+    return run(ctx, op->name, inputs, n_inputs, outputs, n_outputs, NULL, &src, NULL, 0);
 }

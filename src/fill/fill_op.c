@@ -6,26 +6,42 @@
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "core/neighbourhood.h"
+#include "core/registry_internal.h"
 #include "../core/error_internal.h"
 #include "fill.h"
 #include "fill_seeds.h"
 #include "parac/fill.h"
 #include "parac/op.h"
 
+typedef struct fill_params {
+    int connectivity; /* 0: 4 in 2D, 6 in 3D */
+    int threshold;
+    int contour;      /* parac_fill_contour: the choices in its order */
+    int inside_value, outside_value;
+    int seeds;        /* 0: the method's default */
+} fill_params;
+
+typedef struct floodfill_params {
+    const char *seed; /* "X,Y[,Z];..." */
+    double value, tolerance;
+    int connectivity; /* 0: 4 in 2D, 6 in 3D */
+    /* the typed function's seeds (x, y, z triples), instead of the text */
+    const int64_t *seed_xyz;
+    int n_seed_xyz;
+} floodfill_params;
+
 static parac_status spec_of(parac_op_call *call, const parac_image *in, parac__fill_spec *s)
 {
+    const fill_params *p = call->params;
     *s = (parac__fill_spec){0};
     s->op = call->op->name;
-    s->conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
-                                                   : (in->depth > 1 ? 6 : 4);
-    s->threshold = (uint32_t)parac_call_int(call, "threshold");
-    const char *c = parac_call_string(call, "contour");
-    s->contour = strcmp(c, "outside") == 0 ? PARAC_FILL_CONTOUR_OUTSIDE
-               : strcmp(c, "keep") == 0    ? PARAC_FILL_CONTOUR_KEEP
-                                           : PARAC_FILL_CONTOUR_INSIDE;
-    s->inside = (uint8_t)parac_call_int(call, "inside-value");
-    s->outside = (uint8_t)parac_call_int(call, "outside-value");
-    s->seeds = parac_call_has(call, "seeds") ? parac_call_int(call, "seeds") : 0;
+    s->conn = p->connectivity ? p->connectivity : (in->depth > 1 ? 6 : 4);
+    s->threshold = (uint32_t)p->threshold;
+    s->contour = (parac_fill_contour)p->contour;
+    s->inside = (uint8_t)p->inside_value;
+    s->outside = (uint8_t)p->outside_value;
+    s->seeds = p->seeds;
     s->threads = parac_context_threads(call->ctx);
     parac__fill_geom g;
     return parac__fill_geometry(s, in, &g); /* checks the input before anything is allocated */
@@ -60,11 +76,9 @@ static parac_status fill_run(parac_op_call *call)
         if (!cuda && strcmp(m, "serial") == 0) st = parac__fill_serial(&s, in, call->outputs[0]);
         else if (!cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cpu(&s, in, call->outputs[0]);
         else if (!cuda && strcmp(m, "ccl") == 0) st = parac__fill_ccl_cpu(&s, in, call->outputs[0]);
-#ifdef PARAC_HAVE_CUDA
         else if (cuda && strcmp(m, "ccl") == 0) st = parac__fill_ccl_cuda(&s, in, call->outputs[0], stream);
         else if (cuda && strcmp(m, "seeds") == 0) st = parac__fill_seeds_cuda(&s, in, call->outputs[0], stream);
         else if (hybrid) st = parac__fill_hybrid(&s, in, call->outputs[0], stream);
-#endif
         else st = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: method '%s' is not in this build", s.op, m);
     }
     if (placed) {
@@ -118,18 +132,22 @@ static parac_status rings_demo(parac_context *ctx, parac_image **inputs, parac_a
     return PARAC_OK;
 }
 
-static const parac_param_spec fill_params[] = {
-    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,
+static const parac_param_spec fill_params_table[] = {
+    {"connectivity", PARAC_PARAM_INT, NULL, PARAC__CONNECTIVITIES, 4, 26,
      "of the background: 4 or 8 (2D; on a volume, each slice on its own), 6, 18 or 26 (3D); "
-     "default 4 / 6. An 8-connected contour closes only under 4-connected filling"},
-    {"threshold", PARAC_PARAM_INT, "1", NULL, 1, 65535, "contour pixels are those >= T"},
+     "default 4 / 6. An 8-connected contour closes only under 4-connected filling",
+     PARAC_FIELD(fill_params, connectivity)},
+    {"threshold", PARAC_PARAM_INT, "1", NULL, 1, 65535, "contour pixels are those >= T",
+     PARAC_FIELD(fill_params, threshold)},
     {"contour", PARAC_PARAM_CHOICE, "inside", "inside|outside|keep", 0, 0,
      "contour pixels take the inside value (the filled object, as binary_fill_holes), the outside "
-     "value (the holes only), or keep their input value"},
-    {"inside-value", PARAC_PARAM_INT, "255", NULL, 0, 255, "value of inside pixels"},
-    {"outside-value", PARAC_PARAM_INT, "0", NULL, 0, 255, "value of outside pixels"},
+     "value (the holes only), or keep their input value", PARAC_FIELD(fill_params, contour)},
+    {"inside-value", PARAC_PARAM_INT, "255", NULL, 0, 255, "value of inside pixels",
+     PARAC_FIELD(fill_params, inside_value)},
+    {"outside-value", PARAC_PARAM_INT, "0", NULL, 0, 255, "value of outside pixels",
+     PARAC_FIELD(fill_params, outside_value)},
     {"seeds", PARAC_PARAM_INT, NULL, NULL, 1, PARAC__FILL_MAX_SEEDS,
-     "seeds methods: inner seeds (default 96 on the CPU, 32768 on the GPU)"},
+     "seeds methods: inner seeds (default 96 on the CPU, 32768 on the GPU)", PARAC_FIELD(fill_params, seeds)},
 };
 
 static const parac_method fill_methods[] = {
@@ -162,8 +180,9 @@ const parac_op parac__op_fill = {
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
-    .params = fill_params,
-    .n_params = sizeof fill_params / sizeof fill_params[0],
+    .params = fill_params_table,
+    .n_params = sizeof fill_params_table / sizeof fill_params_table[0],
+    .params_size = sizeof(fill_params),
     .methods = fill_methods,
     .n_methods = sizeof fill_methods / sizeof fill_methods[0],
     .choose = fill_choose,
@@ -173,6 +192,15 @@ const parac_op parac__op_fill = {
 };
 
 /* ---- floodfill ------------------------------------------------------------------- */
+static parac_status seed_inside(const parac_image *in, const int64_t v[3])
+{
+    if (v[0] < 0 || v[0] >= in->width || v[1] < 0 || v[1] >= in->height || v[2] < 0 || v[2] >= in->depth)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: seed (%lld, %lld, %lld) is outside the %lldx%lldx%lld image",
+                           (long long)v[0], (long long)v[1], (long long)v[2], (long long)in->width,
+                           (long long)in->height, (long long)in->depth);
+    return PARAC_OK;
+}
+
 /* "X,Y[,Z]" items separated by ';' or spaces. */
 static parac_status parse_seeds(const parac_image *in, const char *text, int64_t **out, int *count)
 {
@@ -201,11 +229,8 @@ static parac_status parse_seeds(const parac_image *in, const char *text, int64_t
             return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: a seed is X,Y or X,Y,Z (x = column, "
                                "y = row), got '%s'", text);
         }
-        if (v[0] < 0 || v[0] >= in->width || v[1] < 0 || v[1] >= in->height || v[2] < 0 || v[2] >= in->depth) {
-            parac_status e = parac__fail(PARAC_ERR_INVALID_ARGUMENT,
-                                         "floodfill: seed (%lld, %lld, %lld) is outside the %lldx%lldx%lld image",
-                                         (long long)v[0], (long long)v[1], (long long)v[2], (long long)in->width,
-                                         (long long)in->height, (long long)in->depth);
+        const parac_status e = seed_inside(in, v);
+        if (e != PARAC_OK) {
             free(s);
             return e;
         }
@@ -234,26 +259,29 @@ static parac_status floodfill_run(parac_op_call *call)
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: the input is %s; u8, u16 or f32 is needed",
                            parac_dtype_name(in->dtype));
-    if (!parac_call_has(call, "seed")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --seed X,Y is required");
-    if (!parac_call_has(call, "value")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --value V is required");
-    const double value = parac_call_double(call, "value");
+    const floodfill_params *p = call->params;
+    if (!p->seed && !p->n_seed_xyz)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --seed X,Y is required");
+    const double value = p->value;
     PARAC_TRY(value_fits(in, value));
-    const int conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
-                                                          : (in->depth > 1 ? 6 : 4);
+    const int conn = p->connectivity ? p->connectivity : (in->depth > 1 ? 6 : 4);
     int64_t *seeds = NULL;
     int n = 0;
-    PARAC_TRY(parse_seeds(in, parac_call_string(call, "seed"), &seeds, &n));
+    if (p->seed) {
+        PARAC_TRY(parse_seeds(in, p->seed, &seeds, &n));
+    } else {
+        for (int i = 0; i < p->n_seed_xyz; i++) PARAC_TRY(seed_inside(in, p->seed_xyz + 3 * i));
+        n = p->n_seed_xyz;
+    }
+    const int64_t *xyz = p->seed ? seeds : p->seed_xyz;
     const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
     parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1, in->dtype,
                                          cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
                                          cuda ? parac_context_cuda_device(call->ctx) : -1);
-    const double tol = parac_call_double(call, "tolerance");
-    if (st == PARAC_OK && !cuda) st = parac__floodfill_cpu(in, call->outputs[0], seeds, n, value, tol, conn);
-#ifdef PARAC_HAVE_CUDA
+    const double tol = p->tolerance;
+    if (st == PARAC_OK && !cuda) st = parac__floodfill_cpu(in, call->outputs[0], xyz, n, value, tol, conn);
     else if (st == PARAC_OK)
-        st = parac__floodfill_cuda(in, call->outputs[0], seeds, n, value, tol, conn, parac_context_stream(call->ctx));
-#endif
-    else if (st == PARAC_OK) st = parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: this build has no CUDA support");
+        st = parac__floodfill_cuda(in, call->outputs[0], xyz, n, value, tol, conn, parac_context_stream(call->ctx));
     free(seeds);
     return st;
 }
@@ -265,14 +293,18 @@ static parac_status floodfill_demo(parac_context *ctx, parac_image **inputs, par
     return parac_args_set(args, "value", "128");
 }
 
-static const parac_param_spec floodfill_params[] = {
+static const parac_param_spec floodfill_params_table[] = {
     {"seed", PARAC_PARAM_LIST, NULL, NULL, 0, 0,
-     "X,Y or X,Y,Z (x = column, y = row, as OpenCV's Point); give it several times for several seeds"},
-    {"value", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the new value of the filled region; required"},
+     "X,Y or X,Y,Z (x = column, y = row, as OpenCV's Point); give it several times for several seeds",
+     PARAC_FIELD(floodfill_params, seed)},
+    {"value", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the new value of the filled region; required",
+     PARAC_REQUIRED_FIELD(floodfill_params, value)},
     {"tolerance", PARAC_PARAM_DOUBLE, "0", NULL, 0, 1e300,
-     "pixels within T of the seed's value join (0: equal values), as skimage's tolerance"},
-    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,
-     "4 or 8 (2D; on a volume, within the seed's slice), 6, 18 or 26 (3D); default 4 / 6, as OpenCV"},
+     "pixels within T of the seed's value join (0: equal values), as skimage's tolerance",
+     PARAC_FIELD(floodfill_params, tolerance)},
+    {"connectivity", PARAC_PARAM_INT, NULL, PARAC__CONNECTIVITIES, 4, 26,
+     "4 or 8 (2D; on a volume, within the seed's slice), 6, 18 or 26 (3D); default 4 / 6, as OpenCV",
+     PARAC_FIELD(floodfill_params, connectivity)},
 };
 
 static const parac_method floodfill_methods[] = {
@@ -295,8 +327,9 @@ const parac_op parac__op_floodfill = {
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
-    .params = floodfill_params,
-    .n_params = sizeof floodfill_params / sizeof floodfill_params[0],
+    .params = floodfill_params_table,
+    .n_params = sizeof floodfill_params_table / sizeof floodfill_params_table[0],
+    .params_size = sizeof(floodfill_params),
     .methods = floodfill_methods,
     .n_methods = sizeof floodfill_methods / sizeof floodfill_methods[0],
     .demo = floodfill_demo,
@@ -309,21 +342,19 @@ parac_status parac_fill(parac_context *ctx, const parac_image *in, parac_image *
 {
     if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "fill: out is NULL");
     *out = NULL;
+    const parac_op *op = &parac__op_fill;
     parac_fill_options o = {0, 1, PARAC_FILL_CONTOUR_INSIDE, -1, -1, NULL};
     if (options) o = *options;
-    parac_args *a;
-    PARAC_TRY(parac_args_create(&a));
-    static const char *contours[] = {"inside", "outside", "keep"};
-    parac_status st = parac_args_set(a, "contour", contours[o.contour <= 2 && o.contour >= 0 ? o.contour : 0]);
-    if (st == PARAC_OK && o.connectivity) st = parac_args_set_number(a, "connectivity", o.connectivity);
-    if (st == PARAC_OK) st = parac_args_set_number(a, "threshold", o.threshold >= 1 ? (long long)o.threshold : 1);
-    if (st == PARAC_OK && o.inside_value >= 0) st = parac_args_set_number(a, "inside-value", o.inside_value);
-    if (st == PARAC_OK && o.outside_value >= 0) st = parac_args_set_number(a, "outside-value", o.outside_value);
-    if (st == PARAC_OK && o.method) st = parac_args_set(a, "method", o.method);
+    if (!(o.threshold <= 65535))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "fill: threshold %g is outside 0..65535", o.threshold);
+    fill_params p = {.connectivity = o.connectivity, .threshold = o.threshold >= 1 ? (int)o.threshold : 1,
+                     .contour = (int)o.contour, .inside_value = o.inside_value, .outside_value = o.outside_value};
+    uint64_t set = parac__param_bit(op, "threshold") | parac__param_bit(op, "contour");
+    if (o.connectivity) set |= parac__param_bit(op, "connectivity");
+    if (o.inside_value >= 0) set |= parac__param_bit(op, "inside-value");
+    if (o.outside_value >= 0) set |= parac__param_bit(op, "outside-value");
     parac_image *ins[1] = {(parac_image *)in};
-    if (st == PARAC_OK) st = parac_op_run(ctx, "fill", ins, 1, out, 1, a, NULL, 0);
-    parac_args_destroy(a);
-    return st;
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method);
 }
 
 parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_image **out,
@@ -333,22 +364,11 @@ parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_im
     if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: out is NULL");
     *out = NULL;
     if (!seeds || n_seeds < 1) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: no seed");
-    size_t cap = (size_t)n_seeds * 72 + 1;
-    char *text = parac__malloc(cap);
-    if (!text) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %d seeds", n_seeds);
-    size_t used = 0;
-    for (int i = 0; i < n_seeds; i++)
-        used += (size_t)snprintf(text + used, cap - used, "%s%lld,%lld,%lld", i ? ";" : "",
-                                 (long long)seeds[3 * i], (long long)seeds[3 * i + 1], (long long)seeds[3 * i + 2]);
-    parac_args *a;
-    parac_status st = parac_args_create(&a);
-    if (st == PARAC_OK) st = parac_args_set(a, "seed", text);
-    if (st == PARAC_OK) st = parac_args_set_number(a, "value", value);
-    if (st == PARAC_OK) st = parac_args_set_number(a, "tolerance", tolerance);
-    if (st == PARAC_OK && connectivity) st = parac_args_set_number(a, "connectivity", connectivity);
+    const parac_op *op = &parac__op_floodfill;
+    floodfill_params p = {.value = value, .tolerance = tolerance, .connectivity = connectivity,
+                          .seed_xyz = seeds, .n_seed_xyz = n_seeds};
+    uint64_t set = parac__param_bit(op, "value") | parac__param_bit(op, "tolerance");
+    if (connectivity) set |= parac__param_bit(op, "connectivity");
     parac_image *ins[1] = {(parac_image *)in};
-    if (st == PARAC_OK) st = parac_op_run(ctx, "floodfill", ins, 1, out, 1, a, NULL, 0);
-    parac_args_destroy(a);
-    free(text);
-    return st;
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, NULL);
 }

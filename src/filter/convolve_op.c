@@ -11,6 +11,12 @@
 #include "gauss_plan.h"
 #include "kernel_file.h"
 
+typedef struct conv_params {
+    const char *kernel, *kernel_x, *kernel_y; /* NULL: not given */
+    const char *border;
+    int dtype; /* position in PARAC__FILTER_DTYPES; unset: the input's */
+} conv_params;
+
 typedef struct conv_setup {
     parac__kernel k2, kx, ky; /* as loaded */
     float *k2d;               /* padded to odd sizes: (2ry+1) x (2rx+1) */
@@ -51,22 +57,21 @@ static parac_status setup_make(const parac_op_call *call, conv_setup *s)
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "convolve: input dtype %s is not supported (u8, u16 or f32)",
                            parac_dtype_name(in->dtype));
-    int has2 = parac_call_has(call, "kernel"), hasx = parac_call_has(call, "kernel-x"),
-        hasy = parac_call_has(call, "kernel-y");
+    const conv_params *p = call->params;
+    const int has2 = p->kernel != NULL, hasx = p->kernel_x != NULL, hasy = p->kernel_y != NULL;
     if (has2 && (hasx || hasy))
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "convolve: give --kernel or --kernel-x/--kernel-y, not both");
     if (!has2 && !hasx && !hasy)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "convolve: a kernel is required (--kernel, or --kernel-x and/or --kernel-y)");
-    s->out_dtype = in->dtype;
-    if (parac_call_has(call, "dtype")) PARAC_TRY(parac_dtype_from_name(parac_call_string(call, "dtype"), &s->out_dtype));
+    s->out_dtype = parac_call_has(call, "dtype") ? parac__filter_dtypes[p->dtype] : in->dtype;
     parac_border mode;
     double value = 0;
-    PARAC_TRY(parac__wrap(parac_border_parse(parac_call_string(call, "border"), &mode, &value), "convolve"));
+    PARAC_TRY(parac__wrap(parac_border_parse(p->border, &mode, &value), "convolve"));
     s->border.mode = mode;
     s->border.value = (float)value;
     parac_status st = PARAC_OK;
     if (has2) {
-        st = parac__kernel_load(parac_call_string(call, "kernel"), &s->k2);
+        st = parac__kernel_load(p->kernel, &s->k2);
         if (st != PARAC_OK) return st;
         s->rx = s->k2.w / 2;
         s->ry = s->k2.h / 2;
@@ -78,12 +83,12 @@ static parac_status setup_make(const parac_op_call *call, conv_setup *s)
         return PARAC_OK;
     }
     if (hasx) {
-        PARAC_TRY(parac__kernel_load(parac_call_string(call, "kernel-x"), &s->kx));
+        PARAC_TRY(parac__kernel_load(p->kernel_x, &s->kx));
         PARAC_TRY(pad_1d(&s->kx, "kernel-x", &s->tx, &s->fir[0].radius));
         s->fir[0].taps = s->tx;
     }
     if (hasy) {
-        PARAC_TRY(parac__kernel_load(parac_call_string(call, "kernel-y"), &s->ky));
+        PARAC_TRY(parac__kernel_load(p->kernel_y, &s->ky));
         PARAC_TRY(pad_1d(&s->ky, "kernel-y", &s->ty, &s->fir[1].radius));
         s->fir[1].taps = s->ty;
     }
@@ -101,15 +106,38 @@ static parac_status setup_make(const parac_op_call *call, conv_setup *s)
     return st;
 }
 
+static void setup_release(void *plan)
+{
+    setup_free(plan);
+    free(plan);
+}
+
+/* The kernels loaded once per call: by auto's choice, or here. */
+static parac_status setup_of(parac_op_call *call, conv_setup **out)
+{
+    if (call->plan) {
+        *out = call->plan;
+        return PARAC_OK;
+    }
+    conv_setup *s = parac__calloc(1, sizeof *s);
+    if (!s) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "convolve: no memory");
+    call->plan = s;
+    call->plan_free = setup_release;
+    const parac_status st = setup_make(call, s);
+    *out = s;
+    return st;
+}
+
 static parac_status convolve_run(parac_op_call *call)
 {
     const char *m = call->method->name;
     const int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
     const int threads = parac_context_threads(call->ctx);
     void *stream = parac_context_stream(call->ctx);
-    (void)stream;
-    conv_setup s;
-    parac_status st = setup_make(call, &s);
+    conv_setup *sp = NULL;
+    parac_status st = setup_of(call, &sp);
+    if (st != PARAC_OK) return st;
+    const conv_setup s = *sp;
     parac_image *packed = NULL;
     parac_image *in = call->inputs[0];
     if (st == PARAC_OK && strcmp(m, "separable") == 0 && s.k2.v)
@@ -117,9 +145,6 @@ static parac_status convolve_run(parac_op_call *call)
                          "convolve: method separable needs --kernel-x/--kernel-y (a 2D --kernel runs with direct or fft)");
     if (st == PARAC_OK && strcmp(m, "separable") != 0 && !s.k2d)
         st = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "convolve: the kernels are too large for method %s", m);
-#ifndef PARAC_HAVE_CUDA
-    if (st == PARAC_OK && cuda) st = parac__fail(PARAC_ERR_UNSUPPORTED, "convolve: this build has no CUDA support");
-#endif
     if (st == PARAC_OK && !cuda && !parac_image_is_packed(in)) st = parac_image_clone(&packed, in, PARAC_MEMORY_HOST, -1, NULL);
     if (packed) in = packed;
     if (st == PARAC_OK)
@@ -129,44 +154,30 @@ static parac_status convolve_run(parac_op_call *call)
         parac_image *out = call->outputs[0];
         parac__fir1d none = {0, NULL};
         if (strcmp(m, "separable") == 0) {
-#ifdef PARAC_HAVE_CUDA
             if (cuda) st = parac__cuda_separable(in, out, s.fir, s.border, stream);
-            else
-#endif
-                st = parac__cpu_separable(in, out, s.fir, s.border, threads);
+            else st = parac__cpu_separable(in, out, s.fir, s.border, threads);
         } else if (strcmp(m, "fft") == 0) {
-#ifdef PARAC_HAVE_CUDA
             if (cuda) st = parac__cuda_fft2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, stream);
-            else
-#endif
-                st = parac__cpu_fft2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, threads);
+            else st = parac__cpu_fft2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, threads);
         } else {
-#ifdef PARAC_HAVE_CUDA
             if (cuda) st = parac__cuda_direct2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, stream);
-            else
-#endif
-                st = parac__cpu_direct2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, threads);
+            else st = parac__cpu_direct2d(in, out, s.k2d, s.rx, s.ry, &none, s.border, threads);
         }
     }
     parac_image_destroy(packed);
-    setup_free(&s);
     return st;
 }
 
 static parac_status convolve_choose(parac_op_call *call, const char **method, char *why, size_t why_size)
 {
-    conv_setup s;
-    parac_status st = setup_make(call, &s);
-    if (st != PARAC_OK) {
-        setup_free(&s);
-        return st;
-    }
+    conv_setup *sp = NULL;
+    PARAC_TRY(setup_of(call, &sp));
+    const conv_setup s = *sp;
     const parac_image *in = call->inputs[0];
     int cuda = parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA;
     if (!s.k2.v) {
         *method = "separable";
         snprintf(why, why_size, "auto: separable kernels (--kernel-x/--kernel-y)");
-        setup_free(&s);
         return PARAC_OK;
     }
     /* direct costs ~taps per pixel, fft does not depend on the kernel size:
@@ -185,7 +196,6 @@ static parac_status convolve_choose(parac_op_call *call, const char **method, ch
         snprintf(why, why_size, "auto: %dx%d kernel, predicted direct %.3g ms vs fft %.3g ms (measured timings)",
                  s.k2.w, s.k2.h, td, tf);
     }
-    setup_free(&s);
     return PARAC_OK;
 }
 
@@ -208,14 +218,19 @@ static const parac_param_spec convolve_params[] = {
     {"kernel", PARAC_PARAM_STRING, NULL, NULL, 0, 0,
      "2D kernel: a .npy file (float or integer, 1D or 2D), a text file (one row per line, numbers "
      "separated by spaces or commas, '#' comments), or inline rows like \"1,2,1;2,4,2;1,2,1\"; "
-     "applied as a correlation with its anchor at (width/2, height/2), not normalised"},
+     "applied as a correlation with its anchor at (width/2, height/2), not normalised",
+     PARAC_FIELD(conv_params, kernel)},
     {"kernel-x", PARAC_PARAM_STRING, NULL, NULL, 0, 0,
-     "1D kernel along x (file or inline \"1,2,1\"); with --kernel-y a separable filter"},
-    {"kernel-y", PARAC_PARAM_STRING, NULL, NULL, 0, 0, "1D kernel along y (file or inline)"},
+     "1D kernel along x (file or inline \"1,2,1\"); with --kernel-y a separable filter",
+     PARAC_FIELD(conv_params, kernel_x)},
+    {"kernel-y", PARAC_PARAM_STRING, NULL, NULL, 0, 0, "1D kernel along y (file or inline)",
+     PARAC_FIELD(conv_params, kernel_y)},
     {"border", PARAC_PARAM_STRING, "reflect101", NULL, 0, 0,
-     "pixels outside the image: reflect101, reflect, replicate, constant[:VALUE], wrap"},
-    {"dtype", PARAC_PARAM_CHOICE, NULL, "u8|u16|f32", 0, 0,
-     "output dtype (default: the input's); integers are rounded to nearest and saturated"},
+     "pixels outside the image: reflect101, reflect, replicate, constant[:VALUE], wrap",
+     PARAC_FIELD(conv_params, border)},
+    {"dtype", PARAC_PARAM_CHOICE, NULL, PARAC__FILTER_DTYPES, 0, 0,
+     "output dtype (default: the input's); integers are rounded to nearest and saturated",
+     PARAC_FIELD(conv_params, dtype)},
 };
 
 static const parac_method convolve_methods[] = {
@@ -240,6 +255,7 @@ const parac_op parac__op_convolve = {
     .n_outputs = 1,
     .params = convolve_params,
     .n_params = sizeof convolve_params / sizeof convolve_params[0],
+    .params_size = sizeof(conv_params),
     .methods = convolve_methods,
     .n_methods = sizeof convolve_methods / sizeof convolve_methods[0],
     .choose = convolve_choose,

@@ -177,7 +177,8 @@ static parac_status choose(parac_op_call *call, const parac__gauss_plan *p, cons
     const int n_names = cuda ? (int)(sizeof cuda_methods / sizeof *cuda_methods)
                              : (int)(sizeof cpu_methods / sizeof *cpu_methods);
     const parac_dtype dt = in->dtype == PARAC_U8 ? PARAC_U8 : PARAC_F32;
-    const int default_radius = !parac_call_has(call, "radius") && parac_call_double(call, "truncate") == 4.0;
+    const int default_radius =
+        !parac_call_has(call, "radius") && ((const parac__gauss_params *)call->params)->truncate == 4.0;
 
     double smax = 0.0;
     int axes = 0, rmax = 0;

@@ -9,6 +9,8 @@
 #include "filter_cpu.h"
 #include "gauss_plan.h"
 
+const parac_dtype parac__filter_dtypes[3] = {PARAC_U8, PARAC_U16, PARAC_F32};
+
 void parac__gauss_plan_free(parac__gauss_plan *p)
 {
     for (int a = 0; a < 3; a++) {
@@ -45,40 +47,30 @@ parac_status parac__gauss_plan_make(const parac_op_call *call, parac__gauss_plan
 parac_status parac__gauss_plan_params(const parac_op_call *call, parac__gauss_plan *p)
 {
     const parac_image *in = call->inputs[0];
+    const parac__gauss_params *g = call->params;
     memset(p, 0, sizeof *p);
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_F32)
         return parac__fail(PARAC_ERR_UNSUPPORTED,
                            "gauss: input dtype %s is not supported (u8, u16 or f32; see 'parac convert')",
                            parac_dtype_name(in->dtype));
-    if (!parac_call_has(call, "sigma"))
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: --sigma is required");
-    p->sigma[0] = parac_call_double(call, "sigma");
-    p->sigma[1] = parac_call_has(call, "sigma-y") ? parac_call_double(call, "sigma-y") : p->sigma[0];
-    p->sigma[2] = in->depth > 1 ? (parac_call_has(call, "sigma-z") ? parac_call_double(call, "sigma-z")
-                                                                   : p->sigma[0])
-                                : 0.0;
-    double truncate = parac_call_double(call, "truncate");
-    p->tolerance = parac_call_double(call, "tolerance");
-    p->out_dtype = in->dtype;
-    if (parac_call_has(call, "dtype")) PARAC_TRY(parac_dtype_from_name(parac_call_string(call, "dtype"), &p->out_dtype));
+    p->sigma[0] = g->sigma;
+    p->sigma[1] = parac_call_has(call, "sigma-y") ? g->sigma_y : g->sigma;
+    p->sigma[2] = in->depth > 1 ? (parac_call_has(call, "sigma-z") ? g->sigma_z : g->sigma) : 0.0;
+    p->tolerance = g->tolerance;
+    p->out_dtype = parac_call_has(call, "dtype") ? parac__filter_dtypes[g->dtype] : in->dtype;
     parac_border mode;
     double value = 0.0;
-    PARAC_TRY(parac__wrap(parac_border_parse(parac_call_string(call, "border"), &mode, &value), "gauss"));
+    PARAC_TRY(parac__wrap(parac_border_parse(g->border, &mode, &value), "gauss"));
     p->border.mode = mode;
     p->border.value = (float)value;
     for (int a = 0; a < 3; a++) {
         if (!(p->sigma[a] >= 0.0) || !isfinite(p->sigma[a]))
             return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: sigma must be >= 0, got %g", p->sigma[a]);
         if (p->sigma[a] == 0.0) continue;
-        if (parac_call_has(call, "radius")) {
-            int64_t r = parac_call_int(call, "radius");
-            if (r < 0 || r > PARAC__MAX_RADIUS)
-                return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "gauss: radius %lld is outside 0..%d",
-                                   (long long)r, PARAC__MAX_RADIUS);
-            p->radius[a] = (int)r;
-        } else {
-            PARAC_TRY(parac__wrap(parac__gauss_radius(p->sigma[a], truncate, &p->radius[a]), "gauss"));
-        }
+        if (parac_call_has(call, "radius")) /* in 0..PARAC__MAX_RADIUS: the registry checked */
+            p->radius[a] = g->radius;
+        else
+            PARAC_TRY(parac__wrap(parac__gauss_radius(p->sigma[a], g->truncate, &p->radius[a]), "gauss"));
     }
     return PARAC_OK;
 }
@@ -136,52 +128,36 @@ static parac_status run_method(parac_op_call *call)
     parac_image *out = call->outputs[0];
     float *k2d = NULL;
     parac__iir1d f[3];
-    (void)stream;
     if (st != PARAC_OK) goto done;
-#ifndef PARAC_HAVE_CUDA
-    if (cuda) {
-        st = parac__fail(PARAC_ERR_UNSUPPORTED, "gauss: this build has no CUDA support");
-        goto done;
-    }
-#endif
-#ifdef PARAC_HAVE_CUDA
     if (cuda && strcmp(m, "fft") == 0) { /* keyed by the 1D kernels: no 2D kernel on the host */
         st = parac__cuda_fft2d_separable(in, out, &p.fir[0], &p.fir[1], &p.fir[2], p.border, stream);
         goto done;
     }
-#endif
     if (strcmp(m, "direct") == 0 || strcmp(m, "fft") == 0) {
         st = kernel_2d(&p, &k2d);
         if (st != PARAC_OK) goto done;
         int fft = m[0] == 'f';
-#ifdef PARAC_HAVE_CUDA
         if (cuda)
             st = fft ? parac__cuda_fft2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, stream)
                      : parac__cuda_direct2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, stream);
         else
-#endif
             st = fft ? parac__cpu_fft2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, threads)
                      : parac__cpu_direct2d(in, out, k2d, p.radius[0], p.radius[1], &p.fir[2], p.border, threads);
     } else if (strcmp(m, "separable") == 0 || strcmp(m, "texture") == 0) {
-#ifdef PARAC_HAVE_CUDA
         if (cuda)
             st = m[0] == 't' ? parac__cuda_separable_texture(in, out, p.fir, p.border, stream)
                              : parac__cuda_separable(in, out, p.fir, p.border, stream);
         else
-#endif
             st = parac__cpu_separable(in, out, p.fir, p.border, threads);
     } else {
         st = iir_coefs(m, &p, f);
         if (st != PARAC_OK) goto done;
-#ifdef PARAC_HAVE_CUDA
         if (cuda)
             st = parac__cuda_iir(in, out, f, p.border, stream);
         else
-#endif
             st = parac__cpu_iir(in, out, f, p.border, threads);
     }
 done:
-    (void)cuda;
     free(k2d);
     parac_image_destroy(packed);
     parac__gauss_plan_free(&p);
@@ -206,22 +182,29 @@ static parac_status gauss_demo(parac_context *ctx, parac_image **inputs, parac_a
 
 static const parac_param_spec gauss_params[] = {
     {"sigma", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6,
-     "standard deviation in pixels along x (and y, z unless given); 0 = no filtering along it; required"},
-    {"sigma-y", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6, "sigma along y (default: sigma)"},
+     "standard deviation in pixels along x (and y, z unless given); 0 = no filtering along it; required",
+     PARAC_REQUIRED_FIELD(parac__gauss_params, sigma)},
+    {"sigma-y", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6, "sigma along y (default: sigma)",
+     PARAC_FIELD(parac__gauss_params, sigma_y)},
     {"sigma-z", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e6,
-     "sigma along z for 3D volumes (default: sigma; 0 filters each slice alone)"},
+     "sigma along z for 3D volumes (default: sigma; 0 filters each slice alone)",
+     PARAC_FIELD(parac__gauss_params, sigma_z)},
     {"truncate", PARAC_PARAM_DOUBLE, "4.0", NULL, 0.01, 1000,
-     "kernel radius = int(truncate * sigma + 0.5) per axis (scipy's rule)"},
+     "kernel radius = int(truncate * sigma + 0.5) per axis (scipy's rule)",
+     PARAC_FIELD(parac__gauss_params, truncate)},
     {"radius", PARAC_PARAM_INT, NULL, NULL, 0, PARAC__MAX_RADIUS,
-     "explicit kernel radius for every filtered axis (overrides truncate; FIR methods only)"},
+     "explicit kernel radius for every filtered axis (overrides truncate; FIR methods only)",
+     PARAC_FIELD(parac__gauss_params, radius)},
     {"border", PARAC_PARAM_STRING, "reflect101", NULL, 0, 0,
      "pixels outside the image: reflect101 (dcb|abcd|cba, OpenCV default, scipy 'mirror'), "
-     "reflect (cba|abcd|dcb, scipy default), replicate, constant[:VALUE] (default 0), wrap"},
-    {"dtype", PARAC_PARAM_CHOICE, NULL, "u8|u16|f32", 0, 0,
-     "output dtype (default: the input's); integers are rounded to nearest and saturated"},
+     "reflect (cba|abcd|dcb, scipy default), replicate, constant[:VALUE] (default 0), wrap",
+     PARAC_FIELD(parac__gauss_params, border)},
+    {"dtype", PARAC_PARAM_CHOICE, NULL, PARAC__FILTER_DTYPES, 0, 0,
+     "output dtype (default: the input's); integers are rounded to nearest and saturated",
+     PARAC_FIELD(parac__gauss_params, dtype)},
     {"tolerance", PARAC_PARAM_DOUBLE, "1e-4", NULL, 0, 1,
      "auto method: largest error allowed against the sampled FIR Gaussian, as a fraction of the "
-     "data range (IIR methods are chosen only where they meet it)"},
+     "data range (IIR methods are chosen only where they meet it)", PARAC_FIELD(parac__gauss_params, tolerance)},
 };
 
 static const parac_method gauss_methods[] = {
@@ -264,6 +247,7 @@ const parac_op parac__op_gauss = {
     .n_outputs = 1,
     .params = gauss_params,
     .n_params = sizeof gauss_params / sizeof gauss_params[0],
+    .params_size = sizeof(parac__gauss_params),
     .methods = gauss_methods,
     .n_methods = sizeof gauss_methods / sizeof gauss_methods[0],
     .choose = parac__gauss_choose,

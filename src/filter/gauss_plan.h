@@ -6,6 +6,20 @@
 #include "filter_internal.h"
 #include "parac/op.h"
 
+/* The parameters of gauss as the registry decodes them. */
+typedef struct parac__gauss_params {
+    double sigma, sigma_y, sigma_z; /* sigma_y, sigma_z: unset = sigma */
+    double truncate;
+    int radius;                     /* unset: from truncate */
+    const char *border;
+    int dtype;                      /* position in PARAC__FILTER_DTYPES; unset: the input's */
+    double tolerance;
+} parac__gauss_params;
+
+/* The output dtypes of the filters, as a choice parameter lists them. */
+#define PARAC__FILTER_DTYPES "u8|u16|f32"
+extern const parac_dtype parac__filter_dtypes[3];
+
 typedef struct parac__gauss_plan {
     double sigma[3];      /* x, y, z; 0 = axis not filtered (z: 0 for 2D images) */
     int radius[3];

@@ -7,16 +7,31 @@
 #include <string.h>
 
 #include "../core/error_internal.h"
+#include "../core/neighbourhood.h"
+#include "../core/registry_internal.h"
+#include "../core/tuning.h"
 #include "morph_demo.h"
 #include "morph_post.h"
 #include "parac/morph.h"
 #include "parac/op.h"
 #include "parac/stats.h"
 #include "recon.h"
-#include "recon_grid.h"
-#ifdef PARAC_HAVE_CUDA
 #include "recon_devices.h"
-#endif
+#include "recon_grid.h"
+
+/* The parameters of every operation of this file (each table names the
+ * fields it uses). */
+typedef struct morph_params {
+    int mode;           /* parac_recon_mode: the choices in its order */
+    int connectivity;   /* 0: the operation's default */
+    int clip;
+    int heaps;          /* 0: the engine's default */
+    int node_size;      /* 0: the engine's default */
+    int heap_updates;   /* PARAC__HEAP_*: the choices in their order */
+    double h;
+    int64_t radius;
+    int64_t buffer;
+} morph_params;
 
 typedef enum morph_kind {
     K_RECONSTRUCT,
@@ -68,7 +83,6 @@ static parac_status recon(const morph_exec *x, const parac__recon_spec *s, const
                           const parac_image *mask, parac_image *out)
 {
     const char *m = x->call->method->name;
-#ifdef PARAC_HAVE_CUDA
     if (x->layout != PARAC__CUDA_WHOLE) {
         if (strcmp(m, "wavefront") != 0)
             return parac__fail(PARAC_ERR_UNSUPPORTED,
@@ -80,26 +94,20 @@ static parac_status recon(const morph_exec *x, const parac__recon_spec *s, const
         return parac__recon_tiled(s, marker, mask, out, x->workers, x->n_workers, x->strips);
     }
     if (x->cuda) return parac__recon_cuda(m, s, marker, mask, out, x->stream);
-#endif
-    if (x->cuda) return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
     return parac__recon_cpu(m, s, marker, mask, out, x->threads);
 }
 
 static parac_status post(const morph_exec *x, parac__post_kind kind, int minima, double h,
                          const parac_image *f, const parac_image *R, parac_image *out)
 {
-#ifdef PARAC_HAVE_CUDA
     if (x->cuda) return parac__morph_post_cuda(kind, minima, h, f, R, out, x->stream);
-#endif
     return parac__morph_post_cpu(kind, minima, h, f, R, out, x->threads);
 }
 
 static parac_status minmax(const morph_exec *x, const parac_image *in, parac_image *out,
                            int64_t radius, int is_max)
 {
-#ifdef PARAC_HAVE_CUDA
     if (x->cuda) return parac__morph_minmax_cuda(in, out, radius, is_max, x->stream);
-#endif
     return parac__morph_minmax_cpu(in, out, radius, is_max, x->threads);
 }
 
@@ -132,7 +140,6 @@ static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image
 {
     parac_memory want = PARAC_MEMORY_HOST;
     int device = -1;
-#ifdef PARAC_HAVE_CUDA
     if (x->cuda) {
         x->n_workers = parac_context_cuda_workers(call->ctx, x->workers, 16);
         /* device memory still to take: the inputs not there yet, the output
@@ -143,7 +150,7 @@ static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image
                         call->inputs[i]->device == parac_context_cuda_device(call->ctx));
         parac__cuda_layout layout;
         PARAC_TRY(parac__recon_cuda_plan(call->inputs[call->n_inputs - 1], images, x->workers,
-                                         x->n_workers, &layout, &x->strips));
+                                         x->n_workers, parac__context_tuning(call->ctx), &layout, &x->strips));
         x->layout = (int)layout;
         if (layout != PARAC__CUDA_HOST_STRIPS) {
             want = PARAC_MEMORY_CUDA;
@@ -152,7 +159,6 @@ static parac_status place_inputs(parac_op_call *call, morph_exec *x, parac_image
             x->cuda = 0; /* the pixel-wise steps run on the host */
         }
     }
-#endif
     for (int i = 0; i < call->n_inputs; i++) {
         const parac_image *im = call->inputs[i];
         const int there = want == PARAC_MEMORY_CUDA ? im->memory == PARAC_MEMORY_CUDA && im->device == device
@@ -184,25 +190,23 @@ static parac_status morph_run(parac_op_call *call)
 static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, const parac_image *const *in)
 {
     morph_exec x = *xp;
+    const morph_params *p = call->params;
     const parac_image *f = in[k == K_RECONSTRUCT ? 1 : 0]; /* the mask */
     parac__recon_spec s = {0};
     s.op = call->op->name;
-    s.conn = parac_call_has(call, "connectivity") ? (int)parac_call_int(call, "connectivity")
-                                                  : default_conn(k, f);
+    s.tuning = parac__context_tuning(call->ctx);
+    s.conn = p->connectivity ? p->connectivity : default_conn(k, f);
     PARAC_TRY(parac__recon_check(&s, k == K_RECONSTRUCT ? in[0] : NULL, f));
     parac_image *tmp = NULL, *tmp2 = NULL;
     parac_status st = PARAC_OK;
     parac_image **out = &call->outputs[0];
     switch (k) {
     case K_RECONSTRUCT:
-        s.erosion = strcmp(parac_call_string(call, "mode"), "erosion") == 0;
-        s.clip = parac_call_bool(call, "clip");
-        s.heaps = parac_call_has(call, "heaps") ? (int)parac_call_int(call, "heaps") : 0;
-        s.node_size = parac_call_has(call, "node-size") ? (int)parac_call_int(call, "node-size") : 0;
-        const char *updates = parac_call_string(call, "heap-updates");
-        s.heap_updates = strcmp(updates, "serial") == 0      ? PARAC__HEAP_SERIAL
-                         : strcmp(updates, "pipelined") == 0 ? PARAC__HEAP_PIPELINED
-                                                             : PARAC__HEAP_AUTO;
+        s.erosion = p->mode == PARAC_RECON_EROSION;
+        s.clip = p->clip;
+        s.heaps = p->heaps;
+        s.node_size = p->node_size;
+        s.heap_updates = p->heap_updates;
         st = new_image(&x, out, f, f->dtype);
         if (st == PARAC_OK) st = recon(&x, &s, in[0], f, *out);
         break;
@@ -215,8 +219,7 @@ static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, 
         break;
     case K_H_MAXIMA:
     case K_H_MINIMA: {
-        if (!parac_call_has(call, "h")) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: --h is required", s.op);
-        double h = parac_call_double(call, "h");
+        double h = p->h;
         if (!(h > 0))
             return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
                                "%s: h must be > 0 (h = 0 gives every regional extremum: use "
@@ -259,7 +262,7 @@ static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, 
     }
     case K_OPENING:
     case K_CLOSING: {
-        int64_t r = parac_call_int(call, "radius");
+        const int64_t r = p->radius;
         s.erosion = k == K_CLOSING;
         st = new_image(&x, &tmp, f, f->dtype);
         if (st == PARAC_OK) st = minmax(&x, f, tmp, r, k == K_CLOSING);
@@ -269,7 +272,7 @@ static parac_status run_kind(parac_op_call *call, morph_kind k, morph_exec *xp, 
     }
     case K_CLEAR_BORDER: {
         s.rule = PARAC__MARKER_BORDER;
-        s.border = parac_call_int(call, "buffer") + 1;
+        s.border = p->buffer + 1;
         st = new_image(&x, &tmp, f, PARAC_U8);
         if (st == PARAC_OK) st = post(&x, PARAC__POST_NONZERO, 0, 0, f, f, tmp);
         if (st == PARAC_OK) st = new_image(&x, &tmp2, f, PARAC_U8);
@@ -297,16 +300,14 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
         if (why_size) {
             int workers[16], nw = parac_context_cuda_workers(call->ctx, workers, 16);
             int64_t strips = 0;
-            int layout = 0;
-#ifdef PARAC_HAVE_CUDA
-            parac__cuda_layout l = PARAC__CUDA_WHOLE;
-            if (parac__recon_cuda_plan(f, call->n_inputs + 2, workers, nw, &l, &strips) != PARAC_OK) l = PARAC__CUDA_WHOLE;
-            layout = (int)l;
-#endif
-            if (layout == 1) /* SPLIT */
+            parac__cuda_layout layout = PARAC__CUDA_WHOLE;
+            if (parac__recon_cuda_plan(f, call->n_inputs + 2, workers, nw, parac__context_tuning(call->ctx), &layout,
+                                       &strips) != PARAC_OK)
+                layout = PARAC__CUDA_WHOLE;
+            if (layout == PARAC__CUDA_SPLIT)
                 snprintf(why, why_size, "faster than heap on every measured input; one strip of rows on each "
                          "of %d workers, resident there, exchanging boundary rows until stable", nw);
-            else if (layout == 2) /* HOST_STRIPS */
+            else if (layout == PARAC__CUDA_HOST_STRIPS)
                 snprintf(why, why_size, "faster than heap on every measured input; in %lld strips of rows "
                          "from host memory over %d worker%s (the image exceeds the devices' memory "
                          "budget)", (long long)strips, nw, nw == 1 ? "" : "s");
@@ -340,40 +341,44 @@ static parac_status morph_choose(parac_op_call *call, const char **method, char 
 
 /* ---- the table ------------------------------------------------------------------ */
 #define CONN_PARAM(dflt)                                                                   \
-    {"connectivity", PARAC_PARAM_INT, NULL, NULL, 4, 26,                                   \
-     "neighbours: 4 or 8 (2D), 6, 18 or 26 (3D); default " dflt}
+    {"connectivity", PARAC_PARAM_INT, NULL, PARAC__CONNECTIVITIES, 4, 26,                  \
+     "neighbours: 4 or 8 (2D), 6, 18 or 26 (3D); default " dflt, PARAC_FIELD(morph_params, connectivity)}
 
 static const parac_param_spec reconstruct_params[] = {
     {"mode", PARAC_PARAM_CHOICE, "dilation", "dilation|erosion", 0, 0,
-     "dilation: the marker (<= mask) spreads upwards under the mask; erosion: the dual (marker >= mask)"},
+     "dilation: the marker (<= mask) spreads upwards under the mask; erosion: the dual (marker >= mask)",
+     PARAC_FIELD(morph_params, mode)},
     CONN_PARAM("full (8 / 26), as scikit-image"),
     {"clip", PARAC_PARAM_BOOL, "false", NULL, 0, 0,
-     "clip the marker to the mask first (as MATLAB) instead of failing where it crosses"},
+     "clip the marker to the mask first (as MATLAB) instead of failing where it crosses",
+     PARAC_FIELD(morph_params, clip)},
     {"heaps", PARAC_PARAM_INT, NULL, NULL, 1, 1 << 20,
-     "heap method: heaps in the cluster (default 32 per SM)"},
+     "heap method: heaps in the cluster (default 32 per SM)", PARAC_FIELD(morph_params, heaps)},
     {"node-size", PARAC_PARAM_INT, NULL, NULL, 32, 512,
-     "heap method: pixels per heap node r, a power of two (default 64)"},
+     "heap method: pixels per heap node r, a power of two (default 64)", PARAC_FIELD(morph_params, node_size)},
     {"heap-updates", PARAC_PARAM_CHOICE, "auto", "auto|pipelined|serial", 0, 0,
      "heap method: updates pipelined level by level with a thread group per level (the paper), or "
      "one update through all levels after another; auto: pipelined for clusters of fewer than 3 heaps "
-     "per SM, where it measures faster"},
+     "per SM, where it measures faster", PARAC_FIELD(morph_params, heap_updates)},
 };
 static const parac_param_spec conn_params[] = {CONN_PARAM("full (8 / 26)")};
 static const parac_param_spec fill_params[] = {
     CONN_PARAM("4 / 6 (the background's connectivity, as scipy and MATLAB)")};
 static const parac_param_spec h_params[] = {
     {"h", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 1e300,
-     "minimum height (depth) of an extremum to keep; integer images round it up; required"},
+     "minimum height (depth) of an extremum to keep; integer images round it up; required",
+     PARAC_REQUIRED_FIELD(morph_params, h)},
     CONN_PARAM("full (8 / 26)"),
 };
 static const parac_param_spec radius_params[] = {
     {"radius", PARAC_PARAM_INT, "1", NULL, 0, 1 << 20,
-     "half side of the square (cube in 3D) structuring element: side 2r+1"},
+     "half side of the square (cube in 3D) structuring element: side 2r+1", PARAC_FIELD(morph_params, radius)},
     CONN_PARAM("full (8 / 26)"),
 };
 static const parac_param_spec clear_params[] = {
     {"buffer", PARAC_PARAM_INT, "0", NULL, 0, INT32_MAX,
-     "also remove objects within this many pixels of the border, as scikit-image's buffer_size"},
+     "also remove objects within this many pixels of the border, as scikit-image's buffer_size",
+     PARAC_FIELD(morph_params, buffer)},
     CONN_PARAM("full (8 / 26), as scikit-image's label"),
 };
 
@@ -397,6 +402,7 @@ static const parac_method morph_methods[] = {
     const parac_op var = {                                                                     \
         .name = nm, .summary = summ, .description = desc, .usage_args = use, .n_inputs = nin,   \
         .n_outputs = 1, .params = prm, .n_params = sizeof prm / sizeof prm[0],                  \
+        .params_size = sizeof(morph_params),                                                   \
         .methods = morph_methods, .n_methods = sizeof morph_methods / sizeof morph_methods[0],   \
         .choose = morph_choose, .demo = dem, .demo_view = view, .keeps_inputs = 1}
 
@@ -454,20 +460,12 @@ parac_status parac_reconstruct(parac_context *ctx, const parac_image *marker,
 {
     if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "reconstruct: out is NULL");
     *out = NULL;
+    const parac_op *op = &parac__op_reconstruct;
     parac_reconstruct_options o = {PARAC_RECON_DILATION, 0, 0, NULL};
     if (options) o = *options;
-    parac_args *args;
-    PARAC_TRY(parac_args_create(&args));
-    char conn[16];
-    parac_status st = parac_args_set(args, "mode", o.mode == PARAC_RECON_EROSION ? "erosion" : "dilation");
-    if (st == PARAC_OK && o.connectivity) {
-        snprintf(conn, sizeof conn, "%d", o.connectivity);
-        st = parac_args_set(args, "connectivity", conn);
-    }
-    if (st == PARAC_OK) st = parac_args_set(args, "clip", o.clip ? "true" : "false");
-    if (st == PARAC_OK && o.method) st = parac_args_set(args, "method", o.method);
+    morph_params p = {.mode = (int)o.mode, .connectivity = o.connectivity, .clip = o.clip != 0};
+    uint64_t set = parac__param_bit(op, "mode") | parac__param_bit(op, "clip");
+    if (o.connectivity) set |= parac__param_bit(op, "connectivity");
     parac_image *in[2] = {(parac_image *)marker, (parac_image *)mask};
-    if (st == PARAC_OK) st = parac_op_run(ctx, "reconstruct", in, 2, out, 1, args, NULL, 0);
-    parac_args_destroy(args);
-    return st;
+    return parac__op_run_typed(ctx, op, in, 2, out, 1, &p, set, o.method);
 }

@@ -29,13 +29,12 @@ parac_status parac__morph_post_cpu(parac__post_kind kind, int minima, double h,
 parac_status parac__morph_minmax_cpu(const parac_image *in, parac_image *out, int64_t radius,
                                      int is_max, int threads);
 
-#ifdef PARAC_HAVE_CUDA
+/* The same on CUDA (builds without CUDA: morph_nocuda.c). */
 parac_status parac__morph_post_cuda(parac__post_kind kind, int minima, double h,
                                     const parac_image *f, const parac_image *R, parac_image *out,
                                     void *stream);
 parac_status parac__morph_minmax_cuda(const parac_image *in, parac_image *out, int64_t radius,
                                       int is_max, void *stream);
-#endif
 
 #ifdef __cplusplus
 }

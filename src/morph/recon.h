@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "core/tuning.h"
 #include "parac/image.h"
 #include "parac/status.h"
 
@@ -51,6 +52,7 @@ typedef struct parac__recon_spec {
     int heaps;      /* CUDA heap method: heaps in the cluster, 0 = default */
     int node_size;  /* CUDA heap method: elements per heap node r, 0 = default */
     int heap_updates; /* CUDA heap method: PARAC__HEAP_AUTO, _PIPELINED or _SERIAL */
+    const parac__tuning *tuning; /* the context's knobs (core/tuning.h); never NULL */
 } parac__recon_spec;
 
 /* Neighbour offsets of a connectivity, as (dx, dy, dz) triples in raster
@@ -85,13 +87,11 @@ typedef struct parac__recon_violation {
 parac_status parac__recon_violation_error(const parac__recon_spec *s,
                                           const parac__recon_violation *v);
 
-#ifdef PARAC_HAVE_CUDA
 /* The CUDA engines: marker/mask/out on the same device. `method`: "wavefront"
- * or "heap". */
+ * or "heap". (Builds without CUDA: morph_nocuda.c.) */
 parac_status parac__recon_cuda(const char *method, const parac__recon_spec *s,
                                const parac_image *marker, const parac_image *mask,
                                parac_image *out, void *stream);
-#endif
 
 #ifdef __cplusplus
 }

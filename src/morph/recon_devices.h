@@ -1,5 +1,5 @@
 /* Reconstruction over CUDA devices when the image is not simply whole on
- * one of them (built with CUDA only):
+ * one of them (builds without CUDA: morph_nocuda.c):
  *   SPLIT        several devices, the images on the context's device: one
  *                strip of rows per worker, resident on the worker's device
  *                for the whole call; only boundary rows move between rounds
@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "core/tuning.h"
 #include "recon.h"
 #include "recon_grid.h"
 
@@ -32,17 +33,18 @@ typedef enum parac__cuda_layout {
  * strips (at least one per worker). Budgets: free memory, or
  * PARAC_CUDA_MEMORY_CAP. */
 parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images, const int *workers,
-                                    int n_workers, parac__cuda_layout *layout, int64_t *strips);
+                                    int n_workers, const parac__tuning *tuning, parac__cuda_layout *layout,
+                                    int64_t *strips);
 
 /* SPLIT: the first row of each worker's strip, y0[n] = H. A worker on
  * another device than the images' receives its rows and sends its result
  * over a link, so it gets fewer rows (parac__dev_strip_share). */
 void parac__split_rows(const int *workers, int n, int images_device, const parac_image *mask, int64_t H,
-                       int64_t *y0);
+                       const parac__tuning *tuning, int64_t *y0);
 /* Whether splitting pays: from 2^26 pixels (measured, docs/morphology.md);
  * PARAC_CUDA_SPLIT=always splits any image of at least one row a worker
  * (tests), =never keeps every image whole on the first device. */
-parac_status parac__split_pays(const parac_image *mask, int *pays);
+parac_status parac__split_pays(const parac_image *mask, const parac__tuning *tuning, int *pays);
 
 /* SPLIT: marker (NULL unless rule IMAGE), mask and out on the context's
  * device (or anywhere CUDA can copy from); `stream` is the context's stream,
@@ -57,8 +59,10 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
                                 int n_workers, int64_t strips);
 /* Reconstruct one strip grid (host memory) in place on `device`; `start` as
  * the wavefront's (0: every tile; else the halo rows that changed since the
- * strip was last at its fix point). */
-parac_status parac__recon_cuda_strip(parac__grid *g, int conn, int device, unsigned start, void *stream);
+ * strip was last at its fix point); `batch` the wavefront's rounds per look
+ * (0: adaptive). */
+parac_status parac__recon_cuda_strip(parac__grid *g, int conn, int device, unsigned start, int batch,
+                                     void *stream);
 
 /* A strip resident on a device (cuda/recon_dev_strip.cu). */
 typedef struct parac__dev_strip parac__dev_strip;
@@ -67,10 +71,12 @@ parac_status parac__dev_strips_connect(const int *devices, int n);
 /* The share of rows a worker on `device` gets against one on the images'
  * device (1 there); `mask` tells how its rows cross the link (NULL when
  * planning: as across a peer link). */
-double parac__dev_strip_share(int images_device, int device, const parac_image *mask);
-/* Whether a worker on `device` reads `im` (write: writes it) from its own
+double parac__dev_strip_share(int images_device, int device, const parac_image *mask,
+                              const parac__tuning *tuning);
+/* Whether a worker on `device` can read `im` (write: write it) from its own
  * kernels across a peer link instead of staging copies: peer access between
- * the devices and memory that grants it (a pool's or mapped memory may not). */
+ * the devices and memory that grants it (a pool's or mapped memory may not).
+ * PARAC_SPLIT_LINK=copy makes the strips stage copies all the same. */
 int parac__dev_strip_direct(int device, const parac_image *im, int write);
 /* Allocate a strip of rows [y0, y0 + h) on `device` and load it (the halo
  * rows at the dtype's minimum); *bad: the first problem pixel's code, all

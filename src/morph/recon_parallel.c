@@ -166,16 +166,6 @@ static int64_t pipelined_round(parac__grid *g, int64_t n, const parac__engine *e
     return got == B ? changed : -1;
 }
 
-/* PARAC_PARALLEL_ROUNDS: "strips" (never pipelined rounds), "pipelined"
- * (from the first round), else the rule in parac__recon_parallel. */
-static int rounds_setting(void)
-{
-    const char *v = getenv("PARAC_PARALLEL_ROUNDS");
-    if (v && strcmp(v, "strips") == 0) return 0;
-    if (v && strcmp(v, "pipelined") == 0) return 2;
-    return 1;
-}
-
 /* Every strip's halo rows from its neighbours' boundary rows; changed[i]
  * (when not NULL) says whether strip i's halos changed. Returns whether any
  * did. */
@@ -254,7 +244,9 @@ parac_status parac__recon_parallel(const parac__recon_spec *s, const parac_image
      * fronts left are short: the h-maxima class after two or three rounds). */
     const int64_t pixels = H * mask->depth * mask->width;
     int stable = 0, pipe_usable = 0, pipe_now = 0, pipe_done = 0;
-    const int setting = rounds_setting();
+    /* PARAC_PARALLEL_ROUNDS: 0 "strips" (never pipelined rounds), 2
+     * "pipelined" (from the first round), 1 the rule below */
+    const int setting = s->tuning->parallel_rounds;
     pipe_plan plan;
     if (result == PARAC_OK && setting) result = pipe_plan_make(&plan, g, n, &pipe_usable);
     else memset(&plan, 0, sizeof plan);

@@ -28,22 +28,25 @@ enum { MAX_WORKERS = 16 };
  * whole (1.15x; 4096²: 2x slower; docs/morphology.md). */
 #define SPLIT_MIN_PIXELS ((int64_t)1 << 26)
 
-parac_status parac__split_pays(const parac_image *mask, int *pays)
+parac_status parac__split_pays(const parac_image *mask, const parac__tuning *tuning, int *pays)
 {
-    const char *v = getenv("PARAC_CUDA_SPLIT");
-    if (v && *v && strcmp(v, "always") != 0 && strcmp(v, "never") != 0 && strcmp(v, "auto") != 0)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "PARAC_CUDA_SPLIT is '%s': always, never or auto", v);
-    if (v && strcmp(v, "always") == 0) *pays = 1;
-    else if (v && strcmp(v, "never") == 0) *pays = 0;
-    else *pays = parac_image_pixel_count(mask) >= SPLIT_MIN_PIXELS;
+    switch (tuning->cuda_split) {
+    case PARAC__SPLIT_MALFORMED:
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "PARAC_CUDA_SPLIT is '%s': always, never or auto",
+                           tuning->cuda_split_text);
+    case PARAC__SPLIT_ALWAYS: *pays = 1; break;
+    case PARAC__SPLIT_NEVER: *pays = 0; break;
+    case PARAC__SPLIT_AUTO: *pays = parac_image_pixel_count(mask) >= SPLIT_MIN_PIXELS; break;
+    }
     return PARAC_OK;
 }
 
 void parac__split_rows(const int *workers, int n, int images_device, const parac_image *mask, int64_t H,
-                       int64_t *y0)
+                       const parac__tuning *tuning, int64_t *y0)
 {
     double share[MAX_WORKERS], total = 0, acc = 0;
-    for (int k = 0; k < n; k++) total += share[k] = parac__dev_strip_share(images_device, workers[k], mask);
+    for (int k = 0; k < n; k++)
+        total += share[k] = parac__dev_strip_share(images_device, workers[k], mask, tuning);
     for (int k = 0; k < n; k++) {
         /* at least one row each, in order */
         int64_t y = (int64_t)((double)H * acc / total + 0.5);
@@ -91,7 +94,8 @@ parac_status parac__recon_split(const parac__recon_spec *s, const parac_image *m
     PARAC_TRY(parac__cuda_stream_sync(stream)); /* the inputs are written */
     PARAC_TRY(parac__dev_strips_connect(workers, n));
     int64_t y0[MAX_WORKERS + 1];
-    parac__split_rows(workers, n, mask->memory == PARAC_MEMORY_CUDA ? mask->device : workers[0], mask, H, y0);
+    parac__split_rows(workers, n, mask->memory == PARAC_MEMORY_CUDA ? mask->device : workers[0], mask, H,
+                      s->tuning, y0);
     parac__dev_strip *t[MAX_WORKERS] = {0};
     unsigned long long bad[MAX_WORKERS];
     unsigned start[MAX_WORKERS];

@@ -72,6 +72,7 @@ parac_status parac__recon_tiled(const parac__recon_spec *s, const parac_image *m
             for (int64_t i = w; i < n && wst[w] == PARAC_OK; i += n_workers)
                 if (dirty[i]) {
                     wst[w] = parac__recon_cuda_strip(&g[i], s->conn, workers[w], round == 0 ? 0u : dirty[i],
+                                                     s->tuning->wavefront_batch,
                                                      streams[w]);
                     if (wst[w] != PARAC_OK)
                         snprintf(wmsg[w], sizeof wmsg[w], "%s", parac_error_message());

@@ -9,9 +9,24 @@
 
 #include "core/alloc_internal.h"
 #include "../core/error_internal.h"
+#include "../core/registry_internal.h"
 #include "parac/op.h"
+#include "parac/skeleton.h"
 #include "skel_graph_io.h"
 #include "skel_pipeline.h"
+
+typedef struct skeleton_params {
+    double threshold;   /* unset: every nonzero voxel */
+    int field_strength;
+    int charge_distance;
+    int rules;          /* position in RULES */
+    const char *graph;  /* NULL: none */
+    const char *spacing; /* "SX,SY,SZ"; NULL: spacing_xyz, else 1, 1, 1 */
+    double divergence;
+    double spacing_xyz[3]; /* the typed function's spacing (zeros: none), instead of the text */
+} skeleton_params;
+
+#define RULES "paper|pfskel"
 
 static parac_status parse_spacing(const char *text, double sp[3])
 {
@@ -31,16 +46,23 @@ static parac_status skeleton_run(parac_op_call *call)
     if (in->depth < 2)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: the input is a 2D image; a volume is needed "
                            "(NRRD, multi-page TIFF, or a 3-axis .npy with --layout dhw)");
+    const skeleton_params *p = call->params;
     parac__skel_params prm = {
-        .threshold = parac_call_has(call, "threshold") ? parac_call_double(call, "threshold") : NAN,
-        .field_strength = (int)parac_call_int(call, "field-strength"),
-        .charge_distance = (int)parac_call_int(call, "charge-distance"),
-        .rules = strcmp(parac_call_string(call, "rules"), "paper") ? PARAC__SKEL_RULES_PFSKEL : PARAC__SKEL_RULES_PAPER,
-        .divergence = parac_call_double(call, "divergence"),
+        .threshold = parac_call_has(call, "threshold") ? p->threshold : NAN,
+        .field_strength = p->field_strength,
+        .charge_distance = p->charge_distance,
+        .rules = p->rules ? PARAC__SKEL_RULES_PFSKEL : PARAC__SKEL_RULES_PAPER,
+        .divergence = p->divergence,
         .field = call->method->name,
         .ctx = call->ctx,
     };
-    PARAC_TRY(parse_spacing(parac_call_string(call, "spacing"), prm.spacing));
+    if (!p->spacing && (p->spacing_xyz[0] || p->spacing_xyz[1] || p->spacing_xyz[2])) {
+        char t[200];
+        snprintf(t, sizeof t, "%.17g,%.17g,%.17g", p->spacing_xyz[0], p->spacing_xyz[1], p->spacing_xyz[2]);
+        PARAC_TRY(parse_spacing(t, prm.spacing)); /* the same checks as the text's */
+    } else {
+        PARAC_TRY(parse_spacing(p->spacing, prm.spacing));
+    }
     if (!(prm.divergence >= 0 && prm.divergence <= 1))
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: --divergence is a fraction 0..1, got %g", prm.divergence);
     parac_image *host = NULL, *out = NULL;
@@ -61,8 +83,7 @@ static parac_status skeleton_run(parac_op_call *call)
     for (int64_t z = 0; st == PARAC_OK && z < in->depth; z++)
         for (int64_t y = 0; y < in->height; y++)
             memcpy(parac_image_at(out, 0, y, z), voxels + (z * in->height + y) * in->width, (size_t)in->width);
-    if (st == PARAC_OK && parac_call_has(call, "graph"))
-        st = parac__skel_write_graph(parac_call_string(call, "graph"), &g, prm.spacing);
+    if (st == PARAC_OK && p->graph) st = parac__skel_write_graph(p->graph, &g, prm.spacing);
     if (st == PARAC_OK && parac_context_backend(call->ctx) == PARAC_BACKEND_CUDA) {
         parac_image *dev = NULL;
         st = parac_image_clone(&dev, out, PARAC_MEMORY_CUDA, parac_context_cuda_device(call->ctx),
@@ -120,22 +141,28 @@ static parac_status tube_demo(parac_context *ctx, parac_image **inputs, parac_ar
     return PARAC_OK;
 }
 
-static const parac_param_spec skeleton_params[] = {
-    {"threshold", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the object is the voxels >= T (default: nonzero)"},
+static const parac_param_spec skeleton_params_table[] = {
+    {"threshold", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the object is the voxels >= T (default: nonzero)",
+     PARAC_FIELD(skeleton_params, threshold)},
     {"field-strength", PARAC_PARAM_INT, "6", NULL, 1, 10,
-     "M: each surface charge pushes with 1/r^M (pfSkel: 6; recommended 4..9)"},
+     "M: each surface charge pushes with 1/r^M (pfSkel: 6; recommended 4..9)",
+     PARAC_FIELD(skeleton_params, field_strength)},
     {"charge-distance", PARAC_PARAM_INT, "1", NULL, 0, 8,
-     "the charges sit this many voxels outside the object's surface (pfSkel's -dc; the paper: 0)"},
-    {"rules", PARAC_PARAM_CHOICE, "paper", "paper|pfskel", 0, 0,
+     "the charges sit this many voxels outside the object's surface (pfSkel's -dc; the paper: 0)",
+     PARAC_FIELD(skeleton_params, charge_distance)},
+    {"rules", PARAC_PARAM_CHOICE, "paper", RULES, 0, 0,
      "voxel classes: the paper's (26-neighbour surface, a boundary layer of neighbour means) or pfSkel's "
-     "(6-neighbour surface, no boundary layer)"},
+     "(6-neighbour surface, no boundary layer)", PARAC_FIELD(skeleton_params, rules)},
     {"graph", PARAC_PARAM_PATH, NULL, NULL, 0, 0,
-     "also write the skeleton as a graph: FILE.json (critical points and segments), .obj (lines) or .swc"},
+     "also write the skeleton as a graph: FILE.json (critical points and segments), .obj (lines) or .swc",
+     PARAC_FIELD(skeleton_params, graph)},
     {"spacing", PARAC_PARAM_STRING, NULL, NULL, 0, 0,
-     "SX,SY,SZ: voxel size; the field acts over physical distances and the graph is in these units (default 1,1,1)"},
+     "SX,SY,SZ: voxel size; the field acts over physical distances and the graph is in these units (default 1,1,1)",
+     PARAC_FIELD(skeleton_params, spacing)},
     {"divergence", PARAC_PARAM_DOUBLE, "0.5", NULL, 0, 1,
      "pfSkel's level 2: traces from the voxels whose divergence lies within F of the lowest (a fraction of "
-     "the range), joined to the core skeleton; they reach out to free ends. 0: the paper's core skeleton only"},
+     "the range), joined to the core skeleton; they reach out to free ends. 0: the paper's core skeleton only",
+     PARAC_FIELD(skeleton_params, divergence)},
 };
 
 static const parac_method skeleton_methods[] = {
@@ -164,8 +191,9 @@ const parac_op parac__op_skeleton = {
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
-    .params = skeleton_params,
-    .n_params = sizeof skeleton_params / sizeof skeleton_params[0],
+    .params = skeleton_params_table,
+    .n_params = sizeof skeleton_params_table / sizeof skeleton_params_table[0],
+    .params_size = sizeof(skeleton_params),
     .methods = skeleton_methods,
     .n_methods = sizeof skeleton_methods / sizeof skeleton_methods[0],
     .demo = tube_demo,
@@ -173,3 +201,36 @@ const parac_op parac__op_skeleton = {
     .choose = skeleton_choose,
     .keeps_inputs = 1,
 };
+
+/* ---- typed API ------------------------------------------------------------------ */
+parac_skeleton_options parac_skeleton_defaults(void)
+{
+    return (parac_skeleton_options){.field_strength = 6, .charge_distance = 1, .divergence = 0.5,
+                                    .spacing = {1, 1, 1}};
+}
+
+parac_status parac_skeleton(parac_context *ctx, const parac_image *in, parac_image **out,
+                            const parac_skeleton_options *options)
+{
+    if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: out is NULL");
+    *out = NULL;
+    const parac_op *op = &parac__op_skeleton;
+    const parac_skeleton_options o = options ? *options : parac_skeleton_defaults();
+    skeleton_params p = {.threshold = o.threshold, .field_strength = o.field_strength,
+                         .charge_distance = o.charge_distance, .divergence = o.divergence, .graph = o.graph,
+                         .spacing_xyz = {o.spacing[0], o.spacing[1], o.spacing[2]}};
+    uint64_t set = 0;
+    if (o.has_threshold) set |= parac__param_bit(op, "threshold");
+    if (o.field_strength) set |= parac__param_bit(op, "field-strength");
+    if (o.charge_distance >= 0) set |= parac__param_bit(op, "charge-distance");
+    if (o.divergence >= 0) set |= parac__param_bit(op, "divergence");
+    if (o.graph) set |= parac__param_bit(op, "graph");
+    if (o.rules) {
+        p.rules = parac__choice_index(RULES, o.rules);
+        if (p.rules < 0)
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "skeleton: rules '%s' is not one of %s", o.rules, RULES);
+        set |= parac__param_bit(op, "rules");
+    }
+    parac_image *ins[1] = {(parac_image *)in};
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method);
+}

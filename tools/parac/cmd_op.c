@@ -62,7 +62,7 @@ void cli_op_help(const parac_op *op, FILE *out)
                  s->type == PARAC_PARAM_BOOL ? "" : type_name(s->type));
         fprintf(out, "%-26s", head);
         char extra[512] = "";
-        if (s->type == PARAC_PARAM_CHOICE && s->choices)
+        if ((s->type == PARAC_PARAM_CHOICE || s->type == PARAC_PARAM_INT) && s->choices)
             snprintf(extra, sizeof extra, " [%s]", s->choices);
         else if (s->min < s->max)
             snprintf(extra, sizeof extra, " [%g..%g]", s->min, s->max);

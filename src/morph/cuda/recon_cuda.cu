@@ -252,7 +252,7 @@ parac_status run(const char *method, const parac__recon_spec *s, const parac_ima
     if (strcmp(method, "heap") == 0)
         PARAC_TRY(heap_run(mask->dtype, s->conn, g, I.p, J.p, dev, s->heaps, s->node_size, s->heap_updates, st));
     else
-        PARAC_TRY(wavefront_run(mask->dtype, s->conn, g, I.p, J.p, dev, 0, st));
+        PARAC_TRY(wavefront_run(mask->dtype, s->conn, g, I.p, J.p, dev, 0, s->tuning->wavefront_batch, st));
     PARAC_TRY(store_grid(mask->dtype, I.p, g, s->erosion, rows_of(out, 0), st));
     // the grids go back to the pool when this returns: let the kernels finish
     PARAC_CUDA_TRY(cudaStreamSynchronize(st));
@@ -274,7 +274,7 @@ extern "C" parac_status parac__recon_cuda(const char *method, const parac__recon
 }
 
 extern "C" parac_status parac__recon_cuda_strip(parac__grid *h, int conn, int device, unsigned start,
-                                               void *stream)
+                                               int batch, void *stream)
 {
     PARAC_CUDA_TRY(cudaSetDevice(device));
     cudaStream_t st = (cudaStream_t)stream;
@@ -288,29 +288,21 @@ extern "C" parac_status parac__recon_cuda_strip(parac__grid *h, int conn, int de
     parac__count_transfer(1, bytes);
     PARAC_CUDA_TRY(cudaMemcpyAsync(I.p, h->I, bytes, cudaMemcpyHostToDevice, st));
     PARAC_CUDA_TRY(cudaMemcpyAsync(J.p, h->J, bytes, cudaMemcpyHostToDevice, st));
-    PARAC_TRY(wavefront_run(h->dtype, conn, g, I.p, J.p, device, start, st));
+    PARAC_TRY(wavefront_run(h->dtype, conn, g, I.p, J.p, device, start, batch, st));
     PARAC_CUDA_TRY(cudaMemcpyAsync(h->I, I.p, bytes, cudaMemcpyDeviceToHost, st));
     PARAC_CUDA_TRY(cudaStreamSynchronize(st));
     return PARAC_OK;
 }
 
-/* The memory one device may use: its free memory, or less when
- * PARAC_CUDA_MEMORY_CAP (bytes; K, M or G suffix) says so. */
-static parac_status budget(int device, double *bytes)
+/* The memory one device may use: its free memory, or less when capped
+ * (PARAC_CUDA_MEMORY_CAP; 0: no cap). */
+static parac_status budget(int device, double cap, double *bytes)
 {
     size_t fr = 0, total = 0;
     PARAC_CUDA_TRY(cudaSetDevice(device));
     PARAC_CUDA_TRY(cudaMemGetInfo(&fr, &total));
     *bytes = 0.9 * (double)fr;
-    const char *cap = getenv("PARAC_CUDA_MEMORY_CAP");
-    if (cap && *cap) {
-        char *end;
-        double v = strtod(cap, &end);
-        if (*end == 'K' || *end == 'k') v *= 1024.0;
-        else if (*end == 'M' || *end == 'm') v *= 1048576.0;
-        else if (*end == 'G' || *end == 'g') v *= 1073741824.0;
-        if (v > 0 && v < *bytes) *bytes = v;
-    }
+    if (cap > 0 && cap < *bytes) *bytes = cap;
     return PARAC_OK;
 }
 
@@ -330,11 +322,12 @@ static double image_bytes(const parac_image *mask, double rows)
 /* Whether each worker's device holds its strip (grids, and the strip's rows
  * of marker and mask when the images are on another device) and the first
  * device the n_images images too. budget[k]: worker k's device's budget. */
-static bool fits_split(const parac_image *mask, int n_images, const int *workers, int n, const double *budget)
+static bool fits_split(const parac_image *mask, int n_images, const int *workers, int n, const double *budget,
+                       const parac__tuning *tuning)
 {
     const double H = (double)mask->height;
     int64_t y0[17];
-    parac__split_rows(workers, n, workers[0], NULL, mask->height, y0);
+    parac__split_rows(workers, n, workers[0], NULL, mask->height, tuning, y0);
     for (int k = 0; k < n; k++) {
         bool first = true; // the first worker on its device sums for it
         for (int j = 0; j < k; j++) first = first && workers[j] != workers[k];
@@ -352,23 +345,24 @@ static bool fits_split(const parac_image *mask, int n_images, const int *workers
 
 extern "C" parac_status parac__recon_cuda_plan(const parac_image *mask, int n_images,
                                                const int *workers, int n_workers,
-                                               parac__cuda_layout *layout, int64_t *strips)
+                                               const parac__tuning *tuning, parac__cuda_layout *layout,
+                                               int64_t *strips)
 {
     const int n = n_workers < 16 ? n_workers : 16;
     double budgets[16], cap = 0;
     int pays = 1;
     *layout = PARAC__CUDA_WHOLE;
     *strips = 0;
-    PARAC_TRY(parac__split_pays(mask, &pays));
+    PARAC_TRY(parac__split_pays(mask, tuning, &pays));
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) parac__cuda_pool_trim(); /* blocks cached by the pool count as free */
         for (int k = 0; k < n; k++) {
-            PARAC_TRY(budget(workers[k], &budgets[k]));
+            PARAC_TRY(budget(workers[k], tuning->cuda_memory_cap, &budgets[k]));
             cap = k == 0 || budgets[k] < cap ? budgets[k] : cap;
         }
         const double whole = n_images * image_bytes(mask, (double)mask->height) + grids_bytes(mask, (double)mask->height);
         if ((n == 1 || !pays) && whole <= budgets[0]) return PARAC_OK;
-        if (n > 1 && mask->height >= n && fits_split(mask, n_images, workers, n, budgets)) {
+        if (n > 1 && mask->height >= n && fits_split(mask, n_images, workers, n, budgets, tuning)) {
             *layout = PARAC__CUDA_SPLIT;
             *strips = n;
             return PARAC_OK;

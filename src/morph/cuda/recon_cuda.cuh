@@ -101,9 +101,10 @@ parac_status violation_error(const parac__recon_spec *s, unsigned long long code
 // reconstruction under J. `start`: 0 starts from every tile; otherwise
 // from the tiles next to the halo rows that changed, PARAC__HALO_TOP (grid
 // row 0) and/or PARAC__HALO_BOTTOM (grid row h + 1), when the rest of the
-// grid is already at its fix point for the old halos.
+// grid is already at its fix point for the old halos. `batch`: rounds
+// queued per look from the host, 0 adaptive (PARAC_WAVEFRONT_BATCH).
 parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
-                           int device, unsigned start, cudaStream_t st);
+                           int device, unsigned start, int batch, cudaStream_t st);
 
 // The parallel heap cluster (recon_heap.cu). heaps/node_size: 0 = defaults;
 // updates: PARAC__HEAP_AUTO, _PIPELINED (level by level) or _SERIAL (one

@@ -22,6 +22,8 @@ struct parac__dev_strip {
     cudaStream_t st;
     parac_dtype dt;
     int conn;
+    int link_copy;   // PARAC_SPLIT_LINK=copy: no reads or writes across the link from kernels
+    int batch;       // the wavefront's rounds per look (0: adaptive)
     int64_t y0;
     grid_d g;
     pooled I, J;
@@ -99,11 +101,9 @@ unsigned access_from(int device, const void *p)
 // Whether a worker on `device` reads its rows of `im` (or writes its result
 // there) across the peer link from its own kernels, with no staging copy and
 // no second pass; PARAC_SPLIT_LINK=copy keeps the copies (measurements).
-bool link_direct(int device, const parac_image *im, bool write)
+bool link_direct(int device, const parac_image *im, bool write, bool copy_only)
 {
-    if (im->memory != PARAC_MEMORY_CUDA || im->device == device) return false;
-    const char *v = getenv("PARAC_SPLIT_LINK");
-    if (v && strcmp(v, "copy") == 0) return false;
+    if (im->memory != PARAC_MEMORY_CUDA || im->device == device || copy_only) return false;
     const unsigned need = write ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ;
     return (access_from(device, im->data) & need) == need;
 }
@@ -137,10 +137,10 @@ int device_of(const parac_image *im)
 // `device`: in place when the image is there or reachable over a peer link,
 // else copied into `staging` (each row as the image lays it out: pixel
 // stride kept, rows packed).
-parac_status rows_on(const parac_image *im, int64_t y0, int64_t h, int device, pooled &staging,
+parac_status rows_on(const parac_image *im, int64_t y0, int64_t h, int device, bool copy_only, pooled &staging,
                      cudaStream_t st, image_rows *out)
 {
-    if ((im->memory == PARAC_MEMORY_CUDA && im->device == device) || link_direct(device, im, false)) {
+    if ((im->memory == PARAC_MEMORY_CUDA && im->device == device) || link_direct(device, im, false, copy_only)) {
         *out = rows_of(im, y0);
         return PARAC_OK;
     }
@@ -170,10 +170,10 @@ parac_status load(parac__dev_strip *t, const parac__recon_spec *s, const parac_i
     PARAC_CUDA_TRY(cudaMemsetAsync(dbad, 0xff, sizeof *dbad, t->st));
     pooled stage_mask, stage_marker;
     image_rows mask_rows, marker_rows;
-    PARAC_TRY(rows_on(mask, t->y0, h, t->dev, stage_mask, t->st, &mask_rows));
+    PARAC_TRY(rows_on(mask, t->y0, h, t->dev, t->link_copy, stage_mask, t->st, &mask_rows));
     marker_rows = mask_rows;
     if (s->rule == PARAC__MARKER_IMAGE)
-        PARAC_TRY(rows_on(marker, t->y0, h, t->dev, stage_marker, t->st, &marker_rows));
+        PARAC_TRY(rows_on(marker, t->y0, h, t->dev, t->link_copy, stage_marker, t->st, &marker_rows));
     PARAC_TRY(load_grids(s, mask, marker_rows, mask_rows, t->y0, t->g, t->I.p, t->J.p, dbad, t->st));
     PARAC_CUDA_TRY(cudaMemcpyAsync(bad, dbad, sizeof *bad, cudaMemcpyDeviceToHost, t->st));
     // the staging buffers go back to the pool on return
@@ -218,23 +218,22 @@ parac_status parac__dev_strips_connect(const int *devices, int n)
  * (link_direct), 0.89 when the rows are staged by copies. Without peer
  * access the copies go through the host, at about a fifth of the speed.
  * PARAC_SPLIT_SHARE sets the share (measurements). */
-double parac__dev_strip_share(int images_device, int device, const parac_image *im)
+double parac__dev_strip_share(int images_device, int device, const parac_image *im, const parac__tuning *tuning)
 {
     if (device == images_device) return 1.0;
-    const char *v = getenv("PARAC_SPLIT_SHARE");
-    if (v && atof(v) > 0.0 && atof(v) <= 4.0) return atof(v);
+    if (tuning->split_share > 0.0) return tuning->split_share;
     int can = 0;
     if (cudaDeviceCanAccessPeer(&can, device, images_device) != cudaSuccess) {
         (void)cudaGetLastError();
         can = 0;
     }
     if (!can) return 0.5;
-    return !im || link_direct(device, im, false) ? 0.95 : 0.89;
+    return !im || link_direct(device, im, false, tuning->split_link_copy) ? 0.95 : 0.89;
 }
 
 int parac__dev_strip_direct(int device, const parac_image *im, int write)
 {
-    return link_direct(device, im, write != 0);
+    return link_direct(device, im, write != 0, false);
 }
 
 parac_status parac__dev_strip_load(parac__dev_strip **out, const parac__recon_spec *s,
@@ -249,6 +248,8 @@ parac_status parac__dev_strip_load(parac__dev_strip **out, const parac__recon_sp
     t->st = nullptr;
     t->dt = mask->dtype;
     t->conn = s->conn;
+    t->link_copy = s->tuning->split_link_copy;
+    t->batch = s->tuning->wavefront_batch;
     t->y0 = y0;
     t->g = grid_for(mask->width, h, mask->depth);
     *out = t;
@@ -258,7 +259,7 @@ parac_status parac__dev_strip_load(parac__dev_strip **out, const parac__recon_sp
 parac_status parac__dev_strip_run(parac__dev_strip *t, unsigned start)
 {
     PARAC_CUDA_TRY(cudaSetDevice(t->dev));
-    return wavefront_run(t->dt, t->conn, t->g, t->I.p, t->J.p, t->dev, start, t->st);
+    return wavefront_run(t->dt, t->conn, t->g, t->I.p, t->J.p, t->dev, start, t->batch, t->st);
 }
 
 parac_status parac__dev_strip_take_halo(parac__dev_strip *t, int bottom, const parac__dev_strip *from)
@@ -296,7 +297,7 @@ parac_status parac__dev_strip_store(parac__dev_strip *t, int erosion, parac_imag
 {
     PARAC_CUDA_TRY(cudaSetDevice(t->dev));
     const int64_t es = (int64_t)parac_dtype_size(t->dt);
-    if ((out->memory == PARAC_MEMORY_CUDA && out->device == t->dev) || link_direct(t->dev, out, true)) {
+    if ((out->memory == PARAC_MEMORY_CUDA && out->device == t->dev) || link_direct(t->dev, out, true, t->link_copy)) {
         PARAC_TRY(store_grid(t->dt, t->I.p, t->g, erosion, rows_of(out, t->y0), t->st));
     } else { // through J, packed (the mask is no longer needed), then copied there
         if (out->pixel_stride != es)

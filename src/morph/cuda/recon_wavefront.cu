@@ -314,7 +314,7 @@ parac_status finish_on_host(parac_dtype dtype, int conn, const grid_d &g, void *
 
 template <typename T>
 parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J, int device,
-                    unsigned start, cudaStream_t st)
+                    unsigned start, int fixed, cudaStream_t st)
 {
     const bool is3d = g.d > 1;
     const int TY = is3d ? 8 : 32, TZ = is3d ? 8 : 1;
@@ -341,8 +341,6 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
     if (per_sm < 1) per_sm = 1;
     const unsigned blocks = (unsigned)((int64_t)sms * per_sm < tiles ? (int64_t)sms * per_sm : tiles);
     const unsigned stall_limit = (unsigned)sms;
-    const char *env = getenv("PARAC_WAVEFRONT_BATCH"); // rounds per look from the host (tuning)
-    const int fixed = env ? atoi(env) : 0;
     unsigned seen[BATCH_MAX];
     int cur = 0, quiet = 0, batch = fixed > 0 ? (fixed < BATCH_MAX ? fixed : BATCH_MAX) : BATCH_FIRST;
     if (start) {
@@ -380,12 +378,13 @@ parac_status rounds(parac_dtype dt, int conn, const grid_d &g, T *I, const T *J,
 namespace parac_morph {
 
 parac_status wavefront_run(parac_dtype dt, int conn, const grid_d &g, void *I, const void *J,
-                           int device, unsigned start, cudaStream_t st)
+                           int device, unsigned start, int batch, cudaStream_t st)
 {
     switch (dt) {
-    case PARAC_U8: return rounds<uint8_t>(dt, conn, g, (uint8_t *)I, (const uint8_t *)J, device, start, st);
-    case PARAC_U16: return rounds<uint16_t>(dt, conn, g, (uint16_t *)I, (const uint16_t *)J, device, start, st);
-    default: return rounds<float>(dt, conn, g, (float *)I, (const float *)J, device, start, st);
+    case PARAC_U8: return rounds<uint8_t>(dt, conn, g, (uint8_t *)I, (const uint8_t *)J, device, start, batch, st);
+    case PARAC_U16:
+        return rounds<uint16_t>(dt, conn, g, (uint16_t *)I, (const uint16_t *)J, device, start, batch, st);
+    default: return rounds<float>(dt, conn, g, (float *)I, (const float *)J, device, start, batch, st);
     }
 }
 
