@@ -45,11 +45,13 @@ class Libraries:
         self.ndi = _try_import("scipy.ndimage")
         self.skm = _try_import("skimage.morphology")
         self.sks = _try_import("skimage.segmentation")
+        self.skme = _try_import("skimage.measure")
         self.cv2 = _try_import("cv2")
         self.cp = _try_import("cupy") if gpu else None
         self.cpx = _try_import("cupyx.scipy.ndimage") if self.cp is not None else None
         self.cum = _try_import("cucim.skimage.morphology") if self.cp is not None else None
         self.cus = _try_import("cucim.skimage.segmentation") if self.cp is not None else None
+        self.cume = _try_import("cucim.skimage.measure") if self.cp is not None else None
 
     def versions(self):
         out = {"Python": platform.python_version(), "numpy": np.__version__}
@@ -80,6 +82,16 @@ def within(tol, note):
         err = float(np.max(np.abs(ours.astype(np.float64) - theirs))) if ours.size else 0.0
         return err <= tol, "max |difference| %.3g (tolerance %g: %s)" % (err, tol, note)
     return check
+
+
+def same_partition(ours, theirs):
+    """The same components, numbered in another order (OpenCV's stripes)."""
+    theirs = np.asarray(theirs)
+    if theirs.shape != ours.shape:
+        return False, "shape %s, parac %s" % (theirs.shape, ours.shape)
+    pairs = np.unique(np.stack([ours.ravel().astype(np.int64), theirs.ravel().astype(np.int64)]), axis=1)
+    same = np.array_equal(ours == 0, theirs == 0) and pairs.shape[1] == len(np.unique(ours))
+    return same, "the same components" if same else "other components"
 
 
 def as_mask(check):
@@ -198,6 +210,19 @@ def peers_of(op, p, L):
                 lambda a: L.ndi.binary_fill_holes(a[0] != 0), as_mask(exact))
         if L.cpx is not None:
             gpu("cupyx binary_fill_holes", "CuPy", lambda a: L.cpx.binary_fill_holes(a[0] != 0), as_mask(exact))
+    elif op == "label" and not p:  # full connectivity, parac's default
+        if L.ndi is not None:
+            cpu("scipy.ndimage.label", "scipy", lambda a: L.ndi.label(a[0], _full(a[0].ndim))[0], exact)
+        if L.skme is not None:
+            cpu("skimage.measure.label", "scikit-image", lambda a: L.skme.label(a[0] != 0, connectivity=a[0].ndim), exact)
+        if L.cv2 is not None:
+            cpu("cv2.connectedComponents", "OpenCV",
+                lambda a: L.cv2.connectedComponents(a[0], connectivity=8, ltype=L.cv2.CV_32S)[1], same_partition)
+        if L.cpx is not None:
+            gpu("cupyx.scipy.ndimage.label", "CuPy",
+                lambda a: L.cpx.label(a[0], L.cp.asarray(_full(a[0].ndim)))[0], exact)
+        if L.cume is not None:
+            gpu("cucim measure.label", "cuCIM", lambda a: L.cume.label(a[0] != 0, connectivity=a[0].ndim), exact)
     elif op == "floodfill" and set(p) == {"seed", "value"}:
         x, y = _seed_xy(p)
         v = int(float(p["value"]))

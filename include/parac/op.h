@@ -72,8 +72,18 @@ typedef struct parac_param_spec {
 typedef enum parac_demo_view {
     PARAC_DEMO_PLAIN = 0, /* the output as it is */
     PARAC_DEMO_MASK,      /* the output's nonzero pixels in colour over the first input */
-    PARAC_DEMO_CHANGES    /* the output, the pixels where it differs from the first input tinted */
+    PARAC_DEMO_CHANGES,   /* the output, the pixels where it differs from the first input tinted */
+    PARAC_DEMO_LABELS     /* an integer output as labels: each nonzero value its own colour, 0 black */
 } parac_demo_view;
+
+/* A number an operation returns beside its images (label: the count of
+ * components). */
+typedef struct parac_result_spec {
+    const char *name;
+    const char *help;
+} parac_result_spec;
+
+#define PARAC_MAX_RESULTS 8
 
 typedef struct parac_op parac_op;
 typedef struct parac_args parac_args;
@@ -99,6 +109,8 @@ struct parac_op {
     size_t params_size;         /* sizeof the parameter struct the specs' fields belong to */
     const parac_method *methods;
     int n_methods;
+    const parac_result_spec *results; /* the numbers it returns (at most PARAC_MAX_RESULTS); NULL: none */
+    int n_results;
     /* Picks a method for "auto" on the call's backend; writes the reason into
      * `why` (why_size 0: no reason wanted, skip formatting it). NULL: the
      * first method listed for the backend. */
@@ -151,6 +163,15 @@ PARAC_API parac_status parac_op_run_into(parac_context *ctx, const char *name,
                                          parac_image **outputs, int n_outputs,
                                          const parac_args *args, char *explain, size_t explain_size);
 
+/* parac_op_run_into that also returns the operation's numbers: results[k]
+ * receives the value of op->results[k] for k < n_results (results may be
+ * NULL when none are wanted). */
+PARAC_API parac_status parac_op_run_results(parac_context *ctx, const char *name,
+                                            parac_image *const *inputs, int n_inputs,
+                                            parac_image **outputs, int n_outputs,
+                                            const parac_args *args, double *results, int n_results,
+                                            char *explain, size_t explain_size);
+
 /* Inside an operation: the call being executed. */
 struct parac_op_call {
     parac_context *ctx;
@@ -168,6 +189,7 @@ struct parac_op_call {
      * it with plan_free after the run. NULL: none. */
     void *plan;
     void (*plan_free)(void *plan);
+    double results[PARAC_MAX_RESULTS]; /* the method sets op->results' values here */
 };
 
 /* Output k of the call: the caller's image when parac_op_run_into gave one

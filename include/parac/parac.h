@@ -9,6 +9,7 @@
 #include "parac/filter.h"
 #include "parac/image.h"
 #include "parac/io.h"
+#include "parac/label.h"
 #include "parac/morph.h"
 #include "parac/op.h"
 #include "parac/opencl.h"

@@ -18,6 +18,10 @@ rows may be padded). ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
 ``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
 best device). The GIL is released while an operation runs.
 
+``parac.ndimage``, ``parac.morphology``, ``parac.measure`` and
+``parac.segmentation`` hold scipy- and scikit-image-compatible functions
+(loaded on first use).
+
 ``parac.compile`` builds ParaC source into functions on NumPy arrays.
 ``parac.imread`` and ``parac.imwrite`` read and write PNG, JPEG, TIFF
 (multi-page volumes), PGM/PPM, .npy and NRRD through the library.
@@ -33,3 +37,15 @@ from ._io import imread, imwrite
 
 __version__ = _parac.version
 __all__ = _make_functions(globals()) + ["compile", "imread", "imwrite"]
+
+_SUBMODULES = ("measure", "morphology", "ndimage", "segmentation")
+
+
+def __getattr__(name):
+    """parac.ndimage, parac.measure, ... on first use, without importing them
+    (as scipy and scikit-image load theirs)."""
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module("." + name, __name__)
+    raise AttributeError("module 'parac' has no attribute %r" % name)

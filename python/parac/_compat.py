@@ -119,3 +119,25 @@ def into(result, out, who=""):
         raise TypeError("%s: out must be a %s array like the input" % (who, _device.kind_of(result) or "NumPy"))
     out[...] = result
     return out
+
+
+_LABEL_DTYPES = ("uint8", "uint16", "int32", "float32")
+
+
+def label_input(a, who, nonzero_only=False):
+    """An array the library labels as it is: uint8, uint16, int32, float32
+    and bool (read as its bytes, 0 and 1) pass unchanged; the other types,
+    where only nonzero counts, as uint8 of a != 0; else converted where every
+    value survives the conversion (else NotImplementedError). Where the array
+    lives."""
+    name = dtype_name(a)
+    if name in _LABEL_DTYPES or name == "bool":
+        return a
+    kind = _device.kind_of(a)
+    if nonzero_only:
+        return to_type(a != 0, "uint8")
+    target = "int32" if name in ("int8", "int16", "uint32", "int64", "uint64") else "float32"
+    b = to_type(a, target)
+    if not _equal(to_type(b, name), a, kind):
+        raise NotImplementedError("%s: %s values that %s does not hold exactly are not supported" % (who, name, target))
+    return b

@@ -106,16 +106,25 @@ def _host_as(out, kind, like):
 
 
 def call_device(name, arrays, kind, kwargs):
-    """The outputs (a tuple) of registry operation `name` on CUDA arrays of
-    one kind, through the extension's call(): the arrays read in C, the
-    keyword arguments by their Python names, nothing in Python before the
-    launch; NotImplemented where call() leaves the work to the general path."""
+    """The outputs (a tuple, the operation's numbers after its arrays) of
+    registry operation `name` on CUDA arrays of one kind, through the
+    extension's call(): the arrays read in C, the keyword arguments by their
+    Python names, nothing in Python before the launch; NotImplemented where
+    call() leaves the work to the general path."""
     stream = _device.stream_of(arrays[0], kind) if kind == "torch" else None
     outs = _parac.call(name, arrays, kwargs, stream)
     if outs is NotImplemented:
         return outs
-    return tuple(_device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, arrays[0])
-                 for o in outs)
+    return tuple(o if not isinstance(o, tuple) else _device.wrap_output(o, kind, stream) if o[0] == "cuda"
+                 else _host_as(o, kind, arrays[0]) for o in outs)
+
+
+def _returned(res, numbers, n_out):
+    """What a generated function returns: its one array, or a tuple of its
+    arrays, followed by the operation's numbers (label: (labels, count))."""
+    if numbers:
+        return tuple(res) + tuple(numbers)
+    return res[0] if n_out == 1 else tuple(res)
 
 
 def _python_default(p):
@@ -188,7 +197,7 @@ def _make(op):
                     kwargs["method"] = method
                 res = call_device(name, arrays, kind, kwargs)
                 if res is not NotImplemented:
-                    return res[0] if n_out == 1 else res
+                    return _returned(res[:n_out], res[n_out:], n_out)
                 kwargs.pop("method", None)  # the general path below takes what call() leaves to it
         if len(arrays) != len(inputs):
             raise TypeError("%s() takes %d array%s (%s), %d given" % (
@@ -215,8 +224,8 @@ def _make(op):
             import numpy as np
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
-            res = [g if o is None else np.asarray(o[0]) for o, g in zip(outs, given or (None,) * n_out)]
-            return res[0] if n_out == 1 else tuple(res)
+            res = [g if o is None else np.asarray(o[0]) for o, g in zip(outs[:n_out], given or (None,) * n_out)]
+            return _returned(res, outs[n_out:], n_out)
         # device arrays: used where they live, results stay there
         first = arrays[kinds.index(kind)]
         given = _given_device_outputs(out, n_out, kind, py_name(name))
@@ -235,8 +244,8 @@ def _make(op):
                                 given and tuple(d for _, d in given), False)
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
-               for o, g in zip(outs, given or (None,) * n_out)]
-        return res[0] if n_out == 1 else tuple(res)
+               for o, g in zip(outs[:n_out], given or (None,) * n_out)]
+        return _returned(res, outs[n_out:], n_out)
 
     fn.__name__ = fn.__qualname__ = py_name(name)
     fn.__doc__ = _doc(op, inputs, params)
@@ -275,7 +284,8 @@ def stub_text():
             args.append("method: Optional[str] = None")
         args.append("device: Optional[str] = None")
         args.append("out: Optional[object] = None")
-        ret = "np.ndarray" if op["n_outputs"] == 1 else "tuple[%s]" % ", ".join(["np.ndarray"] * op["n_outputs"])
+        ret = "np.ndarray" if op["n_outputs"] == 1 and not op["results"] else "tuple[%s]" % ", ".join(
+            ["np.ndarray"] * op["n_outputs"] + ["int"] * len(op["results"]))
         out.append("def %s(%s) -> %s:" % (py_name(op["name"]), ", ".join(args), ret))
         out.append('    """%s"""' % (op["summary"] or op["name"]).replace('"""', "'''"))
         out.append("")

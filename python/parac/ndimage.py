@@ -106,3 +106,29 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     if kind is None and not isinstance(output, np.ndarray):
         return res.astype(output)  # scipy's output=dtype
     return _into(res, output, who="parac.ndimage.binary_fill_holes")
+
+
+def label(input, structure=None, output=None, *, device=None, method=None):
+    """scipy.ndimage.label: the connected components of the nonzero pixels,
+    numbered 1..n in the raster order of their first pixel, as scipy numbers
+    them (the same int32 array). Returns ``(labels, n)``, or ``n`` when
+    ``output`` is an array (written with the labels). ``structure``: scipy's
+    (default: the cross, 4 / 6 neighbours; 3x3 blocks of the edges or of
+    every neighbour: 8, 18 or 26). NumPy, CuPy and CUDA tensors; labels where
+    the input lives."""
+    from . import label as _label
+    from ._compat import label_input
+
+    who = "parac.ndimage.label"
+    kind = _device.kind_of(input)
+    a = input if kind else np.asarray(input)
+    if a.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
+    conn = _conn(a.ndim, structure, 1 if structure is None else None, who=who)
+    labels, n = _label(label_input(a, who, nonzero_only=True), connectivity=conn, device=device, method=method)
+    if output is None:
+        return labels, n
+    if kind is None and not isinstance(output, np.ndarray):
+        return labels.astype(output), n  # scipy's output=dtype
+    _into(labels, output, who=who)
+    return n

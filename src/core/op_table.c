@@ -16,6 +16,7 @@ extern const parac_op parac__op_closing_by_reconstruction;
 extern const parac_op parac__op_clear_border;
 extern const parac_op parac__op_fill;
 extern const parac_op parac__op_floodfill;
+extern const parac_op parac__op_label;
 extern const parac_op parac__op_skeleton;
 
 const parac_op *const parac__ops[] = {
@@ -33,6 +34,7 @@ const parac_op *const parac__ops[] = {
     &parac__op_clear_border,
     &parac__op_fill,
     &parac__op_floodfill,
+    &parac__op_label,
     &parac__op_skeleton,
 };
 

@@ -99,24 +99,27 @@ typedef union params_room {
     unsigned char bytes[PARAC__PARAMS_MAX];
 } params_room;
 
-/* Where a call's parameters come from: text, or a typed struct. */
-typedef struct params_source {
+/* What a call asks: its parameters as text or as a typed struct, and where
+ * its numbers go. */
+typedef struct run_request {
     int typed;                /* 0: text */
     const parac_args *args;   /* text (may be NULL: none) */
     const void *values;       /* typed: op->params_size bytes */
     uint64_t typed_set;
     const char *typed_method; /* NULL: auto */
-} params_source;
+    double *results;          /* op->results' values, n_results of them; NULL: not wanted */
+    int n_results;
+} run_request;
 
 static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
-                        parac_image **outputs, int n_outputs, parac_image *const *given, const params_source *src,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const run_request *src,
                         char *explain, size_t explain_size);
 
 parac_status parac_op_run(parac_context *ctx, const char *name, parac_image *const *inputs,
                           int n_inputs, parac_image **outputs, int n_outputs,
                           const parac_args *args, char *explain, size_t explain_size)
 {
-    const params_source src = {0, args, NULL, 0, NULL};
+    const run_request src = {0, args, NULL, 0, NULL, NULL, 0};
     return run(ctx, name, inputs, n_inputs, outputs, n_outputs, NULL, &src, explain, explain_size);
 }
 
@@ -124,12 +127,20 @@ parac_status parac_op_run_into(parac_context *ctx, const char *name, parac_image
                                int n_inputs, parac_image **outputs, int n_outputs,
                                const parac_args *args, char *explain, size_t explain_size)
 {
+    return parac_op_run_results(ctx, name, inputs, n_inputs, outputs, n_outputs, args, NULL, 0, explain,
+                                explain_size);
+}
+
+parac_status parac_op_run_results(parac_context *ctx, const char *name, parac_image *const *inputs,
+                                  int n_inputs, parac_image **outputs, int n_outputs, const parac_args *args,
+                                  double *results, int n_results, char *explain, size_t explain_size)
+{
     if (n_outputs > 8) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: too many outputs", name ? name : "?");
     if (n_outputs > 0 && !outputs)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", name ? name : "?");
     parac_image *given[8] = {0};
     for (int k = 0; k < n_outputs; k++) given[k] = outputs[k];
-    const params_source src = {0, args, NULL, 0, NULL};
+    const run_request src = {0, args, NULL, 0, NULL, results, n_results};
     parac_status st = run(ctx, name, inputs, n_inputs, outputs, n_outputs, given, &src, explain, explain_size);
     for (int k = 0; k < n_outputs; k++) {
         if (!given[k]) continue;
@@ -195,7 +206,7 @@ parac_status parac_call_output(parac_op_call *call, int k, int64_t width, int64_
 }
 
 static parac_status run(parac_context *ctx, const char *name, parac_image *const *inputs, int n_inputs,
-                        parac_image **outputs, int n_outputs, parac_image *const *given, const params_source *src,
+                        parac_image **outputs, int n_outputs, parac_image *const *given, const run_request *src,
                         char *explain, size_t explain_size)
 {
     if (!ctx) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "context is NULL");
@@ -231,7 +242,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
         else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
     }
 
-    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL};
+    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL, {0}};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
     /* the reason is only formatted when asked for (auto runs on every call) */
@@ -243,6 +254,8 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
         st = parac_progress(ctx, 0.0);
         if (st == PARAC_OK) st = call.method->run(&call);
         if (st == PARAC_OK) st = parac_progress(ctx, 1.0);
+        for (int k = 0; st == PARAC_OK && src->results && k < src->n_results && k < op->n_results; k++)
+            src->results[k] = call.results[k];
         if (st != PARAC_OK) {
             parac__wrap(st, "%s (method %s on %s)", op->name, call.method->name, ctx->device);
             for (int i = 0; i < n_outputs; i++) {
@@ -262,8 +275,8 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
 
 parac_status parac__op_run_typed(parac_context *ctx, const parac_op *op, parac_image *const *inputs, int n_inputs,
                                  parac_image **outputs, int n_outputs, const void *params, uint64_t set,
-                                 const char *method)
+                                 const char *method, double *results, int n_results)
 {
-    const params_source src = {1, NULL, params, set, method};
+    const run_request src = {1, NULL, params, set, method, results, n_results};
     return run(ctx, op->name, inputs, n_inputs, outputs, n_outputs, NULL, &src, NULL, 0);
 }

@@ -29,9 +29,10 @@ uint64_t parac__param_bit(const parac_op *op, const char *name);
 
 /* ---- registry.c ---------------------------------------------------------------- */
 /* Run `op` with a parameter struct filled by a typed C function: `set` says
- * which fields it gave (parac__param_bit); `method` NULL or "auto": auto. */
+ * which fields it gave (parac__param_bit); `method` NULL or "auto": auto;
+ * results as parac_op_run_results' (NULL: not wanted). */
 parac_status parac__op_run_typed(parac_context *ctx, const parac_op *op, parac_image *const *inputs, int n_inputs,
                                  parac_image **outputs, int n_outputs, const void *params, uint64_t set,
-                                 const char *method);
+                                 const char *method, double *results, int n_results);
 
 #endif

@@ -18,7 +18,7 @@
 #include "core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "fill_pixels.h"
-#include "fill_threads.h"
+#include "core/threads.h"
 
 typedef struct ccl {
     const parac__fill_spec *s;
@@ -232,13 +232,13 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
     ccl c = {.s = s, .in = in, .out = out};
     PARAC_TRY(parac__fill_geometry(s, in, &c.g));
     c.rows = c.g.h * c.g.d;
-    c.threads = parac__fill_thread_count(s->threads);
+    c.threads = parac__thread_count(s->threads);
     if (c.threads > c.rows) c.threads = (int)c.rows;
     for (int k = 0; k < c.g.n_rows; k++)
         if (c.g.rows[k].dz < 0 || (c.g.rows[k].dz == 0 && c.g.rows[k].dy < 0)) c.back[c.n_back++] = c.g.rows[k];
     c.first = parac__calloc((size_t)c.rows + 1, sizeof *c.first);
     if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
-    parac__fill_threads(c.threads, phase_count, &c);
+    parac__run_threads(c.threads, phase_count, &c);
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
     const int64_t n = c.first[c.rows];
     parac_status rc = PARAC_OK;
@@ -258,8 +258,8 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
     }
     if (rc == PARAC_OK) {
         for (int64_t k = 0; k < n; k++) atomic_init(&c.outside[k], 0);
-        parac__fill_threads(c.threads, phase_record, &c);
-        parac__fill_threads(c.threads, phase_join, &c);
+        parac__run_threads(c.threads, phase_record, &c);
+        parac__run_threads(c.threads, phase_join, &c);
         /* D: the rows of each strip whose neighbours lie in an earlier strip */
         for (int t = 1; t < c.threads; t++) {
             int64_t r0, r1;
@@ -267,8 +267,8 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
             const int64_t reach = c.g.z_border ? c.g.h + 1 : 1; /* the farthest backward neighbour */
             for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0);
         }
-        parac__fill_threads(c.threads, phase_roots, &c);
-        parac__fill_threads(c.threads, phase_output, &c);
+        parac__run_threads(c.threads, phase_roots, &c);
+        parac__run_threads(c.threads, phase_output, &c);
     }
     free(c.first);
     free(c.x0);

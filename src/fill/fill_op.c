@@ -354,7 +354,7 @@ parac_status parac_fill(parac_context *ctx, const parac_image *in, parac_image *
     if (o.inside_value >= 0) set |= parac__param_bit(op, "inside-value");
     if (o.outside_value >= 0) set |= parac__param_bit(op, "outside-value");
     parac_image *ins[1] = {(parac_image *)in};
-    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method);
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method, NULL, 0);
 }
 
 parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_image **out,
@@ -370,5 +370,5 @@ parac_status parac_floodfill(parac_context *ctx, const parac_image *in, parac_im
     uint64_t set = parac__param_bit(op, "value") | parac__param_bit(op, "tolerance");
     if (connectivity) set |= parac__param_bit(op, "connectivity");
     parac_image *ins[1] = {(parac_image *)in};
-    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, NULL);
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, NULL, NULL, 0);
 }

@@ -25,7 +25,7 @@
 #include "fill_pixels.h"
 #include "fill_seeds.h"
 #include "fill_stack.h"
-#include "fill_threads.h"
+#include "core/threads.h"
 
 #define CONTOUR 0xffffu
 
@@ -289,7 +289,7 @@ static void phase_output(void *arg, int index, int threads)
 
 static parac_status run_phase(worker *wk, int threads, void (*fn)(void *, int, int))
 {
-    parac__fill_threads(threads, fn, wk);
+    parac__run_threads(threads, fn, wk);
     for (int i = 0; i < threads; i++)
         if (wk[i].status != PARAC_OK) return wk[i].status;
     return PARAC_OK;
@@ -335,7 +335,7 @@ parac_status parac__fill_seeds_labels(const parac__fill_spec *s, const parac_ima
     if (sh.n_inner > PARAC__FILL_MAX_SEEDS)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: at most %d inner seeds (16-bit labels), got %lld",
                            s->op, PARAC__FILL_MAX_SEEDS, (long long)sh.n_inner);
-    const int threads = parac__fill_thread_count(s->threads);
+    const int threads = parac__thread_count(s->threads);
     const int64_t words = (n + 3) / 4;
     uint64_t *mem = parac__malloc((size_t)words * sizeof *mem);
     uint16_t *value = parac__malloc(65536 * sizeof *value);

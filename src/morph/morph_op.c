@@ -467,5 +467,5 @@ parac_status parac_reconstruct(parac_context *ctx, const parac_image *marker,
     uint64_t set = parac__param_bit(op, "mode") | parac__param_bit(op, "clip");
     if (o.connectivity) set |= parac__param_bit(op, "connectivity");
     parac_image *in[2] = {(parac_image *)marker, (parac_image *)mask};
-    return parac__op_run_typed(ctx, op, in, 2, out, 1, &p, set, o.method);
+    return parac__op_run_typed(ctx, op, in, 2, out, 1, &p, set, o.method, NULL, 0);
 }

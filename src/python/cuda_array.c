@@ -11,6 +11,7 @@ int parac_py_dtype_of_typestr(const char *t)
     const int size = t[2] - '0';
     switch (t[1]) {
     case 'u': return size == 1 ? PARAC_U8 : size == 2 ? PARAC_U16 : -1;
+    case 'b': return size == 1 ? PARAC_U8 : -1; /* bool: its bytes are 0 and 1 */
     case 'i': return size == 4 ? PARAC_I32 : -1;
     case 'f': return size == 4 ? PARAC_F32 : size == 8 ? PARAC_F64 : -1;
     default: return -1;

@@ -36,6 +36,7 @@
  * OSError for files, RuntimeError for device failures. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -102,8 +103,14 @@ static PyObject *py_ops(PyObject *self, PyObject *unused)
     if (!list) return NULL;
     for (int i = 0; i < n; i++) {
         const parac_op *op = parac_op_at(i);
-        PyObject *params = PyList_New(op->n_params), *methods = PyList_New(op->n_methods);
-        if (!params || !methods) goto fail_item;
+        PyObject *params = PyList_New(op->n_params), *methods = PyList_New(op->n_methods),
+                 *results = PyList_New(op->n_results);
+        if (!params || !methods || !results) goto fail_item;
+        for (int k = 0; k < op->n_results; k++) {
+            PyObject *t = PyUnicode_FromString(op->results[k].name);
+            if (!t) goto fail_item;
+            PyList_SET_ITEM(results, k, t);
+        }
         for (int k = 0; k < op->n_params; k++) {
             const parac_param_spec *p = &op->params[k];
             PyObject *t = Py_BuildValue("{s:s,s:s,s:z,s:z,s:d,s:d,s:z}", "name", p->name, "type",
@@ -119,11 +126,12 @@ static PyObject *py_ops(PyObject *self, PyObject *unused)
             if (!t) goto fail_item;
             PyList_SET_ITEM(methods, k, t);
         }
-        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:N,s:N}", "name", op->name, "summary", op->summary,
-                                    "description", op->description, "usage", op->usage_args, "n_inputs",
-                                    op->n_inputs, "n_outputs", op->n_outputs, "params", params, "methods", methods);
+        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:N,s:N,s:N}", "name", op->name, "summary",
+                                    op->summary, "description", op->description, "usage", op->usage_args, "n_inputs",
+                                    op->n_inputs, "n_outputs", op->n_outputs, "params", params, "methods", methods,
+                                    "results", results);
         if (!d) {
-            params = methods = NULL; /* stolen by "N" even on failure */
+            params = methods = results = NULL; /* stolen by "N" even on failure */
             goto fail_item;
         }
         PyList_SET_ITEM(list, i, d);
@@ -131,6 +139,7 @@ static PyObject *py_ops(PyObject *self, PyObject *unused)
     fail_item:
         Py_XDECREF(params);
         Py_XDECREF(methods);
+        Py_XDECREF(results);
         Py_DECREF(list);
         return NULL;
     }
@@ -144,7 +153,8 @@ static int dtype_of(const Py_buffer *v)
     if (*f == '@' || *f == '=' || *f == '<') f++; /* native, little-endian hosts only */
     if (f[0] == 0 || f[1] != 0) return -1;
     switch (f[0]) {
-    case 'B': return v->itemsize == 1 ? PARAC_U8 : -1;
+    case 'B':
+    case '?': return v->itemsize == 1 ? PARAC_U8 : -1; /* bool: its bytes are 0 and 1 */
     case 'H': return v->itemsize == 2 ? PARAC_U16 : -1;
     case 'i':
     case 'l': return v->itemsize == 4 ? PARAC_I32 : -1;
@@ -509,19 +519,33 @@ static PyObject *execute(run_state *s, const char *name, const char *device, uns
                          int keep_device, int into, char *explain, size_t explain_size)
 {
     parac_status st;
+    double results[PARAC_MAX_RESULTS] = {0};
+    const parac_op *op = parac_op_find(name);
+    const int n_res = op ? op->n_results : 0;
+    (void)into; /* outputs not given are NULL: parac_op_run_results makes new images for them */
     Py_BEGIN_ALLOW_THREADS
     st = cached_context(device, &s->ctx);
     if (st == PARAC_OK && parac_context_backend(s->ctx) == PARAC_BACKEND_CUDA) /* the caller's stream, or its own */
         st = parac_context_set_stream(s->ctx, (void *)(uintptr_t)stream);
     if (st == PARAC_OK)
-        st = into ? parac_op_run_into(s->ctx, name, s->in, s->n_in, s->out, s->n_out, s->args, explain, explain_size)
-                  : parac_op_run(s->ctx, name, s->in, s->n_in, s->out, s->n_out, s->args, explain, explain_size);
+        st = parac_op_run_results(s->ctx, name, s->in, s->n_in, s->out, s->n_out, s->args, results, PARAC_MAX_RESULTS,
+                                  explain, explain_size);
     if (s->ctx && !is_cached(s->ctx)) parac_context_destroy(s->ctx);
     s->ctx = NULL;
     Py_END_ALLOW_THREADS
     if (st != PARAC_OK) return raise_status(st, name);
-    PyObject *outs = PyTuple_New(s->n_out);
+    PyObject *outs = PyTuple_New(s->n_out + n_res);
     if (!outs) return NULL;
+    for (int k = 0; k < n_res; k++) { /* the operation's numbers after its images: whole ones as int */
+        const double v = results[k];
+        PyObject *num = v == floor(v) && fabs(v) < 9007199254740992.0 ? PyLong_FromLongLong((long long)v)
+                                                                      : PyFloat_FromDouble(v);
+        if (!num) {
+            Py_DECREF(outs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(outs, s->n_out + k, num);
+    }
     for (int i = 0; i < s->n_out; i++) {
         if (s->given[i]) { /* written into the caller's array */
             Py_INCREF(Py_None);

@@ -232,5 +232,5 @@ parac_status parac_skeleton(parac_context *ctx, const parac_image *in, parac_ima
         set |= parac__param_bit(op, "rules");
     }
     parac_image *ins[1] = {(parac_image *)in};
-    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method);
+    return parac__op_run_typed(ctx, op, ins, 1, out, 1, &p, set, o.method, NULL, 0);
 }

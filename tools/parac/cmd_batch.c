@@ -160,7 +160,9 @@ static parac_status one(batch *b, parac_context *ctx, const char *file, parac_im
     if (st == PARAC_OK && cuda && staging(pin_in, img, PARAC_MEMORY_PINNED) == PARAC_OK &&
         parac_image_copy(*pin_in, img, NULL) == PARAC_OK)
         in = *pin_in; /* pinned: the upload runs asynchronously on the worker's stream */
-    if (st == PARAC_OK) st = parac_op_run(ctx, b->op->name, &in, 1, &res, 1, b->args, why, why_size);
+    double results[PARAC_MAX_RESULTS] = {0};
+    if (st == PARAC_OK)
+        st = parac_op_run_results(ctx, b->op->name, &in, 1, &res, 1, b->args, results, PARAC_MAX_RESULTS, why, why_size);
     parac_image *host = res;
     if (st == PARAC_OK && res->memory == PARAC_MEMORY_CUDA) {
         st = staging(pin_out, res, PARAC_MEMORY_PINNED);
@@ -169,6 +171,14 @@ static parac_status one(batch *b, parac_context *ctx, const char *file, parac_im
     }
     if (st == PARAC_OK) st = parac_context_synchronize(ctx);
     if (st == PARAC_OK) st = parac_image_write(out_path, host, b->o->write);
+    /* the operation's numbers: "FILE: name value ..." on one line of stdout */
+    if (st == PARAC_OK && b->op->n_results) {
+        char line[512];
+        int used = snprintf(line, sizeof line, "%s:", file);
+        for (int k = 0; k < b->op->n_results && used > 0 && (size_t)used < sizeof line; k++)
+            used += snprintf(line + used, sizeof line - (size_t)used, " %s %.17g", b->op->results[k].name, results[k]);
+        printf("%s\n", line);
+    }
     parac_image_destroy(res);
     parac_image_destroy(img);
     return st;

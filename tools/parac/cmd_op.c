@@ -251,6 +251,7 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     }
 
     parac_image *inputs[8] = {0}, *outputs[8] = {0};
+    double results[PARAC_MAX_RESULTS] = {0};
     parac_context *ctx = NULL;
     for (int i = 0; i < op->n_inputs && rc == CLI_OK; i++) {
         st = parac_image_read(positional[i], &ropt, &inputs[i]);
@@ -260,8 +261,8 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     if (rc == CLI_OK) {
         char why[1024] = "";
         double t0 = seconds_now();
-        st = parac_op_run(ctx, op->name, inputs, op->n_inputs, outputs, op->n_outputs, args, why,
-                          sizeof why);
+        st = parac_op_run_results(ctx, op->name, inputs, op->n_inputs, outputs, op->n_outputs, args, results,
+                                  PARAC_MAX_RESULTS, why, sizeof why);
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         double t1 = seconds_now();
         if (st != PARAC_OK) {
@@ -275,6 +276,8 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         st = parac_image_write(positional[op->n_inputs + i], outputs[i], &wopt);
         if (st != PARAC_OK) rc = cli_fail(st, "");
     }
+    /* the operation's numbers, one "name: value" line each on stdout */
+    for (int k = 0; k < op->n_results && rc == CLI_OK; k++) printf("%s: %.17g\n", op->results[k].name, results[k]);
     for (int i = 0; i < 8; i++) {
         parac_image_destroy(inputs[i]);
         parac_image_destroy(outputs[i]);

@@ -35,6 +35,26 @@ static uint8_t *px(const parac_image *im, int64_t x, int64_t y, int64_t z)
     return (uint8_t *)parac_image_at(im, x, y, z);
 }
 
+/* An i32 label image in RGB: each label its own bright colour (from a hash
+ * of the label, so neighbours differ), 0 black. */
+static parac_status labels_rgb(const parac_image *img, parac_image **out)
+{
+    if (img->dtype != PARAC_I32 || img->channels != 1 || img->memory == PARAC_MEMORY_CUDA)
+        return PARAC_ERR_INVALID_ARGUMENT;
+    TRY(parac_image_create(out, img->width, img->height, img->depth, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    for (int64_t z = 0; z < img->depth; z++)
+        for (int64_t y = 0; y < img->height; y++)
+            for (int64_t x = 0; x < img->width; x++) {
+                const uint32_t l = (uint32_t)*(const int32_t *)parac_image_at(img, x, y, z);
+                const uint32_t h = l * 2654435761u;
+                uint8_t *o = px(*out, x, y, z);
+                o[0] = l ? (uint8_t)(80 + (h >> 24) % 176) : 0;
+                o[1] = l ? (uint8_t)(80 + (h >> 16) % 176) : 0;
+                o[2] = l ? (uint8_t)(80 + (h >> 8) % 176) : 0;
+            }
+    return PARAC_OK;
+}
+
 /* A 2D u8 image of a u8 volume's three maximum-intensity projections (a
  * 2D image: a copy of it); the space between them is 0 (paint_gaps). */
 static parac_status project(const parac_image *v, parac_image **out)
@@ -152,9 +172,9 @@ parac_status demo_preview_write(parac_context *cpu, const parac_image *img, cons
 {
     parac_image *u8 = NULL, *sheet = NULL, *base_u8 = NULL, *base_sheet = NULL, *marks = NULL,
                 *marks_sheet = NULL, *drawn = NULL, *big = NULL;
-    const int against_base = view != PARAC_DEMO_PLAIN && base && base->width == img->width &&
+    const int against_base = view != PARAC_DEMO_PLAIN && view != PARAC_DEMO_LABELS && base && base->width == img->width &&
                              base->height == img->height && base->depth == img->depth;
-    parac_status st = to_u8(cpu, img, &u8);
+    parac_status st = view == PARAC_DEMO_LABELS ? labels_rgb(img, &u8) : to_u8(cpu, img, &u8);
     if (st == PARAC_OK) st = project(u8, &sheet);
     if (st == PARAC_OK && against_base) {
         st = to_u8(cpu, base, &base_u8);

@@ -1,11 +1,11 @@
-/* Thread phases for the CPU fill methods: a pool of POSIX threads started
+/* Thread phases for the CPU methods of the fill and the labelling: a pool of POSIX threads started
  * once and kept (starting threads for every phase costs milliseconds on
  * some machines). One phase runs at a time; a caller that finds the pool
- * busy (another thread's fill) runs its phase on fresh threads instead. */
+ * busy (another thread's call) runs its phase on fresh threads instead. */
 #include <pthread.h>
 #include <stdint.h>
 
-#include "fill_threads.h"
+#include "threads.h"
 
 typedef struct job {
     void (*fn)(void *, int, int);
@@ -21,7 +21,7 @@ static struct {
     uint64_t generation;
     job current;
     int remaining;
-    uint64_t born[PARAC__FILL_MAX_THREADS]; /* the generation each worker starts after */
+    uint64_t born[PARAC__MAX_THREADS]; /* the generation each worker starts after */
 } pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
           PTHREAD_COND_INITIALIZER, 0, 0, {0, 0, 0}, 0, {0}};
 
@@ -61,9 +61,9 @@ static void *start(void *p)
 
 static void run_fresh(int threads, void (*fn)(void *, int, int), void *arg)
 {
-    pthread_t tid[PARAC__FILL_MAX_THREADS];
-    slot slots[PARAC__FILL_MAX_THREADS];
-    int started[PARAC__FILL_MAX_THREADS] = {0};
+    pthread_t tid[PARAC__MAX_THREADS];
+    slot slots[PARAC__MAX_THREADS];
+    int started[PARAC__MAX_THREADS] = {0};
     for (int i = 0; i < threads; i++) slots[i] = (slot){fn, arg, i, threads};
     for (int i = 1; i < threads; i++) started[i] = pthread_create(&tid[i], NULL, start, &slots[i]) == 0;
     fn(arg, 0, threads);
@@ -73,9 +73,9 @@ static void run_fresh(int threads, void (*fn)(void *, int, int), void *arg)
     }
 }
 
-void parac__fill_threads(int threads, void (*fn)(void *arg, int index, int threads), void *arg)
+void parac__run_threads(int threads, void (*fn)(void *arg, int index, int threads), void *arg)
 {
-    threads = parac__fill_thread_count(threads);
+    threads = parac__thread_count(threads);
     if (threads == 1) {
         fn(arg, 0, 1);
         return;

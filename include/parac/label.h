@@ -1,0 +1,41 @@
+/* Connected-component labelling.
+ *
+ * The components of the nonzero pixels (scipy.ndimage.label), or with
+ * equal_values of the regions of equal value that differ from the
+ * background (skimage.measure.label), numbered 1..n in the raster order of
+ * their first pixel (z, then y, then x), as scipy and scikit-image number
+ * them, so results compare bit for bit; background pixels are 0. 4 or 8
+ * neighbours in 2D, 6, 18 or 26 in 3D. Input u8, u16, i32 or f32, one
+ * channel; output i32 (more than 2^31 - 1 components is an error).
+ *
+ * The registry operation is "label" (parac/op.h; its result "count" is n);
+ * parac_label() is its typed form. docs/labels.md gives the methods and
+ * their measured speed. */
+#ifndef PARAC_LABEL_H
+#define PARAC_LABEL_H
+
+#include <stdint.h>
+
+#include "parac/context.h"
+#include "parac/export.h"
+#include "parac/image.h"
+#include "parac/status.h"
+
+PARAC_BEGIN_DECLS
+
+typedef struct parac_label_options {
+    int connectivity;   /* 4 or 8 (2D), 6, 18 or 26 (3D); 0: full (8 / 26) */
+    int equal_values;   /* 0: every nonzero pixel is foreground; 1: regions of equal value */
+    double background;  /* equal_values: the value of background pixels (label 0) */
+    const char *method; /* NULL or "auto": the operation chooses */
+} parac_label_options;
+
+/* Label `in` into a new i32 image *out on the context's device; *count (may
+ * be NULL) receives the number of components. `options` may be NULL (nonzero
+ * pixels, full connectivity). */
+PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, parac_image **out, int64_t *count,
+                                   const parac_label_options *options);
+
+PARAC_END_DECLS
+
+#endif

@@ -1,0 +1,329 @@
+/* Labelling on the CPU: connected components of runs, on every core. A run
+ * is a maximal horizontal stretch of foreground pixels of one row (of one
+ * value, with equal_values). Each thread takes a strip of rows:
+ *   A. counts the runs of its rows (a prefix sum then numbers every run in
+ *      raster order);
+ *   B. records them, each its own parent;
+ *   C. joins the runs of its rows with those of their backward neighbour
+ *      rows inside the strip (union-find: the smaller number is the root,
+ *      so a component's root is its first run in raster order; a strip's
+ *      runs belong to one thread, so no atomics);
+ * then one thread joins the runs that meet across strip boundaries (D),
+ * every thread finds the roots of its runs and counts the roots among them
+ * (E), a prefix sum over the strips numbers the roots in raster order, each
+ * thread numbers its roots (F) and writes its rows (G). Work per pixel: a
+ * comparison and a store; everything else is per run. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc_internal.h"
+#include "../core/error_internal.h"
+#include "../core/neighbourhood.h"
+#include "../core/threads.h"
+#include "label.h"
+
+/* A backward neighbour row of a run: (dy, dz), the run widened by `grow`
+ * (1 where diagonals connect). */
+typedef struct back_row {
+    int dy, dz, grow;
+} back_row;
+
+typedef struct labeller {
+    const parac__label_spec *s;
+    const parac_image *in;
+    parac_image *out;
+    int64_t w, h, d, rows;
+    int64_t *first;          /* rows + 1: the first run of each row */
+    int32_t *x0, *x1;
+    uint32_t *parent;        /* the union-find; after E, each root's label */
+    uint32_t *root;
+    int64_t roots[PARAC__MAX_THREADS]; /* E: roots per strip; then the labels before the strip */
+    int nan[PARAC__MAX_THREADS];       /* A: a strip met NaN (equal values) */
+    int n_back;
+    back_row back[13];
+    int threads;
+} labeller;
+
+static void strip(const labeller *c, int t, int64_t *r0, int64_t *r1)
+{
+    *r0 = c->rows * t / c->threads;
+    *r1 = c->rows * (t + 1) / c->threads;
+}
+
+static const void *row_of(const parac_image *im, int64_t r, int64_t h)
+{
+    return (const char *)im->data + (r / h) * im->slice_pitch + (r % h) * im->row_pitch;
+}
+
+static inline uint64_t load8(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* The runs of one row into x0/x1 (NULL: only counted). Foreground: v != 0,
+ * or v != bg with equal values; with equal values a run also ends where the
+ * value changes. */
+#define RUNS_OF(NAME, T, LO, HI)                                                                          \
+    static int64_t NAME(const void *row_, int64_t w, int equal, double bgd, int32_t *x0, int32_t *x1,     \
+                        int *nan)                                                                         \
+    {                                                                                                     \
+        const T *p = row_;                                                                                \
+        /* a background the dtype cannot hold: no pixel equals it */                                      \
+        const int bg_exact = !equal || (bgd >= (LO) && bgd <= (HI) && (double)(T)bgd == bgd);             \
+        const T bg = equal && bg_exact ? (T)bgd : (T)0;                                                   \
+        int64_t n = 0, x = 0;                                                                             \
+        while (x < w) {                                                                                   \
+            if (bg_exact) {                                                                               \
+                if (sizeof(T) == 1 && !equal && bg == 0)                                                  \
+                    while (x + 8 <= w && load8((const uint8_t *)p + x) == 0) x += 8;                      \
+                while (x < w && p[x] == bg) x++;                                                          \
+            }                                                                                             \
+            if (x == w) break;                                                                            \
+            const int64_t a = x;                                                                          \
+            const T v = p[x++];                                                                           \
+            if (equal) {                                                                                  \
+                if (v != v) *nan = 1; /* no equal: refused by the caller */                               \
+                while (x < w && p[x] == v) x++;                                                           \
+            } else {                                                                                      \
+                while (x < w && p[x] != 0) x++;                                                           \
+            }                                                                                             \
+            if (x0) x0[n] = (int32_t)a, x1[n] = (int32_t)(x - 1);                                         \
+            n++;                                                                                          \
+        }                                                                                                 \
+        return n;                                                                                         \
+    }
+RUNS_OF(runs_u8, uint8_t, 0, 255)
+RUNS_OF(runs_u16, uint16_t, 0, 65535)
+RUNS_OF(runs_i32, int32_t, INT32_MIN, INT32_MAX)
+RUNS_OF(runs_f32, float, -FLT_MAX, FLT_MAX)
+
+static int64_t runs(const labeller *c, int64_t r, int32_t *x0, int32_t *x1, int *nan)
+{
+    const void *row = row_of(c->in, r, c->h);
+    const int eq = c->s->equal_values;
+    const double bg = c->s->background;
+    switch (c->in->dtype) {
+    case PARAC_U8: return runs_u8(row, c->w, eq, bg, x0, x1, nan);
+    case PARAC_U16: return runs_u16(row, c->w, eq, bg, x0, x1, nan);
+    case PARAC_I32: return runs_i32(row, c->w, eq, bg, x0, x1, nan);
+    default: return runs_f32(row, c->w, eq, bg, x0, x1, nan);
+    }
+}
+
+/* The value of pixel x of row r, exactly (every supported dtype fits a double). */
+static double value_at(const labeller *c, int64_t r, int64_t x)
+{
+    const void *row = row_of(c->in, r, c->h);
+    switch (c->in->dtype) {
+    case PARAC_U8: return ((const uint8_t *)row)[x];
+    case PARAC_U16: return ((const uint16_t *)row)[x];
+    case PARAC_I32: return ((const int32_t *)row)[x];
+    default: return ((const float *)row)[x];
+    }
+}
+
+static void phase_count(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    int nan = 0;
+    for (int64_t r = r0; r < r1; r++) c->first[r + 1] = runs(c, r, NULL, NULL, &nan);
+    c->nan[t] = nan;
+}
+
+static void phase_record(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t k = c->first[r];
+        int nan = 0;
+        runs(c, r, c->x0 + k, c->x1 + k, &nan);
+        for (int64_t i = k; i < c->first[r + 1]; i++) c->parent[i] = (uint32_t)i;
+    }
+}
+
+static uint32_t find(const uint32_t *parent, uint32_t a)
+{
+    while (parent[a] != a) a = parent[a];
+    return a;
+}
+
+/* With path halving: only while one thread owns the runs it walks. */
+static uint32_t find_halving(uint32_t *parent, uint32_t a)
+{
+    while (parent[a] != a) {
+        parent[a] = parent[parent[a]];
+        a = parent[a];
+    }
+    return a;
+}
+
+static void unite(uint32_t *parent, uint32_t a, uint32_t b)
+{
+    a = find_halving(parent, a);
+    b = find_halving(parent, b);
+    if (a == b) return;
+    if (a < b) parent[b] = a;
+    else parent[a] = b;
+}
+
+/* Join the runs of row r with those of its backward neighbour rows that lie
+ * in [lo, hi) (rows of one strip, or earlier strips at a strip boundary). */
+static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi)
+{
+    const int64_t y = r % c->h, z = r / c->h;
+    const int equal = c->s->equal_values;
+    for (int k = 0; k < c->n_back; k++) {
+        const back_row *nb = &c->back[k];
+        const int64_t ny = y + nb->dy, nz = z + nb->dz;
+        if (ny < 0 || ny >= c->h || nz < 0 || nz >= c->d) continue;
+        const int64_t q = nz * c->h + ny;
+        if (q < lo || q >= hi) continue;
+        /* every pair of runs that overlap, widened by one pixel where
+         * diagonals connect; with equal values runs of a row may touch, so
+         * a run of q can meet several of r and the other way round: each
+         * run of r scans from the first run of q that reaches it */
+        const int grow = nb->grow;
+        int64_t b0 = c->first[q];
+        const int64_t be = c->first[q + 1];
+        for (int64_t a = c->first[r]; a < c->first[r + 1]; a++) {
+            while (b0 < be && c->x1[b0] + grow < c->x0[a]) b0++;
+            for (int64_t b = b0; b < be && c->x0[b] <= c->x1[a] + grow; b++)
+                if (!equal || value_at(c, r, c->x0[a]) == value_at(c, q, c->x0[b]))
+                    unite(c->parent, (uint32_t)a, (uint32_t)b);
+        }
+    }
+}
+
+static void phase_join(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1);
+}
+
+static void phase_roots(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1, n = 0;
+    strip(c, t, &r0, &r1);
+    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
+        const uint32_t rt = find(c->parent, (uint32_t)k);
+        c->root[k] = rt;
+        n += rt == (uint32_t)k;
+    }
+    c->roots[t] = n;
+}
+
+/* Roots are numbered in run order, which is raster order. */
+static void phase_number(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    uint32_t next = (uint32_t)c->roots[t];
+    for (int64_t k = c->first[r0]; k < c->first[r1]; k++)
+        if (c->root[k] == (uint32_t)k) c->parent[k] = ++next;
+}
+
+static void phase_output(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        int32_t *o = (int32_t *)((char *)c->out->data + (r / c->h) * c->out->slice_pitch + (r % c->h) * c->out->row_pitch);
+        int64_t x = 0;
+        for (int64_t k = c->first[r]; k < c->first[r + 1]; k++) {
+            memset(o + x, 0, (size_t)(c->x0[k] - x) * sizeof *o);
+            const int32_t v = (int32_t)c->parent[c->root[k]];
+            for (x = c->x0[k]; x <= c->x1[k]; x++) o[x] = v;
+        }
+        memset(o + x, 0, (size_t)(c->w - x) * sizeof *o);
+    }
+}
+
+parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count)
+{
+    labeller c = {.s = s, .in = in, .out = out, .w = in->width, .h = in->height, .d = in->depth};
+    c.rows = c.h * c.d;
+    c.threads = parac__thread_count(s->threads);
+    if (c.threads > c.rows) c.threads = (int)c.rows;
+    /* the backward neighbour rows of the connectivity */
+    for (int dz = -1; dz <= 0; dz++)
+        for (int dy = -1; dy <= 1; dy++) {
+            if (dz == 0 && dy >= 0) continue;
+            if (!parac__conn_reaches(s->conn, 0, dy, dz) && !parac__conn_reaches(s->conn, 1, dy, dz)) continue;
+            if (dz != 0 && !parac__conn_is_3d(s->conn)) continue;
+            c.back[c.n_back++] = (back_row){dy, dz, parac__conn_reaches(s->conn, 1, dy, dz)};
+        }
+    c.first = parac__calloc((size_t)c.rows + 1, sizeof *c.first);
+    if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
+    parac__run_threads(c.threads, phase_count, &c);
+    for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
+    const int64_t n = c.first[c.rows];
+    parac_status rc = PARAC_OK;
+    int nan = 0;
+    for (int t = 0; t < c.threads; t++) nan |= c.nan[t];
+    if (nan) {
+        rc = parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the image has NaN values; regions of equal value are "
+                         "undefined there (replace them first)", s->op);
+    } else if (n >= UINT32_MAX) {
+        rc = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld runs of foreground; the CPU method takes fewer than 2^32",
+                         s->op, (long long)n);
+    } else {
+        const size_t m = (size_t)(n ? n : 1);
+        c.x0 = parac__malloc(m * sizeof *c.x0);
+        c.x1 = parac__malloc(m * sizeof *c.x1);
+        c.parent = parac__malloc(m * sizeof *c.parent);
+        c.root = parac__malloc(m * sizeof *c.root);
+        if (!c.x0 || !c.x1 || !c.parent || !c.root)
+            rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
+    }
+    if (rc == PARAC_OK) {
+        parac__run_threads(c.threads, phase_record, &c);
+        parac__run_threads(c.threads, phase_join, &c);
+        /* D: the rows of each strip whose backward neighbours lie in an earlier strip */
+        for (int t = 1; t < c.threads; t++) {
+            int64_t r0, r1;
+            strip(&c, t, &r0, &r1);
+            const int64_t reach = c.d > 1 ? c.h + 1 : 1; /* the farthest backward neighbour row */
+            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0);
+        }
+        parac__run_threads(c.threads, phase_roots, &c);
+        int64_t total = 0;
+        for (int t = 0; t < c.threads; t++) {
+            const int64_t k = c.roots[t];
+            c.roots[t] = total;
+            total += k;
+        }
+        if (total > INT32_MAX) {
+            rc = parac__fail(PARAC_ERR_OVERFLOW, "%s: %lld components do not fit the int32 output (at most %d)",
+                             s->op, (long long)total, INT32_MAX);
+        } else {
+            parac__run_threads(c.threads, phase_number, &c);
+            parac__run_threads(c.threads, phase_output, &c);
+            *count = total;
+        }
+    }
+    free(c.first);
+    free(c.x0);
+    free(c.x1);
+    free(c.parent);
+    free(c.root);
+    return rc;
+}

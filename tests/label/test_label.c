@@ -1,0 +1,354 @@
+/* Labelling against a breadth-first oracle that numbers components in
+ * raster order of their first pixel: random images of odd sizes and every
+ * density, dtype, connectivity, mode and thread count (strip boundaries),
+ * and the worst cases of labelling (checkerboards, spirals, stripes, one
+ * pixel per component, one component spanning the image). Built twice:
+ * test_label on the CPU, test_label_gpu (PARAC_LABEL_TEST_GPU) on CUDA,
+ * skipped without a GPU. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static parac_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+#ifdef PARAC_LABEL_TEST_GPU
+    if (!test_have_gpu()) return -1;
+    return parac_context_create(&ctx, "cuda") == PARAC_OK ? 0 : -1;
+#else
+    return parac_context_create(&ctx, "cpu") == PARAC_OK ? 0 : -1;
+#endif
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    parac_context_destroy(ctx);
+    return 0;
+}
+
+static double value_at(const parac_image *im, int64_t x, int64_t y, int64_t z)
+{
+    const void *p = parac_image_at(im, x, y, z);
+    switch (im->dtype) {
+    case PARAC_U8: return *(const uint8_t *)p;
+    case PARAC_U16: return *(const uint16_t *)p;
+    case PARAC_I32: return *(const int32_t *)p;
+    default: return *(const float *)p;
+    }
+}
+
+static void set_value(parac_image *im, int64_t x, int64_t y, int64_t z, double v)
+{
+    void *p = parac_image_at(im, x, y, z);
+    switch (im->dtype) {
+    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
+    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
+    case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
+    default: *(float *)p = (float)v; break;
+    }
+}
+
+static int reaches(int conn, int dx, int dy, int dz)
+{
+    const int steps = (dx != 0) + (dy != 0) + (dz != 0);
+    if (steps == 0) return 0;
+    if (conn == 4 || conn == 6) return steps == 1;
+    if (conn == 18) return steps <= 2;
+    return 1;
+}
+
+/* The oracle: labels in raster order, by a queue. */
+static int32_t *oracle(const parac_image *im, int conn, int equal, double bg, int64_t *count)
+{
+    const int64_t w = im->width, h = im->height, d = im->depth, n = w * h * d;
+    int32_t *lab = calloc((size_t)n, sizeof *lab);
+    int64_t *queue = malloc((size_t)n * sizeof *queue);
+    assert_non_null(lab);
+    assert_non_null(queue);
+    int32_t next = 0;
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t px = p % w, py = p / w % h, pz = p / (w * h);
+        const double v = value_at(im, px, py, pz);
+        if (lab[p] || (equal ? v == bg : v == 0)) continue;
+        lab[p] = ++next;
+        int64_t head = 0, tail = 0;
+        queue[tail++] = p;
+        while (head < tail) {
+            const int64_t q = queue[head++], x = q % w, y = q / w % h, z = q / (w * h);
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        if (!reaches(conn, dx, dy, dz) || (d == 1 && dz != 0)) continue;
+                        const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
+                        if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d) continue;
+                        const int64_t m = (nz * h + ny) * w + nx;
+                        const double u = value_at(im, nx, ny, nz);
+                        if (lab[m] || (equal ? u == bg || u != v : u == 0)) continue;
+                        lab[m] = next;
+                        queue[tail++] = m;
+                    }
+        }
+    }
+    free(queue);
+    *count = next;
+    return lab;
+}
+
+static void check(const parac_image *im, int conn, int equal, double bg, const char *what)
+{
+    int64_t want_n = 0, got_n = -1;
+    int32_t *want = oracle(im, conn, equal, bg, &want_n);
+    parac_label_options o = {conn, equal, bg, NULL};
+    parac_image *out = NULL, *host = NULL;
+    if (parac_label(ctx, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
+    assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    assert_int_equal(host->dtype, PARAC_I32);
+    if (got_n != want_n) fail_msg("%s (conn %d, equal %d): %lld components, the oracle %lld", what, conn, equal,
+                                  (long long)got_n, (long long)want_n);
+    const int64_t w = im->width, h = im->height;
+    for (int64_t z = 0; z < im->depth; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const int32_t g = *(const int32_t *)parac_image_at(host, x, y, z), e = want[(z * h + y) * w + x];
+                if (g != e)
+                    fail_msg("%s (conn %d, equal %d): label %d at (%lld, %lld, %lld), the oracle %d", what, conn,
+                             equal, g, (long long)x, (long long)y, (long long)z, e);
+            }
+    free(want);
+    parac_image_destroy(out);
+    parac_image_destroy(host);
+}
+
+/* Random pixels: foreground with probability `density`, of `values`
+ * distinct nonzero values. */
+static parac_image *random_image(int64_t w, int64_t h, int64_t d, parac_dtype dt, double density, int values,
+                                 uint64_t seed)
+{
+    parac_image *im = NULL;
+    assert_ok(parac_image_create(&im, w, h, d, 1, dt, PARAC_MEMORY_HOST, -1));
+    uint64_t r = seed;
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const double u = (double)(test_rand(&r) % 1000000) / 1e6;
+                double v = u < density ? 1 + (double)(test_rand(&r) % (uint64_t)values) : 0;
+                if (dt == PARAC_I32 && v != 0) v = v * 1000003 - 4000000; /* negative values too */
+                if (dt == PARAC_F32 && v != 0) v = v * 0.37 - 1.0;
+                set_value(im, x, y, z, v);
+            }
+    return im;
+}
+
+static const int conns2d[] = {4, 8}, conns3d[] = {6, 18, 26};
+
+static void test_random_2d(void **state)
+{
+    (void)state;
+    const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32};
+    const double densities[] = {0.3, 0.5, 0.7, 0.95};
+    const int64_t sizes[][2] = {{1, 1}, {67, 1}, {1, 53}, {33, 17}, {97, 71}, {250, 131}, {64, 32}};
+    uint64_t seed = 1;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int di = 0; di < 4; di++)
+            for (int ti = 0; ti < 4; ti++) {
+                parac_image *im = random_image(sizes[s][0], sizes[s][1], 1, dts[ti], densities[di], 3, seed++);
+                for (int c = 0; c < 2; c++)
+                    for (int eq = 0; eq < 2; eq++) check(im, conns2d[c], eq, 0, "random 2D");
+                parac_image_destroy(im);
+            }
+}
+
+static void test_random_3d(void **state)
+{
+    (void)state;
+    const int64_t sizes[][3] = {{1, 1, 2}, {13, 9, 7}, {40, 11, 5}, {35, 34, 9}};
+    const double densities[] = {0.2, 0.45, 0.8};
+    uint64_t seed = 100;
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+        for (int di = 0; di < 3; di++) {
+            parac_image *im = random_image(sizes[s][0], sizes[s][1], sizes[s][2], di == 1 ? PARAC_F32 : PARAC_U8,
+                                           densities[di], 2, seed++);
+            for (int c = 0; c < 3; c++)
+                for (int eq = 0; eq < 2; eq++) check(im, conns3d[c], eq, 0, "random 3D");
+            parac_image_destroy(im);
+        }
+}
+
+/* Strip boundaries of the CPU method fall on every row for some thread count. */
+static void test_thread_counts(void **state)
+{
+    (void)state;
+    parac_image *im = random_image(83, 61, 1, PARAC_U8, 0.55, 2, 7), *vol = random_image(21, 9, 13, PARAC_U16, 0.4, 2, 8);
+    const int counts[] = {1, 2, 3, 7, 16, 61, 200};
+    for (int k = 0; k < 7; k++) {
+        parac_context_set_threads(ctx, counts[k]);
+        check(im, 8, 0, 0, "threads");
+        check(im, 4, 1, 0, "threads");
+        check(vol, 26, 1, 0, "threads 3D");
+        check(vol, 6, 0, 0, "threads 3D");
+    }
+    parac_context_set_threads(ctx, 0);
+    parac_image_destroy(im);
+    parac_image_destroy(vol);
+}
+
+typedef double (*pattern_fn)(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h);
+
+static double checker(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)w, (void)h;
+    return (x + y + z) % 2;
+}
+static double stripes(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)y, (void)z, (void)w, (void)h;
+    return x % 3 != 1; /* vertical stripes crossing every tile's rows */
+}
+static double diagonals(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)z, (void)w, (void)h;
+    return (x + 2 * y) % 5 == 0; /* joined only through diagonals */
+}
+static double dots(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)w, (void)h;
+    return x % 2 == 0 && y % 2 == 0 && z % 2 == 0 ? 1 + (x + y) % 3 : 0; /* one pixel per component */
+}
+static double full(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)x, (void)y, (void)z, (void)w, (void)h;
+    return 9;
+}
+/* A square spiral corridor: one component winding through every tile. */
+static double spiral(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)z;
+    const int64_t ring = x < y ? x : y, r2 = w - 1 - x < h - 1 - y ? w - 1 - x : h - 1 - y;
+    const int64_t k = ring < r2 ? ring : r2;
+    if (k % 2) return 0;
+    /* a gap in each wall ring: the corridor turns inward */
+    return !(k > 0 && x == k - 1 && y == k) ? 1 : 0;
+}
+static double gradient(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h)
+{
+    (void)w, (void)h;
+    return (double)((x / 3 + y / 5 + z) % 4); /* equal-value bands */
+}
+
+static void test_worst_cases(void **state)
+{
+    (void)state;
+    const pattern_fn patterns[] = {checker, stripes, diagonals, dots, full, spiral, gradient};
+    const char *names[] = {"checkerboard", "stripes", "diagonals", "dots", "one component", "spiral", "bands"};
+    const int64_t sizes[][3] = {{129, 127, 1}, {300, 200, 1}, {37, 29, 11}};
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++)
+        for (int s = 0; s < 3; s++) {
+            parac_image *im = NULL;
+            assert_ok(parac_image_create(&im, sizes[s][0], sizes[s][1], sizes[s][2], 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+            for (int64_t z = 0; z < im->depth; z++)
+                for (int64_t y = 0; y < im->height; y++)
+                    for (int64_t x = 0; x < im->width; x++)
+                        set_value(im, x, y, z, patterns[p](x, y, z, im->width, im->height));
+            const int *conns = im->depth > 1 ? conns3d : conns2d;
+            for (int c = 0; c < (im->depth > 1 ? 3 : 2); c++)
+                for (int eq = 0; eq < 2; eq++) check(im, conns[c], eq, eq ? 1 : 0, names[p]);
+            parac_image_destroy(im);
+        }
+}
+
+/* Equal values: -0 equals 0, a background the dtype cannot hold makes
+ * everything foreground, NaN is refused; in nonzero mode NaN is foreground. */
+static void test_values(void **state)
+{
+    (void)state;
+    parac_image *im = NULL, *out = NULL;
+    assert_ok(parac_image_create(&im, 5, 1, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    const float row[5] = {-0.0f, 0.0f, 2.5f, NAN, 0.0f};
+    memcpy(parac_image_at(im, 0, 0, 0), row, sizeof row);
+    int64_t n = 0;
+    parac_label_options eq = {4, 1, 0.0, NULL}, nz = {4, 0, 0.0, NULL};
+    assert_int_equal(parac_label(ctx, im, &out, &n, &eq), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "NaN"));
+    assert_ok(parac_label(ctx, im, &out, &n, &nz));
+    assert_int_equal(n, 1); /* 2.5 and NaN: one component */
+    parac_image_destroy(out);
+    ((float *)parac_image_at(im, 0, 0, 0))[3] = 7.0f;
+    check(im, 4, 1, -0.0, "signed zeros");
+    check(im, 4, 1, 0.5, "a background no pixel holds");
+    parac_image_destroy(im);
+
+    parac_image *u8 = random_image(30, 20, 1, PARAC_U8, 0.6, 3, 5);
+    check(u8, 8, 1, 300, "a background beyond u8");
+    check(u8, 8, 1, 2, "background 2");
+    parac_image_destroy(u8);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    parac_image *im = NULL, *vol = NULL, *rgb = NULL, *f64 = NULL, *out = NULL;
+    assert_ok(parac_image_create_zeroed(&im, 8, 8, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&vol, 8, 8, 3, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&rgb, 8, 8, 1, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&f64, 8, 8, 1, 1, PARAC_F64, PARAC_MEMORY_HOST, -1));
+    parac_label_options o = {6, 0, 0, NULL};
+    assert_int_equal(parac_label(ctx, im, &out, NULL, &o), PARAC_ERR_INVALID_ARGUMENT);
+    o.connectivity = 8;
+    assert_int_equal(parac_label(ctx, vol, &out, NULL, &o), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "6, 18 or 26"));
+    o.connectivity = 5;
+    assert_int_equal(parac_label(ctx, im, &out, NULL, &o), PARAC_ERR_INVALID_ARGUMENT);
+    assert_int_equal(parac_label(ctx, rgb, &out, NULL, NULL), PARAC_ERR_UNSUPPORTED);
+    assert_int_equal(parac_label(ctx, f64, &out, NULL, NULL), PARAC_ERR_UNSUPPORTED);
+    assert_null(out);
+    int64_t n = -1;
+    assert_ok(parac_label(ctx, im, &out, &n, NULL));
+    assert_int_equal(n, 0);
+    parac_image_destroy(out);
+    parac_image_destroy(im), parac_image_destroy(vol), parac_image_destroy(rgb), parac_image_destroy(f64);
+}
+
+/* The registry's result, through the text path. */
+static void test_count_result(void **state)
+{
+    (void)state;
+    parac_image *im = random_image(40, 30, 1, PARAC_U8, 0.5, 1, 9), *out = NULL;
+    int64_t want = 0;
+    free(oracle(im, 8, 0, 0, &want));
+    parac_args *a = NULL;
+    assert_ok(parac_args_create(&a));
+    double results[PARAC_MAX_RESULTS] = {-1};
+    assert_ok(parac_op_run_results(ctx, "label", &im, 1, &out, 1, a, results, PARAC_MAX_RESULTS, NULL, 0));
+    assert_true(results[0] == (double)want);
+    parac_args_destroy(a);
+    parac_image_destroy(out);
+    parac_image_destroy(im);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random_2d),     cmocka_unit_test(test_random_3d), cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_worst_cases),   cmocka_unit_test(test_values),    cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_count_result),
+    };
+#ifdef PARAC_LABEL_TEST_GPU
+    if (!test_have_gpu()) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+#endif
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

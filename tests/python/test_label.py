@@ -1,0 +1,163 @@
+"""Labelling against scipy.ndimage.label, skimage.measure.label and
+cv2.connectedComponents: the same labels bit for bit (raster order of the
+first pixel), on the CPU and (marked gpu) on CUDA with NumPy and CuPy
+arrays; the CLI's count and its refusals."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+
+PARAC = os.environ.get("PARAC_BIN", "parac")
+STRUCT = {4: ndi.generate_binary_structure(2, 1), 8: ndi.generate_binary_structure(2, 2),
+          6: ndi.generate_binary_structure(3, 1), 18: ndi.generate_binary_structure(3, 2),
+          26: ndi.generate_binary_structure(3, 3)}
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+
+
+def noise(shape, density, seed, values=1, dtype=np.uint8):
+    r = np.random.default_rng(seed)
+    a = (r.random(shape) < density) * r.integers(1, values + 1, shape)
+    return a.astype(dtype)
+
+
+def spiral(n):
+    """A square spiral wall, one component winding through every tile; its
+    complement is one corridor."""
+    a = np.zeros((n, n), np.uint8)
+    for k in range(0, n // 2, 2):
+        lo, hi = k, n - 1 - k
+        if hi - lo < 4:
+            break
+        a[lo, lo:hi + 1] = 1  # top
+        a[lo:hi + 1, hi] = 1  # right
+        a[hi, lo:hi + 1] = 1  # bottom
+        a[lo + 2:hi + 1, lo] = 1  # left, open at its top
+        a[lo + 2, lo:lo + 3] = 1  # into the next ring
+    return a
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("conn", [4, 8])
+@pytest.mark.parametrize("density", [0.3, 0.5, 0.7])
+@pytest.mark.parametrize("shape", [(1, 1), (97, 71), (300, 515), (1, 333)])
+def test_nonzero_like_scipy_2d(device, conn, density, shape):
+    a = noise(shape, density, seed=shape[0] * 7 + conn, values=3)
+    want, n = ndi.label(a, STRUCT[conn])
+    got, m = parac.label(a, connectivity=conn, device=device)
+    assert m == n
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("conn", [6, 18, 26])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32, np.float32])
+def test_nonzero_like_scipy_3d(device, conn, dtype):
+    a = noise((17, 40, 33), 0.35, seed=conn, values=2, dtype=dtype)
+    want, n = ndi.label(a, STRUCT[conn])
+    got, m = parac.label(a, connectivity=conn, device=device)
+    assert m == n
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("connectivity", [1, 2])
+@pytest.mark.parametrize("background", [0, 2])
+def test_equal_values_like_skimage(device, connectivity, background):
+    measure = pytest.importorskip("skimage.measure")
+    a = noise((211, 173), 0.8, seed=5, values=4)
+    want = measure.label(a, background=background, connectivity=connectivity)
+    got, n = parac.measure.label(a, background=background, connectivity=connectivity, return_num=True,
+                                 device=device)
+    assert n == want.max()
+    np.testing.assert_array_equal(got, want)
+    v = noise((13, 29, 31), 0.9, seed=6, values=3, dtype=np.int32) - 1
+    np.testing.assert_array_equal(parac.measure.label(v, device=device), measure.label(v))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_worst_cases(device):
+    n = 256
+    yy, xx = np.mgrid[0:n, 0:n]
+    cases = {"checkerboard": ((xx + yy) % 2).astype(np.uint8), "stripes": (xx % 3 != 1).astype(np.uint8),
+             "dots": ((xx % 2 == 0) & (yy % 2 == 0)).astype(np.uint8), "full": np.ones((n, n), np.uint8),
+             "spiral": spiral(n), "corridor": 1 - spiral(n), "empty": np.zeros((n, n), np.uint8)}
+    for name, a in cases.items():
+        for conn in (4, 8):
+            want, k = ndi.label(a, STRUCT[conn])
+            got, m = parac.label(a, connectivity=conn, device=device)
+            assert m == k, name
+            np.testing.assert_array_equal(got, want, err_msg=name)
+
+
+def test_like_opencv_8_connected():
+    cv2 = pytest.importorskip("cv2")
+    a = noise((480, 640), 0.45, seed=9)
+    n, want = cv2.connectedComponents(a, connectivity=8, ltype=cv2.CV_32S)
+    got, m = parac.label(a, connectivity=8, device="cpu")
+    assert m == n - 1  # OpenCV counts the background
+    # the same partition (OpenCV's parallel labelling numbers its stripes' components in another order)
+    pairs = np.unique(np.stack([got.ravel(), want.ravel()]), axis=1)
+    assert pairs.shape[1] == n and np.array_equal(got == 0, want == 0)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_ndimage_label_signature(device):
+    a = noise((64, 80), 0.5, seed=3) > 0  # bool, as scipy's users pass it
+    want, n = ndi.label(a)
+    got, m = parac.ndimage.label(a, device=device)
+    assert m == n and got.dtype == np.int32
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(parac.label(a, connectivity=4, device=device)[0], want)  # bool to the library
+    out = np.zeros(a.shape, np.int32)
+    assert parac.ndimage.label(a, output=out, device=device) == n
+    np.testing.assert_array_equal(out, want)
+    f = np.where(a, np.nan, 0.0)  # float64, NaN nonzero
+    np.testing.assert_array_equal(parac.ndimage.label(f, structure=np.ones((3, 3)), device=device)[0],
+                                  ndi.label(f, np.ones((3, 3)))[0])
+
+
+@pytest.mark.gpu
+def test_cupy_in_cupy_out():
+    cupy = pytest.importorskip("cupy")
+    a = noise((300, 517), 0.5, seed=11)
+    d = cupy.asarray(a)
+    got, n = parac.ndimage.label(d)
+    assert isinstance(got, cupy.ndarray)
+    want, k = ndi.label(a)
+    assert n == k
+    np.testing.assert_array_equal(cupy.asnumpy(got), want)
+    got, n = parac.label(d > 0, connectivity=8)  # bool CuPy input: its bytes go to the library
+    np.testing.assert_array_equal(cupy.asnumpy(got), ndi.label(a, STRUCT[8])[0])
+
+
+def test_refusals():
+    with pytest.raises(ValueError, match="NaN"):
+        parac.measure.label(np.array([[1.0, np.nan]], np.float32), device="cpu")
+    with pytest.raises(ValueError, match="connectivity"):
+        parac.label(np.zeros((4, 4), np.uint8), connectivity=6, device="cpu")
+    with pytest.raises(NotImplementedError):
+        parac.measure.label(np.array([[2 ** 40, 1]], np.int64), device="cpu")
+    with pytest.raises(TypeError):
+        parac.label(np.zeros((4, 4, 3), np.float64)[..., 0].astype(np.complex64), device="cpu")
+
+
+def test_cli_prints_the_count(tmp_path):
+    a = noise((50, 60), 0.5, seed=2)
+    src, dst = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(src, a)
+    r = subprocess.run([PARAC, "--device", "cpu", "label", str(src), str(dst), "--connectivity", "4"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    want, n = ndi.label(a)
+    assert r.stdout.strip() == "count: %d" % n
+    np.testing.assert_array_equal(np.load(dst), want)
+    r = subprocess.run([PARAC, "label", str(src), str(dst), "--connectivity", "5"], capture_output=True, text=True)
+    assert r.returncode == 1 and "not one of" in r.stderr
