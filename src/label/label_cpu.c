@@ -9,10 +9,16 @@
  *      so a component's root is its first run in raster order; a strip's
  *      runs belong to one thread, so no atomics);
  * then one thread joins the runs that meet across strip boundaries (D),
- * every thread finds the roots of its runs and counts the roots among them
- * (E), a prefix sum over the strips numbers the roots in raster order, each
- * thread numbers its roots (F) and writes its rows (G). Work per pixel: a
- * comparison and a store; everything else is per run. */
+ * recording every root it links under another strip's tree. The roots are
+ * then found without walking chains (E): each thread, in run order, gives
+ * every run its parent's strip-local root (parents precede their runs);
+ * one thread resolves the recorded links in index order; each thread
+ * replaces every run's local root by that root's final root. Union by index
+ * builds chains as long as a spiral has turns, and walking them from every
+ * run costs the square of that. A prefix sum over the strips numbers the
+ * roots in raster order, each thread numbers its roots (F) and writes its
+ * rows (G). Work per pixel: a comparison and a store; everything else is
+ * per run. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +44,9 @@ typedef struct labeller {
     int64_t *first;          /* rows + 1: the first run of each row */
     int32_t *x0, *x1;
     uint32_t *parent;        /* the union-find; after E, each root's label */
-    uint32_t *root;
+    uint32_t *root;          /* E: each run's root */
+    uint32_t *linked;        /* D: the roots linked under another strip's tree */
+    int64_t n_linked, cap_linked;
     int64_t roots[PARAC__MAX_THREADS]; /* E: roots per strip; then the labels before the strip */
     int nan[PARAC__MAX_THREADS];       /* A: a strip met NaN (equal values) */
     int n_back;
@@ -101,13 +109,56 @@ RUNS_OF(runs_u16, uint16_t, 0, 65535)
 RUNS_OF(runs_i32, int32_t, INT32_MIN, INT32_MAX)
 RUNS_OF(runs_f32, float, -FLT_MAX, FLT_MAX)
 
+/* Bit i: pixel i of p (n <= 64 of them) is nonzero; eight at a time, bit 7
+ * of each byte set where the byte is nonzero, then those bits packed. */
+static inline uint64_t nonzero_bits(const uint8_t *p, int n)
+{
+    const uint64_t low7 = 0x7f7f7f7f7f7f7f7full, high = 0x8080808080808080ull;
+    uint64_t m = 0;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const uint64_t v = load8(p + i), hi = (((v & low7) + low7) | v) & high;
+        m |= ((hi >> 7) * 0x0102040810204080ull >> 56) << i;
+    }
+    for (; i < n; i++) m |= (uint64_t)(p[i] != 0) << i;
+    return m;
+}
+
+/* runs_u8 for nonzero pixels without a branch per pixel: 64 pixels as a
+ * mask, whose changes (mask xor mask shifted by one) are the runs' starts
+ * and ends. Noise, where a run starts at nearly every other pixel, costs a
+ * mispredicted branch per pixel in the plain loop. */
+static int64_t runs_u8_nonzero(const uint8_t *p, int64_t w, int32_t *x0, int32_t *x1)
+{
+    int64_t n = 0;
+    uint64_t carry = 0; /* the pixel before the word is nonzero */
+    for (int64_t x = 0; x < w; x += 64) {
+        const int k = w - x < 64 ? (int)(w - x) : 64;
+        const uint64_t m = nonzero_bits(p + x, k);
+        uint64_t t = m ^ ((m << 1) | carry); /* bit i: pixel x + i differs from the one before */
+        if (k < 64) t &= (1ull << k) - 1;
+        carry = m >> (k - 1) & 1;
+        if (!x0) {
+            n += __builtin_popcountll(m & t); /* the starts */
+            continue;
+        }
+        for (; t; t &= t - 1) {
+            const int b = __builtin_ctzll(t);
+            if (m >> b & 1) x0[n] = (int32_t)(x + b);
+            else x1[n++] = (int32_t)(x + b - 1);
+        }
+    }
+    if (carry && x1) x1[n++] = (int32_t)(w - 1);
+    return n;
+}
+
 static int64_t runs(const labeller *c, int64_t r, int32_t *x0, int32_t *x1, int *nan)
 {
     const void *row = row_of(c->in, r, c->h);
     const int eq = c->s->equal_values;
     const double bg = c->s->background;
     switch (c->in->dtype) {
-    case PARAC_U8: return runs_u8(row, c->w, eq, bg, x0, x1, nan);
+    case PARAC_U8: return eq ? runs_u8(row, c->w, eq, bg, x0, x1, nan) : runs_u8_nonzero(row, c->w, x0, x1);
     case PARAC_U16: return runs_u16(row, c->w, eq, bg, x0, x1, nan);
     case PARAC_I32: return runs_i32(row, c->w, eq, bg, x0, x1, nan);
     default: return runs_f32(row, c->w, eq, bg, x0, x1, nan);
@@ -176,12 +227,27 @@ static void unite(uint32_t *parent, uint32_t a, uint32_t b)
     else parent[a] = b;
 }
 
+/* D's union: without path halving, so that the only parents that cross a
+ * strip boundary are the links recorded here (E resolves them). */
+static void unite_across(labeller *c, uint32_t a, uint32_t b)
+{
+    a = find(c->parent, a);
+    b = find(c->parent, b);
+    if (a == b) return;
+    const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    c->parent[hi] = lo;
+    c->linked[c->n_linked++] = hi; /* bounded by the runs D visits (the capacity counts them) */
+}
+
 /* Join the runs of row r with those of its backward neighbour rows that lie
- * in [lo, hi) (rows of one strip, or earlier strips at a strip boundary). */
-static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi)
+ * in [lo, hi) (rows of one strip, or earlier strips at a strip boundary:
+ * `across`). */
+static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi, int across)
 {
     const int64_t y = r % c->h, z = r / c->h;
     const int equal = c->s->equal_values;
+    const int32_t *restrict x0 = c->x0, *restrict x1 = c->x1;
+    uint32_t *restrict parent = c->parent;
     for (int k = 0; k < c->n_back; k++) {
         const back_row *nb = &c->back[k];
         const int64_t ny = y + nb->dy, nz = z + nb->dz;
@@ -196,10 +262,14 @@ static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi)
         int64_t b0 = c->first[q];
         const int64_t be = c->first[q + 1];
         for (int64_t a = c->first[r]; a < c->first[r + 1]; a++) {
-            while (b0 < be && c->x1[b0] + grow < c->x0[a]) b0++;
-            for (int64_t b = b0; b < be && c->x0[b] <= c->x1[a] + grow; b++)
-                if (!equal || value_at(c, r, c->x0[a]) == value_at(c, q, c->x0[b]))
-                    unite(c->parent, (uint32_t)a, (uint32_t)b);
+            while (b0 < be && x1[b0] + grow < x0[a]) b0++;
+            for (int64_t b = b0; b < be && x0[b] <= x1[a] + grow; b++) {
+                if (equal && value_at(c, r, x0[a]) != value_at(c, q, x0[b])) continue;
+                if (across) unite_across(c, (uint32_t)a, (uint32_t)b);
+                /* a root (a run not joined yet, mostly) goes under b's root, which is smaller: b's row is earlier */
+                else if (parent[a] == (uint32_t)a) parent[a] = find_halving(parent, (uint32_t)b);
+                else unite(parent, (uint32_t)a, (uint32_t)b);
+            }
         }
     }
 }
@@ -210,21 +280,57 @@ static void phase_join(void *arg, int t, int threads)
     labeller *c = arg;
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1);
+    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1, 0);
 }
 
-static void phase_roots(void *arg, int t, int threads)
+/* E1: every run's strip-local root, in run order (a parent precedes its
+ * run: root[parent] is known); a run whose parent lies in an earlier strip
+ * is a local root (D recorded it). Counts the true roots. */
+static void phase_local_roots(void *arg, int t, int threads)
 {
     (void)threads;
     labeller *c = arg;
     int64_t r0, r1, n = 0;
     strip(c, t, &r0, &r1);
+    const uint32_t first = (uint32_t)c->first[r0];
     for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
-        const uint32_t rt = find(c->parent, (uint32_t)k);
-        c->root[k] = rt;
-        n += rt == (uint32_t)k;
+        const uint32_t p = c->parent[k];
+        c->root[k] = p == (uint32_t)k || p < first ? (uint32_t)k : c->root[p];
+        n += p == (uint32_t)k;
     }
     c->roots[t] = n;
+}
+
+static int by_index(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* E2: the recorded links in index order: a linked root's parent lies
+ * earlier, and the local root of that parent is final by then. */
+static void resolve_links(labeller *c)
+{
+    qsort(c->linked, (size_t)c->n_linked, sizeof *c->linked, by_index);
+    for (int64_t i = 0; i < c->n_linked; i++) {
+        const uint32_t x = c->linked[i];
+        c->root[x] = c->root[c->root[c->parent[x]]];
+    }
+}
+
+/* E3: local roots replaced by final roots. */
+static void phase_final_roots(void *arg, int t, int threads)
+{
+    (void)threads;
+    labeller *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
+        /* only entries that change are written: the local and true roots,
+         * which other strips read, are final already */
+        const uint32_t f = c->root[c->root[k]];
+        if (f != c->root[k]) c->root[k] = f;
+    }
 }
 
 /* Roots are numbered in run order, which is raster order. */
@@ -236,7 +342,7 @@ static void phase_number(void *arg, int t, int threads)
     strip(c, t, &r0, &r1);
     uint32_t next = (uint32_t)c->roots[t];
     for (int64_t k = c->first[r0]; k < c->first[r1]; k++)
-        if (c->root[k] == (uint32_t)k) c->parent[k] = ++next;
+        if (c->parent[k] == (uint32_t)k) c->parent[k] = ++next;
 }
 
 static void phase_output(void *arg, int t, int threads)
@@ -249,11 +355,12 @@ static void phase_output(void *arg, int t, int threads)
         int32_t *o = (int32_t *)((char *)c->out->data + (r / c->h) * c->out->slice_pitch + (r % c->h) * c->out->row_pitch);
         int64_t x = 0;
         for (int64_t k = c->first[r]; k < c->first[r + 1]; k++) {
-            memset(o + x, 0, (size_t)(c->x0[k] - x) * sizeof *o);
+            /* plain loops: gaps and runs are a few pixels each in noise, where memset's call costs more */
+            for (const int64_t x0 = c->x0[k]; x < x0; x++) o[x] = 0;
             const int32_t v = (int32_t)c->parent[c->root[k]];
-            for (x = c->x0[k]; x <= c->x1[k]; x++) o[x] = v;
+            for (const int64_t x1 = c->x1[k]; x <= x1; x++) o[x] = v;
         }
-        memset(o + x, 0, (size_t)(c->w - x) * sizeof *o);
+        for (; x < c->w; x++) o[x] = 0;
     }
 }
 
@@ -291,7 +398,17 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         c.x1 = parac__malloc(m * sizeof *c.x1);
         c.parent = parac__malloc(m * sizeof *c.parent);
         c.root = parac__malloc(m * sizeof *c.root);
-        if (!c.x0 || !c.x1 || !c.parent || !c.root)
+        /* D links at most one root per run it visits: the first rows of
+         * each strip and their backward neighbour rows */
+        const int64_t reach = c.d > 1 ? c.h + 1 : 1;
+        for (int t = 1; t < c.threads; t++) {
+            int64_t r0, r1;
+            strip(&c, t, &r0, &r1);
+            const int64_t lo = r0 - reach < 0 ? 0 : r0 - reach, hi = r0 + reach > r1 ? r1 : r0 + reach;
+            c.cap_linked += c.first[hi] - c.first[lo];
+        }
+        c.linked = parac__malloc((size_t)(c.cap_linked ? c.cap_linked : 1) * sizeof *c.linked);
+        if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.linked)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
     }
     if (rc == PARAC_OK) {
@@ -302,9 +419,11 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
             int64_t r0, r1;
             strip(&c, t, &r0, &r1);
             const int64_t reach = c.d > 1 ? c.h + 1 : 1; /* the farthest backward neighbour row */
-            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0);
+            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
-        parac__run_threads(c.threads, phase_roots, &c);
+        parac__run_threads(c.threads, phase_local_roots, &c);
+        resolve_links(&c);
+        parac__run_threads(c.threads, phase_final_roots, &c);
         int64_t total = 0;
         for (int t = 0; t < c.threads; t++) {
             const int64_t k = c.roots[t];
@@ -325,5 +444,6 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     free(c.x1);
     free(c.parent);
     free(c.root);
+    free(c.linked);
     return rc;
 }

@@ -186,11 +186,18 @@ static void test_random_3d(void **state)
         }
 }
 
-/* Strip boundaries of the CPU method fall on every row for some thread count. */
+static double spiral(int64_t x, int64_t y, int64_t z, int64_t w, int64_t h);
+
+/* Strip boundaries of the CPU method fall on every row for some thread
+ * count; the spiral's one component crosses every boundary many times. */
 static void test_thread_counts(void **state)
 {
     (void)state;
     parac_image *im = random_image(83, 61, 1, PARAC_U8, 0.55, 2, 7), *vol = random_image(21, 9, 13, PARAC_U16, 0.4, 2, 8);
+    parac_image *sp = NULL;
+    assert_ok(parac_image_create(&sp, 97, 89, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    for (int64_t y = 0; y < 89; y++)
+        for (int64_t x = 0; x < 97; x++) set_value(sp, x, y, 0, spiral(x, y, 0, 97, 89));
     const int counts[] = {1, 2, 3, 7, 16, 61, 200};
     for (int k = 0; k < 7; k++) {
         parac_context_set_threads(ctx, counts[k]);
@@ -198,8 +205,11 @@ static void test_thread_counts(void **state)
         check(im, 4, 1, 0, "threads");
         check(vol, 26, 1, 0, "threads 3D");
         check(vol, 6, 0, 0, "threads 3D");
+        check(sp, 4, 0, 0, "threads, spiral");
+        check(sp, 8, 1, 0, "threads, spiral");
     }
     parac_context_set_threads(ctx, 0);
+    parac_image_destroy(sp);
     parac_image_destroy(im);
     parac_image_destroy(vol);
 }
