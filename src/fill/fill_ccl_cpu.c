@@ -7,10 +7,11 @@
  *   C. joins overlapping runs of neighbouring rows inside its strip
  *      (union-find, the smaller number is the root; a strip's runs belong
  *      to one thread, so no atomics);
- * then one thread joins the runs that meet across strip boundaries (D), and
- * every thread again finds the roots of its runs and marks the roots of
- * border runs outside (E) and writes its rows (F). The work per pixel is a
- * comparison and a store; everything else is per run. */
+ * then one thread joins the runs that meet across strip boundaries (D); the
+ * roots are found without walking chains (E, core/union_find.h), every
+ * thread marks the roots of its border runs outside, and writes its rows
+ * (F). The work per pixel is a comparison and a store; everything else is
+ * per run. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 #include "../core/error_internal.h"
 #include "fill_pixels.h"
 #include "core/threads.h"
+#include "core/union_find.h"
 
 typedef struct ccl {
     const parac__fill_spec *s;
@@ -29,6 +31,7 @@ typedef struct ccl {
     int64_t *first;          /* rows + 1: the first run of each row */
     int32_t *x0, *x1;
     uint32_t *parent, *root;
+    parac__uf_links links;   /* D: the roots linked under another strip's tree */
     uint8_t *border;
     _Atomic uint8_t *outside;
     int n_back;              /* backward neighbour rows */
@@ -122,34 +125,9 @@ static void phase_record(void *arg, int t, int threads)
     }
 }
 
-static uint32_t find(const uint32_t *parent, uint32_t a)
-{
-    while (parent[a] != a) a = parent[a];
-    return a;
-}
-
-/* With path halving: only while one thread owns the runs it walks. */
-static uint32_t find_halving(uint32_t *parent, uint32_t a)
-{
-    while (parent[a] != a) {
-        parent[a] = parent[parent[a]];
-        a = parent[a];
-    }
-    return a;
-}
-
-static void unite(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find_halving(parent, a);
-    b = find_halving(parent, b);
-    if (a == b) return;
-    if (a < b) parent[b] = a;
-    else parent[a] = b;
-}
-
 /* Join the runs of row r with those of its backward neighbour rows that lie
  * in [lo, hi) (rows of one strip, or earlier strips for the boundary). */
-static void join_row(ccl *c, int64_t r, int64_t lo, int64_t hi)
+static void join_row(ccl *c, int64_t r, int64_t lo, int64_t hi, int across)
 {
     const int64_t y = r % c->g.h, z = r / c->g.h;
     for (int k = 0; k < c->n_back; k++) {
@@ -162,7 +140,13 @@ static void join_row(ccl *c, int64_t r, int64_t lo, int64_t hi)
         const int grow = nb->grow;
         while (a < ae && b < be) {
             /* overlap, widened by one pixel where diagonals connect */
-            if (c->x0[a] <= c->x1[b] + grow && c->x0[b] <= c->x1[a] + grow) unite(c->parent, (uint32_t)a, (uint32_t)b);
+            if (c->x0[a] > c->x1[b] + grow || c->x0[b] > c->x1[a] + grow) {
+                /* no overlap */
+            } else if (across) {
+                parac__uf_unite_recorded(c->parent, (uint32_t)a, (uint32_t)b, &c->links);
+            } else {
+                parac__uf_unite(c->parent, (uint32_t)a, (uint32_t)b);
+            }
             if (c->x1[a] < c->x1[b]) a++;
             else b++;
         }
@@ -175,7 +159,16 @@ static void phase_join(void *arg, int t, int threads)
     ccl *c = arg;
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1);
+    for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1, 0);
+}
+
+static void phase_local_roots(void *arg, int t, int threads)
+{
+    (void)threads;
+    ccl *c = arg;
+    int64_t r0, r1;
+    strip(c, t, &r0, &r1);
+    parac__uf_local_roots(c->parent, c->root, c->first[r0], c->first[r1]);
 }
 
 static void phase_roots(void *arg, int t, int threads)
@@ -184,11 +177,9 @@ static void phase_roots(void *arg, int t, int threads)
     ccl *c = arg;
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
-        const uint32_t rt = find(c->parent, (uint32_t)k);
-        c->root[k] = rt;
-        if (c->border[k]) atomic_store_explicit(&c->outside[rt], 1, memory_order_relaxed);
-    }
+    parac__uf_final_roots(c->root, c->first[r0], c->first[r1]);
+    for (int64_t k = c->first[r0]; k < c->first[r1]; k++)
+        if (c->border[k]) atomic_store_explicit(&c->outside[c->root[k]], 1, memory_order_relaxed);
 }
 
 static void phase_output(void *arg, int t, int threads)
@@ -255,6 +246,8 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
         c.outside = parac__malloc(m * sizeof *c.outside);
         if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
+        else
+            rc = parac__uf_links_alloc(&c.links, c.first, c.rows, c.threads, c.g.z_border ? c.g.h + 1 : 1);
     }
     if (rc == PARAC_OK) {
         for (int64_t k = 0; k < n; k++) atomic_init(&c.outside[k], 0);
@@ -265,8 +258,10 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
             int64_t r0, r1;
             strip(&c, t, &r0, &r1);
             const int64_t reach = c.g.z_border ? c.g.h + 1 : 1; /* the farthest backward neighbour */
-            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0);
+            for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
+        parac__run_threads(c.threads, phase_local_roots, &c);
+        parac__uf_resolve_links(c.parent, c.root, &c.links);
         parac__run_threads(c.threads, phase_roots, &c);
         parac__run_threads(c.threads, phase_output, &c);
     }
@@ -277,5 +272,6 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
     free(c.root);
     free(c.border);
     free(c.outside);
+    parac__uf_links_free(&c.links);
     return rc;
 }

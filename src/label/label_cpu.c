@@ -28,6 +28,7 @@
 #include "../core/error_internal.h"
 #include "../core/neighbourhood.h"
 #include "../core/threads.h"
+#include "../core/union_find.h"
 #include "label.h"
 
 /* A backward neighbour row of a run: (dy, dz), the run widened by `grow`
@@ -45,8 +46,7 @@ typedef struct labeller {
     int32_t *x0, *x1;
     uint32_t *parent;        /* the union-find; after E, each root's label */
     uint32_t *root;          /* E: each run's root */
-    uint32_t *linked;        /* D: the roots linked under another strip's tree */
-    int64_t n_linked, cap_linked;
+    parac__uf_links links;   /* D: the roots linked under another strip's tree */
     int64_t roots[PARAC__MAX_THREADS]; /* E: roots per strip; then the labels before the strip */
     int nan[PARAC__MAX_THREADS];       /* A: a strip met NaN (equal values) */
     int n_back;
@@ -202,43 +202,6 @@ static void phase_record(void *arg, int t, int threads)
     }
 }
 
-static uint32_t find(const uint32_t *parent, uint32_t a)
-{
-    while (parent[a] != a) a = parent[a];
-    return a;
-}
-
-/* With path halving: only while one thread owns the runs it walks. */
-static uint32_t find_halving(uint32_t *parent, uint32_t a)
-{
-    while (parent[a] != a) {
-        parent[a] = parent[parent[a]];
-        a = parent[a];
-    }
-    return a;
-}
-
-static void unite(uint32_t *parent, uint32_t a, uint32_t b)
-{
-    a = find_halving(parent, a);
-    b = find_halving(parent, b);
-    if (a == b) return;
-    if (a < b) parent[b] = a;
-    else parent[a] = b;
-}
-
-/* D's union: without path halving, so that the only parents that cross a
- * strip boundary are the links recorded here (E resolves them). */
-static void unite_across(labeller *c, uint32_t a, uint32_t b)
-{
-    a = find(c->parent, a);
-    b = find(c->parent, b);
-    if (a == b) return;
-    const uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
-    c->parent[hi] = lo;
-    c->linked[c->n_linked++] = hi; /* bounded by the runs D visits (the capacity counts them) */
-}
-
 /* Join the runs of row r with those of its backward neighbour rows that lie
  * in [lo, hi) (rows of one strip, or earlier strips at a strip boundary:
  * `across`). */
@@ -265,10 +228,10 @@ static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi, int across)
             while (b0 < be && x1[b0] + grow < x0[a]) b0++;
             for (int64_t b = b0; b < be && x0[b] <= x1[a] + grow; b++) {
                 if (equal && value_at(c, r, x0[a]) != value_at(c, q, x0[b])) continue;
-                if (across) unite_across(c, (uint32_t)a, (uint32_t)b);
+                if (across) parac__uf_unite_recorded(parent, (uint32_t)a, (uint32_t)b, &c->links);
                 /* a root (a run not joined yet, mostly) goes under b's root, which is smaller: b's row is earlier */
-                else if (parent[a] == (uint32_t)a) parent[a] = find_halving(parent, (uint32_t)b);
-                else unite(parent, (uint32_t)a, (uint32_t)b);
+                else if (parent[a] == (uint32_t)a) parent[a] = parac__uf_find_halving(parent, (uint32_t)b);
+                else parac__uf_unite(parent, (uint32_t)a, (uint32_t)b);
             }
         }
     }
@@ -283,54 +246,23 @@ static void phase_join(void *arg, int t, int threads)
     for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1, 0);
 }
 
-/* E1: every run's strip-local root, in run order (a parent precedes its
- * run: root[parent] is known); a run whose parent lies in an earlier strip
- * is a local root (D recorded it). Counts the true roots. */
+/* E1 and E3 (core/union_find.h). */
 static void phase_local_roots(void *arg, int t, int threads)
 {
     (void)threads;
     labeller *c = arg;
-    int64_t r0, r1, n = 0;
+    int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    const uint32_t first = (uint32_t)c->first[r0];
-    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
-        const uint32_t p = c->parent[k];
-        c->root[k] = p == (uint32_t)k || p < first ? (uint32_t)k : c->root[p];
-        n += p == (uint32_t)k;
-    }
-    c->roots[t] = n;
+    c->roots[t] = parac__uf_local_roots(c->parent, c->root, c->first[r0], c->first[r1]);
 }
 
-static int by_index(const void *a, const void *b)
-{
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* E2: the recorded links in index order: a linked root's parent lies
- * earlier, and the local root of that parent is final by then. */
-static void resolve_links(labeller *c)
-{
-    qsort(c->linked, (size_t)c->n_linked, sizeof *c->linked, by_index);
-    for (int64_t i = 0; i < c->n_linked; i++) {
-        const uint32_t x = c->linked[i];
-        c->root[x] = c->root[c->root[c->parent[x]]];
-    }
-}
-
-/* E3: local roots replaced by final roots. */
 static void phase_final_roots(void *arg, int t, int threads)
 {
     (void)threads;
     labeller *c = arg;
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    for (int64_t k = c->first[r0]; k < c->first[r1]; k++) {
-        /* only entries that change are written: the local and true roots,
-         * which other strips read, are final already */
-        const uint32_t f = c->root[c->root[k]];
-        if (f != c->root[k]) c->root[k] = f;
-    }
+    parac__uf_final_roots(c->root, c->first[r0], c->first[r1]);
 }
 
 /* Roots are numbered in run order, which is raster order. */
@@ -398,18 +330,10 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         c.x1 = parac__malloc(m * sizeof *c.x1);
         c.parent = parac__malloc(m * sizeof *c.parent);
         c.root = parac__malloc(m * sizeof *c.root);
-        /* D links at most one root per run it visits: the first rows of
-         * each strip and their backward neighbour rows */
-        const int64_t reach = c.d > 1 ? c.h + 1 : 1;
-        for (int t = 1; t < c.threads; t++) {
-            int64_t r0, r1;
-            strip(&c, t, &r0, &r1);
-            const int64_t lo = r0 - reach < 0 ? 0 : r0 - reach, hi = r0 + reach > r1 ? r1 : r0 + reach;
-            c.cap_linked += c.first[hi] - c.first[lo];
-        }
-        c.linked = parac__malloc((size_t)(c.cap_linked ? c.cap_linked : 1) * sizeof *c.linked);
-        if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.linked)
+        if (!c.x0 || !c.x1 || !c.parent || !c.root)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
+        else
+            rc = parac__uf_links_alloc(&c.links, c.first, c.rows, c.threads, c.d > 1 ? c.h + 1 : 1);
     }
     if (rc == PARAC_OK) {
         parac__run_threads(c.threads, phase_record, &c);
@@ -422,7 +346,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
             for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
         parac__run_threads(c.threads, phase_local_roots, &c);
-        resolve_links(&c);
+        parac__uf_resolve_links(c.parent, c.root, &c.links);
         parac__run_threads(c.threads, phase_final_roots, &c);
         int64_t total = 0;
         for (int t = 0; t < c.threads; t++) {
@@ -444,6 +368,6 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     free(c.x1);
     free(c.parent);
     free(c.root);
-    free(c.linked);
+    parac__uf_links_free(&c.links);
     return rc;
 }

@@ -124,6 +124,25 @@ static void run_methods(parac_context *ctx, const char *const *methods, int n_me
     }
 }
 
+/* A square spiral wall with an opening to the border: its corridor is
+ * outside, one background component winding across every strip boundary
+ * (the CPU ccl's roots must not walk its chains, and must be right). */
+static parac_image *spiral_image(int64_t n)
+{
+    parac_image *im;
+    assert_ok(parac_image_create_zeroed(&im, n, n, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    for (int64_t k = 1; n - 1 - 2 * k >= 4; k += 2) {
+        const int64_t lo = k, hi = n - 1 - k;
+        for (int64_t i = lo; i <= hi; i++) {
+            *(uint8_t *)parac_image_at(im, i, lo, 0) = 255;     /* top */
+            *(uint8_t *)parac_image_at(im, hi, i, 0) = 255;     /* right */
+            *(uint8_t *)parac_image_at(im, i, hi, 0) = 255;     /* bottom */
+            if (i >= lo + 2) *(uint8_t *)parac_image_at(im, lo, i, 0) = 255; /* left, open at its top */
+        }
+    }
+    return im;
+}
+
 static void test_cpu_methods(void **state)
 {
     (void)state;
@@ -137,6 +156,13 @@ static void test_cpu_methods(void **state)
         parac_context_set_threads(ctx, threads);
         run_methods(ctx, ccl, 1);
     }
+    parac_image *sp = spiral_image(121);
+    for (int threads = 1; threads <= 60; threads = threads * 3 + 1) {
+        parac_context_set_threads(ctx, threads);
+        check_fill(ctx, sp, 4, "ccl", 0);
+        check_fill(ctx, sp, 8, "ccl", 0);
+    }
+    parac_image_destroy(sp);
     parac_context_destroy(ctx);
 }
 

@@ -1,0 +1,64 @@
+/* The roots of runs joined strip by strip (union_find.h). */
+#include <stdlib.h>
+
+#include "alloc_internal.h"
+#include "error_internal.h"
+#include "union_find.h"
+
+parac_status parac__uf_links_alloc(parac__uf_links *l, const int64_t *first, int64_t rows, int threads,
+                                   int64_t reach)
+{
+    l->n = l->cap = 0;
+    for (int t = 1; t < threads; t++) {
+        const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+        const int64_t lo = r0 - reach < 0 ? 0 : r0 - reach, hi = r0 + reach > r1 ? r1 : r0 + reach;
+        l->cap += first[hi] - first[lo];
+    }
+    l->at = parac__malloc((size_t)(l->cap ? l->cap : 1) * sizeof *l->at);
+    return l->at ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "union-find: %lld boundary links", (long long)l->cap);
+}
+
+void parac__uf_links_free(parac__uf_links *l)
+{
+    free(l->at);
+    l->at = NULL;
+}
+
+int64_t parac__uf_local_roots(const uint32_t *parent, uint32_t *root, int64_t k0, int64_t k1)
+{
+    int64_t n = 0;
+    for (int64_t k = k0; k < k1; k++) {
+        const uint32_t p = parent[k];
+        /* a parent before the strip: a link of the boundary joins, resolved in 2 */
+        root[k] = p == (uint32_t)k || p < (uint32_t)k0 ? (uint32_t)k : root[p];
+        n += p == (uint32_t)k;
+    }
+    return n;
+}
+
+static int by_number(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+void parac__uf_resolve_links(const uint32_t *parent, uint32_t *root, parac__uf_links *l)
+{
+    /* in number order: a link's parent comes earlier, and the local root
+     * of that parent is final by then */
+    qsort(l->at, (size_t)l->n, sizeof *l->at, by_number);
+    for (int64_t i = 0; i < l->n; i++) {
+        const uint32_t x = l->at[i];
+        root[x] = root[root[parent[x]]];
+    }
+}
+
+void parac__uf_final_roots(uint32_t *root, int64_t k0, int64_t k1)
+{
+    for (int64_t k = k0; k < k1; k++) {
+        /* only entries that change are written: the local and true roots,
+         * which other strips read, are final already */
+        const uint32_t f = root[root[k]];
+        if (f != root[k]) root[k] = f;
+    }
+}
