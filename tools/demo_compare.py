@@ -20,6 +20,7 @@ import json
 import math
 import os
 import platform
+import re
 import statistics
 import sys
 import time
@@ -328,8 +329,10 @@ def svg_chart(rows):
 
 def breakable(name):
     """A library function's name that may wrap after its dots and
-    underscores (narrow windows), and nowhere else."""
-    return html.escape(name).replace(".", ".<wbr>").replace("_", "_<wbr>")
+    underscores and between the words of a camelCase name
+    (connectedComponents), for narrow windows, and nowhere else."""
+    text = html.escape(name).replace(".", ".<wbr>").replace("_", "_<wbr>")
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", "<wbr>", text)
 
 
 def section(manifest, rows, versions, have_chart):
