@@ -77,6 +77,16 @@ PARAC_API parac_status parac_image_read_memory(const void *data, size_t size,
 PARAC_API parac_status parac_image_write(const char *path, const parac_image *image,
                                          const parac_write_options *options);
 
+/* Write the first `rows` rows of a table (an f64 image of one channel, one
+ * row per record, one column per field, as operations with table outputs
+ * return it: parac/op.h) under its column names, by the extension: .csv (a
+ * header line, then a line per row), .json (an object of columns, {"name":
+ * [values], ...}) or .npy (a rows x columns float64 array; the names are the
+ * operation's documented order). Numbers are written so that they read back
+ * exactly. Atomic, as images are. */
+PARAC_API parac_status parac_table_write(const char *path, const parac_image *table, int64_t rows,
+                                         const char *const *columns, int n_columns);
+
 PARAC_END_DECLS
 
 #endif

@@ -36,6 +36,18 @@ typedef struct parac_label_options {
 PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, parac_image **out, int64_t *count,
                                    const parac_label_options *options);
 
+/* Statistics of the regions of a label image (u8, u16 or i32; 0 is
+ * background; a region is every pixel of one label): *table, a new f64 image
+ * on the context's device with one row per label present, in increasing
+ * order, and *count (may be NULL) such rows; the image has max(count, 1)
+ * rows. The columns, scikit-image's regionprops_table names:
+ *   label, area, bbox-0..bbox-(2 ndim - 1), centroid-0..centroid-(ndim - 1)
+ * and with an intensity image (NULL: none; the labels' size; u8, u16, i32 or
+ * f32) intensity_min, intensity_max, intensity_mean. The registry operation
+ * is "regionprops"; its table_columns names the columns. */
+PARAC_API parac_status parac_regionprops(parac_context *ctx, const parac_image *labels, const parac_image *intensity,
+                                         parac_image **table, int64_t *count);
+
 PARAC_END_DECLS
 
 #endif

@@ -102,8 +102,9 @@ struct parac_op {
     const char *name;
     const char *summary;     /* one line */
     const char *description; /* paragraphs for --help */
-    const char *usage_args;  /* e.g. "IN OUT" */
+    const char *usage_args;  /* e.g. "IN OUT"; optional inputs in brackets: "LABELS [INTENSITY] TABLE" */
     int n_inputs, n_outputs;
+    int n_optional_inputs;   /* the last this many of the n_inputs may be left out (0: none) */
     const parac_param_spec *params;
     int n_params;               /* at most 64 */
     size_t params_size;         /* sizeof the parameter struct the specs' fields belong to */
@@ -119,6 +120,15 @@ struct parac_op {
      * one: the registry's tests check it), and how the demo draws the result. */
     parac_status (*demo)(parac_context *ctx, parac_image **inputs, parac_args *args);
     parac_demo_view demo_view;
+    /* Outputs that are tables, not images: an f64 image with one row per
+     * record (the operation's first result counts the records; the image has
+     * at least one row) and one column per field. Writes the names of output
+     * k's columns for inputs of `ndim` dimensions (2 or 3), `n_inputs` of them
+     * given, into `names` (static strings, at most `max`) and returns how many;
+     * 0: output k is an image. NULL: every output is an image. The CLI writes a
+     * table as CSV, JSON or NPY (parac_table_write); Python returns it as a
+     * dict of columns. */
+    int (*table_columns)(int k, int ndim, int n_inputs, const char **names, int max);
     /* 0: the dispatcher moves the inputs to the context's device first;
      * 1: the operation gets them where they are and places them itself (an
      * image larger than device memory can stay on the host). */

@@ -141,3 +141,23 @@ def label_input(a, who, nonzero_only=False):
     if not _equal(to_type(b, name), a, kind):
         raise NotImplementedError("%s: %s values that %s does not hold exactly are not supported" % (who, name, target))
     return b
+
+
+def bool_bytes(a):
+    """A bool array's bytes (0 and 1) as a uint8 view, where it lives: no copy."""
+    kind = _device.kind_of(a)
+    if kind == "torch":
+        import torch
+
+        return a.view(torch.uint8)
+    return a.view("uint8") if kind else np.asarray(a).view(np.uint8)
+
+
+def as_bool(a):
+    """A uint8 array of 0 and 1 seen as bool, where it lives: no copy."""
+    kind = _device.kind_of(a)
+    if kind == "torch":
+        import torch
+
+        return a.view(torch.bool)
+    return a.view("bool") if kind else a.view(np.bool_)

@@ -119,6 +119,20 @@ def call_device(name, arrays, kind, kwargs):
                  else _host_as(o, kind, arrays[0]) for o in outs)
 
 
+def _tables(op, res, numbers, ndim, n_given):
+    """Outputs that are tables (regionprops) as dicts of columns: the table's
+    first numbers[0] rows (the operation's first number counts them), one
+    array per column, named as the registry names them; arrays of the
+    inputs' kind."""
+    out = list(res)
+    for k, by in enumerate(op["tables"]):
+        if by is not None and out[k] is not None:
+            names = by[(3 if ndim == 3 else 2, n_given)]
+            rows = out[k][: int(numbers[0])]
+            out[k] = {name: rows[:, c] for c, name in enumerate(names)}
+    return out
+
+
 def _returned(res, numbers, n_out):
     """What a generated function returns: its one array, or a tuple of its
     arrays, followed by the operation's numbers (label: (labels, count))."""
@@ -145,7 +159,7 @@ def _python_default(p):
 
 
 def _input_names(op):
-    words = [w.lower().replace("-", "_") for w in (op["usage"] or "").split() if w.isupper()]
+    words = [w.strip("[]").lower().replace("-", "_") for w in (op["usage"] or "").split() if w.isupper()]
     names = [py_name(w) for w in words if w not in ("out", "out_dir")][: op["n_inputs"]]
     while len(names) < op["n_inputs"]:
         names.append("input%d" % (len(names) + 1))
@@ -158,8 +172,9 @@ def _doc(op, inputs, params):
         lines += [op["description"], ""]
     lines.append("Parameters")
     lines.append("----------")
-    for n in inputs:
-        lines.append("%s : numpy.ndarray" % n)
+    n_least = len(inputs) - op["n_optional_inputs"]
+    for i, n in enumerate(inputs):
+        lines.append("%s : numpy.ndarray%s" % (n, ", optional" if i >= n_least else ""))
     for p in params:
         d = _python_default(p)
         extra = "" if d is None else ", default %r" % (d,)
@@ -187,9 +202,19 @@ def _make(op):
     n_out = op["n_outputs"]
 
     n_in = len(inputs)
+    n_least = n_in - op["n_optional_inputs"]
+    has_tables = any(t is not None for t in op["tables"])
 
     def fn(*arrays, device=None, method=None, out=None, **kwargs):
-        if out is None and device is None and len(arrays) == n_in:
+        while len(arrays) > n_least and arrays[-1] is None:
+            arrays = arrays[:-1]  # optional inputs left out
+
+        def finish(res, numbers):
+            if has_tables:
+                res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays))
+            return _returned(res, numbers, n_out)
+
+        if out is None and device is None and n_least <= len(arrays) <= n_in:
             # CUDA arrays: read, checked and launched in C, nothing in Python before the launch
             kind = _device.kind_of(arrays[0])
             if kind is not None and (n_in == 1 or all(_device.kind_of(a) == kind for a in arrays[1:])):
@@ -197,11 +222,12 @@ def _make(op):
                     kwargs["method"] = method
                 res = call_device(name, arrays, kind, kwargs)
                 if res is not NotImplemented:
-                    return _returned(res[:n_out], res[n_out:], n_out)
+                    return finish(res[:n_out], res[n_out:])
                 kwargs.pop("method", None)  # the general path below takes what call() leaves to it
-        if len(arrays) != len(inputs):
-            raise TypeError("%s() takes %d array%s (%s), %d given" % (
-                py_name(name), len(inputs), "" if len(inputs) == 1 else "s", ", ".join(inputs), len(arrays)))
+        if not n_least <= len(arrays) <= n_in:
+            raise TypeError("%s() takes %s array%s (%s), %d given" % (
+                py_name(name), n_in if n_least == n_in else "%d to %d" % (n_least, n_in),
+                "" if n_in == 1 else "s", ", ".join(inputs), len(arrays)))
         text = {}
         for k, v in kwargs.items():
             p = by_py.get(k)
@@ -225,7 +251,7 @@ def _make(op):
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
             res = [g if o is None else np.asarray(o[0]) for o, g in zip(outs[:n_out], given or (None,) * n_out)]
-            return _returned(res, outs[n_out:], n_out)
+            return finish(res, outs[n_out:])
         # device arrays: used where they live, results stay there
         first = arrays[kinds.index(kind)]
         given = _given_device_outputs(out, n_out, kind, py_name(name))
@@ -245,7 +271,7 @@ def _make(op):
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
                for o, g in zip(outs[:n_out], given or (None,) * n_out)]
-        return _returned(res, outs[n_out:], n_out)
+        return finish(res, outs[n_out:])
 
     fn.__name__ = fn.__qualname__ = py_name(name)
     fn.__doc__ = _doc(op, inputs, params)
@@ -275,7 +301,10 @@ def stub_text():
     for op in _parac.ops():
         if op["n_inputs"] < 1 or op["n_outputs"] < 1:
             continue
-        args = ["%s: np.ndarray" % n for n in _input_names(op)] + ["/", "*"]
+        names = _input_names(op)
+        n_least = len(names) - op["n_optional_inputs"]
+        args = ["%s: np.ndarray" % n if i < n_least else "%s: Optional[np.ndarray] = None" % n
+                for i, n in enumerate(names)] + ["/", "*"]
         for p in op["params"]:
             t = _PY_TYPES[p["type"]]
             d = _python_default(p)
@@ -284,8 +313,9 @@ def stub_text():
             args.append("method: Optional[str] = None")
         args.append("device: Optional[str] = None")
         args.append("out: Optional[object] = None")
-        ret = "np.ndarray" if op["n_outputs"] == 1 and not op["results"] else "tuple[%s]" % ", ".join(
-            ["np.ndarray"] * op["n_outputs"] + ["int"] * len(op["results"]))
+        kinds = ["dict" if t is not None else "np.ndarray" for t in op["tables"]]
+        ret = kinds[0] if op["n_outputs"] == 1 and not op["results"] else "tuple[%s]" % ", ".join(
+            kinds + ["int"] * len(op["results"]))
         out.append("def %s(%s) -> %s:" % (py_name(op["name"]), ", ".join(args), ret))
         out.append('    """%s"""' % (op["summary"] or op["name"]).replace('"""', "'''"))
         out.append("")

@@ -5,9 +5,12 @@ where ``device`` says); CuPy arrays and PyTorch CUDA tensors on their GPU,
 returned as the same kind of array."""
 import numpy as np
 
+from . import _device
 from . import h_maxima as _h_maxima, h_minima as _h_minima, reconstruct as _reconstruct
 from . import regional_maxima as _regional_maxima, regional_minima as _regional_minima
-from ._compat import connectivity as _conn, nonzero as _nonzero, to_type as _to, work_dtype as _work
+from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name
+from ._compat import into as _into, label_input as _label_input, nonzero as _nonzero, to_type as _to
+from ._compat import work_dtype as _work
 
 
 def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *, device=None, algorithm=None):
@@ -104,3 +107,61 @@ def skeletonize_pf(image, *, threshold=None, field_strength=6, charge_distance=1
         skel = _skeleton(a, graph=path, **kw) > 0
         with open(path) as f:
             return skel, json.load(f)
+
+
+def _small_input(ar, who):
+    """ar as the library reads it, and whether it is bool: bool arrays as
+    their bytes (no copy), integer label images as uint8 / uint16 / int32
+    (others converted where every label survives)."""
+    kind = _device.kind_of(ar)
+    a = ar if kind else np.asarray(ar)
+    if a.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
+    name = _dtype_name(a)
+    if name == "bool":
+        return _bool_bytes(a), True
+    if not (name.startswith("int") or name.startswith("uint")):
+        raise TypeError("%s: only bool or integer images are supported, got %s" % (who, name))
+    if name in ("uint8", "uint16", "int32"):
+        return a, False
+    return _label_input(a, who), False
+
+
+def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=None, device=None, method=None):
+    """skimage.morphology.remove_small_objects: the objects with fewer than
+    ``min_size`` pixels (or with ``max_size`` pixels or fewer) removed. A
+    bool array's objects are its connected components (``connectivity``
+    1..ndim, scikit-image's); an integer array is a label image whose objects
+    are its labels. The result has the input's dtype, where it lives."""
+    from . import remove_small_objects as _remove
+
+    who = "parac.morphology.remove_small_objects"
+    a, is_bool = _small_input(ar, who)
+    size = int(max_size) + 1 if max_size is not None else int(min_size)
+    if size < 0:
+        raise ValueError("%s: the size must be non-negative" % who)
+    conn = _conn(a.ndim, None, connectivity, who=who)
+    res = _remove(a, min_size=size, connectivity=conn, labels=not is_bool, device=device, method=method)
+    if is_bool:
+        res = _as_bool(res)
+    elif _dtype_name(res) != _dtype_name(ar):
+        res = _to(res, _dtype_name(ar))
+    return _into(res, out, who=who)
+
+
+def remove_small_holes(ar, area_threshold=64, connectivity=1, *, max_size=None, out=None, device=None,
+                       method=None):
+    """skimage.morphology.remove_small_holes: bool, the objects (nonzero
+    pixels) with every hole (connected component of the zero pixels,
+    ``connectivity`` 1..ndim, touching the border or not) of fewer than
+    ``area_threshold`` pixels (or of ``max_size`` pixels or fewer) filled."""
+    from . import remove_small_holes as _remove
+
+    who = "parac.morphology.remove_small_holes"
+    a, _is_bool = _small_input(ar, who)
+    size = int(max_size) + 1 if max_size is not None else int(area_threshold)
+    if size < 0:
+        raise ValueError("%s: the size must be non-negative" % who)
+    conn = _conn(a.ndim, None, connectivity, who=who)
+    res = _as_bool(_remove(a, area_threshold=size, connectivity=conn, foreground=1, device=device, method=method))
+    return _into(res, out, who=who)

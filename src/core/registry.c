@@ -212,9 +212,14 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     if (!ctx) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "context is NULL");
     const parac_op *op = parac_op_find(name);
     if (!op) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "unknown operation '%s'", name ? name : "(null)");
-    if (n_inputs != op->n_inputs || n_outputs != op->n_outputs)
+    if (n_inputs > op->n_inputs || n_inputs < op->n_inputs - op->n_optional_inputs || n_outputs != op->n_outputs) {
+        if (op->n_optional_inputs)
+            return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s takes %d to %d input(s) and %d output(s), got %d and %d",
+                               op->name, op->n_inputs - op->n_optional_inputs, op->n_inputs, op->n_outputs, n_inputs,
+                               n_outputs);
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s takes %d input(s) and %d output(s), got %d and %d",
                            op->name, op->n_inputs, op->n_outputs, n_inputs, n_outputs);
+    }
     for (int i = 0; i < n_inputs; i++)
         if (!inputs || !inputs[i]) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: input %d is NULL", op->name, i);
     if (n_outputs && !outputs) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: outputs array is NULL", op->name);

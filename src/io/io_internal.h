@@ -51,6 +51,13 @@ parac_status parac__write_npy(FILE *file, int fd, const char *path, const parac_
 parac_status parac__write_nrrd(FILE *file, int fd, const char *path, const parac_image *image,
                                const parac_write_options *options);
 
+/* Write a file atomically: `write` streams its content to a temporary file
+ * in the destination's directory (file and fd are the same file), which is
+ * renamed over `path` (or the file a symbolic link there points to) only
+ * when `write` succeeded; a failure leaves nothing behind. */
+typedef parac_status (*parac_io_stream_fn)(FILE *file, int fd, const void *user);
+parac_status parac__io_write_atomic(const char *path, parac_io_stream_fn write, const void *user);
+
 /* The format whose magic bytes start `data`, or PARAC_FORMAT_AUTO. */
 parac_format parac__format_from_magic(const uint8_t *data, size_t size);
 

@@ -53,9 +53,7 @@ static parac_status check_options(const parac_write_options *o)
     return PARAC_OK;
 }
 
-/* Write `image` (host) to `path` through a temporary file. */
-static parac_status write_atomic(const char *path, const parac_image *image,
-                                 const parac_write_options *options, parac_io_write_fn writer)
+static parac_status write_through_temporary(const char *path, parac_io_stream_fn write, const void *user)
 {
     size_t len = strlen(path);
     const char *slash = strrchr(path, '/');
@@ -81,7 +79,7 @@ static parac_status write_atomic(const char *path, const parac_image *image,
         free(tmp);
         return parac__fail(PARAC_ERR_IO, "cannot open a temporary file: %s", strerror(e));
     }
-    parac_status st = writer(file, fd, path, image, options);
+    parac_status st = write(file, fd, user);
     if (st == PARAC_OK && fflush(file) != 0)
         st = parac__fail(PARAC_ERR_IO, "write failed: %s", strerror(errno));
     if (st == PARAC_OK && fchmod(fd, 0666 & ~current_umask()) != 0)
@@ -94,6 +92,30 @@ static parac_status write_atomic(const char *path, const parac_image *image,
     if (st != PARAC_OK) unlink(tmp);
     free(tmp);
     return st;
+}
+
+parac_status parac__io_write_atomic(const char *path, parac_io_stream_fn write, const void *user)
+{
+    /* through a symbolic link, replace the file it points to, not the link */
+    struct stat lsb;
+    char *resolved = NULL;
+    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) resolved = realpath(path, NULL);
+    const parac_status st = write_through_temporary(resolved ? resolved : path, write, user);
+    free(resolved);
+    return st;
+}
+
+typedef struct image_job {
+    const char *path;
+    const parac_image *image;
+    const parac_write_options *options;
+    parac_io_write_fn writer;
+} image_job;
+
+static parac_status write_image(FILE *file, int fd, const void *user)
+{
+    const image_job *j = user;
+    return j->writer(file, fd, j->path, j->image, j->options);
 }
 
 parac_status parac_image_write(const char *path, const parac_image *image,
@@ -117,12 +139,8 @@ parac_status parac_image_write(const char *path, const parac_image *image,
         if (st != PARAC_OK) return parac__wrap(st, "writing '%s'", path);
         image = host;
     }
-    /* through a symbolic link, replace the file it points to, not the link */
-    struct stat lsb;
-    char *resolved = NULL;
-    if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) resolved = realpath(path, NULL);
-    st = write_atomic(resolved ? resolved : path, image, options, writer);
-    free(resolved);
+    const image_job job = {path, image, options, writer};
+    st = parac__io_write_atomic(path, write_image, &job);
     parac_image_destroy(host);
     if (st != PARAC_OK) return parac__wrap(st, "writing '%s' as %s", path, parac_format_name(format));
     return PARAC_OK;

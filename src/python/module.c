@@ -522,9 +522,9 @@ static const parac_op *find_op(const char *name, PyObject *inputs, run_state *s)
     s->cuda_device = -1;
     s->n_in = (int)PyTuple_GET_SIZE(inputs);
     s->n_out = op->n_outputs;
-    if (s->n_in != op->n_inputs || s->n_in > 8 || s->n_out > 8) {
-        PyErr_Format(PyExc_TypeError, "%s takes %d input array%s, %d given", name, op->n_inputs,
-                     op->n_inputs == 1 ? "" : "s", s->n_in);
+    if (s->n_in > op->n_inputs || s->n_in < op->n_inputs - op->n_optional_inputs || s->n_in > 8 || s->n_out > 8) {
+        PyErr_Format(PyExc_TypeError, "%s takes %d%s input array%s, %d given", name, op->n_inputs,
+                     op->n_optional_inputs ? " or fewer" : "", op->n_inputs == 1 ? "" : "s", s->n_in);
         return NULL;
     }
     return op;

@@ -8,6 +8,43 @@
 
 static const char *const type_names[] = {"bool", "int", "float", "str", "choice", "path", "list"};
 
+/* Per output, None for an image, or for a table its column names by
+ * (ndim, inputs given): {(2, 1): [...], (2, 2): [...], (3, 1): ...}. */
+static PyObject *table_columns(const parac_op *op)
+{
+    PyObject *list = PyList_New(op->n_outputs);
+    if (!list) return NULL;
+    for (int k = 0; k < op->n_outputs; k++) {
+        const char *names[64];
+        if (!op->table_columns || !op->table_columns(k, 2, op->n_inputs, names, 64)) {
+            Py_INCREF(Py_None);
+            PyList_SET_ITEM(list, k, Py_None);
+            continue;
+        }
+        PyObject *by = PyDict_New();
+        if (!by) goto fail;
+        PyList_SET_ITEM(list, k, by);
+        for (int ndim = 2; ndim <= 3; ndim++)
+            for (int n_in = op->n_inputs - op->n_optional_inputs; n_in <= op->n_inputs; n_in++) {
+                const int n = op->table_columns(k, ndim, n_in, names, 64);
+                PyObject *cols = PyList_New(n), *key = Py_BuildValue("(ii)", ndim, n_in);
+                for (int c = 0; cols && c < n; c++) {
+                    PyObject *t = PyUnicode_FromString(names[c]);
+                    if (!t) break;
+                    PyList_SET_ITEM(cols, c, t);
+                }
+                const int bad = !cols || !key || PyErr_Occurred() || PyDict_SetItem(by, key, cols) != 0;
+                Py_XDECREF(cols);
+                Py_XDECREF(key);
+                if (bad) goto fail;
+            }
+    }
+    return list;
+fail:
+    Py_DECREF(list);
+    return NULL;
+}
+
 PyObject *parac_py_ops(PyObject *self, PyObject *unused)
 {
     (void)self, (void)unused;
@@ -39,10 +76,13 @@ PyObject *parac_py_ops(PyObject *self, PyObject *unused)
             if (!t) goto fail_item;
             PyList_SET_ITEM(methods, k, t);
         }
-        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:N,s:N,s:N}", "name", op->name, "summary",
+        PyObject *tables = table_columns(op);
+        if (!tables) goto fail_item;
+        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:i,s:N,s:N,s:N,s:N}", "name", op->name, "summary",
                                     op->summary, "description", op->description, "usage", op->usage_args, "n_inputs",
-                                    op->n_inputs, "n_outputs", op->n_outputs, "params", params, "methods", methods,
-                                    "results", results);
+                                    op->n_inputs, "n_optional_inputs", op->n_optional_inputs, "n_outputs",
+                                    op->n_outputs, "params", params, "methods", methods, "results", results, "tables",
+                                    tables);
         if (!d) {
             params = methods = results = NULL; /* stolen by "N" even on failure */
             goto fail_item;

@@ -47,8 +47,12 @@ def test_every_operation_has_a_demo_with_its_pictures(page):
         assert not o["error"], o
         assert 'id="op-%s"' % o["op"] in html
         for f in o["inputs"] + o["outputs"]:
-            assert (page / f["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert np.load(page / f["npy"]).size > 0
+            if "csv" in f:  # a table: its first rows on the page, all of them in the CSV file
+                assert (page / f["csv"]).read_text().startswith("label,area,")
+                assert f["csv"] in html and '<table class="rows">' in html
+                continue
+            assert (page / f["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
             assert f["png"] in html
 
 
@@ -168,7 +172,7 @@ def test_in_a_browser_every_picture_loads_and_nothing_overflows(page, width, tmp
     assert m, r.stdout[-2000:] + r.stderr[-2000:]
     got = json.loads(m.group(1).replace("&quot;", '"'))
     manifest = json.loads((page / "demo.json").read_text())
-    pictures = sum(len(o["inputs"]) + len(o["outputs"]) for o in manifest["operations"])
+    pictures = sum(1 for o in manifest["operations"] for f in o["inputs"] + o["outputs"] if "png" in f)
     assert got["images"] == pictures + 1  # and the comparison's chart
     assert got["broken"] == [], got
     assert got["wide"] == [] and got["scroll"] <= got["width"], got

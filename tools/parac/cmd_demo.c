@@ -56,6 +56,37 @@ static parac_status write_image(parac_context *cpu, const parac_image *img, cons
     return parac_image_write(path, img, NULL);
 }
 
+/* A table output: DIR/NAME (.csv), DIR/data/NAME.npy and its first rows as
+ * HTML (names and numbers only, nothing to escape). */
+static parac_status write_table(const parac_op *op, int k, const parac_image *table, int ndim, int n_in,
+                                int64_t rows, const char *dir, const char *name, char *html, size_t size)
+{
+    const char *names[64];
+    const int n = op->table_columns(k, ndim, n_in, names, 64);
+    char path[4096], data[300];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    parac_status st = parac_table_write(path, table, rows, names, n);
+    demo_data_name(name, data, sizeof data);
+    snprintf(path, sizeof path, "%s/%s", dir, data);
+    if (st == PARAC_OK) st = parac_table_write(path, table, rows, names, n);
+    if (st != PARAC_OK) return st;
+    size_t len = (size_t)snprintf(html, size, "<table class=\"rows\"><tr>");
+    for (int c = 0; c < n && len < size; c++) { /* names may wrap after '-' and '_' on a narrow page */
+        len += (size_t)snprintf(html + len, size - len, "<th>");
+        for (const char *ch = names[c]; *ch && len < size; ch++)
+            len += (size_t)snprintf(html + len, size - len, "%c%s", *ch, *ch == '-' || *ch == '_' ? "<wbr>" : "");
+        if (len < size) len += (size_t)snprintf(html + len, size - len, "</th>");
+    }
+    for (int64_t r = 0; r < rows && r < 8 && len < size; r++) {
+        len += (size_t)snprintf(html + len, size - len, "</tr><tr>");
+        const double *row = parac_image_at(table, 0, r, 0);
+        for (int c = 0; c < n && len < size; c++) len += (size_t)snprintf(html + len, size - len, "<td>%.4g</td>", row[c]);
+    }
+    if (len < size) snprintf(html + len, size - len, "</tr></table>");
+    if (len >= size) html[0] = 0, snprintf(html, size, "<p>(a table of %lld rows)</p>", (long long)rows);
+    return PARAC_OK;
+}
+
 /* Run one operation: demo inputs, timed runs on the device, previews. */
 static void demo_one(parac_context *ctx, parac_context *cpu, const parac_op *op, const char *dir,
                      demo_entry *e)
@@ -88,8 +119,14 @@ static void demo_one(parac_context *ctx, parac_context *cpu, const parac_op *op,
                                   parac_context_stream(ctx));
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         e->transfer_ms += now_ms() - t0;
-        snprintf(e->outputs[i], sizeof e->outputs[i], "%s-out%d.png", op->name, i);
-        if (st == PARAC_OK) st = write_image(cpu, host, inputs[0], op->demo_view, dir, e->outputs[i]);
+        const int ndim = inputs[0]->depth > 1 ? 3 : 2;
+        const int table = op->table_columns && op->table_columns(i, ndim, op->n_inputs, NULL, 0);
+        snprintf(e->outputs[i], sizeof e->outputs[i], "%s-out%d.%s", op->name, i, table ? "csv" : "png");
+        if (st == PARAC_OK && table)
+            st = write_table(op, i, host, ndim, op->n_inputs, (int64_t)t.results[0], dir, e->outputs[i],
+                             e->tables[i], sizeof e->tables[i]);
+        else if (st == PARAC_OK)
+            st = write_image(cpu, host, inputs[0], op->demo_view, dir, e->outputs[i]);
         parac_image_destroy(host);
         e->n_outputs = i + 1;
     }

@@ -238,10 +238,14 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         free(positional);
         return rc;
     }
-    if (rc == CLI_OK && n_pos != op->n_inputs + op->n_outputs) {
-        cli_error("%s: expected %s (%d file%s), got %d (see 'parac %s --help')", op->name,
-                  op->usage_args, op->n_inputs + op->n_outputs,
-                  op->n_inputs + op->n_outputs == 1 ? "" : "s", n_pos, op->name);
+    const int least = op->n_inputs - op->n_optional_inputs + op->n_outputs, most = op->n_inputs + op->n_outputs;
+    if (rc == CLI_OK && (n_pos < least || n_pos > most)) {
+        if (least == most)
+            cli_error("%s: expected %s (%d file%s), got %d (see 'parac %s --help')", op->name, op->usage_args, most,
+                      most == 1 ? "" : "s", n_pos, op->name);
+        else
+            cli_error("%s: expected %s (%d to %d files), got %d (see 'parac %s --help')", op->name, op->usage_args,
+                      least, most, n_pos, op->name);
         rc = CLI_USER_ERROR;
     }
     if (rc != CLI_OK) {
@@ -250,10 +254,11 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         return rc;
     }
 
+    const int n_in = n_pos - op->n_outputs; /* the optional inputs given, if any */
     parac_image *inputs[8] = {0}, *outputs[8] = {0};
     double results[PARAC_MAX_RESULTS] = {0};
     parac_context *ctx = NULL;
-    for (int i = 0; i < op->n_inputs && rc == CLI_OK; i++) {
+    for (int i = 0; i < n_in && rc == CLI_OK; i++) {
         st = parac_image_read(positional[i], &ropt, &inputs[i]);
         if (st != PARAC_OK) rc = cli_fail(st, "");
     }
@@ -261,7 +266,7 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     if (rc == CLI_OK) {
         char why[1024] = "";
         double t0 = seconds_now();
-        st = parac_op_run_results(ctx, op->name, inputs, op->n_inputs, outputs, op->n_outputs, args, results,
+        st = parac_op_run_results(ctx, op->name, inputs, n_in, outputs, op->n_outputs, args, results,
                                   PARAC_MAX_RESULTS, why, sizeof why);
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         double t1 = seconds_now();
@@ -273,7 +278,11 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
         }
     }
     for (int i = 0; i < op->n_outputs && rc == CLI_OK; i++) {
-        st = parac_image_write(positional[op->n_inputs + i], outputs[i], &wopt);
+        const char *names[64];
+        const int ndim = inputs[0]->depth > 1 ? 3 : 2;
+        const int n_columns = op->table_columns ? op->table_columns(i, ndim, n_in, names, 64) : 0;
+        st = n_columns ? parac_table_write(positional[n_in + i], outputs[i], (int64_t)results[0], names, n_columns)
+                       : parac_image_write(positional[n_in + i], outputs[i], &wopt);
         if (st != PARAC_OK) rc = cli_fail(st, "");
     }
     /* the operation's numbers, one "name: value" line each on stdout */

@@ -74,7 +74,9 @@ static const char page_style[] =
     ".pics{display:flex;flex-wrap:wrap;gap:1em;align-items:flex-start}\n"
     "figure{margin:0;max-width:100%}figure img{max-width:100%;height:auto;image-rendering:pixelated;"
     "display:block;border:1px solid #ccc}\n"
-    ".pics figure{max-width:calc(50% - .5em)}\n"
+    ".pics figure{max-width:calc(50% - .5em);overflow-x:auto}\n"
+    ".pics figure.table{max-width:100%}table.rows{border-collapse:collapse;font-size:.75em}"
+    "table.rows td,table.rows th{padding:.1em .4em;border:1px solid #ccc;text-align:right}\n"
     "figcaption{font-size:85%;color:#555}\n"
     ".facts{font-size:90%;margin-top:.5em}.t{font-variant-numeric:tabular-nums}.err{color:#b00}.ok{color:#070}\n"
     "code{font-size:90%;overflow-wrap:anywhere}table{border-collapse:collapse}"
@@ -123,7 +125,15 @@ static void write_page(FILE *f, const demo_entry *e, int n, const char *device_l
         }
         for (int k = 0; k < e[i].n_outputs; k++) {
             snprintf(caption, sizeof caption, e[i].n_outputs > 1 ? "output %d" : "output", k + 1);
-            put_figure(f, e[i].outputs[k], caption);
+            if (!e[i].tables[k][0]) {
+                put_figure(f, e[i].outputs[k], caption);
+                continue;
+            }
+            fprintf(f, "<figure class=\"table\">%s<figcaption>%s: the first rows; all in <a href=\"", e[i].tables[k], caption);
+            put_html(f, e[i].outputs[k]);
+            fputs("\">", f);
+            put_html(f, e[i].outputs[k]);
+            fputs("</a></figcaption></figure>\n", f);
         }
         fputs("</div>\n<div class=\"facts\">", f);
         if (e[i].error[0]) {
@@ -153,7 +163,10 @@ static void put_files(FILE *f, const char names[][256], int n)
     for (int k = 0; k < n; k++) {
         char data[300];
         demo_data_name(names[k], data, sizeof data);
-        fputs(k ? ", {\"png\": " : "{\"png\": ", f);
+        const size_t len = strlen(names[k]);
+        const int table = len > 4 && strcmp(names[k] + len - 4, ".csv") == 0;
+        fputs(k ? ", {" : "{", f);
+        fputs(table ? "\"csv\": " : "\"png\": ", f);
         put_json(f, names[k]);
         fputs(", \"npy\": ", f);
         put_json(f, data);

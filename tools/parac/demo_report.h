@@ -22,6 +22,7 @@ typedef struct demo_entry {
     int n_inputs;
     char outputs[DEMO_MAX_IMAGES][256];
     int n_outputs;
+    char tables[DEMO_MAX_IMAGES][4096]; /* a table output's first rows as HTML (outputs[k] is its .csv), or "" */
     char error[512];       /* non-empty when the operation failed */
 } demo_entry;
 

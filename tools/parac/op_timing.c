@@ -41,8 +41,8 @@ parac_status cli_time_op(parac_context *ctx, const parac_op *op, parac_image **i
             outputs[k] = NULL;
         }
         double s = now_ms();
-        st = parac_op_run(ctx, op->name, resident, op->n_inputs, outputs, op->n_outputs, args,
-                          t->method, sizeof t->method);
+        st = parac_op_run_results(ctx, op->name, resident, op->n_inputs, outputs, op->n_outputs, args, t->results,
+                                  PARAC_MAX_RESULTS, t->method, sizeof t->method);
         if (st == PARAC_OK) st = parac_context_synchronize(ctx);
         if (r > 0) samples[r - 1] = now_ms() - s;
     }

@@ -9,6 +9,7 @@ typedef struct op_timing {
     double median_ms, min_ms; /* per run, synchronised, data on the device */
     double upload_ms;         /* moving the inputs to the device once */
     char method[512];         /* the --explain text */
+    double results[PARAC_MAX_RESULTS]; /* the operation's numbers (label: the count) */
 } op_timing;
 
 /* Upload `inputs` (host), run once to warm up, then `runs` timed runs; the

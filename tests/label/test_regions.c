@@ -1,0 +1,304 @@
+/* Region statistics (regionprops) against a brute-force oracle in float64:
+ * random label images with gaps and regions in pieces, every label and
+ * intensity dtype, 2D and 3D, images wider than a warp's span and taller
+ * than a block's rows, one region spanning the image, every thread count;
+ * the refusals. Built twice: test_regions on the CPU, test_regions_gpu
+ * (PARAC_LABEL_TEST_GPU) on CUDA, skipped without a GPU. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "test_util.h"
+
+static parac_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+#ifdef PARAC_LABEL_TEST_GPU
+    if (!test_have_gpu()) return -1;
+    return parac_context_create(&ctx, "cuda") == PARAC_OK ? 0 : -1;
+#else
+    return parac_context_create(&ctx, "cpu") == PARAC_OK ? 0 : -1;
+#endif
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    parac_context_destroy(ctx);
+    return 0;
+}
+
+static double value_at(const parac_image *im, int64_t x, int64_t y, int64_t z)
+{
+    const void *p = parac_image_at(im, x, y, z);
+    switch (im->dtype) {
+    case PARAC_U8: return *(const uint8_t *)p;
+    case PARAC_U16: return *(const uint16_t *)p;
+    case PARAC_I32: return *(const int32_t *)p;
+    default: return *(const float *)p;
+    }
+}
+
+static void set_value(parac_image *im, int64_t x, int64_t y, int64_t z, double v)
+{
+    void *p = parac_image_at(im, x, y, z);
+    switch (im->dtype) {
+    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
+    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
+    case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
+    default: *(float *)p = (float)v; break;
+    }
+}
+
+/* The oracle's row of label l, or 0 when no pixel carries l. */
+static int oracle_row(const parac_image *lab, const parac_image *val, int64_t l, double *row)
+{
+    const int ndim = lab->depth > 1 ? 3 : 2;
+    double area = 0, lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-1, -1, -1}, sum[3] = {0, 0, 0};
+    double vmin = INFINITY, vmax = -INFINITY, vsum = 0;
+    for (int64_t z = 0; z < lab->depth; z++)
+        for (int64_t y = 0; y < lab->height; y++)
+            for (int64_t x = 0; x < lab->width; x++) {
+                if (value_at(lab, x, y, z) != (double)l) continue;
+                const double c[3] = {(double)z, (double)y, (double)x}; /* axis 0 first */
+                const double *cc = ndim == 3 ? c : c + 1;
+                area++;
+                for (int k = 0; k < ndim; k++) {
+                    lo[k] = fmin(lo[k], cc[k]);
+                    hi[k] = fmax(hi[k], cc[k]);
+                    sum[k] += cc[k];
+                }
+                if (val) {
+                    const double v = value_at(val, x, y, z);
+                    vmin = fmin(vmin, v), vmax = fmax(vmax, v), vsum += v;
+                }
+            }
+    if (area == 0) return 0;
+    int c = 0;
+    row[c++] = (double)l;
+    row[c++] = area;
+    for (int k = 0; k < ndim; k++) row[c++] = lo[k];
+    for (int k = 0; k < ndim; k++) row[c++] = hi[k] + 1;
+    for (int k = 0; k < ndim; k++) row[c++] = sum[k] / area;
+    if (val) row[c++] = vmin, row[c++] = vmax, row[c++] = vsum / area;
+    return c;
+}
+
+static void check(const parac_image *lab, const parac_image *val, const char *what)
+{
+    int64_t n = -1, largest = 0;
+    for (int64_t z = 0; z < lab->depth; z++)
+        for (int64_t y = 0; y < lab->height; y++)
+            for (int64_t x = 0; x < lab->width; x++) largest = (int64_t)fmax((double)largest, value_at(lab, x, y, z));
+    char *present = calloc((size_t)largest + 1, 1);
+    assert_non_null(present);
+    for (int64_t z = 0; z < lab->depth; z++)
+        for (int64_t y = 0; y < lab->height; y++)
+            for (int64_t x = 0; x < lab->width; x++) present[(int64_t)value_at(lab, x, y, z)] = 1;
+    parac_image *table = NULL, *host = NULL;
+    if (parac_regionprops(ctx, lab, val, &table, &n) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
+    assert_ok(parac_image_download(&host, table, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    const int ndim = lab->depth > 1 ? 3 : 2;
+    const int columns = 2 + 3 * ndim + (val ? 3 : 0);
+    assert_int_equal(host->dtype, PARAC_F64);
+    assert_int_equal(host->width, columns);
+    assert_int_equal(host->height, n > 0 ? n : 1);
+    int64_t r = 0;
+    for (int64_t l = 1; l <= largest; l++) {
+        double want[20];
+        if (!present[l] || !oracle_row(lab, val, l, want)) continue;
+        if (r >= n) fail_msg("%s: %lld rows, the oracle has more", what, (long long)n);
+        const double *got = parac_image_at(host, 0, r++, 0);
+        for (int c = 0; c < columns; c++) {
+            /* f32 intensity means are summed in an unspecified order */
+            const int inexact = val && val->dtype == PARAC_F32 && c == columns - 1;
+            const double tol = inexact ? 1e-12 * fmax(1.0, fabs(want[c])) * (double)parac_image_pixel_count(lab) : 0;
+            if (fabs(got[c] - want[c]) > tol)
+                fail_msg("%s: label %lld column %d: %.17g, the oracle %.17g", what, (long long)l, c, got[c], want[c]);
+        }
+    }
+    if (r != n) fail_msg("%s: %lld rows, the oracle %lld", what, (long long)n, (long long)r);
+    free(present);
+    parac_image_destroy(table);
+    parac_image_destroy(host);
+}
+
+/* Labels 0..k at random in blobs of random lengths along rows (so runs
+ * cross the threads' 16-pixel walks and the warps' spans). */
+static parac_image *random_labels(int64_t w, int64_t h, int64_t d, parac_dtype dt, int k, uint64_t seed)
+{
+    parac_image *im = NULL;
+    assert_ok(parac_image_create(&im, w, h, d, 1, dt, PARAC_MEMORY_HOST, -1));
+    uint64_t r = seed;
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++) {
+            int64_t x = 0;
+            while (x < w) {
+                const int64_t len = 1 + (int64_t)(test_rand(&r) % 40);
+                const double l = (double)(test_rand(&r) % (uint64_t)(k + 1));
+                for (int64_t e = x; e < x + len && e < w; e++) set_value(im, e, y, z, l);
+                x += len;
+            }
+        }
+    return im;
+}
+
+static parac_image *random_values(int64_t w, int64_t h, int64_t d, parac_dtype dt, uint64_t seed)
+{
+    parac_image *im = NULL;
+    assert_ok(parac_image_create(&im, w, h, d, 1, dt, PARAC_MEMORY_HOST, -1));
+    uint64_t r = seed;
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const double u = (double)(test_rand(&r) % 1000001);
+                double v = dt == PARAC_U8    ? fmod(u, 256)
+                           : dt == PARAC_U16 ? fmod(u, 65536)
+                           : dt == PARAC_I32 ? u * 2000 - 1e9
+                                             : (u - 500000) * 1.37e-3;
+                set_value(im, x, y, z, v);
+            }
+    return im;
+}
+
+static void test_random(void **state)
+{
+    (void)state;
+    const parac_dtype label_types[] = {PARAC_U8, PARAC_U16, PARAC_I32};
+    const parac_dtype value_types[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32};
+    for (int t = 0; t < 3; t++) {
+        parac_image *l2 = random_labels(1103, 37, 1, label_types[t], t == 0 ? 7 : 300, 11 + t);
+        parac_image *l3 = random_labels(45, 13, 9, label_types[t], 40, 21 + t);
+        check(l2, NULL, "2D, no intensity");
+        check(l3, NULL, "3D, no intensity");
+        for (int v = 0; v < 4; v++) {
+            parac_image *v2 = random_values(1103, 37, 1, value_types[v], 31 + v);
+            parac_image *v3 = random_values(45, 13, 9, value_types[v], 41 + v);
+            check(l2, v2, "2D with intensity");
+            check(l3, v3, "3D with intensity");
+            parac_image_destroy(v2);
+            parac_image_destroy(v3);
+        }
+        parac_image_destroy(l2);
+        parac_image_destroy(l3);
+    }
+}
+
+/* One label over the whole image (every block's slot, every warp's scan),
+ * a ring of one label around others, and labels far above the count. */
+static void test_shapes(void **state)
+{
+    (void)state;
+    parac_image *all = NULL, *ring = NULL, *sparse = NULL;
+    assert_ok(parac_image_create(&all, 1500, 70, 1, 1, PARAC_I32, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create(&ring, 301, 203, 1, 1, PARAC_U16, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&sparse, 33, 17, 5, 1, PARAC_I32, PARAC_MEMORY_HOST, -1));
+    for (int64_t y = 0; y < 70; y++)
+        for (int64_t x = 0; x < 1500; x++) set_value(all, x, y, 0, 5);
+    for (int64_t y = 0; y < 203; y++)
+        for (int64_t x = 0; x < 301; x++) {
+            const int edge = x < 3 || y < 3 || x >= 298 || y >= 200;
+            set_value(ring, x, y, 0, edge ? 9 : (x / 7 + y / 5) % 4);
+        }
+    set_value(sparse, 0, 0, 0, 1000000);
+    set_value(sparse, 32, 16, 4, 1000000);
+    set_value(sparse, 5, 5, 2, 77);
+    parac_image *values = random_values(1500, 70, 1, PARAC_F32, 3);
+    check(all, NULL, "one label everywhere");
+    check(all, values, "one label everywhere, f32 values");
+    check(ring, NULL, "a ring around stripes");
+    check(sparse, NULL, "sparse labels in a volume");
+    parac_image_destroy(values);
+    parac_image_destroy(all);
+    parac_image_destroy(ring);
+    parac_image_destroy(sparse);
+}
+
+static void test_thread_counts(void **state)
+{
+    (void)state;
+    parac_image *l = random_labels(97, 61, 1, PARAC_I32, 50, 5), *v = random_values(97, 61, 1, PARAC_U16, 6);
+    const int counts[] = {1, 2, 3, 7, 16, 61, 200};
+    for (int k = 0; k < 7; k++) {
+        parac_context_set_threads(ctx, counts[k]);
+        check(l, v, "threads");
+    }
+    parac_context_set_threads(ctx, 0);
+    parac_image_destroy(l);
+    parac_image_destroy(v);
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    parac_image *lab = NULL, *neg = NULL, *f32 = NULL, *small = NULL, *nan = NULL, *table = NULL;
+    assert_ok(parac_image_create_zeroed(&lab, 8, 6, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&neg, 8, 6, 1, 1, PARAC_I32, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&f32, 8, 6, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&small, 8, 5, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create_zeroed(&nan, 8, 6, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    set_value(neg, 3, 3, 0, -2);
+    set_value(nan, 1, 1, 0, NAN);
+    assert_int_equal(parac_regionprops(ctx, neg, NULL, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "negative"));
+    assert_int_equal(parac_regionprops(ctx, f32, NULL, &table, NULL), PARAC_ERR_UNSUPPORTED);
+    assert_int_equal(parac_regionprops(ctx, lab, small, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "same size"));
+    assert_int_equal(parac_regionprops(ctx, lab, nan, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "NaN"));
+    assert_null(table);
+    /* no region: a count of 0 and one row of zeros */
+    int64_t n = -1;
+    assert_ok(parac_regionprops(ctx, lab, f32, &table, &n));
+    assert_int_equal(n, 0);
+    assert_int_equal(table->height, 1);
+    parac_image_destroy(table);
+    parac_image_destroy(lab), parac_image_destroy(neg), parac_image_destroy(f32), parac_image_destroy(small);
+    parac_image_destroy(nan);
+}
+
+/* The registry's optional input and table columns, through the text path. */
+static void test_registry(void **state)
+{
+    (void)state;
+    const parac_op *op = parac_op_find("regionprops");
+    assert_non_null(op);
+    const char *names[32];
+    assert_int_equal(op->table_columns(0, 2, 1, names, 32), 8);
+    assert_string_equal(names[2], "bbox-0");
+    assert_int_equal(op->table_columns(0, 3, 2, names, 32), 14);
+    assert_string_equal(names[13], "intensity_mean");
+    parac_image *l = random_labels(40, 30, 1, PARAC_U8, 5, 9), *out = NULL;
+    double results[PARAC_MAX_RESULTS] = {-1};
+    assert_ok(parac_op_run_results(ctx, "regionprops", &l, 1, &out, 1, NULL, results, PARAC_MAX_RESULTS, NULL, 0));
+    assert_true(results[0] >= 1 && results[0] <= 5);
+    parac_image_destroy(out);
+    parac_image *three[3] = {l, l, l};
+    assert_int_equal(parac_op_run_results(ctx, "regionprops", three, 3, &out, 1, NULL, NULL, 0, NULL, 0),
+                     PARAC_ERR_INVALID_ARGUMENT);
+    parac_image_destroy(l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_random),   cmocka_unit_test(test_shapes),   cmocka_unit_test(test_thread_counts),
+        cmocka_unit_test(test_refusals), cmocka_unit_test(test_registry),
+    };
+#ifdef PARAC_LABEL_TEST_GPU
+    if (!test_have_gpu()) {
+        printf("no CUDA device: skipped\n");
+        return 77;
+    }
+#endif
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

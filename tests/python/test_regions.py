@@ -1,0 +1,182 @@
+"""Region statistics and the operations built on labelling, against their
+references: parac.measure.regionprops_table against
+skimage.measure.regionprops_table and cv2.connectedComponentsWithStats,
+parac.morphology.remove_small_objects / remove_small_holes against
+scikit-image's; the CLI's tables (CSV, JSON, NPY) and refusals; on the CPU
+and (marked gpu) on CUDA with NumPy and CuPy arrays."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+skm = pytest.importorskip("skimage.measure")
+skmorph = pytest.importorskip("skimage.morphology")
+
+PARAC = os.environ.get("PARAC_BIN", "parac")
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+PROPS = ("label", "area", "num_pixels", "bbox", "centroid", "intensity_min", "intensity_max", "intensity_mean")
+
+
+def blobs(shape, density, seed):
+    r = np.random.default_rng(seed)
+    return r.random(shape) < density
+
+
+def assert_tables_equal(got, want, inexact=()):
+    assert list(got) == list(want)
+    for k in want:
+        assert got[k].dtype == want[k].dtype, k
+        if k in inexact:
+            np.testing.assert_allclose(got[k], want[k], rtol=1e-12, atol=1e-12, err_msg=k)
+        else:
+            np.testing.assert_array_equal(got[k], want[k], err_msg=k)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(1, 1), (97, 71), (301, 1037), (1, 333), (9, 13, 17)])
+@pytest.mark.parametrize("vdtype", [np.uint8, np.uint16, np.int32, np.float32])
+def test_regionprops_table_like_skimage(device, shape, vdtype):
+    r = np.random.default_rng(len(shape) * 100 + shape[0])
+    lab = skm.label(blobs(shape, 0.45, shape[0]), connectivity=1)
+    vals = (r.random(shape) * 1000 - (300 if vdtype in (np.int32, np.float32) else 0)).astype(vdtype)
+    got = parac.measure.regionprops_table(lab, vals, properties=PROPS, device=device)
+    want = skm.regionprops_table(lab, vals, properties=PROPS)
+    if vdtype == np.float32:
+        # scikit-image sums float32 intensities in float32, parac in float64: against scipy's float64 means
+        import scipy.ndimage as ndi
+
+        want["intensity_mean"] = np.asarray(ndi.mean(vals.astype(np.float64), lab, want["label"]), np.float64)
+    assert_tables_equal(got, want, inexact=("intensity_mean",) if vdtype == np.float32 else ())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_regionprops_labels_in_pieces(device):
+    # labels that are not components: pieces far apart, gaps in the numbering
+    lab = np.zeros((120, 700), np.uint16)
+    lab[3:9, 5:600] = 7
+    lab[100:110, 650:690] = 7
+    lab[50:60, 50:60] = 65535
+    lab[:, 699] = 2
+    got = parac.measure.regionprops_table(lab, properties=("label", "area", "bbox", "centroid"), separator="_",
+                                          device=device)
+    want = skm.regionprops_table(lab, properties=("label", "area", "bbox", "centroid"), separator="_")
+    assert_tables_equal(got, want)
+
+
+def test_regionprops_like_opencv():
+    cv2 = pytest.importorskip("cv2")
+    a = blobs((203, 311), 0.5, 4).astype(np.uint8)
+    n, lab, stats, cent = cv2.connectedComponentsWithStats(a, connectivity=8, ltype=cv2.CV_32S)
+    t = parac.measure.regionprops_table(lab, properties=("label", "area", "bbox", "centroid"), device="cpu")
+    np.testing.assert_array_equal(t["area"], stats[1:, cv2.CC_STAT_AREA])
+    np.testing.assert_array_equal(t["bbox-1"], stats[1:, cv2.CC_STAT_LEFT])
+    np.testing.assert_array_equal(t["bbox-2"] - t["bbox-0"], stats[1:, cv2.CC_STAT_HEIGHT])
+    np.testing.assert_allclose(t["centroid-1"], cent[1:, 0], rtol=1e-12)
+    np.testing.assert_allclose(t["centroid-0"], cent[1:, 1], rtol=1e-12)
+
+
+def test_regionprops_refusals():
+    with pytest.raises(NotImplementedError, match="perimeter"):
+        parac.measure.regionprops_table(np.ones((4, 4), np.int32), properties=("perimeter",))
+    with pytest.raises(ValueError, match="negative"):
+        parac.measure.regionprops_table(np.array([[1, -1]], np.int32), device="cpu")
+    with pytest.raises(ValueError, match="NaN"):
+        parac.measure.regionprops_table(np.ones((2, 2), np.int32), np.array([[1, np.nan], [0, 0]], np.float32),
+                                        properties=("intensity_max",), device="cpu")
+    with pytest.raises(TypeError, match="non-integer"):
+        parac.measure.regionprops_table(np.ones((2, 2), np.float32))
+    with pytest.raises(ValueError, match="same size"):
+        parac.regionprops(np.ones((2, 2), np.int32), np.ones((3, 2), np.uint8), device="cpu")
+    with pytest.raises(TypeError):
+        parac.regionprops(np.ones((2, 2), np.int32), np.ones((2, 2), np.uint8), np.ones((2, 2), np.uint8))
+
+
+def test_cli_tables(tmp_path):
+    lab = skm.label(blobs((61, 83), 0.5, 8), connectivity=2).astype(np.int32)
+    vals = (np.arange(61 * 83) % 251).astype(np.uint8).reshape(61, 83)
+    np.save(tmp_path / "l.npy", lab)
+    np.save(tmp_path / "v.npy", vals)
+    want = skm.regionprops_table(lab, vals, properties=("label", "area", "bbox", "centroid", "intensity_min",
+                                                        "intensity_max", "intensity_mean"))
+    for ext in ("csv", "json", "npy"):
+        out = tmp_path / ("t." + ext)
+        r = subprocess.run([PARAC, "--device", "cpu", "regionprops", str(tmp_path / "l.npy"), str(tmp_path / "v.npy"),
+                            str(out)], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == "count: %d" % lab.max()
+        if ext == "csv":
+            rows = list(csv.reader(open(out)))
+            assert rows[0] == list(want)
+            got = {k: np.array([float(row[i]) for row in rows[1:]]) for i, k in enumerate(rows[0])}
+        elif ext == "json":
+            got = {k: np.array(v, float) for k, v in json.load(open(out)).items()}
+        else:
+            arr = np.load(out)
+            got = {k: arr[:, i] for i, k in enumerate(want)}
+        for k in want:
+            np.testing.assert_array_equal(got[k], want[k].astype(float), err_msg="%s %s" % (ext, k))
+    # bad input: nothing written, exit 1
+    bad = tmp_path / "bad.csv"
+    for args, msg in ((["t.png"], "csv, .json or .npy"), (["v.npy", "v.npy", "x.csv"], "2 to 3 files")):
+        r = subprocess.run([PARAC, "--device", "cpu", "regionprops", str(tmp_path / "l.npy")] +
+                           [str(tmp_path / a) for a in args], capture_output=True, text=True)
+        assert r.returncode == 1 and msg in r.stderr, r.stderr
+    np.save(tmp_path / "neg.npy", -lab)
+    r = subprocess.run([PARAC, "--device", "cpu", "regionprops", str(tmp_path / "neg.npy"), str(bad)],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and "negative" in r.stderr and not bad.exists()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("shape", [(1, 1), (67, 91), (256, 1031), (13, 17, 11)])
+def test_remove_small_like_skimage(device, shape):
+    a = blobs(shape, 0.45, shape[-1])
+    for c in range(1, len(shape) + 1):
+        for size in (0, 1, 2, 5, 30, 10 ** 6):
+            np.testing.assert_array_equal(parac.morphology.remove_small_objects(a, size, c, device=device),
+                                          skmorph.remove_small_objects(a, size, connectivity=c))
+            np.testing.assert_array_equal(parac.morphology.remove_small_holes(a, size, c, device=device),
+                                          skmorph.remove_small_holes(a, size, connectivity=c))
+            lab = skm.label(a, connectivity=c)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # scikit-image warns about one-label images
+                want = skmorph.remove_small_objects(lab, size, connectivity=c)
+            got = parac.morphology.remove_small_objects(lab, size, c, device=device)
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+
+
+def test_remove_small_max_size():
+    a = blobs((80, 90), 0.5, 3)
+    np.testing.assert_array_equal(parac.morphology.remove_small_objects(a, max_size=7),
+                                  skmorph.remove_small_objects(a, 8))
+    np.testing.assert_array_equal(parac.morphology.remove_small_holes(a, max_size=7),
+                                  skmorph.remove_small_holes(a, 8))
+    with pytest.raises(TypeError, match="bool or integer"):
+        parac.morphology.remove_small_objects(np.ones((3, 3), np.float32))
+
+
+@pytest.mark.gpu
+def test_cupy_in_cupy_out():
+    cupy = pytest.importorskip("cupy")
+    a = blobs((300, 517), 0.5, 11)
+    lab = skm.label(a).astype(np.int32)
+    d = cupy.asarray(lab)
+    t = parac.measure.regionprops_table(d, cupy.asarray(lab.astype(np.uint16)), properties=PROPS)
+    assert all(isinstance(v, cupy.ndarray) for v in t.values())
+    want = skm.regionprops_table(lab, lab.astype(np.uint16), properties=PROPS)
+    assert_tables_equal({k: cupy.asnumpy(v) for k, v in t.items()}, want)
+    got = parac.morphology.remove_small_objects(cupy.asarray(a), 9)
+    assert isinstance(got, cupy.ndarray) and got.dtype == cupy.bool_
+    np.testing.assert_array_equal(cupy.asnumpy(got), skmorph.remove_small_objects(a, 9))
+    got = parac.morphology.remove_small_holes(cupy.asarray(a), 9)
+    np.testing.assert_array_equal(cupy.asnumpy(got), skmorph.remove_small_holes(a, 9))
