@@ -288,11 +288,113 @@ static void test_registry(void **state)
     parac_image_destroy(l);
 }
 
+static int reaches(int conn, int dx, int dy, int dz)
+{
+    const int steps = (dx != 0) + (dy != 0) + (dz != 0);
+    if (steps == 0) return 0;
+    if (conn == 4 || conn == 6) return steps == 1;
+    if (conn == 18) return steps <= 2;
+    return 1;
+}
+
+/* The oracle of remove-small-*: each component of the pixels whose
+ * zeroness is `zeros` found by a queue, its size against min_size. */
+static uint8_t *small_oracle(const parac_image *im, int conn, int64_t min_size, int holes)
+{
+    const int64_t w = im->width, h = im->height, d = im->depth, n = w * h * d;
+    uint8_t *seen = calloc((size_t)n, 1), *small = calloc((size_t)n, 1);
+    int64_t *queue = malloc((size_t)n * sizeof *queue);
+    assert_non_null(seen), assert_non_null(small), assert_non_null(queue);
+    for (int64_t p = 0; p < n; p++) {
+        const int zero = value_at(im, p % w, p / w % h, p / (w * h)) == 0;
+        if (seen[p] || zero != holes) continue;
+        int64_t head = 0, tail = 0;
+        queue[tail++] = p;
+        seen[p] = 1;
+        while (head < tail) {
+            const int64_t q = queue[head++], x = q % w, y = q / w % h, z = q / (w * h);
+            for (int dz = -1; dz <= 1; dz++)
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++) {
+                        if (!reaches(conn, dx, dy, dz) || (d == 1 && dz != 0)) continue;
+                        const int64_t nx = x + dx, ny = y + dy, nz = z + dz;
+                        if (nx < 0 || nx >= w || ny < 0 || ny >= h || nz < 0 || nz >= d) continue;
+                        const int64_t m = (nz * h + ny) * w + nx;
+                        if (seen[m] || (value_at(im, nx, ny, nz) == 0) != holes) continue;
+                        seen[m] = 1;
+                        queue[tail++] = m;
+                    }
+        }
+        for (int64_t k = 0; k < tail; k++) small[queue[k]] = tail < min_size;
+    }
+    free(seen);
+    free(queue);
+    return small;
+}
+
+static void check_small(const parac_image *im, int conn, int64_t min_size, int holes, const char *what)
+{
+    parac_args *a = NULL;
+    assert_ok(parac_args_create(&a));
+    assert_ok(parac_args_set_number(a, "connectivity", conn));
+    assert_ok(parac_args_set_number(a, holes ? "area-threshold" : "min-size", (double)min_size));
+    parac_image *out = NULL, *host = NULL;
+    if (parac_op_run(ctx, holes ? "remove-small-holes" : "remove-small-objects", (parac_image **)&im, 1, &out, 1, a,
+                     NULL, 0) != PARAC_OK)
+        fail_msg("%s: %s", what, parac_error_message());
+    assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    uint8_t *small = small_oracle(im, conn, min_size, holes);
+    const int64_t w = im->width, h = im->height;
+    for (int64_t z = 0; z < im->depth; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const double v = value_at(im, x, y, z), got = value_at(host, x, y, z);
+                const double want = holes ? (v != 0 || small[(z * h + y) * w + x] ? 255 : 0)
+                                          : (small[(z * h + y) * w + x] ? 0 : v);
+                if (got != want)
+                    fail_msg("%s (conn %d, size %lld, %s): %g at (%lld, %lld, %lld), the oracle %g", what, conn,
+                             (long long)min_size, holes ? "holes" : "objects", got, (long long)x, (long long)y,
+                             (long long)z, want);
+            }
+    free(small);
+    parac_args_destroy(a);
+    parac_image_destroy(out);
+    parac_image_destroy(host);
+}
+
+/* remove-small-objects and remove-small-holes against the oracle: tiny
+ * images, random masks of odd sizes in 2D and 3D, every connectivity and
+ * sizes from 0 to beyond the image. */
+static void test_remove_small(void **state)
+{
+    (void)state;
+    parac_image *one = NULL;
+    assert_ok(parac_image_create_zeroed(&one, 1, 1, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    check_small(one, 4, 2, 1, "one zero pixel");
+    check_small(one, 8, 1, 1, "one zero pixel");
+    set_value(one, 0, 0, 0, 7);
+    check_small(one, 4, 2, 0, "one pixel");
+    parac_image_destroy(one);
+    const int64_t sizes[] = {0, 1, 2, 5, 30, 1000000};
+    parac_image *m2 = random_labels(613, 29, 1, PARAC_U8, 1, 3), *m3 = random_labels(23, 11, 7, PARAC_U16, 1, 4);
+    for (int k = 0; k < 6; k++)
+        for (int holes = 0; holes < 2; holes++) {
+            check_small(m2, 4, sizes[k], holes, "2D");
+            check_small(m2, 8, sizes[k], holes, "2D");
+            check_small(m3, 6, sizes[k], holes, "3D");
+            check_small(m3, 18, sizes[k], holes, "3D");
+            check_small(m3, 26, sizes[k], holes, "3D");
+        }
+    parac_image_destroy(m2);
+    parac_image_destroy(m3);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),   cmocka_unit_test(test_shapes),   cmocka_unit_test(test_thread_counts),
-        cmocka_unit_test(test_refusals), cmocka_unit_test(test_registry),
+        cmocka_unit_test(test_refusals), cmocka_unit_test(test_registry),  cmocka_unit_test(test_remove_small),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {

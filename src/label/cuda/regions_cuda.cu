@@ -1,12 +1,15 @@
 // Statistics of labelled regions on the GPU, in one pass over the pixels:
 //   1. the largest label (and a check for negative ones), a block reduction;
-//   2. every thread walks 16 pixels of a row and sums each run of equal
-//      labels in registers; a run that ends inside the walk goes to the
-//      label's accumulators with atomics, the thread's last run is combined
-//      with its neighbours' by a segmented scan across the warp (a warp
-//      covers 512 pixels of one row) and the warps' last runs by one slot in
-//      shared memory per block, so that a region spanning the image costs
-//      one set of atomics per block, not per pixel;
+//   2. every thread walks 16 pixels of a row and adds them up in two
+//      partials held in registers, the current pixel's label and the one
+//      before it (so a region's runs on both sides of a small one or of
+//      background add up in registers); a partial pushed out goes to the
+//      label's accumulators with atomics (minima and maxima only where a
+//      read shows they change something). At the end the lanes of a warp
+//      holding one label add their partials up (__match_any_sync and
+//      shuffles) and the warps of a block offer theirs to one slot in shared
+//      memory, so that a region spanning the image costs one set of atomics
+//      per block, not per pixel;
 //   3. the labels present are numbered by a scan (CUB) and their rows of the
 //      table written.
 // Coordinate sums and integer intensity sums are exact 64-bit integers, so
@@ -117,16 +120,19 @@ __device__ inline unsigned long long isum_plus(unsigned long long a, unsigned lo
 
 __device__ void flush(const sums &s, const part &p, bool with_values, bool f32)
 {
+    // a minimum only falls and a maximum only rises, so a value read (even
+    // one older than the latest) that this one does not beat makes its
+    // atomic unnecessary: most runs of a region leave its box as it is
     const uint32_t l = p.label;
     atomicAdd(&s.area[l], (unsigned long long)p.count);
     for (int k = 0; k < 3; k++) {
-        atomicMin(&s.lo[k][l], p.lo[k]);
-        atomicMax(&s.hi[k][l], p.hi[k]);
-        atomicAdd(&s.sum[k][l], p.sum[k]);
+        if (p.lo[k] < s.lo[k][l]) atomicMin(&s.lo[k][l], p.lo[k]);
+        if (p.hi[k] > s.hi[k][l]) atomicMax(&s.hi[k][l], p.hi[k]);
+        if (p.sum[k]) atomicAdd(&s.sum[k][l], p.sum[k]);
     }
     if (with_values) {
-        atomicMin(&s.kmin[l], p.kmin);
-        atomicMax(&s.kmax[l], p.kmax);
+        if (p.kmin < s.kmin[l]) atomicMin(&s.kmin[l], p.kmin);
+        if (p.kmax > s.kmax[l]) atomicMax(&s.kmax[l], p.kmax);
         add_isum(&s.isum[l], p.isum, f32);
     }
 }
@@ -144,20 +150,42 @@ __device__ inline void combine(part &a, const part &b, bool f32)
     a.isum = isum_plus(a.isum, b.isum, f32);
 }
 
-__device__ inline part shuffle_up(const part &p, int delta)
+// Lane src's partial, among the lanes of `group` (all of which call this).
+__device__ inline part shuffle_from(const part &p, int src, unsigned group, bool with_values)
 {
     part q;
-    q.label = __shfl_up_sync(FULL, p.label, delta);
-    q.count = __shfl_up_sync(FULL, p.count, delta);
+    q.label = p.label;
+    q.count = __shfl_sync(group, p.count, src);
     for (int k = 0; k < 3; k++) {
-        q.lo[k] = __shfl_up_sync(FULL, p.lo[k], delta);
-        q.hi[k] = __shfl_up_sync(FULL, p.hi[k], delta);
-        q.sum[k] = __shfl_up_sync(FULL, p.sum[k], delta);
+        q.lo[k] = __shfl_sync(group, p.lo[k], src);
+        q.hi[k] = __shfl_sync(group, p.hi[k], src);
+        q.sum[k] = __shfl_sync(group, p.sum[k], src);
     }
-    q.kmin = __shfl_up_sync(FULL, p.kmin, delta);
-    q.kmax = __shfl_up_sync(FULL, p.kmax, delta);
-    q.isum = __shfl_up_sync(FULL, p.isum, delta);
+    q.kmin = q.kmax = 0, q.isum = 0;
+    if (with_values) {
+        q.kmin = __shfl_sync(group, p.kmin, src);
+        q.kmax = __shfl_sync(group, p.kmax, src);
+        q.isum = __shfl_sync(group, p.isum, src);
+    }
     return q;
+}
+
+__device__ inline void start_part(part &p, uint32_t l, int x, int64_t y, int64_t z)
+{
+    p.label = l;
+    p.count = 0;
+    p.lo[0] = x, p.lo[1] = (int)y, p.lo[2] = (int)z;
+    p.hi[0] = x, p.hi[1] = (int)y, p.hi[2] = (int)z;
+    p.sum[0] = p.sum[1] = p.sum[2] = 0;
+    p.kmin = 0xffffffffu, p.kmax = 0, p.isum = 0;
+}
+
+// The coordinate sums along y and z: every pixel of a thread's partial lies
+// in one row.
+__device__ inline void close_part(part &p, int64_t y, int64_t z)
+{
+    p.sum[1] = (unsigned long long)p.count * (unsigned long long)y;
+    p.sum[2] = (unsigned long long)p.count * (unsigned long long)z;
 }
 
 // One slot per block: the partial sums of the first label its warps offer.
@@ -202,60 +230,62 @@ __global__ void accumulate_kernel(images m, sums s, int64_t rows)
         __syncthreads();
         const int64_t r = r0 + warp;
         const int64_t y = r % m.h, z = r / m.h;
-        part cur;
-        cur.label = NONE;
+        // two partials per thread: the label of the current pixel (a) and the
+        // one before it (b), so that a region's runs on either side of another
+        // (or of background) add up in registers
+        part a, c;
+        a.label = c.label = NONE;
         if (r < rows) {
             for (int x = x_begin; x < x_end; x++) {
                 const uint32_t l = label_at(m, x, y, z);
-                if (l != cur.label) {
-                    if (cur.label != NONE) flush(s, cur, with_values, f32);
-                    cur.label = l;
-                    cur.count = 0;
-                    cur.lo[0] = x, cur.lo[1] = (int)y, cur.lo[2] = (int)z;
-                    cur.hi[1] = (int)y, cur.hi[2] = (int)z;
-                    cur.sum[0] = 0;
-                    cur.kmin = 0xffffffffu, cur.kmax = 0, cur.isum = 0;
-                }
                 if (l == NONE) continue;
-                cur.count++;
-                cur.hi[0] = x;
-                cur.sum[0] += (unsigned long long)x;
+                if (l != a.label) {
+                    if (l == c.label) {
+                        const part t = a;
+                        a = c;
+                        c = t;
+                    } else {
+                        if (c.label != NONE) {
+                            close_part(c, y, z);
+                            flush(s, c, with_values, f32);
+                        }
+                        c = a;
+                        start_part(a, l, x, y, z);
+                    }
+                }
+                a.count++;
+                a.hi[0] = x;
+                a.sum[0] += (unsigned long long)x;
                 if (with_values) {
                     unsigned key;
                     long long iv = 0;
                     double fv = 0;
                     value_at(m, x, y, z, key, iv, fv);
-                    cur.kmin = min(cur.kmin, key);
-                    cur.kmax = max(cur.kmax, key);
-                    cur.isum = f32 ? isum_plus(cur.isum, (unsigned long long)__double_as_longlong(fv), true)
-                                   : cur.isum + (unsigned long long)iv;
+                    a.kmin = min(a.kmin, key);
+                    a.kmax = max(a.kmax, key);
+                    a.isum = f32 ? isum_plus(a.isum, (unsigned long long)__double_as_longlong(fv), true)
+                                 : a.isum + (unsigned long long)iv;
                 }
             }
         }
-        if (cur.label != NONE) {
-            cur.sum[1] = (unsigned long long)cur.count * (unsigned long long)y;
-            cur.sum[2] = (unsigned long long)cur.count * (unsigned long long)z;
-        } else {
-            cur.count = 0;
-            for (int k = 0; k < 3; k++) cur.lo[k] = INT_MAX, cur.hi[k] = -1, cur.sum[k] = 0;
-            cur.kmin = 0xffffffffu, cur.kmax = 0, cur.isum = 0;
-        }
-        // a segmented scan over the lanes' last runs: each stretch of lanes
-        // whose last runs carry one label adds up into its last lane
-        const uint32_t before = __shfl_up_sync(FULL, cur.label, 1);
-        const unsigned heads = __ballot_sync(FULL, lane == 0 || before != cur.label);
-        const int start = 31 - __clz(heads & (0xffffffffu >> (31 - lane)));
-        for (int delta = 1; delta < 32; delta <<= 1) {
-            const part q = shuffle_up(cur, delta);
-            if (lane - delta >= start && cur.label != NONE) combine(cur, q, f32);
-        }
-        __syncwarp();
-        const uint32_t next = __shfl_down_sync(FULL, cur.label, 1);
-        const bool tail = cur.label != NONE && (lane == 31 || next != cur.label);
-        if (tail) {
-            const unsigned owner = atomicCAS(&b.label, NONE, cur.label);
-            if (owner == NONE || owner == cur.label) slot_add(b, cur, with_values, f32);
-            else flush(s, cur, with_values, f32);
+        // each of the two partials: the lanes holding one label add theirs
+        // up in the first of them, which offers the sum to the block's slot
+        for (int round = 0; round < 2; round++) {
+            part p = round == 0 ? a : c;
+            const unsigned group = __match_any_sync(FULL, p.label);
+            const int leader = __ffs(group) - 1;
+            if (p.label != NONE) {
+                close_part(p, y, z);
+                for (unsigned rest = group & (group - 1); rest; rest &= rest - 1) {
+                    const part q = shuffle_from(p, __ffs(rest) - 1, group, with_values);
+                    if (lane == leader) combine(p, q, f32);
+                }
+                if (lane == leader) {
+                    const unsigned owner = atomicCAS(&b.label, NONE, p.label);
+                    if (owner == NONE || owner == p.label) slot_add(b, p, with_values, f32);
+                    else flush(s, p, with_values, f32);
+                }
+            }
         }
         __syncthreads();
         if (threadIdx.x == 0 && b.label != NONE) {
