@@ -5,7 +5,8 @@ import numpy as np
 from . import fill as _fill
 from . import gauss as _gauss
 from . import _device, _registry
-from ._compat import connectivity as _conn, into as _into, to_type as _to
+from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name
+from ._compat import into as _into, to_type as _to
 
 _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101", "nearest": "replicate",
           "wrap": "wrap", "grid-wrap": "wrap", "constant": "constant", "grid-constant": "constant"}
@@ -100,7 +101,13 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     if a.ndim not in (2, 3):
         raise ValueError("parac.ndimage.binary_fill_holes: 2D or 3D input, got %d dimensions" % a.ndim)
     conn = _conn(a.ndim, structure, 1 if structure is None else None, who="parac.ndimage.binary_fill_holes")
-    res = _fill(_to(a != 0, "uint8"), connectivity=conn, device=device, method=method) > 0
+    # the objects are the nonzero pixels: bool arrays go as their bytes, uint8
+    # and uint16 as they are (threshold 1), and the result (inside 1, outside
+    # 0) is seen as bool: no conversion pass on either side
+    name = _dtype_name(a)
+    work = _bool_bytes(a) if name == "bool" else a if name in ("uint8", "uint16") else _to(a != 0, "uint8")
+    res = _as_bool(_fill(work, connectivity=conn, threshold=1, inside_value=1, outside_value=0, device=device,
+                         method=method))
     if output is None:
         return res
     if kind is None and not isinstance(output, np.ndarray):

@@ -216,9 +216,13 @@ def test_morphology_extrema_match_skimage(shape):
 @pytest.mark.parametrize("shape", [(64, 80), (7, 40, 33)])
 def test_binary_fill_holes_matches_scipy(shape):
     a = rng(8).random(shape) < 0.4
+    values = (a * rng(9).integers(1, 300, shape))  # nonzero values of every size: all objects
     for structure in (None, np.ones((3,) * len(shape), bool)):
-        np.testing.assert_array_equal(pndi.binary_fill_holes(a, structure=structure, device="cpu"),
-                                      ndi.binary_fill_holes(a, structure=structure))
+        want = ndi.binary_fill_holes(a, structure=structure)
+        for arr in (a, values.astype(np.uint8) | a, values.astype(np.uint16), values, values.astype(np.float32)):
+            got = pndi.binary_fill_holes(arr, structure=structure, device="cpu")
+            assert got.dtype == np.bool_
+            np.testing.assert_array_equal(got, want, err_msg=str(arr.dtype))
 
 
 def test_flood_fill_and_clear_border_match_skimage():
