@@ -132,3 +132,17 @@ def wrap_output(out, kind, stream):
     mem = cupy.cuda.UnownedMemory(address, nbytes, buf, device)
     return cupy.ndarray(tuple(shape), dtype=_TYPESTR[dtype], memptr=cupy.cuda.MemoryPointer(mem, 0),
                         strides=tuple(strides))
+
+
+def transposed_copy(a):
+    """a.T as a new C-contiguous array, where a lives (one copy)."""
+    kind = kind_of(a)
+    if kind == "torch":
+        return a.t().contiguous()
+    if kind == "cupy":
+        import cupy
+
+        return cupy.ascontiguousarray(a.T)
+    import numpy as np
+
+    return np.ascontiguousarray(a.T)

@@ -128,8 +128,9 @@ def _tables(op, res, numbers, ndim, n_given):
     for k, by in enumerate(op["tables"]):
         if by is not None and out[k] is not None:
             names = by[(3 if ndim == 3 else 2, n_given)]
-            rows = out[k][: int(numbers[0])]
-            out[k] = {name: rows[:, c] for c, name in enumerate(names)}
+            # one copy makes every column contiguous (rows are records)
+            cols = _device.transposed_copy(out[k][: int(numbers[0])])
+            out[k] = {name: cols[c] for c, name in enumerate(names)}
     return out
 
 

@@ -74,14 +74,26 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         lab = _label_input(lab, who)
     args = (lab,) if intensity_image is None else (lab, _intensity(intensity_image, who))
     table, _n = _regionprops(*args, device=device, method=method)
+    names = list(table)
+    # the integer columns converted at once: one cast of the whole table
+    # (its columns are rows of one contiguous array) when any is asked for
+    ints = None
+    if any(p in _INTEGER for p in properties) and names:
+        first = table[names[0]]
+        kind = _device.kind_of(first)
+        block = first.base if kind != "torch" else None
+        if block is not None and block.shape == (len(names), first.shape[0]):
+            ints = _to(block, "int64")
     out = {}
     for p in properties:
         for col in _PROPS[p]:
-            keys = [k for k in table if k == col or k.startswith(col + "-")]
-            for k in keys:
-                v = table[k]
-                v = _to(v, "int64") if p in _INTEGER else v
-                out[(p + k[len(col):]).replace("-", separator)] = _contiguous(v)
+            for i, k in enumerate(names):
+                if k == col or k.startswith(col + "-"):
+                    if p in _INTEGER:
+                        v = ints[i] if ints is not None else _contiguous(_to(table[k], "int64"))
+                    else:
+                        v = table[k]
+                    out[(p + k[len(col):]).replace("-", separator)] = v
     return out
 
 
