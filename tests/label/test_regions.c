@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "label_test_util.h"
 #include "test_util.h"
 
 static parac_context *ctx;
@@ -34,28 +35,6 @@ static int teardown(void **state)
     (void)state;
     parac_context_destroy(ctx);
     return 0;
-}
-
-static double value_at(const parac_image *im, int64_t x, int64_t y, int64_t z)
-{
-    const void *p = parac_image_at(im, x, y, z);
-    switch (im->dtype) {
-    case PARAC_U8: return *(const uint8_t *)p;
-    case PARAC_U16: return *(const uint16_t *)p;
-    case PARAC_I32: return *(const int32_t *)p;
-    default: return *(const float *)p;
-    }
-}
-
-static void set_value(parac_image *im, int64_t x, int64_t y, int64_t z, double v)
-{
-    void *p = parac_image_at(im, x, y, z);
-    switch (im->dtype) {
-    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
-    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
-    case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
-    default: *(float *)p = (float)v; break;
-    }
 }
 
 /* The oracle's row of label l, or 0 when no pixel carries l. */
@@ -286,15 +265,6 @@ static void test_registry(void **state)
     assert_int_equal(parac_op_run_results(ctx, "regionprops", three, 3, &out, 1, NULL, NULL, 0, NULL, 0),
                      PARAC_ERR_INVALID_ARGUMENT);
     parac_image_destroy(l);
-}
-
-static int reaches(int conn, int dx, int dy, int dz)
-{
-    const int steps = (dx != 0) + (dy != 0) + (dz != 0);
-    if (steps == 0) return 0;
-    if (conn == 4 || conn == 6) return steps == 1;
-    if (conn == 18) return steps <= 2;
-    return 1;
 }
 
 /* The oracle of remove-small-*: each component of the pixels whose
