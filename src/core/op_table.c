@@ -20,6 +20,7 @@ extern const parac_op parac__op_label;
 extern const parac_op parac__op_regionprops;
 extern const parac_op parac__op_remove_small_objects;
 extern const parac_op parac__op_remove_small_holes;
+extern const parac_op parac__op_fill_label_holes;
 extern const parac_op parac__op_skeleton;
 
 const parac_op *const parac__ops[] = {
@@ -41,6 +42,7 @@ const parac_op *const parac__ops[] = {
     &parac__op_regionprops,
     &parac__op_remove_small_objects,
     &parac__op_remove_small_holes,
+    &parac__op_fill_label_holes,
     &parac__op_skeleton,
 };
 

@@ -198,3 +198,54 @@ def test_cupy_in_cupy_out():
     np.testing.assert_array_equal(cupy.asnumpy(got), sk_remove_objects(a, 9, 1))
     got = parac.morphology.remove_small_holes(cupy.asarray(a), 9)
     np.testing.assert_array_equal(cupy.asnumpy(got), sk_remove_holes(a, 9, 1))
+
+
+def fill_label_holes_oracle(lab, rank):
+    """scipy's binary_fill_holes of each label, the zero pixels of its holes
+    taking it; nested labels: the innermost (smallest box) last."""
+    import scipy.ndimage as ndi
+
+    st = ndi.generate_binary_structure(lab.ndim, rank)
+    out = lab.copy()
+
+    def volume(v):
+        idx = np.argwhere(lab == v)
+        return int(np.prod(idx.max(0) - idx.min(0) + 1))
+
+    for v in sorted((int(v) for v in np.unique(lab) if v), key=lambda v: (-volume(v), -v)):
+        out[ndi.binary_fill_holes(lab == v, st) & (lab == 0)] = v
+    return out
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("seed", range(6))
+def test_fill_label_holes_like_scipy_per_label(device, seed):
+    r = np.random.default_rng(seed)
+    shapes = [(int(r.integers(5, 70)), int(r.integers(5, 70))), (int(r.integers(3, 14)),) * 3]
+    for shape in shapes:
+        lab = skm.label(r.random(shape) < 0.55, connectivity=len(shape)).astype(np.int32)
+        lab[r.random(shape) < 0.1] = 0
+        for rank, conn in ((1, 4 if len(shape) == 2 else 6), (len(shape), 8 if len(shape) == 2 else 26)):
+            got, filled = parac.fill_label_holes(lab, connectivity=conn, device=device)
+            want = fill_label_holes_oracle(lab, rank)
+            np.testing.assert_array_equal(got, want)
+            assert filled == int((want != lab).sum())
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_fill_label_holes_cases(device):
+    a = np.zeros((40, 60), np.uint16)
+    a[5:35, 5:35] = 3
+    a[10:30, 10:30] = 0  # a hole of 3 ...
+    a[15:25, 15:25] = 7  # ... holding a ring of 7 ...
+    a[18:22, 18:22] = 0  # ... with a hole of its own
+    a[5:15, 40:50] = 1  # two touching cells with a gap that only both close
+    a[15:25, 40:50] = 2
+    a[14:16, 44:46] = 0
+    got, filled = parac.fill_label_holes(a, device=device)
+    want = fill_label_holes_oracle(a, 1)
+    np.testing.assert_array_equal(got, want)
+    assert (got[18:22, 18:22] == 7).all() and (got[12, 12] == 3) and (got[14:16, 44:46] == 0).all()
+    assert got.dtype == np.uint16 and filled == 20 * 20 - 10 * 10 + 16
+    with pytest.raises(ValueError, match="negative"):
+        parac.fill_label_holes(np.array([[1, -1]], np.int32), device=device)

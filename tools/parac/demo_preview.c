@@ -35,17 +35,21 @@ static uint8_t *px(const parac_image *im, int64_t x, int64_t y, int64_t z)
     return (uint8_t *)parac_image_at(im, x, y, z);
 }
 
-/* An i32 label image in RGB: each label its own bright colour (from a hash
- * of the label, so neighbours differ), 0 black. */
+/* A label image (u8, u16 or i32) in RGB: each label its own bright colour
+ * (from a hash of the label, so neighbours differ), 0 black. */
 static parac_status labels_rgb(const parac_image *img, parac_image **out)
 {
-    if (img->dtype != PARAC_I32 || img->channels != 1 || img->memory == PARAC_MEMORY_CUDA)
+    const parac_dtype t = img->dtype;
+    if ((t != PARAC_I32 && t != PARAC_U8 && t != PARAC_U16) || img->channels != 1 || img->memory == PARAC_MEMORY_CUDA)
         return PARAC_ERR_INVALID_ARGUMENT;
     TRY(parac_image_create(out, img->width, img->height, img->depth, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
     for (int64_t z = 0; z < img->depth; z++)
         for (int64_t y = 0; y < img->height; y++)
             for (int64_t x = 0; x < img->width; x++) {
-                const uint32_t l = (uint32_t)*(const int32_t *)parac_image_at(img, x, y, z);
+                const void *p = parac_image_at(img, x, y, z);
+                const uint32_t l = t == PARAC_U8    ? *(const uint8_t *)p
+                                   : t == PARAC_U16 ? *(const uint16_t *)p
+                                                    : (uint32_t)*(const int32_t *)p;
                 const uint32_t h = l * 2654435761u;
                 uint8_t *o = px(*out, x, y, z);
                 o[0] = l ? (uint8_t)(80 + (h >> 24) % 176) : 0;

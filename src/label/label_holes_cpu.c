@@ -1,0 +1,247 @@
+/* Filling every label's holes on the CPU (the operation
+ * "fill-label-holes", label_holes.h):
+ *   1. the regions of equal value are labelled (label_cpu.c, no
+ *      background); the zero ones are the cavities;
+ *   2. one pass finds, per cavity, whether it touches the image's border
+ *      and the smallest and largest nonzero label beside it, and per label
+ *      its bounding box;
+ *   3. a cavity off the border with one label beside it is that label's
+ *      hole (its region of pixels other than the label is itself);
+ *   4. a cavity with several labels beside it is a hole of label v when it
+ *      is not connected to the border through pixels other than v: for each
+ *      label whose box holds such a cavity, a queue marks what its box's
+ *      border reaches through pixels other than v; of the labels that
+ *      enclose a cavity the innermost (smallest box) fills it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/alloc_internal.h"
+#include "../core/error_internal.h"
+#include "label.h"
+#include "label_holes.h"
+#include "regions.h"
+
+typedef struct box {
+    int64_t lo[3], hi[3]; /* x, y, z */
+} box;
+
+typedef struct cavity {
+    int64_t lo[3], hi[3];
+    int64_t first;        /* its first pixel's index; -1: a region of nonzero labels */
+    int64_t nb_min, nb_max;
+    int64_t fill;         /* the label that fills it, 0: none */
+    int64_t fill_volume;  /* the box volume of that label */
+    int border;
+} cavity;
+
+static int64_t value_of(const parac_image *m, int64_t x, int64_t y, int64_t z)
+{
+    const void *p = parac_image_at(m, x, y, z);
+    switch (m->dtype) {
+    case PARAC_U8: return *(const uint8_t *)p;
+    case PARAC_U16: return *(const uint16_t *)p;
+    default: return *(const int32_t *)p;
+    }
+}
+
+static void set_label(parac_image *m, int64_t x, int64_t y, int64_t z, int64_t v)
+{
+    void *p = parac_image_at(m, x, y, z);
+    switch (m->dtype) {
+    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
+    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
+    default: *(int32_t *)p = (int32_t)v; break;
+    }
+}
+
+/* The neighbour steps of a connectivity (26 at most). */
+static int steps_of(int conn, int is_3d, int steps[26][3])
+{
+    int n = 0;
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                const int k = (dx != 0) + (dy != 0) + (dz != 0);
+                if (k == 0 || (!is_3d && dz != 0)) continue;
+                if ((conn == 4 || conn == 6) && k > 1) continue;
+                if (conn == 18 && k > 2) continue;
+                steps[n][0] = dx, steps[n][1] = dy, steps[n][2] = dz, n++;
+            }
+    return n;
+}
+
+static void grow(int64_t lo[3], int64_t hi[3], const int64_t c[3], int first)
+{
+    for (int k = 0; k < 3; k++) {
+        if (first || c[k] < lo[k]) lo[k] = c[k];
+        if (first || c[k] > hi[k]) hi[k] = c[k];
+    }
+}
+
+/* Step 4 for label v: which cavities in its box it encloses. `outside`
+ * (the box grown by one pixel, so that everything beyond the box is one
+ * region) is scratch of enough bytes; `queue` of as many entries. */
+static void enclose(const parac_image *in, int64_t v, const box *b, cavity *cav,
+                    const int64_t *ambiguous, int64_t n_ambiguous, int steps[26][3], int n_steps, uint8_t *outside,
+                    int64_t *queue)
+{
+    const int is_3d = in->depth > 1;
+    int64_t lo[3], size[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = b->lo[k] - 1;
+        size[k] = b->hi[k] - b->lo[k] + 3;
+    }
+    if (!is_3d) lo[2] = 0, size[2] = 1;
+    const int64_t total = size[0] * size[1] * size[2];
+    memset(outside, 0, (size_t)total);
+    int64_t head = 0, tail = 0;
+    /* the grown box's faces: beyond the label's box, not v */
+    for (int64_t i = 0; i < total; i++) {
+        const int64_t x = i % size[0], y = i / size[0] % size[1], z = i / (size[0] * size[1]);
+        if (x == 0 || y == 0 || x == size[0] - 1 || y == size[1] - 1 || (is_3d && (z == 0 || z == size[2] - 1))) {
+            outside[i] = 1;
+            queue[tail++] = i;
+        }
+    }
+    while (head < tail) {
+        const int64_t i = queue[head++];
+        const int64_t x = i % size[0], y = i / size[0] % size[1], z = i / (size[0] * size[1]);
+        for (int s = 0; s < n_steps; s++) {
+            const int64_t nx = x + steps[s][0], ny = y + steps[s][1], nz = z + steps[s][2];
+            if (nx < 0 || ny < 0 || nz < 0 || nx >= size[0] || ny >= size[1] || nz >= size[2]) continue;
+            const int64_t j = (nz * size[1] + ny) * size[0] + nx;
+            if (outside[j]) continue;
+            const int64_t gx = lo[0] + nx, gy = lo[1] + ny, gz = lo[2] + nz;
+            if (gx < 0 || gy < 0 || gz < 0 || gx >= in->width || gy >= in->height || gz >= in->depth ||
+                value_of(in, gx, gy, gz) == v)
+                continue;
+            outside[j] = 1;
+            queue[tail++] = j;
+        }
+    }
+    const int64_t volume = (b->hi[0] - b->lo[0] + 1) * (b->hi[1] - b->lo[1] + 1) * (b->hi[2] - b->lo[2] + 1);
+    for (int64_t a = 0; a < n_ambiguous; a++) {
+        cavity *c = &cav[ambiguous[a]];
+        int inside = 1;
+        for (int k = 0; k < (is_3d ? 3 : 2); k++) inside &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
+        if (!inside) continue;
+        const int64_t f = c->first, x = f % in->width, y = f / in->width % in->height, z = f / (in->width * in->height);
+        const int64_t j = ((z - lo[2]) * size[1] + (y - lo[1])) * size[0] + (x - lo[0]);
+        if (outside[j]) continue;
+        if (!c->fill || volume < c->fill_volume || (volume == c->fill_volume && v < c->fill))
+            c->fill = v, c->fill_volume = volume;
+    }
+}
+
+parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const parac_image *in, parac_image *out,
+                                    int64_t *filled)
+{
+    *filled = 0;
+    int64_t n_labels = 0;
+    PARAC_TRY(parac__largest_label_cpu(s->op, in, &n_labels));
+    const int is_3d = in->depth > 1;
+    const int64_t w = in->width, h = in->height, d = in->depth;
+    parac_image *reg = NULL;
+    int64_t n_regions = 0;
+    const parac__label_spec ls = {s->op, s->conn, 1, 1e300, s->threads};
+    parac_status st = parac_image_create(&reg, w, h, d, 1, PARAC_I32, PARAC_MEMORY_HOST, -1);
+    if (st == PARAC_OK) st = parac__label_cpu(&ls, in, reg, &n_regions);
+    cavity *cav = st == PARAC_OK ? parac__calloc((size_t)n_regions + 1, sizeof *cav) : NULL;
+    box *boxes = st == PARAC_OK ? parac__calloc((size_t)n_labels + 1, sizeof *boxes) : NULL;
+    char *seen = st == PARAC_OK ? parac__calloc((size_t)(n_labels > n_regions ? n_labels : n_regions) + 1, 1) : NULL;
+    if (st == PARAC_OK && (!cav || !boxes || !seen))
+        st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for %lld regions", s->op,
+                         (long long)n_regions);
+    for (int64_t r = 0; st == PARAC_OK && r <= n_regions; r++) cav[r].first = -1; /* not a zero region (yet) */
+    int steps[26][3];
+    const int n_steps = steps_of(s->conn, is_3d, steps);
+    /* step 2 */
+    for (int64_t z = 0; st == PARAC_OK && z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const int64_t v = value_of(in, x, y, z), c[3] = {x, y, z};
+                if (v != 0) {
+                    grow(boxes[v].lo, boxes[v].hi, c, !seen[v]);
+                    seen[v] = 1;
+                    continue;
+                }
+                const int64_t r = *(const int32_t *)parac_image_at(reg, x, y, z);
+                cavity *k = &cav[r];
+                const int fresh = k->first < 0;
+                if (fresh) k->first = (z * h + y) * w + x;
+                grow(k->lo, k->hi, c, fresh);
+                if (x == 0 || y == 0 || x == w - 1 || y == h - 1 || (is_3d && (z == 0 || z == d - 1))) k->border = 1;
+                for (int t = 0; t < n_steps; t++) {
+                    const int64_t nx = x + steps[t][0], ny = y + steps[t][1], nz = z + steps[t][2];
+                    if (nx < 0 || ny < 0 || nz < 0 || nx >= w || ny >= h || nz >= d) continue;
+                    const int64_t u = value_of(in, nx, ny, nz);
+                    if (u == 0) continue;
+                    if (k->nb_max == 0 || u < k->nb_min) k->nb_min = u;
+                    if (u > k->nb_max) k->nb_max = u;
+                }
+            }
+    /* step 3, and the cavities left for step 4 */
+    int64_t *ambiguous = NULL, n_ambiguous = 0;
+    if (st == PARAC_OK) {
+        ambiguous = parac__malloc(((size_t)n_regions + 1) * sizeof *ambiguous);
+        if (!ambiguous) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", s->op);
+    }
+    for (int64_t r = 1; st == PARAC_OK && r <= n_regions; r++) {
+        cavity *k = &cav[r];
+        if (k->first < 0 || k->border) continue; /* a region of labels, or zeros reaching the border */
+        if (k->nb_min == k->nb_max) k->fill = k->nb_min;
+        else ambiguous[n_ambiguous++] = r;
+    }
+    /* step 4: each label whose box strictly holds an ambiguous cavity */
+    if (st == PARAC_OK && n_ambiguous > 0) {
+        memset(seen, 0, (size_t)n_labels + 1);
+        uint8_t *outside = NULL;
+        int64_t *queue = NULL;
+        size_t room = 0;
+        for (int64_t v = 1; st == PARAC_OK && v <= n_labels; v++) {
+            const box *b = &boxes[v];
+            int holds = 0;
+            for (int64_t a = 0; a < n_ambiguous && !holds; a++) {
+                const cavity *c = &cav[ambiguous[a]];
+                holds = 1;
+                for (int k = 0; k < (is_3d ? 3 : 2); k++) holds &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
+            }
+            if (!holds) continue;
+            const size_t need = (size_t)(b->hi[0] - b->lo[0] + 3) * (size_t)(b->hi[1] - b->lo[1] + 3) *
+                                (size_t)(is_3d ? b->hi[2] - b->lo[2] + 3 : 1);
+            if (need > room) {
+                free(outside);
+                free(queue);
+                outside = parac__malloc(need);
+                queue = parac__malloc(need * sizeof *queue);
+                room = need;
+                if (!outside || !queue) {
+                    st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", s->op);
+                    break;
+                }
+            }
+            enclose(in, v, b, cav, ambiguous, n_ambiguous, steps, n_steps, outside, queue);
+        }
+        free(outside);
+        free(queue);
+    }
+    /* the output */
+    if (st == PARAC_OK) {
+        for (int64_t z = 0; z < d; z++)
+            for (int64_t y = 0; y < h; y++)
+                for (int64_t x = 0; x < w; x++) {
+                    int64_t v = value_of(in, x, y, z);
+                    if (v == 0) {
+                        const int64_t r = *(const int32_t *)parac_image_at(reg, x, y, z);
+                        if (cav[r].fill) v = cav[r].fill, (*filled)++;
+                    }
+                    set_label(out, x, y, z, v);
+                }
+    }
+    free(ambiguous);
+    free(cav);
+    free(boxes);
+    free(seen);
+    parac_image_destroy(reg);
+    return st;
+}
