@@ -233,7 +233,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     if (!src->typed) {
         st = parac__params_from_text(op, src->args, &room, &set, &method);
     } else {
-        memcpy(&room, src->values, op->params_size);
+        if (op->params_size) memcpy(&room, src->values, op->params_size); /* none: values may be NULL */
         set = src->typed_set;
         if (src->typed_method) method = src->typed_method;
         st = parac__params_check(op, &room, &set);
