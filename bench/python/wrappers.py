@@ -22,6 +22,8 @@ import parac  # noqa: E402
 import parac.measure  # noqa: E402
 import parac.morphology  # noqa: E402
 import parac.ndimage  # noqa: E402
+import parac.filters  # noqa: E402
+import parac.segmentation  # noqa: E402
 
 
 def cases(mask, lab, vals):
@@ -38,6 +40,15 @@ def cases(mask, lab, vals):
            lambda: parac.remove_small_objects(m8, min_size=20, connectivity=4))
     yield ("morphology.remove_small_holes", lambda: parac.morphology.remove_small_holes(mask, 20),
            lambda: parac.remove_small_holes(m8, area_threshold=20, connectivity=4, foreground=1))
+    f = vals.astype(cupy.float32)
+    yield ("filters.gaussian (float32)", lambda: parac.filters.gaussian(f, sigma=2),
+           lambda: parac.gauss(f, sigma=2.0, sigma_y=2.0, truncate=4.0, border="replicate"))
+    k = np.array([[1.0, 2, 1], [2, 4, 2], [1, 2, 1]]) / 16
+    yield ("ndimage.correlate (float32, 3x3)", lambda: parac.ndimage.correlate(f, k),
+           lambda: parac.convolve(f, kernel="0.0625,0.125,0.0625;0.125,0.25,0.125;0.0625,0.125,0.0625",
+                                  border="reflect"))
+    yield ("segmentation.flood", lambda: parac.segmentation.flood(vals, (7, 9), tolerance=100),
+           lambda: parac.floodfill(vals, seed=[(9, 7)], mask=True, tolerance=100.0, connectivity=8))
 
 
 def same(a, b):

@@ -18,7 +18,7 @@ rows may be padded). ``device`` is ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or
 ``"auto"`` (the default: the ``PARAC_DEVICE`` environment variable, else the
 best device). The GIL is released while an operation runs.
 
-``parac.ndimage``, ``parac.morphology``, ``parac.measure`` and
+``parac.ndimage``, ``parac.filters``, ``parac.morphology``, ``parac.measure`` and
 ``parac.segmentation`` hold scipy- and scikit-image-compatible functions
 (loaded on first use).
 
@@ -38,7 +38,7 @@ from ._io import imread, imwrite
 __version__ = _parac.version
 __all__ = _make_functions(globals()) + ["compile", "imread", "imwrite"]
 
-_SUBMODULES = ("measure", "morphology", "ndimage", "segmentation")
+_SUBMODULES = ("filters", "measure", "morphology", "ndimage", "segmentation")
 
 
 def __getattr__(name):

@@ -139,3 +139,104 @@ def label(input, structure=None, output=None, *, device=None, method=None):
         return labels.astype(output), n  # scipy's output=dtype
     _into(labels, output, who=who)
     return n
+
+
+def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, device=None,
+              method=None):
+    """Multi-dimensional correlation, as ``scipy.ndimage.correlate``.
+
+    Parameters
+    ----------
+    input : array
+        2D image, or 3D volume (slices first) filtered slice by slice.
+        uint8, uint16, float32 or float64; NumPy, CuPy or a PyTorch CUDA
+        tensor.
+    weights : array
+        2D kernel, or for a volume a 3D kernel of one slice. Its centre is
+        at ``shape // 2``, as scipy's.
+    output : array or dtype, optional
+        Where to write the result, or its dtype (NumPy inputs).
+    mode : {'reflect', 'mirror', 'nearest', 'wrap', 'constant', 'grid-mirror', 'grid-wrap', 'grid-constant'}
+        How the input is extended beyond its border.
+    cval : float
+        The value beyond the border with ``mode='constant'``.
+    origin : 0
+        Only the centred kernel is supported.
+    device, method : str, optional
+        parac's device and ``parac.convolve`` method.
+
+    Returns
+    -------
+    array
+        The input's dtype, where the input lives: integer results truncated
+        toward zero as scipy's (computed in float32; float64 inputs too).
+    """
+    return _correlate(input, weights, output, mode, cval, origin, axes, device, method, flip=False,
+                      who="parac.ndimage.correlate")
+
+
+def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None, device=None,
+             method=None):
+    """Multi-dimensional convolution, as ``scipy.ndimage.convolve``: the
+    correlation with the kernel mirrored about its centre (for an even size
+    the centre moves as scipy's does). Parameters and result as
+    :func:`correlate`."""
+    return _correlate(input, weights, output, mode, cval, origin, axes, device, method, flip=True,
+                      who="parac.ndimage.convolve")
+
+
+def _correlate(input, weights, output, mode, cval, origin, axes, device, method, flip, who):
+    from . import convolve as _convolve
+
+    if np.any(np.asarray(origin) != 0) or axes is not None:
+        raise NotImplementedError("%s: origin and axes are not supported" % who)
+    if not isinstance(mode, str) or mode not in _MODES:
+        raise NotImplementedError("%s: mode %r is not supported (one of %s)" % (who, mode, ", ".join(sorted(_MODES))))
+    kind = _device.kind_of(input)
+    a = input if kind else np.asarray(input)
+    name = _dtype_name(a)
+    if name not in ("uint8", "uint16", "float32", "float64"):
+        raise TypeError("%s: uint8, uint16, float32 or float64 input, got %s" % (who, name))
+    w = np.asarray(weights.get() if hasattr(weights, "get") else
+                   weights.cpu() if hasattr(weights, "cpu") else weights, dtype=np.float64)
+    if a.ndim not in (2, 3) or w.ndim != a.ndim:
+        raise ValueError("%s: a 2D input and kernel, or a 3D input and kernel, got %d and %d dimensions" % (
+            who, a.ndim, w.ndim))
+    if a.ndim == 3 and w.shape[0] != 1:
+        raise NotImplementedError("%s: volumes are filtered slice by slice: the kernel needs one slice" % who)
+    kernel = _kernel_text(w.reshape(w.shape[-2:]), flip)
+    border = _MODES[mode] + (":%r" % float(cval) if _MODES[mode] == "constant" else "")
+    kw = {"kernel": kernel, "border": border, "device": device}
+    if method is not None:
+        kw["method"] = method
+    if name == "float32":
+        res = _convolve(a, **kw)
+    elif name == "float64":
+        res = _to(_convolve(_to(a, "float32"), **kw), "float64")
+    else:  # scipy's integer results: truncated toward zero
+        res = _to(_convolve(a, dtype="f32", **kw), name)
+    if output is None:
+        return res
+    if kind is None and not isinstance(output, np.ndarray):
+        return res.astype(output)
+    return _into(res, output, who=who)
+
+
+_KERNEL_TEXTS = {}
+
+
+def _kernel_text(w, flip):
+    """parac.convolve's kernel text for 2D weights (mirrored for a
+    convolution, with scipy's centre for even sizes: a zero row / column
+    before), remembered for the kernels used last: a call with the same
+    weights formats nothing."""
+    key = (w.shape, w.tobytes(), flip)
+    text = _KERNEL_TEXTS.get(key)
+    if text is None:
+        if flip:
+            w = np.pad(w[::-1, ::-1], [(1 - n % 2, 0) for n in w.shape])
+        text = ";".join(",".join(repr(float(v)) for v in row) for row in w)
+        if len(_KERNEL_TEXTS) >= 64:
+            _KERNEL_TEXTS.clear()
+        _KERNEL_TEXTS[key] = text
+    return text

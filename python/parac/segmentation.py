@@ -4,8 +4,57 @@ import numpy as np
 
 from . import clear_border as _clear_border, floodfill as _floodfill
 from . import _device
-from ._compat import connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to, \
+from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to, \
     work_dtype as _work
+
+
+def flood(image, seed_point, *, footprint=None, connectivity=None, tolerance=None, device=None):
+    """The region connected to a seed, as ``skimage.segmentation.flood``.
+
+    Parameters
+    ----------
+    image : array
+        2D image or 3D volume (slices first); uint8, uint16, float32 or bool;
+        NumPy, CuPy or a PyTorch CUDA tensor.
+    seed_point : tuple of int
+        (row, column[, ...]), slices first for volumes; negative indices
+        count from the end.
+    footprint : array, optional
+        3x3 (3x3x3) neighbourhood: the faces, edges or every neighbour.
+    connectivity : int, optional
+        1 (faces, the default) .. ndim (every neighbour).
+    tolerance : float, optional
+        Pixels whose values lie within it of the seed's value join (None:
+        equal values only). On integer images scikit-image truncates the
+        interval's ends to integers, so a fractional tolerance reaches one
+        value lower there than here; whole tolerances agree.
+    device : str, optional
+        parac's device.
+
+    Returns
+    -------
+    array of bool
+        True on the region, where the image lives (a view of the library's
+        mask: no conversion pass).
+    """
+    a, sp, conn = _flood_args(image, seed_point, footprint, connectivity, "parac.segmentation.flood")
+    return _as_bool(_floodfill(a, seed=[tuple(reversed(sp))], mask=True, tolerance=float(tolerance or 0),
+                               connectivity=conn, device=device))
+
+
+def _flood_args(image, seed_point, footprint, connectivity, who):
+    """The image parac floods (bool as its bytes), the seed and the neighbour count."""
+    a = image if _device.kind_of(image) else np.asarray(image)
+    name = _dtype_name(a)
+    if name == "bool":
+        a = _bool_bytes(a)
+    elif name not in ("uint8", "uint16", "float32"):
+        raise TypeError("%s: uint8, uint16, float32 or bool images, got %s" % (who, name))
+    seed = np.atleast_1d(seed_point)
+    if seed.ndim != 1 or len(seed) != a.ndim:
+        raise ValueError("%s: seed_point needs %d coordinates" % (who, a.ndim))
+    sp = tuple(int(v) % n for v, n in zip(seed, a.shape))
+    return a, sp, _conn(a.ndim, footprint, connectivity, who=who)
 
 
 def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=None, tolerance=None, in_place=False,
@@ -13,13 +62,9 @@ def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=Non
     """skimage.segmentation.flood_fill: seed_point is (row, column[, ...]),
     slices first for volumes; the region connected to it whose values lie
     within tolerance of its value (equal when None) takes new_value."""
-    a = image if _device.kind_of(image) else np.asarray(image)
-    if _dtype_name(a) not in ("uint8", "uint16", "float32"):
-        raise TypeError("parac.segmentation.flood_fill: uint8, uint16 or float32 images, got %s" % _dtype_name(a))
-    sp = tuple(int(v) % n for v, n in zip(np.atleast_1d(seed_point), a.shape))
-    if len(sp) != a.ndim:
-        raise ValueError("parac.segmentation.flood_fill: seed_point needs %d coordinates" % a.ndim)
-    conn = _conn(a.ndim, footprint, connectivity, who="parac.segmentation.flood_fill")
+    if _dtype_name(image) == "bool":
+        raise TypeError("parac.segmentation.flood_fill: uint8, uint16 or float32 images, got bool")
+    a, sp, conn = _flood_args(image, seed_point, footprint, connectivity, "parac.segmentation.flood_fill")
     res = _floodfill(a, seed=[tuple(reversed(sp))], value=float(new_value), tolerance=float(tolerance or 0),
                      connectivity=conn, device=device)
     if in_place:

@@ -85,13 +85,15 @@ parac_status parac__fill_seeds_cuda(const parac__fill_spec *s, const parac_image
 parac_status parac__fill_hybrid(const parac__fill_spec *s, const parac_image *in_host, parac_image *out,
                                 void *stream);
 
-/* Seeded flood fill on the CPU: seeds are (x,y,z) triples, checked. */
+/* Seeded flood fill on the CPU: seeds are (x,y,z) triples, checked. With
+ * `mask`, out is a u8 image that gets 1 in the regions and 0 elsewhere
+ * (value unused); else out has in's dtype and the regions take value. */
 parac_status parac__floodfill_cpu(const parac_image *in, parac_image *out, const int64_t *seeds,
-                                  int n_seeds, double value, double tolerance, int conn);
+                                  int n_seeds, double value, double tolerance, int conn, int mask);
 
 /* Seeded flood fill on CUDA (method "ccl"): in and out on one device. */
 parac_status parac__floodfill_cuda(const parac_image *in, parac_image *out, const int64_t *seeds, int n_seeds,
-                                   double value, double tolerance, int conn, void *stream);
+                                   double value, double tolerance, int conn, int mask, void *stream);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,8 @@ parac_status parac__fill_hybrid(const parac__fill_spec *s, const parac_image *in
 }
 
 parac_status parac__floodfill_cuda(const parac_image *in, parac_image *out, const int64_t *seeds, int n_seeds,
-                                   double value, double tolerance, int conn, void *stream)
+                                   double value, double tolerance, int conn, int mask, void *stream)
 {
-    (void)in, (void)out, (void)seeds, (void)n_seeds, (void)value, (void)tolerance, (void)conn, (void)stream;
+    (void)in, (void)out, (void)seeds, (void)n_seeds, (void)value, (void)tolerance, (void)conn, (void)mask, (void)stream;
     return not_built(NULL);
 }

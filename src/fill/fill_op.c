@@ -29,6 +29,7 @@ typedef struct floodfill_params {
     /* the typed function's seeds (x, y, z triples), instead of the text */
     const int64_t *seed_xyz;
     int n_seed_xyz;
+    int mask;         /* a u8 mask of the regions instead of the filled image */
 } floodfill_params;
 
 static parac_status spec_of(parac_op_call *call, const parac_image *in, parac__fill_spec *s)
@@ -263,7 +264,9 @@ static parac_status floodfill_run(parac_op_call *call)
     if (!p->seed && !p->n_seed_xyz)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --seed X,Y is required");
     const double value = p->value;
-    PARAC_TRY(value_fits(in, value));
+    if (!p->mask && !parac_call_has(call, "value"))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: --value is required (or --mask)");
+    if (!p->mask) PARAC_TRY(value_fits(in, value));
     const int conn = p->connectivity ? p->connectivity : (in->depth > 1 ? 6 : 4);
     int64_t *seeds = NULL;
     int n = 0;
@@ -275,13 +278,15 @@ static parac_status floodfill_run(parac_op_call *call)
     }
     const int64_t *xyz = p->seed ? seeds : p->seed_xyz;
     const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
-    parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1, in->dtype,
+    parac_status st = parac_image_create(&call->outputs[0], in->width, in->height, in->depth, 1,
+                                         p->mask ? PARAC_U8 : in->dtype,
                                          cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
                                          cuda ? parac_context_cuda_device(call->ctx) : -1);
     const double tol = p->tolerance;
-    if (st == PARAC_OK && !cuda) st = parac__floodfill_cpu(in, call->outputs[0], xyz, n, value, tol, conn);
+    if (st == PARAC_OK && !cuda) st = parac__floodfill_cpu(in, call->outputs[0], xyz, n, value, tol, conn, p->mask);
     else if (st == PARAC_OK)
-        st = parac__floodfill_cuda(in, call->outputs[0], xyz, n, value, tol, conn, parac_context_stream(call->ctx));
+        st = parac__floodfill_cuda(in, call->outputs[0], xyz, n, value, tol, conn, p->mask,
+                                   parac_context_stream(call->ctx));
     free(seeds);
     return st;
 }
@@ -297,14 +302,17 @@ static const parac_param_spec floodfill_params_table[] = {
     {"seed", PARAC_PARAM_LIST, NULL, NULL, 0, 0,
      "X,Y or X,Y,Z (x = column, y = row, as OpenCV's Point); give it several times for several seeds",
      PARAC_FIELD(floodfill_params, seed)},
-    {"value", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the new value of the filled region; required",
-     PARAC_REQUIRED_FIELD(floodfill_params, value)},
+    {"value", PARAC_PARAM_DOUBLE, NULL, NULL, 0, 0, "the new value of the filled region; required unless --mask",
+     PARAC_FIELD(floodfill_params, value)},
     {"tolerance", PARAC_PARAM_DOUBLE, "0", NULL, 0, 1e300,
      "pixels within T of the seed's value join (0: equal values), as skimage's tolerance",
      PARAC_FIELD(floodfill_params, tolerance)},
     {"connectivity", PARAC_PARAM_INT, NULL, PARAC__CONNECTIVITIES, 4, 26,
      "4 or 8 (2D; on a volume, within the seed's slice), 6, 18 or 26 (3D); default 4 / 6, as OpenCV",
      PARAC_FIELD(floodfill_params, connectivity)},
+    {"mask", PARAC_PARAM_BOOL, "false", NULL, 0, 0,
+     "write a u8 mask instead: 1 in the regions, 0 elsewhere (skimage.segmentation.flood)",
+     PARAC_FIELD(floodfill_params, mask)},
 };
 
 static const parac_method floodfill_methods[] = {
@@ -323,7 +331,8 @@ const parac_op parac__op_floodfill = {
         "the seed's value takes --value; all other pixels keep theirs, as "
         "skimage.segmentation.flood_fill and cv2.floodFill with FLOODFILL_FIXED_RANGE. Several "
         "seeds are each judged against the input, so their order does not matter. Input u8, u16 or "
-        "f32, 2D or 3D; the output has its dtype. A seed outside the image is an error.",
+        "f32, 2D or 3D; the output has its dtype, or with --mask is a u8 mask of the regions. A seed "
+        "outside the image is an error.",
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,

@@ -1,6 +1,7 @@
 /* Seeded flood fill on the CPU: a scanline fill per seed, as Heckbert's,
  * with a per-seed stamp so that regions of different seeds may overlap
- * (every seed is judged against the input, not against earlier fills). */
+ * (every seed is judged against the input, not against earlier fills).
+ * The regions are written into a copy of the input, or into a zeroed mask. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,13 +85,18 @@ static parac_status fill_region(region *r, parac__fill_stack *stack, int64_t sx,
 }
 
 parac_status parac__floodfill_cpu(const parac_image *in, parac_image *out, const int64_t *seeds,
-                                  int n_seeds, double value, double tolerance, int conn)
+                                  int n_seeds, double value, double tolerance, int conn, int mask)
 {
     parac__fill_geom g;
     PARAC_TRY(parac__fill_conn_geometry("floodfill", conn, in, &g));
     if (n_seeds < 1 || n_seeds > 65535)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "floodfill: 1 to 65535 seeds, got %d", n_seeds);
-    PARAC_TRY(parac_image_copy(out, in, NULL));
+    if (mask) {
+        PARAC_TRY(parac_image_clear(out, NULL));
+        value = 1;
+    } else {
+        PARAC_TRY(parac_image_copy(out, in, NULL));
+    }
     const int64_t n = g.w * g.h * g.d;
     uint16_t *stamp = parac__calloc((size_t)n, sizeof *stamp);
     if (!stamp) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "floodfill: %lld pixels of marks", (long long)n);

@@ -21,19 +21,6 @@
 #include "label_holes.h"
 #include "regions.h"
 
-typedef struct box {
-    int64_t lo[3], hi[3]; /* x, y, z */
-} box;
-
-typedef struct cavity {
-    int64_t lo[3], hi[3];
-    int64_t first;        /* its first pixel's index; -1: a region of nonzero labels */
-    int64_t nb_min, nb_max;
-    int64_t fill;         /* the label that fills it, 0: none */
-    int64_t fill_volume;  /* the box volume of that label */
-    int border;
-} cavity;
-
 static int64_t value_of(const parac_image *m, int64_t x, int64_t y, int64_t z)
 {
     const void *p = parac_image_at(m, x, y, z);
@@ -54,22 +41,6 @@ static void set_label(parac_image *m, int64_t x, int64_t y, int64_t z, int64_t v
     }
 }
 
-/* The neighbour steps of a connectivity (26 at most). */
-static int steps_of(int conn, int is_3d, int steps[26][3])
-{
-    int n = 0;
-    for (int dz = -1; dz <= 1; dz++)
-        for (int dy = -1; dy <= 1; dy++)
-            for (int dx = -1; dx <= 1; dx++) {
-                const int k = (dx != 0) + (dy != 0) + (dz != 0);
-                if (k == 0 || (!is_3d && dz != 0)) continue;
-                if ((conn == 4 || conn == 6) && k > 1) continue;
-                if (conn == 18 && k > 2) continue;
-                steps[n][0] = dx, steps[n][1] = dy, steps[n][2] = dz, n++;
-            }
-    return n;
-}
-
 static void grow(int64_t lo[3], int64_t hi[3], const int64_t c[3], int first)
 {
     for (int k = 0; k < 3; k++) {
@@ -81,7 +52,7 @@ static void grow(int64_t lo[3], int64_t hi[3], const int64_t c[3], int first)
 /* Step 4 for label v: which cavities in its box it encloses. `outside`
  * (the box grown by one pixel, so that everything beyond the box is one
  * region) is scratch of enough bytes; `queue` of as many entries. */
-static void enclose(const parac_image *in, int64_t v, const box *b, cavity *cav,
+static void enclose(const parac_image *in, int64_t v, const parac__holes_box *b, parac__cavity *cav,
                     const int64_t *ambiguous, int64_t n_ambiguous, int steps[26][3], int n_steps, uint8_t *outside,
                     int64_t *queue)
 {
@@ -121,7 +92,7 @@ static void enclose(const parac_image *in, int64_t v, const box *b, cavity *cav,
     }
     const int64_t volume = (b->hi[0] - b->lo[0] + 1) * (b->hi[1] - b->lo[1] + 1) * (b->hi[2] - b->lo[2] + 1);
     for (int64_t a = 0; a < n_ambiguous; a++) {
-        cavity *c = &cav[ambiguous[a]];
+        parac__cavity *c = &cav[ambiguous[a]];
         int inside = 1;
         for (int k = 0; k < (is_3d ? 3 : 2); k++) inside &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
         if (!inside) continue;
@@ -131,6 +102,46 @@ static void enclose(const parac_image *in, int64_t v, const box *b, cavity *cav,
         if (!c->fill || volume < c->fill_volume || (volume == c->fill_volume && v < c->fill))
             c->fill = v, c->fill_volume = volume;
     }
+}
+
+parac_status parac__label_holes_enclose(const char *op, const parac_image *in, int conn, int64_t n_labels,
+                                        const parac__holes_box *boxes, parac__cavity *cav, const int64_t *ambiguous,
+                                        int64_t n_ambiguous)
+{
+    const int is_3d = in->depth > 1;
+    int steps[26][3];
+    const int n_steps = parac__holes_steps(conn, is_3d, steps);
+    uint8_t *outside = NULL;
+    int64_t *queue = NULL;
+    size_t room = 0;
+    parac_status st = PARAC_OK;
+    for (int64_t v = 1; st == PARAC_OK && v <= n_labels; v++) {
+        const parac__holes_box *b = &boxes[v];
+        int holds = 0;
+        for (int64_t a = 0; a < n_ambiguous && !holds; a++) {
+            const parac__cavity *c = &cav[ambiguous[a]];
+            holds = 1;
+            for (int k = 0; k < (is_3d ? 3 : 2); k++) holds &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
+        }
+        if (!holds) continue;
+        const size_t need = (size_t)(b->hi[0] - b->lo[0] + 3) * (size_t)(b->hi[1] - b->lo[1] + 3) *
+                            (size_t)(is_3d ? b->hi[2] - b->lo[2] + 3 : 1);
+        if (need > room) {
+            free(outside);
+            free(queue);
+            outside = parac__malloc(need);
+            queue = parac__malloc(need * sizeof *queue);
+            room = need;
+            if (!outside || !queue) {
+                st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+                break;
+            }
+        }
+        enclose(in, v, b, cav, ambiguous, n_ambiguous, steps, n_steps, outside, queue);
+    }
+    free(outside);
+    free(queue);
+    return st;
 }
 
 parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const parac_image *in, parac_image *out,
@@ -146,15 +157,15 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
     const parac__label_spec ls = {s->op, s->conn, 1, 1e300, s->threads};
     parac_status st = parac_image_create(&reg, w, h, d, 1, PARAC_I32, PARAC_MEMORY_HOST, -1);
     if (st == PARAC_OK) st = parac__label_cpu(&ls, in, reg, &n_regions);
-    cavity *cav = st == PARAC_OK ? parac__calloc((size_t)n_regions + 1, sizeof *cav) : NULL;
-    box *boxes = st == PARAC_OK ? parac__calloc((size_t)n_labels + 1, sizeof *boxes) : NULL;
+    parac__cavity *cav = st == PARAC_OK ? parac__calloc((size_t)n_regions + 1, sizeof *cav) : NULL;
+    parac__holes_box *boxes = st == PARAC_OK ? parac__calloc((size_t)n_labels + 1, sizeof *boxes) : NULL;
     char *seen = st == PARAC_OK ? parac__calloc((size_t)(n_labels > n_regions ? n_labels : n_regions) + 1, 1) : NULL;
     if (st == PARAC_OK && (!cav || !boxes || !seen))
         st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for %lld regions", s->op,
                          (long long)n_regions);
     for (int64_t r = 0; st == PARAC_OK && r <= n_regions; r++) cav[r].first = -1; /* not a zero region (yet) */
     int steps[26][3];
-    const int n_steps = steps_of(s->conn, is_3d, steps);
+    const int n_steps = parac__holes_steps(s->conn, is_3d, steps);
     /* step 2 */
     for (int64_t z = 0; st == PARAC_OK && z < d; z++)
         for (int64_t y = 0; y < h; y++)
@@ -166,7 +177,7 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
                     continue;
                 }
                 const int64_t r = *(const int32_t *)parac_image_at(reg, x, y, z);
-                cavity *k = &cav[r];
+                parac__cavity *k = &cav[r];
                 const int fresh = k->first < 0;
                 if (fresh) k->first = (z * h + y) * w + x;
                 grow(k->lo, k->hi, c, fresh);
@@ -187,44 +198,14 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
         if (!ambiguous) st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", s->op);
     }
     for (int64_t r = 1; st == PARAC_OK && r <= n_regions; r++) {
-        cavity *k = &cav[r];
+        parac__cavity *k = &cav[r];
         if (k->first < 0 || k->border) continue; /* a region of labels, or zeros reaching the border */
         if (k->nb_min == k->nb_max) k->fill = k->nb_min;
         else ambiguous[n_ambiguous++] = r;
     }
-    /* step 4: each label whose box strictly holds an ambiguous cavity */
-    if (st == PARAC_OK && n_ambiguous > 0) {
-        memset(seen, 0, (size_t)n_labels + 1);
-        uint8_t *outside = NULL;
-        int64_t *queue = NULL;
-        size_t room = 0;
-        for (int64_t v = 1; st == PARAC_OK && v <= n_labels; v++) {
-            const box *b = &boxes[v];
-            int holds = 0;
-            for (int64_t a = 0; a < n_ambiguous && !holds; a++) {
-                const cavity *c = &cav[ambiguous[a]];
-                holds = 1;
-                for (int k = 0; k < (is_3d ? 3 : 2); k++) holds &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
-            }
-            if (!holds) continue;
-            const size_t need = (size_t)(b->hi[0] - b->lo[0] + 3) * (size_t)(b->hi[1] - b->lo[1] + 3) *
-                                (size_t)(is_3d ? b->hi[2] - b->lo[2] + 3 : 1);
-            if (need > room) {
-                free(outside);
-                free(queue);
-                outside = parac__malloc(need);
-                queue = parac__malloc(need * sizeof *queue);
-                room = need;
-                if (!outside || !queue) {
-                    st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", s->op);
-                    break;
-                }
-            }
-            enclose(in, v, b, cav, ambiguous, n_ambiguous, steps, n_steps, outside, queue);
-        }
-        free(outside);
-        free(queue);
-    }
+    /* step 4 */
+    if (st == PARAC_OK && n_ambiguous > 0)
+        st = parac__label_holes_enclose(s->op, in, s->conn, n_labels, boxes, cav, ambiguous, n_ambiguous);
     /* the output */
     if (st == PARAC_OK) {
         for (int64_t z = 0; z < d; z++)

@@ -34,21 +34,9 @@ static parac_status label_holes_run(parac_op_call *call)
         PARAC_TRY(parac_call_output(call, 0, in->width, in->height, in->depth, 1, in->dtype, PARAC_MEMORY_HOST, -1));
         PARAC_TRY(parac__label_holes_cpu(&s, in, call->outputs[0], &filled));
     } else {
-        /* no kernel yet: the CPU method on host copies, the result back on the device */
-        void *stream = parac_context_stream(call->ctx);
-        parac_image *host_in = NULL, *host_out = NULL;
-        parac_status st = parac_image_download(&host_in, in, 1, stream);
-        if (st == PARAC_OK) st = parac_context_synchronize(call->ctx);
-        if (st == PARAC_OK) st = parac_image_create_like(&host_out, host_in, -1, PARAC_MEMORY_PINNED, -1);
-        if (st == PARAC_OK) st = parac__label_holes_cpu(&s, host_in, host_out, &filled);
-        if (st == PARAC_OK)
-            st = parac_call_output(call, 0, in->width, in->height, in->depth, 1, in->dtype, PARAC_MEMORY_CUDA,
-                                   parac_context_cuda_device(call->ctx));
-        if (st == PARAC_OK) st = parac_image_copy(call->outputs[0], host_out, stream);
-        if (st == PARAC_OK) st = parac_context_synchronize(call->ctx);
-        parac_image_destroy(host_in);
-        parac_image_destroy(host_out);
-        PARAC_TRY(st);
+        PARAC_TRY(parac_call_output(call, 0, in->width, in->height, in->depth, 1, in->dtype, PARAC_MEMORY_CUDA,
+                                    parac_context_cuda_device(call->ctx)));
+        PARAC_TRY(parac__label_holes_cuda(&s, in, call->outputs[0], &filled, parac_context_stream(call->ctx)));
     }
     call->results[0] = (double)filled;
     return PARAC_OK;
@@ -90,8 +78,9 @@ static const parac_method label_holes_methods[] = {
     {"cavities", PARAC_BACKEND_CPU, label_holes_run,
      "the zero regions labelled; one with one label beside it is that label's hole, one with several is "
      "resolved by filling the labels' boxes"},
-    {"cavities-on-host", PARAC_BACKEND_CUDA, label_holes_run,
-     "no CUDA kernel yet: the labels copied to the host, the CPU method there, the result copied back"},
+    {"cavities", PARAC_BACKEND_CUDA, label_holes_run,
+     "the CPU method's steps on the GPU (regions, the labels beside each cavity, the fill); cavities beside "
+     "several labels, where labels nest, are settled by the CPU method's queues on a host copy"},
 };
 
 const parac_op parac__op_fill_label_holes = {
@@ -102,7 +91,7 @@ const parac_op parac__op_fill_label_holes = {
         "holes take v: a hole is a region of pixels other than v (--connectivity, default 4 / 6) that does not "
         "touch the image's border, as scipy.ndimage.binary_fill_holes(labels == v) finds it. Other labels "
         "inside a hole stay; where labels nest, the innermost fills. Output: the input's dtype; the count of "
-        "filled pixels is printed. On a CUDA device the CPU method runs on host copies (no kernel yet). See docs/labels.md.",
+        "filled pixels is printed. See docs/labels.md.",
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,

@@ -3,6 +3,7 @@
  * it). */
 #include "../core/error_internal.h"
 #include "label.h"
+#include "label_holes.h"
 #include "regions.h"
 #include "small.h"
 
@@ -34,5 +35,12 @@ parac_status parac__largest_label_cuda(const char *op, const parac_image *labels
 parac_status parac__small_cuda(const parac__small_spec *s, const parac_image *in, parac_image *out, void *stream)
 {
     (void)in, (void)out, (void)stream;
+    return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
+}
+
+parac_status parac__label_holes_cuda(const parac__label_holes_spec *s, const parac_image *in, parac_image *out,
+                                     int64_t *filled, void *stream)
+{
+    (void)in, (void)out, (void)filled, (void)stream;
     return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
 }

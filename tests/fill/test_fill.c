@@ -213,6 +213,27 @@ static void test_gpu_methods(void **state)
     parac_context_destroy(ctx);
 }
 
+/* floodfill --mask on ctx's device: 1 where want is, 0 elsewhere. */
+static void check_flood_mask(parac_context *ctx, parac_image *im, int conn, const uint8_t *want)
+{
+    parac_args *args;
+    assert_ok(parac_args_create(&args));
+    char t[16];
+    snprintf(t, sizeof t, "%d", conn);
+    assert_ok(parac_args_set(args, "connectivity", t));
+    assert_ok(parac_args_set(args, "seed", "0,0;30,20"));
+    assert_ok(parac_args_set(args, "mask", "true"));
+    parac_image *out, *host;
+    assert_ok(parac_op_run(ctx, "floodfill", &im, 1, &out, 1, args, NULL, 0));
+    assert_int_equal(out->dtype, PARAC_U8);
+    assert_ok(parac_image_download(&host, out, 0, NULL));
+    for (int64_t i = 0; i < im->width * im->height; i++)
+        assert_int_equal(*(uint8_t *)parac_image_at(host, i % im->width, i / im->width, 0), want[i]);
+    parac_image_destroy(out);
+    parac_image_destroy(host);
+    parac_args_destroy(args);
+}
+
 static void test_floodfill(void **state)
 {
     (void)state;
@@ -258,6 +279,12 @@ static void test_floodfill(void **state)
         for (int64_t i = 0; i < n; i++) {
             const uint8_t got = *(uint8_t *)parac_image_at(out, i % w, i / w, 0);
             assert_int_equal(got, want[i] ? 99 : flat[i]);
+        }
+        check_flood_mask(ctx, im, conn, want);
+        parac_context *gpu;
+        if (test_have_gpu() && parac_context_create(&gpu, "cuda") == PARAC_OK) {
+            check_flood_mask(gpu, im, conn, want);
+            parac_context_destroy(gpu);
         }
         free(flat);
         free(want);

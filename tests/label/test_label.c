@@ -128,7 +128,7 @@ static void test_random_2d(void **state)
     (void)state;
     const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32};
     const double densities[] = {0.3, 0.5, 0.7, 0.95};
-    const int64_t sizes[][2] = {{1, 1}, {67, 1}, {1, 53}, {33, 17}, {97, 71}, {250, 131}, {64, 32}};
+    const int64_t sizes[][2] = {{1, 1}, {67, 1}, {1, 53}, {33, 17}, {97, 71}, {250, 131}, {64, 32}, {709, 263}};
     uint64_t seed = 1;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int di = 0; di < 4; di++)

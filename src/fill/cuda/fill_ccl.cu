@@ -398,7 +398,8 @@ extern "C" parac_status parac__fill_ccl_cuda(const parac__fill_spec *s, const pa
 }
 
 extern "C" parac_status parac__floodfill_cuda(const parac_image *in, parac_image *out, const int64_t *seeds,
-                                              int n_seeds, double value, double tolerance, int conn, void *stream)
+                                              int n_seeds, double value, double tolerance, int conn, int mask,
+                                              void *stream)
 {
     parac__fill_geom g;
     PARAC_TRY(parac__fill_conn_geometry("floodfill", conn, in, &g));
@@ -417,7 +418,12 @@ extern "C" parac_status parac__floodfill_cuda(const parac_image *in, parac_image
     if (grid.y > 65535 || grid.z > 65535)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "floodfill: method 'ccl' takes up to %d rows and %d slices",
                            65535 * t.ty, 65535 * t.tz);
-    PARAC_TRY(parac_image_copy(out, in, stream)); /* everything outside the regions keeps its value */
+    if (mask) { /* a u8 mask: 1 in the regions */
+        PARAC_TRY(parac_image_clear(out, stream));
+        value = 1;
+    } else {
+        PARAC_TRY(parac_image_copy(out, in, stream)); /* everything outside the regions keeps its value */
+    }
     void *labels = nullptr;
     const size_t bytes = n * sizeof(uint32_t);
     PARAC_TRY(parac__cuda_alloc(in->device, bytes, &labels));
@@ -439,7 +445,7 @@ extern "C" parac_status parac__floodfill_cuda(const parac_image *in, parac_image
         rc = label_passes(v, m, t, g, L, st);
         if (rc == PARAC_OK) {
             const uint32_t seed = (uint32_t)((p[2] * g.h + p[1]) * g.w + p[0]);
-            flood_output_kernel<<<grid, block, 0, st>>>(v, m, t, L, seed, value, (int)in->dtype);
+            flood_output_kernel<<<grid, block, 0, st>>>(v, m, t, L, seed, value, (int)out->dtype);
             rc = PARAC_CUDA_LAUNCH_CHECK();
         }
     }

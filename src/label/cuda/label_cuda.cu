@@ -1,391 +1,327 @@
-// Labelling on the GPU: connected components by union-find over pixel
-// labels (in the spirit of Playne & Hawick's and Allegretti et al.'s direct
-// algorithms: a fixed number of passes, no iteration to convergence), then
-// the roots numbered in raster order.
-//   1. local: a block per tile (32 x 16 pixels, 32 x 4 x 4 in 3D) labels it
-//      in shared memory; a warp holds a row, its ballot gives the row's runs
-//      (foreground pixels that continue their left neighbour's component),
-//      and rows are joined where an overlap starts. Every foreground pixel
-//      gets the raster index of its tile component's first pixel, so a label
-//      never exceeds its own index; background pixels get BG.
-//   2. faces: pixels on tile faces join their neighbours in other tiles
-//      (global union-find, atomicMin: the smaller root wins). A component's
-//      root is therefore its first pixel in raster order.
-//   3. number: a block per segment of 1024 consecutive pixels points every
-//      pixel at its root and counts the roots, each root keeping its rank
-//      in the segment (tagged, so that walks stop there);
-//   4. an exclusive scan of the segments' counts (CUB);
-//   5. output: label = the segments' offset + rank + 1, in raster order.
-// Two neighbours join when both are foreground and hold the same key: 1 for
-// every nonzero pixel, or the value itself with equal values.
+// Labelling on the GPU: the method's entry, and the labelling of volumes
+// (2D images: label2d_cuda.cu). Connected components by union-find over
+// pieces of components in tiles (in the spirit of Playne & Hawick's and
+// Allegretti et al.'s direct algorithms: a fixed number of passes, no
+// iteration to convergence), numbered in raster order:
+//   1. tiles: a block per tile of 32 x 16 x 16 voxels, a thread per row of
+//      32 voxels held as bit masks. Runs join their neighbours in the rows
+//      before (y - 1 and z - 1, and the diagonals the connectivity has)
+//      where an overlap starts (union-find over run starts in shared
+//      memory, the smaller index wins), so each piece is named by its first
+//      voxel in raster order. Every voxel gets its piece's index in the tile,
+//      flagged when the piece touches the tile's faces; each row's roots are
+//      a word of a bitmap in raster order; edge pieces get a global node
+//      (their root's raster index) and a place in the tile's list.
+//   2. join: a thread per voxel on a tile's first faces (x, y, z) unites its
+//      piece with the pieces of its neighbours in the tile before along that
+//      axis (global union-find, atomicMin: a component's root becomes its
+//      first voxel in raster order). A voxel whose neighbour straight across
+//      joins it leaves out the other neighbours in that neighbour's tile
+//      (joined there), and skips the straight pair when the pair before it
+//      along the face joins the same pieces.
+//   3. resolve, scan and output as label_tiles.cuh says.
 #include <cuda_runtime.h>
-#include <string.h>
 
-#include <cub/device/device_scan.cuh>
-
-#include "core/device_internal.h"
-#include "cuda/cuda_check.h"
-#include "cuda/launch.h"
-#include "cuda/union_find.cuh"
 #include "label/label.h"
+#include "label2d.h"
+#include "label_tiles.cuh"
 
-namespace labelk {
+namespace label3dk {
 namespace {
 
 using namespace parac_uf;
+using namespace labelt;
+using labelk::key_at;
+using labelk::src;
 
-constexpr uint32_t BG = 0xffffffffu;  // a background pixel's label
-constexpr uint32_t TAG = 0x80000000u; // a numbered root: TAG | rank in its segment
-constexpr int TX = 32;
-constexpr int TILE = 512;
-constexpr int SEG = 1024;             // pixels per numbering segment (one block)
+constexpr int TY = 16, TZ = 16, ROWS = TY * TZ, VOX = T * ROWS;
+constexpr int CAP = VOX - (T - 2) * (TY - 2) * (TZ - 2); // the voxels on a tile's faces
 
-struct src {
-    const char *data;
-    int64_t rp, sp;       // row and slice pitch, bytes
-    int w, h, d;
-    int dtype;
-    int equal;            // keys are values (else 1 for every nonzero pixel)
-    int bg_exact;         // the background value is one the dtype holds
-    uint32_t bg_key;
+// The rows before a row that its voxels may join: (dy, dz), and whether
+// the diagonals (dx = +-1) join too.
+struct rows_before {
+    int n;
+    int8_t d[4][3];
 };
 
-struct tiles {
-    int ty, tz, ty_shift;
-    int row_lines, col_lines; // face lines per tile the merge visits (2 where an offset points forward)
-    offsets off;
-};
-
-// A pixel's key and whether it is foreground.
-__device__ inline bool key_at(const src &v, int x, int y, int z, uint32_t &key)
+rows_before rows_for(int conn)
 {
-    const char *row = v.data + z * v.sp + y * v.rp;
-    uint32_t raw;
-    bool nonzero;
-    switch (v.dtype) {
-    case PARAC_U8: raw = ((const uint8_t *)row)[x]; nonzero = raw != 0; break;
-    case PARAC_U16: raw = ((const uint16_t *)row)[x]; nonzero = raw != 0; break;
-    case PARAC_I32: raw = (uint32_t)((const int32_t *)row)[x]; nonzero = raw != 0; break;
-    default: {
-        const float f = ((const float *)row)[x];
-        nonzero = f != 0.0f; // NaN is nonzero, as numpy's
-        raw = nonzero ? __float_as_uint(f) : 0u; // -0 is 0
-    }
-    }
-    if (!v.equal) {
-        key = 1;
-        return nonzero;
-    }
-    key = raw;
-    return !(v.bg_exact && raw == v.bg_key);
+    if (conn == 6) return {2, {{-1, 0, 0}, {0, -1, 0}}};
+    if (conn == 18) return {4, {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 0}, {1, -1, 0}}};
+    return {4, {{-1, 0, 1}, {0, -1, 1}, {-1, -1, 1}, {1, -1, 1}}};
 }
 
-__device__ inline uint32_t gindex(const src &v, int x, int y, int z)
+// Bits of row (y, z) whose voxel joins the voxel dx further in row (y2, z2)
+// (both foreground, equal keys): with keys, read where both are foreground.
+__device__ inline uint32_t same_bits(const src &v, int x0, int y, int z, int y2, int z2, uint32_t M, uint32_t M2, int dx)
 {
-    return ((uint32_t)z * (uint32_t)v.h + (uint32_t)y) * (uint32_t)v.w + (uint32_t)x;
+    uint32_t cand = dx == 0 ? M & M2 : dx < 0 ? M & (M2 << 1) : M & (M2 >> 1);
+    if (!v.equal) return cand;
+    uint32_t out = 0;
+    for (uint32_t r = cand; r; r &= r - 1) {
+        const int i = __ffs(r) - 1;
+        uint32_t k, k2;
+        key_at(v, x0 + i, y, z, k);
+        key_at(v, x0 + i + dx, y2, z2, k2);
+        if (k == k2) out |= 1u << i;
+    }
+    return out;
 }
 
-__device__ inline bool bit(uint32_t m, int i) { return (m >> i) & 1u; }
-
-// Pass 1.
-__global__ void __launch_bounds__(TILE) local_kernel(src v, tiles t, uint32_t *L)
+// Pass 1 (see the top).
+__global__ void __launch_bounds__(ROWS)
+    tiles_kernel(src v, rows_before nr, tgrid g, uint16_t *R, uint32_t *G, uint32_t *B, uint16_t *EL, uint16_t *NE)
 {
-    __shared__ uint32_t s[TILE], keys[TILE], run_root[TILE];
-    __shared__ uint32_t fg_mask[TILE / TX], same_mask[TILE / TX];
-    volatile uint32_t *vs = s;
-    const int tx = threadIdx.x, ty = threadIdx.y, tz = threadIdx.z;
-    const int x = blockIdx.x * TX + tx, y = blockIdx.y * t.ty + ty, z = blockIdx.z * t.tz + tz;
-    const int row = tz * t.ty + ty, me = row * TX + tx;
-    const bool inside = x < v.w && y < v.h && z < v.d;
-    uint32_t k = 0;
-    const bool fg = inside && key_at(v, x, y, z, k);
-    keys[me] = k;
-    const uint32_t fgm = __ballot_sync(0xffffffffu, fg);
-    const uint32_t left_key = __shfl_up_sync(0xffffffffu, k, 1);
-    const bool same_left = fg && tx > 0 && bit(fgm, tx - 1) && left_key == k;
-    const uint32_t same = __ballot_sync(0xffffffffu, same_left);
-    if (tx == 0) fg_mask[row] = fgm, same_mask[row] = same;
-    // the first pixel of my run: the last position at or before me that does not continue its left neighbour
-    const uint32_t starts = ~same & (tx == 31 ? 0xffffffffu : (2u << tx) - 1u);
-    const int start = 31 - __clz(starts);
-    s[me] = (uint32_t)(row * TX + start);
-    __syncthreads();
-    if (fg) {
-        #pragma unroll
-        for (int j = 0; j < 13; j++) { // unrolled: constant indices keep the offsets out of local memory
-            if (j >= t.off.n) break;
-            const int dx = t.off.d[j][0], dy = t.off.d[j][1], dz = t.off.d[j][2];
-            if (dy == 0 && dz == 0) continue; // the same row: runs
-            const int nx = tx + dx, ny = ty + dy, nz = tz + dz;
-            if (nx < 0 || nx >= TX || ny < 0 || ny >= t.ty || nz < 0) continue;
-            const int nrow = nz * t.ty + ny, n = nrow * TX + nx;
-            if (!bit(fg_mask[nrow], nx) || keys[n] != k) continue;
-            if (dx == 0) {
-                // the overlap started further left: joined there
-                if (same_left && bit(same_mask[nrow], nx)) continue;
-            } else if (dz == 0 || dy == 0) {
-                // a diagonal in a plane with x: a pixel beside both with the same key joins them
-                if ((bit(fg_mask[row], nx) && keys[row * TX + nx] == k) || (bit(fg_mask[nrow], tx) && keys[nrow * TX + tx] == k))
-                    continue;
+    __shared__ uint32_t parent[VOX];
+    __shared__ uint32_t sM[ROWS], sSL[ROWS], edge[ROWS], warp_sum[ROWS / 32];
+    const int row = threadIdx.x, yy = row % TY, zz = row / TY, lane = row & 31, warp = row >> 5;
+    const int tx = blockIdx.x, ty = blockIdx.y, tz = blockIdx.z;
+    const int x0 = tx * T, y = ty * TY + yy, z = tz * TZ + zz;
+    const int wn = min(T, g.w - x0);
+    const bool row_in = y < g.h && z < g.d;
+    uint32_t M = 0, SL = 0; // foreground; joins the left neighbour
+    if (row_in) {
+        if (!v.equal) {
+            M = nonzero_mask(v, x0, y, z, wn);
+            SL = M & (M << 1);
+        } else {
+            uint32_t prev = 0;
+            bool prev_fg = false;
+            for (int i = 0; i < wn; i++) {
+                uint32_t k;
+                const bool fg = key_at(v, x0 + i, y, z, k);
+                if (fg) {
+                    M |= 1u << i;
+                    if (prev_fg && prev == k) SL |= 1u << i;
+                }
+                prev_fg = fg, prev = k;
             }
-            unite_local(vs, (uint32_t)me, (uint32_t)n);
+        }
+    }
+    sM[row] = M, sSL[row] = SL, edge[row] = 0;
+    const uint32_t starts = M & ~SL, base = (uint32_t)row * T;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1);
+        parent[i] = i;
+    }
+    __syncthreads();
+    // Joins with the rows before, as in 2D: an overlap where it starts, a
+    // diagonal where no voxel beside both joins it.
+    volatile uint32_t *s = parent;
+    for (int j = 0; j < nr.n; j++) {
+        const int dy = nr.d[j][0], dz = nr.d[j][1], ny = yy + dy, nz = zz + dz;
+        if (ny < 0 || ny >= TY || nz < 0 || !M) continue;
+        const int nrow = nz * TY + ny;
+        const uint32_t Mn = sM[nrow], nstarts = Mn & ~sSL[nrow], nbase = (uint32_t)nrow * T;
+        const uint32_t SU = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 0);
+        for (uint32_t r = SU & ~((SU << 1) & SL); r; r &= r - 1) {
+            const int b = __ffs(r) - 1;
+            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b));
+        }
+        if (!nr.d[j][2]) continue;
+        const uint32_t SUL = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, -1);
+        for (uint32_t r = SUL & ~(SL | SU); r; r &= r - 1) {
+            const int b = __ffs(r) - 1;
+            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b - 1));
+        }
+        const uint32_t SUR = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 1);
+        for (uint32_t r = SUR & ~((SL >> 1) | SU); r; r &= r - 1) {
+            const int b = __ffs(r) - 1;
+            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b + 1));
         }
     }
     __syncthreads();
-    if (fg && start == tx) run_root[me] = find_local(vs, (uint32_t)me);
-    __syncthreads();
-    if (!inside) return;
-    uint32_t label = BG;
-    if (fg) {
-        const uint32_t r = run_root[row * TX + start];
-        const int rx = (int)(r & (TX - 1)), ry = (int)(r >> 5) & (t.ty - 1), rz = (int)(r >> (5 + t.ty_shift));
-        label = gindex(v, blockIdx.x * TX + rx, blockIdx.y * t.ty + ry, blockIdx.z * t.tz + rz);
+    // Every run start takes its root; runs on the tile's faces mark theirs.
+    const bool face_row = yy == 0 || yy == TY - 1 || zz == 0 || zz == TZ - 1;
+    const uint32_t on_edge = M & (face_row ? ~0u : 0x80000001u);
+    uint32_t roots = 0;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const int b = __ffs(r) - 1;
+        const uint32_t root = find_local(s, base + b);
+        atomicMin(&parent[base + b], root); // an atomic: other threads still walk through it
+        if (root == base + b) roots |= 1u << b;
+        if (run_bits(SL, b) & on_edge) atomicOr(&edge[root >> 5], 1u << (root & 31));
     }
-    L[gindex(v, x, y, z)] = label;
-}
-
-// Pass 2 for one pixel on a tile face: its neighbours in other tiles.
-__device__ void join_pixel(const src &v, const tiles &t, uint32_t *L, int x, int y, int z)
-{
-    uint32_t k, kn, kb;
-    if (!key_at(v, x, y, z, k)) return;
-    const int tx = x & (TX - 1), ty = y & (t.ty - 1), tz = z & (t.tz - 1);
-    const uint32_t me = gindex(v, x, y, z);
+    const uint32_t tile = g.tile(tx, ty, tz);
+    if (row_in) B[((uint32_t)z * (uint32_t)g.h + (uint32_t)y) * (uint32_t)g.nx + (uint32_t)tx] = roots;
+    __syncthreads();
+    // The edge pieces: nodes (their own roots, so far) and the tile's list,
+    // in order (a block-wide exclusive scan of the rows' counts).
+    const uint32_t e = edge[row], cnt = __popc(e);
+    uint32_t incl = cnt;
     #pragma unroll
-    for (int j = 0; j < 13; j++) {
-        if (j >= t.off.n) break;
-        const int dx = t.off.d[j][0], dy = t.off.d[j][1], dz = t.off.d[j][2];
-        const int nx = x + dx, ny = y + dy, nz = z + dz;
-        if (nx < 0 || nx >= v.w || ny < 0 || ny >= v.h || nz < 0) continue;
-        const int ntx = tx + dx, nty = ty + dy, ntz = tz + dz;
-        if (ntx >= 0 && ntx < TX && nty >= 0 && nty < t.ty && ntz >= 0) continue; // the same tile: pass 1
-        if (!key_at(v, nx, ny, nz, kn) || kn != k) continue;
-        const int axes = (dx != 0) + (dy != 0) + (dz != 0);
-        if (axes == 1) {
-            // the pair before along the face (before in x, else in y) joins through the same pixels
-            if (dx == 0 && tx > 0 && key_at(v, x - 1, y, z, kb) && kb == k && key_at(v, nx - 1, ny, nz, kb) && kb == k)
-                continue;
-            if (dy == 0 && ty > 0 && key_at(v, x, y - 1, z, kb) && kb == k && key_at(v, nx, ny - 1, nz, kb) && kb == k)
-                continue;
-        } else if (axes == 2 && dz == 0) {
-            // a diagonal in the plane with a pixel beside both of the same key
-            if ((key_at(v, x + dx, y, z, kb) && kb == k) || (key_at(v, x, y + dy, z, kb) && kb == k)) continue;
-        }
-        unite_halving(L, me, gindex(v, nx, ny, nz));
+    for (int o = 1; o < 32; o <<= 1) {
+        const uint32_t t = __shfl_up_sync(~0u, incl, o);
+        if (lane >= o) incl += t;
     }
-}
-
-// Pass 2, over the pixels that can have a neighbour in another tile: the
-// first (and, where an offset points forward in y, the last) row of each
-// tile, every x; the first (and last) column of each tile, every row; in 3D
-// the first slice of each tile layer. Pixels in several sets join twice,
-// which is harmless.
-__global__ void merge_rows_kernel(src v, tiles t, uint32_t *L, uint32_t items)
-{
-    const uint32_t lines = t.row_lines * ((v.h + t.ty - 1) >> t.ty_shift);
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
-        const int x = (int)(i % (uint32_t)v.w);
-        const uint32_t r = i / (uint32_t)v.w;
-        const int f = (int)(r % lines), z = (int)(r / lines);
-        const int last = t.row_lines == 2 && (f & 1);
-        const int y = (f / t.row_lines) * t.ty + (last ? t.ty - 1 : 0);
-        if (y < v.h) join_pixel(v, t, L, x, y, z);
-    }
-}
-
-__global__ void merge_cols_kernel(src v, tiles t, uint32_t *L, uint32_t items)
-{
-    const uint32_t cols = t.col_lines * ((v.w + TX - 1) / TX);
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
-        const int c = (int)(i % cols);
-        const uint32_t r = i / cols;
-        const int y = (int)(r % (uint32_t)v.h), z = (int)(r / (uint32_t)v.h);
-        const int last = t.col_lines == 2 && (c & 1);
-        const int x = (c / t.col_lines) * TX + (last ? TX - 1 : 0);
-        if (x < v.w) join_pixel(v, t, L, x, y, z);
-    }
-}
-
-__global__ void merge_slices_kernel(src v, tiles t, uint32_t *L, uint32_t items)
-{
-    const uint32_t plane = (uint32_t)v.w * (uint32_t)v.h;
-    for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < items; i += gridDim.x * blockDim.x) {
-        const int x = (int)(i % (uint32_t)v.w), y = (int)((i / (uint32_t)v.w) % (uint32_t)v.h);
-        const int z = (int)(i / plane) * t.tz;
-        if (z < v.d) join_pixel(v, t, L, x, y, z);
-    }
-}
-
-// A walk to the root that stops at a numbered root too, halving the path
-// as it goes (atomicMin with the grandparent, never on a root: every thread
-// of the pass walks, and the walks of one component shorten each other's).
-__device__ inline uint32_t root_of(uint32_t *L, uint32_t a)
-{
-    volatile uint32_t *vL = L;
-    for (;;) {
-        const uint32_t b = vL[a];
-        if (b == a || (b & TAG)) return a;
-        const uint32_t c = vL[b];
-        if (c == b || (c & TAG)) return b;
-        atomicMin(&L[a], c);
-        a = c;
-    }
-}
-
-// Pass 3: a block per segment of SEG pixels.
-__global__ void __launch_bounds__(SEG) number_kernel(uint32_t *L, uint32_t n, uint32_t *counts)
-{
-    __shared__ uint32_t warp_roots[SEG / 32];
-    const uint32_t p = blockIdx.x * SEG + threadIdx.x;
-    bool root = false;
-    if (p < n) {
-        const uint32_t l = L[p];
-        if (l != BG) {
-            const uint32_t r = root_of(L, p);
-            root = r == p;
-            if (!root && l != r) L[p] = r; // an ancestor: walks that read either value still end at r
-        }
-    }
-    const uint32_t ballot = __ballot_sync(0xffffffffu, root);
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) warp_roots[warp] = __popc(ballot);
+    if (lane == 31) warp_sum[warp] = incl;
     __syncthreads();
-    if (warp == 0) { // exclusive scan of the 32 warps' counts
-        const uint32_t c = warp_roots[lane];
-        uint32_t incl = c;
+    if (warp == 0) {
+        const uint32_t c = lane < ROWS / 32 ? warp_sum[lane] : 0;
+        uint32_t wi = c;
+        #pragma unroll
         for (int o = 1; o < 32; o <<= 1) {
-            const uint32_t u = __shfl_up_sync(0xffffffffu, incl, o);
-            if (lane >= o) incl += u;
+            const uint32_t t = __shfl_up_sync(~0u, wi, o);
+            if (lane >= o) wi += t;
         }
-        warp_roots[lane] = incl - c;
-        if (lane == 31) counts[blockIdx.x] = incl;
+        if (lane < ROWS / 32) warp_sum[lane] = wi - c;
+        if (lane == ROWS / 32 - 1) NE[tile] = (uint16_t)wi;
     }
     __syncthreads();
-    if (root) L[p] = TAG | (warp_roots[warp] + __popc(ballot & ((1u << lane) - 1u)));
-}
-
-// Pass 5.
-__global__ void output_kernel(const uint32_t *L, const uint32_t *offsets, src v, char *out, int64_t orp, int64_t osp,
-                              uint32_t n)
-{
-    for (uint32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < n; p += gridDim.x * blockDim.x) {
-        const uint32_t l = L[p];
-        int32_t label = 0;
-        if (l != BG) {
-            const uint32_t r = (l & TAG) ? p : l, t = (l & TAG) ? l : L[r];
-            label = (int32_t)(offsets[r / SEG] + (t & ~TAG) + 1);
+    uint32_t slot = warp_sum[warp] + incl - cnt;
+    for (uint32_t r = e; r; r &= r - 1) {
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = g.global(tx, ty, tz, i);
+        G[node] = node;
+        EL[(size_t)tile * CAP + slot++] = (uint16_t)i;
+    }
+    // Every voxel's root, the row's 64 bytes written by its thread.
+    uint32_t *out = (uint32_t *)(R + (size_t)tile * VOX + base);
+    for (int i = 0; i < T; i += 2) {
+        uint32_t pair = 0;
+        for (int k = 0; k < 2; k++) {
+            uint32_t value = BGR;
+            if ((M >> (i + k)) & 1u) {
+                const uint32_t root = parent[base + run_start(starts, i + k)];
+                value = root | ((edge[root >> 5] >> (root & 31)) & 1u ? EDGE : 0u);
+            }
+            pair |= value << (16 * k);
         }
-        const uint32_t x = p % (uint32_t)v.w, rest = p / (uint32_t)v.w, y = rest % (uint32_t)v.h, z = rest / (uint32_t)v.h;
-        ((int32_t *)(out + z * osp + y * orp))[x] = label;
+        out[i / 2] = pair;
     }
 }
 
-tiles tiles_for(int conn, bool is3d)
-{
-    tiles t{is3d ? 4 : TILE / TX, is3d ? 4 : 1, is3d ? 2 : 4, 1, 1, backward_offsets(conn, is3d)};
-    for (int k = 0; k < t.off.n; k++) {
-        if (t.off.d[k][1] > 0) t.row_lines = 2;
-        if (t.off.d[k][0] > 0) t.col_lines = 2;
+// Pass 2.
+struct voxels {
+    src v;
+    tgrid g;
+    const uint16_t *R;
+    __device__ uint32_t tile_of(int x, int y, int z) const { return g.tile(x / T, y / TY, z / TZ); }
+    __device__ uint16_t root(int x, int y, int z) const
+    {
+        return R[(size_t)tile_of(x, y, z) * VOX + (uint32_t)(((z % TZ) * TY + y % TY) * T + (x & 31))];
     }
-    return t;
+    __device__ uint32_t node(int x, int y, int z, uint16_t r) const
+    {
+        return g.global(x / T, y / TY, z / TZ, r & INDEX);
+    }
+};
+
+// A neighbour as the pass sees it: its root (BGR outside the volume) and key.
+struct nb {
+    uint16_t r;
+    uint32_t k;
+};
+
+__device__ inline nb neighbour(const voxels &P, int x, int y, int z)
+{
+    nb n{BGR, 0};
+    if (x >= 0 && x < P.g.w && y >= 0 && y < P.g.h && z >= 0 && z < P.g.d) {
+        n.r = P.root(x, y, z);
+        if (P.v.equal && n.r != BGR) key_at(P.v, x, y, z, n.k);
+    }
+    return n;
 }
 
-src source_of(const parac__label_spec *s, const parac_image *in)
+__device__ inline bool same(const nb &a, const nb &b) { return a.r != BGR && b.r != BGR && a.k == b.k; }
+
+// Items: the voxels of every tile's first z face (after another tile), then
+// of its first y face, then of its first x face. A voxel joins the
+// neighbours across that face (offset -1 along its axis) whose tile is
+// before its own in (z, y, x) order; every pair of voxels in two tiles is
+// thereby seen once, by the voxel in the later tile.
+__global__ void join_kernel(voxels P, int conn, uint32_t *G, int64_t z_items, int64_t y_items, int64_t items)
 {
-    src v{(const char *)in->data, in->row_pitch, in->slice_pitch, (int)in->width, (int)in->height, (int)in->depth,
-          (int)in->dtype, s->equal_values, 0, 0};
-    const double b = s->background;
-    switch (in->dtype) {
-    case PARAC_U8: v.bg_exact = b >= 0 && b <= 255 && b == (double)(uint32_t)b; v.bg_key = v.bg_exact ? (uint32_t)b : 0; break;
-    case PARAC_U16: v.bg_exact = b >= 0 && b <= 65535 && b == (double)(uint32_t)b; v.bg_key = v.bg_exact ? (uint32_t)b : 0; break;
-    case PARAC_I32:
-        v.bg_exact = b >= INT32_MIN && b <= INT32_MAX && b == (double)(int32_t)b;
-        v.bg_key = v.bg_exact ? (uint32_t)(int32_t)b : 0;
-        break;
-    default: {
-        const float f = (float)b;
-        v.bg_exact = (double)f == b;
-        float g = f == 0.0f ? 0.0f : f; // -0 is 0
-        uint32_t bits;
-        memcpy(&bits, &g, sizeof bits);
-        v.bg_key = bits;
+    const tgrid &g = P.g;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
+        int x, y, z, axis;
+        if (i < z_items) {
+            x = (int)(i % g.w);
+            const int64_t r = i / g.w;
+            y = (int)(r % g.h), z = (int)(r / g.h + 1) * TZ, axis = 2;
+        } else if (i < z_items + y_items) {
+            const int64_t j = i - z_items, r = j / g.w;
+            x = (int)(j % g.w), y = (int)(r % (g.ny - 1) + 1) * TY, z = (int)(r / (g.ny - 1)), axis = 1;
+        } else {
+            const int64_t j = i - z_items - y_items, r = j / (g.nx - 1);
+            x = (int)(j % (g.nx - 1) + 1) * T, y = (int)(r % g.h), z = (int)(r / g.h), axis = 0;
+        }
+        if (y >= g.h || z >= g.d) continue;
+        const nb b = neighbour(P, x, y, z);
+        if (b.r == BGR) continue;
+        const uint32_t me = P.node(x, y, z, b.r);
+        const int sx = axis == 0 ? -1 : 0, sy = axis == 1 ? -1 : 0, sz = axis == 2 ? -1 : 0;
+        const nb sn = neighbour(P, x + sx, y + sy, z + sz);
+        const bool straight = same(b, sn);
+        if (straight) {
+            // the pair before along the face (x before, on the x faces y),
+            // in the same two tiles, joins the same pieces
+            const int px = axis == 0 ? 0 : -1, py = axis == 0 ? -1 : 0;
+            const bool first = axis == 0 ? (y % TY) == 0 : (x & 31) == 0;
+            if (first || !same(b, neighbour(P, x + px, y + py, z)) ||
+                !same(sn, neighbour(P, x + sx + px, y + sy + py, z + sz)))
+                unite_halving(G, me, P.node(x + sx, y + sy, z + sz, sn.r));
+        }
+        const uint32_t s_tile = P.tile_of(x + sx, y + sy, z + sz);
+        uint32_t last = 0xffffffffu; // the piece united last: neighbours side by side are often one piece
+        for (int dz = -1; dz <= 1; dz++)
+            for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++) {
+                    const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+                    if (nonzero < 2 || (conn == 6) || (conn == 18 && nonzero == 3)) continue;
+                    if ((axis == 0 && dx != -1) || (axis == 1 && dy != -1) || (axis == 2 && dz != -1)) continue;
+                    const int nx = x + dx, ny = y + dy, nz = z + dz;
+                    if (nx < 0 || nx >= g.w || ny < 0 || ny >= g.h || nz < 0 || nz >= g.d) continue;
+                    // neighbours in tiles after the axis's tile before are another voxel's
+                    if (axis == 1 && nz / TZ != z / TZ) continue;
+                    if (axis == 0 && (nz / TZ != z / TZ || ny / TY != y / TY)) continue;
+                    if (straight && P.tile_of(nx, ny, nz) == s_tile) continue; // joined there, through sn
+                    const nb n = neighbour(P, nx, ny, nz);
+                    if (!same(b, n)) continue;
+                    const uint32_t piece = P.node(nx, ny, nz, n.r);
+                    if (piece != last) unite_halving(G, me, piece);
+                    last = piece;
+                }
     }
-    }
-    return v;
 }
 
-parac_status launch_passes(const src &v, const tiles &t, uint32_t *L, cudaStream_t st)
+parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count,
+                     cudaStream_t st)
 {
-    const dim3 block(TX, t.ty, t.tz);
-    const dim3 grid((unsigned)((v.w + TX - 1) / TX), (unsigned)((v.h + t.ty - 1) / t.ty), (unsigned)((v.d + t.tz - 1) / t.tz));
-    local_kernel<<<grid, block, 0, st>>>(v, t, L);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    const int64_t rows = (int64_t)v.w * t.row_lines * grid.y * v.d;
-    const int64_t cols = (int64_t)t.col_lines * grid.x * v.h * v.d;
-    merge_rows_kernel<<<parac__grid_for(rows, 256), 256, 0, st>>>(v, t, L, (uint32_t)rows);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    merge_cols_kernel<<<parac__grid_for(cols, 256), 256, 0, st>>>(v, t, L, (uint32_t)cols);
-    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    if (t.tz > 1) {
-        const int64_t slices = (int64_t)v.w * v.h * grid.z;
-        merge_slices_kernel<<<parac__grid_for(slices, 256), 256, 0, st>>>(v, t, L, (uint32_t)slices);
-        PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+    const int w = (int)in->width, h = (int)in->height, d = (int)in->depth;
+    const tgrid g{w, h, d, (w + T - 1) / T, (h + TY - 1) / TY, (d + TZ - 1) / TZ, TY, TZ};
+    if (g.ny > 65535 || g.nz > 65535)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows and %d slices", s->op,
+                           65535 * TY, 65535 * TZ);
+    work k;
+    PARAC_TRY((work_alloc<VOX, CAP>(g, in->device, st, k)));
+    const src v = labelk::source_of(s, in);
+    tiles_kernel<<<dim3((unsigned)g.nx, (unsigned)g.ny, (unsigned)g.nz), ROWS, 0, st>>>(v, rows_for(s->conn), g, k.R,
+                                                                                       k.G, k.B, k.EL, k.NE);
+    parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
+    const int64_t z_items = (int64_t)w * h * (g.nz - 1), y_items = (int64_t)w * (g.ny - 1) * d,
+                  items = z_items + y_items + (int64_t)(g.nx - 1) * h * d;
+    if (rc == PARAC_OK && items > 0) {
+        join_kernel<<<parac__grid_for(items, 256), 256, 0, st>>>(voxels{v, g, k.R}, s->conn, k.G, z_items, y_items,
+                                                                 items);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    return PARAC_OK;
+    return finish<VOX, CAP>(rc, g, k, out, count, in->device, st);
 }
 
 } // namespace
-} // namespace labelk
-
-using namespace labelk;
+} // namespace label3dk
 
 extern "C" parac_status parac__label_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out,
                                           int64_t *count, void *stream)
 {
     PARAC_TRY(parac__label_check(s, in, out));
-    const uint64_t n64 = (uint64_t)in->width * (uint64_t)in->height * (uint64_t)in->depth;
-    if (n64 >= TAG)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes fewer than 2^31 pixels (labels and "
-                           "their tag share 32 bits); this image has %llu: use --device cpu", s->op,
-                           (unsigned long long)n64);
-    const bool is3d = in->depth > 1;
-    const tiles t = tiles_for(s->conn, is3d);
-    if ((in->height + t.ty - 1) / t.ty > 65535 || (in->depth + t.tz - 1) / t.tz > 65535)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows and %d slices", s->op,
-                           65535 * t.ty, 65535 * t.tz);
-    cudaStream_t st = (cudaStream_t)stream;
-    const uint32_t n = (uint32_t)n64, segments = (n + SEG - 1) / SEG;
-    const src v = source_of(s, in);
-    size_t scan_bytes = 0;
-    PARAC_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t *)nullptr, (uint32_t *)nullptr,
-                                                 (int)segments, st));
-    void *labels = nullptr, *counts = nullptr, *offsets = nullptr, *scratch = nullptr;
-    const size_t label_bytes = (size_t)n * sizeof(uint32_t), seg_bytes = (size_t)segments * sizeof(uint32_t);
-    parac_status rc = parac__cuda_alloc(in->device, label_bytes, &labels);
-    if (rc == PARAC_OK) rc = parac__cuda_alloc(in->device, seg_bytes, &counts);
-    if (rc == PARAC_OK) rc = parac__cuda_alloc(in->device, seg_bytes, &offsets);
-    if (rc == PARAC_OK) rc = parac__cuda_alloc(in->device, scan_bytes ? scan_bytes : 1, &scratch);
-    uint32_t *L = (uint32_t *)labels, *C = (uint32_t *)counts, *O = (uint32_t *)offsets;
-    if (rc == PARAC_OK) rc = launch_passes(v, t, L, st);
-    if (rc == PARAC_OK) {
-        number_kernel<<<segments, SEG, 0, st>>>(L, n, C);
-        rc = PARAC_CUDA_LAUNCH_CHECK();
-    }
-    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scratch, scan_bytes, C, O, (int)segments, st));
-    if (rc == PARAC_OK) {
-        output_kernel<<<parac__grid_for(n, 256), 256, 0, st>>>(L, O, v, (char *)out->data, out->row_pitch,
-                                                               out->slice_pitch, n);
-        rc = PARAC_CUDA_LAUNCH_CHECK();
-    }
-    uint32_t tail[2] = {0, 0}; // the last segment's offset and count: the total
-    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&tail[0], O + segments - 1, 4, cudaMemcpyDeviceToHost, st));
-    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&tail[1], C + segments - 1, 4, cudaMemcpyDeviceToHost, st));
-    // the buffers go back to the pool: let the kernels finish first
-    const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
-    if (labels) parac__cuda_release(in->device, labels, label_bytes);
-    if (counts) parac__cuda_release(in->device, counts, seg_bytes);
-    if (offsets) parac__cuda_release(in->device, offsets, seg_bytes);
-    if (scratch) parac__cuda_release(in->device, scratch, scan_bytes ? scan_bytes : 1);
-    if (rc == PARAC_OK && sync == PARAC_OK) *count = (int64_t)tail[0] + tail[1];
-    return rc != PARAC_OK ? rc : sync;
+    const uint64_t n = (uint64_t)in->width * (uint64_t)in->height * (uint64_t)in->depth;
+    if (n >= 0x80000000ull)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes fewer than 2^31 pixels (raster indices "
+                           "in 31 bits); this image has %llu: use --device cpu", s->op, (unsigned long long)n);
+    if (in->depth > 1) return label3dk::label3d(s, in, out, count, (cudaStream_t)stream);
+    if (!parac__label2d_fits(in->width, in->height))
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows; this image has %lld: "
+                           "use --device cpu", s->op, 65535 * 32, (long long)in->height);
+    return parac__label2d_cuda(s, in, out, count, stream);
 }

@@ -1,0 +1,276 @@
+// Labelling of 2D images on the GPU with a tile's pixels held as bits, so
+// that a warp does per row what a thread would do per pixel (the fill's
+// tiles, fill_ccl2d.cu, generalised to keys and to numbering):
+//   1. tiles: a warp per tile of 32 x 32 pixels, a lane per row. Bit masks
+//      of the row say which pixels are foreground and which join their left,
+//      upper, upper-left and upper-right neighbours (same key); runs join the
+//      row above where an overlap starts (union-find over run starts in
+//      shared memory, the smaller index wins). A tile's piece of a component
+//      is thereby named by its first pixel in raster order (its root), and
+//      every pixel gets its root's index in the tile, flagged when the piece
+//      touches the tile's edge. Each row's roots are one 32-bit word of a
+//      bitmap in raster order; the edge pieces get a global node (their
+//      root's raster index) and a place in the tile's list.
+//   2. join: a thread per pixel pair across a tile edge unites their pieces'
+//      nodes (global union-find, atomicMin: a component's root becomes its
+//      first pixel in raster order).
+//   3. resolve, scan and output as label_tiles.cuh says: components
+//      numbered 1..n in the raster order of their first pixel.
+// A pixel costs its input read, 2 bytes of root written and read, and its
+// label written; nodes are touched only for pieces on tile edges.
+#include <cuda_runtime.h>
+
+#include "label2d.h"
+#include "label_tiles.cuh"
+
+namespace label2dk {
+namespace {
+
+using namespace parac_uf;
+using labelk::src;
+using labelk::key_at;
+
+using namespace labelt;
+
+constexpr int TPB = 4;             // tiles (warps) per block of pass 1
+constexpr int AREA = T * T;
+constexpr int EDGE_SLOTS = 128;    // > the 124 pixels on a tile's edge
+constexpr int BUF_ROW = 34;        // u16 per row of the roots' staging buffer (odd word count: no bank conflicts)
+
+// Pass 1 (see the top). EQ: keys are values, held in shared memory (a row
+// per lane, padded so that lanes reading the same column hit other banks).
+template <bool EQ>
+__global__ void __launch_bounds__(T *TPB)
+    tiles_kernel(src v, int conn8, tgrid g, uint16_t *R, uint32_t *G, uint32_t *B, uint16_t *EL, uint16_t *NE)
+{
+    __shared__ uint32_t parent[TPB][AREA];
+    __shared__ uint32_t edge[TPB][T];
+    __shared__ uint32_t keys[TPB][EQ ? T : 1][EQ ? T + 1 : 1];
+    __shared__ __align__(16) uint16_t buf[TPB][T * BUF_ROW];
+    const int q = threadIdx.y, lane = threadIdx.x;
+    const int tx = blockIdx.x * TPB + q, ty = blockIdx.y;
+    if (tx >= g.nx) return; // a whole warp: no block-wide barrier follows
+    volatile uint32_t *s = parent[q];
+    const int x0 = tx * T, y = ty * T + lane;
+    const int wn = min(T, g.w - x0);
+    const bool row_in = y < g.h;
+    uint32_t M = 0, SL, SU, SUL, SUR; // foreground; joins left, up, up-left, up-right
+    if (!EQ) {
+        if (row_in) M = nonzero_mask(v, x0, y, 0, wn);
+        const uint32_t up = __shfl_up_sync(~0u, M, 1), Mup = lane ? up : 0u;
+        SL = M & (M << 1);
+        SU = M & Mup;
+        SUL = M & (Mup << 1);
+        SUR = M & (Mup >> 1);
+    } else {
+        uint32_t *kr = keys[q][lane];
+        if (row_in)
+            for (int i = 0; i < wn; i++) {
+                uint32_t k;
+                if (key_at(v, x0 + i, y, 0, k)) M |= 1u << i;
+                kr[i] = k;
+            }
+        const uint32_t up = __shfl_up_sync(~0u, M, 1), Mup = lane ? up : 0u;
+        __syncwarp();
+        const uint32_t *ku = keys[q][lane ? lane - 1 : 0];
+        SL = SU = SUL = SUR = 0;
+        for (uint32_t r = M; r; r &= r - 1) {
+            const int i = __ffs(r) - 1;
+            const uint32_t k = kr[i];
+            if (i > 0 && ((M >> (i - 1)) & 1u) && kr[i - 1] == k) SL |= 1u << i;
+            if ((Mup >> i) & 1u && ku[i] == k) SU |= 1u << i;
+            if (i > 0 && ((Mup >> (i - 1)) & 1u) && ku[i - 1] == k) SUL |= 1u << i;
+            if (i < 31 && ((Mup >> (i + 1)) & 1u) && ku[i + 1] == k) SUR |= 1u << i;
+        }
+    }
+    const uint32_t starts = M & ~SL;
+    const uint32_t up_starts = __shfl_up_sync(~0u, starts, 1);
+    const uint32_t base = (uint32_t)lane * T;
+    edge[q][lane] = 0;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1);
+        s[i] = i;
+    }
+    __syncwarp();
+    // Joins with the row above: one per overlap, where it starts (a pixel
+    // whose left neighbour joins it and the pixel above the left neighbour
+    // is joined already); with 8 neighbours, the diagonals that no pixel
+    // beside both joins (keys are equal or not: a joined neighbour of both
+    // pixels carries the join).
+    const uint32_t J = SU & ~((SU << 1) & SL);
+    for (uint32_t r = J; r; r &= r - 1) {
+        const int b = __ffs(r) - 1;
+        unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b));
+    }
+    if (conn8) {
+        for (uint32_t r = SUL & ~(SL | SU); r; r &= r - 1) {
+            const int b = __ffs(r) - 1;
+            unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b - 1));
+        }
+        for (uint32_t r = SUR & ~((SL >> 1) | SU); r; r &= r - 1) {
+            const int b = __ffs(r) - 1;
+            unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b + 1));
+        }
+    }
+    __syncwarp();
+    // Every run start takes its root; runs on the tile's edge mark theirs.
+    const uint32_t on_edge = M & (lane == 0 || lane == T - 1 ? ~0u : 0x80000001u);
+    uint32_t roots = 0;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const int b = __ffs(r) - 1;
+        const uint32_t run = run_bits(SL, b);
+        const uint32_t root = find_local(s, base + b);
+        atomicMin((uint32_t *)&s[base + b], root); // an atomic: other lanes still walk through it
+        if (root == base + b) roots |= 1u << b;
+        if (run & on_edge) atomicOr(&edge[q][root >> 5], 1u << (root & 31));
+    }
+    const uint32_t tile = g.tile(tx, ty, 0);
+    if (row_in) B[(uint32_t)y * (uint32_t)g.nx + (uint32_t)tx] = roots;
+    __syncwarp();
+    // The edge pieces: nodes (their own roots, so far) and the tile's list.
+    const uint32_t e = edge[q][lane];
+    uint32_t incl = __popc(e);
+    #pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        const uint32_t t = __shfl_up_sync(~0u, incl, d);
+        if (lane >= d) incl += t;
+    }
+    uint32_t slot = incl - __popc(e);
+    for (uint32_t r = e; r; r &= r - 1) {
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = g.global(tx, ty, 0, i);
+        G[node] = node;
+        EL[(size_t)tile * EDGE_SLOTS + slot++] = (uint16_t)i;
+    }
+    if (lane == T - 1) NE[tile] = (uint16_t)incl;
+    // Every pixel's root: a lane fills its row's runs in shared memory, then
+    // the tile goes out in rows of 64 bytes (stored tile by tile).
+    uint16_t *row_buf = buf[q] + lane * BUF_ROW;
+    #pragma unroll
+    for (int k = 0; k < T / 2; k++) ((uint32_t *)row_buf)[k] = 0xffffffffu;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const int b = __ffs(r) - 1;
+        const uint32_t len = __popc(run_bits(SL, b));
+        const uint32_t root = s[base + b];
+        const uint16_t value = (uint16_t)(root | ((edge[q][root >> 5] >> (root & 31)) & 1u ? EDGE : 0));
+        for (uint32_t p = 0; p < len; p++) row_buf[b + p] = value;
+    }
+    __syncwarp();
+    uint16_t *out = R + (size_t)tile * AREA + lane;
+    for (int r = 0; r < T; r++) out[r * T] = buf[q][r * BUF_ROW + lane];
+}
+
+// Pass 2. Two pixels join when both are foreground and, with keys, equal.
+template <bool EQ>
+struct pixels {
+    src v;
+    tgrid g;
+    const uint16_t *R;
+    __device__ uint16_t root(int x, int y) const
+    {
+        return R[(size_t)g.tile(x / T, y / T, 0) * AREA + (uint32_t)(y & 31) * T + (x & 31)];
+    }
+    __device__ uint32_t key(int x, int y) const
+    {
+        uint32_t k = 1;
+        if (EQ) key_at(v, x, y, 0, k);
+        return k;
+    }
+    __device__ uint32_t node(int x, int y, uint16_t r) const { return g.global(x / T, y / T, 0, r & INDEX); }
+};
+
+// A neighbour as the pass sees it: its root (BGR outside the image) and key.
+struct nb {
+    uint16_t r;
+    uint32_t k;
+};
+
+template <bool EQ>
+__device__ inline nb neighbour(const pixels<EQ> &P, int x, int y)
+{
+    nb n{BGR, 0};
+    if (x >= 0 && x < P.g.w && y >= 0 && y < P.g.h) {
+        n.r = P.root(x, y);
+        if (EQ && n.r != BGR) n.k = P.key(x, y);
+    }
+    return n;
+}
+
+__device__ inline bool same(const nb &a, const nb &b) { return a.r != BGR && b.r != BGR && a.k == b.k; }
+
+// Items: the pixels of every tile's top row below another tile, then the
+// pixels of every tile's left column right of another tile. A pair is
+// skipped when the pair before it along the edge, in the same two tiles,
+// joins the same pieces (both its pixels join their neighbours here); at a
+// tile corner that pair lies in other tiles, so it is never skipped. A
+// diagonal pair is skipped when a pixel beside both joins it.
+template <bool EQ>
+__global__ void join_kernel(pixels<EQ> P, int conn8, uint32_t *G, int64_t h_items, int64_t items)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
+        int x, y, xa, ya, sx, sy; // b = (x, y); a = (xa, ya) across the edge; s: the step along the edge
+        bool first;               // the first pair of the edge in these two tiles
+        if (i < h_items) {
+            x = (int)(i % P.g.w);
+            y = (int)(i / P.g.w + 1) * T;
+            xa = x, ya = y - 1, sx = 1, sy = 0, first = (x & 31) == 0;
+        } else {
+            const int64_t j = i - h_items;
+            const int edges = P.g.nx - 1;
+            x = (int)(j % edges + 1) * T;
+            y = (int)(j / edges);
+            xa = x - 1, ya = y, sx = 0, sy = 1, first = (y & 31) == 0;
+        }
+        const nb b = neighbour(P, x, y);
+        if (b.r == BGR) continue;
+        const nb a = neighbour(P, xa, ya), bp = neighbour(P, x - sx, y - sy), ap = neighbour(P, xa - sx, ya - sy);
+        const uint32_t me = P.node(x, y, b.r);
+        if (same(b, a)) {
+            if (first || !same(b, bp) || !same(a, ap)) unite_halving(G, me, P.node(xa, ya, a.r));
+            continue;
+        }
+        if (!conn8) continue;
+        if (same(b, ap) && !same(b, bp)) unite_halving(G, me, P.node(xa - sx, ya - sy, ap.r));
+        const nb an = neighbour(P, xa + sx, ya + sy), bn = neighbour(P, x + sx, y + sy);
+        if (same(b, an) && !same(b, bn)) unite_halving(G, me, P.node(xa + sx, ya + sy, an.r));
+    }
+}
+
+template <bool EQ>
+parac_status launch_tiles(const src &v, int conn8, const tgrid &g, const work &k, cudaStream_t st)
+{
+    tiles_kernel<EQ><<<dim3((unsigned)((g.nx + TPB - 1) / TPB), (unsigned)g.ny), dim3(T, TPB), 0, st>>>(
+        v, conn8, g, k.R, k.G, k.B, k.EL, k.NE);
+    PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+    const pixels<EQ> P{v, g, k.R};
+    const int64_t h_items = (int64_t)g.w * (g.ny - 1), items = h_items + (int64_t)(g.nx - 1) * g.h;
+    if (items > 0) {
+        join_kernel<EQ><<<parac__grid_for(items, 256), 256, 0, st>>>(P, conn8, k.G, h_items, items);
+        PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
+    }
+    return PARAC_OK;
+}
+
+} // namespace
+} // namespace label2dk
+
+using namespace label2dk;
+
+extern "C" int parac__label2d_fits(int64_t w, int64_t h)
+{
+    const int64_t ty = (h + T - 1) / T;
+    return ty <= 65535 && w * h < 0x80000000ll; // rows of tiles in a grid's y; raster indices in 31 bits
+}
+
+extern "C" parac_status parac__label2d_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out,
+                                            int64_t *count, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    const int w = (int)in->width, h = (int)in->height;
+    const tgrid g{w, h, 1, (w + T - 1) / T, (h + T - 1) / T, 1, T, 1};
+    work k;
+    PARAC_TRY((work_alloc<AREA, EDGE_SLOTS>(g, in->device, st, k)));
+    const src v = labelk::source_of(s, in);
+    const int conn8 = s->conn == 8;
+    const parac_status rc = v.equal ? launch_tiles<true>(v, conn8, g, k, st) : launch_tiles<false>(v, conn8, g, k, st);
+    return finish<AREA, EDGE_SLOTS>(rc, g, k, out, count, in->device, st);
+}
