@@ -7,12 +7,32 @@ from ._compat import connectivity as _conn, dtype_name as _dtype_name, label_inp
 
 
 def label(label_image, background=None, return_num=False, connectivity=None, *, device=None, method=None):
-    """skimage.measure.label: the regions of equal value that differ from
-    ``background`` (default 0), numbered 1..n in the raster order of their
-    first pixel, as scikit-image numbers them (the same values, as int32).
-    ``connectivity``: 1 (faces) .. ndim (every neighbour, the default).
-    Returns the labels, and n too with ``return_num``. NumPy, CuPy and CUDA
-    tensors; labels where the input lives."""
+    """Regions of equal value, as ``skimage.measure.label``.
+
+    Parameters
+    ----------
+    label_image : array
+        2D or 3D; uint8, uint16, int32, float32 and bool go to the library as
+        they are, other dtypes where every value survives the conversion;
+        NumPy, CuPy or a PyTorch CUDA tensor.
+    background : int or float, optional
+        Pixels of this value are background (default 0).
+    return_num : bool
+        Return the count too.
+    connectivity : int, optional
+        1 (faces) .. ndim (every neighbour, the default).
+    device, method : str, optional
+        parac's device and method.
+
+    Returns
+    -------
+    labels : array of int32
+        Regions numbered 1..n in the raster order of their first pixel, as
+        scikit-image numbers them (the same values; scikit-image's are int64),
+        where the input lives.
+    n : int
+        The number of regions (with ``return_num``).
+    """
     import numpy as np
 
     who = "parac.measure.label"
@@ -37,15 +57,35 @@ _INTEGER = ("label", "num_pixels", "bbox")
 
 def regionprops_table(label_image, intensity_image=None, properties=("label", "bbox"), *, cache=True,
                       separator="-", extra_properties=None, spacing=None, offset=None, device=None, method=None):
-    """skimage.measure.regionprops_table for the properties parac computes
-    in one pass: label, area, num_pixels, bbox, centroid, intensity_min,
-    intensity_max, intensity_mean. A dict of columns, one row per label
-    present in increasing order, named and typed as scikit-image names them
-    (bbox-0, centroid-1, ...; label, num_pixels and bbox int64, the others
-    float64). Centroids and the means of integer intensities equal
-    scikit-image's bit for bit (exact sums); the mean of float32 intensities
-    is summed in float64. NumPy, CuPy and CUDA tensors; columns where the
-    labels live."""
+    """Statistics of labelled regions, as ``skimage.measure.regionprops_table``.
+
+    Parameters
+    ----------
+    label_image : array
+        Labels (0: background), 2D or 3D; NumPy, CuPy or a PyTorch CUDA
+        tensor.
+    intensity_image : array, optional
+        Values for the intensity properties, the labels' shape.
+    properties : sequence of str
+        Of ``label``, ``area``, ``num_pixels``, ``bbox``, ``centroid``,
+        ``intensity_min``, ``intensity_max``, ``intensity_mean`` (the others
+        raise NotImplementedError).
+    separator : str
+        Between a property's name and its index (``bbox-0``).
+    cache, extra_properties, spacing, offset
+        scikit-image's; extra properties, spacing and offset are not supported.
+    device, method : str, optional
+        parac's device and method.
+
+    Returns
+    -------
+    dict of arrays
+        One row per label present, in increasing order, named and typed as
+        scikit-image's (label, num_pixels and bbox int64, the others float64),
+        where the labels live. Centroids and the means of integer intensities
+        equal scikit-image's bit for bit; float32 intensities are summed in
+        float64.
+    """
     import numpy as np
 
     from . import regionprops as _regionprops

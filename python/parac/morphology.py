@@ -128,11 +128,32 @@ def _small_input(ar, who):
 
 
 def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=None, device=None, method=None):
-    """skimage.morphology.remove_small_objects: the objects with fewer than
-    ``min_size`` pixels (or with ``max_size`` pixels or fewer) removed. A
-    bool array's objects are its connected components (``connectivity``
-    1..ndim, scikit-image's); an integer array is a label image whose objects
-    are its labels. The result has the input's dtype, where it lives."""
+    """Objects smaller than a size removed, as ``skimage.morphology.remove_small_objects``.
+
+    Parameters
+    ----------
+    ar : array
+        bool (the objects are its connected components) or integer (a label
+        image: the objects are its labels); 2D or 3D; NumPy, CuPy or a
+        PyTorch CUDA tensor.
+    min_size : int
+        Objects of fewer pixels are removed (scikit-image before 0.26).
+    connectivity : int
+        1 (faces) .. ndim (every neighbour), for bool inputs.
+    max_size : int, optional
+        Objects of this many pixels or fewer are removed (scikit-image 0.26);
+        overrides ``min_size``.
+    out : array, optional
+        Where to write the result.
+    device, method : str, optional
+        parac's device and method.
+
+    Returns
+    -------
+    array
+        The input's dtype, where the input lives (bool results are a view of
+        the library's bytes: no conversion pass).
+    """
     from . import remove_small_objects as _remove
 
     who = "parac.morphology.remove_small_objects"
@@ -151,10 +172,31 @@ def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=
 
 def remove_small_holes(ar, area_threshold=64, connectivity=1, *, max_size=None, out=None, device=None,
                        method=None):
-    """skimage.morphology.remove_small_holes: bool, the objects (nonzero
-    pixels) with every hole (connected component of the zero pixels,
-    ``connectivity`` 1..ndim, touching the border or not) of fewer than
-    ``area_threshold`` pixels (or of ``max_size`` pixels or fewer) filled."""
+    """Holes smaller than a size filled, as ``skimage.morphology.remove_small_holes``.
+
+    Parameters
+    ----------
+    ar : array
+        The objects: its nonzero pixels (bool or integer); 2D or 3D; NumPy,
+        CuPy or a PyTorch CUDA tensor.
+    area_threshold : int
+        Holes (connected components of the zero pixels, touching the border or
+        not, as scikit-image's) of fewer pixels are filled.
+    connectivity : int
+        1 (faces) .. ndim (every neighbour), of the holes.
+    max_size : int, optional
+        Holes of this many pixels or fewer are filled (scikit-image 0.26);
+        overrides ``area_threshold``.
+    out : array, optional
+        Where to write the result.
+    device, method : str, optional
+        parac's device and method.
+
+    Returns
+    -------
+    array of bool
+        Where the input lives (a view of the library's bytes).
+    """
     from . import remove_small_holes as _remove
 
     who = "parac.morphology.remove_small_holes"

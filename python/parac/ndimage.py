@@ -14,13 +14,39 @@ _MODES = {"reflect": "reflect", "grid-mirror": "reflect", "mirror": "reflect101"
 
 def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.0, output=None, axes=None,
                     *, radius=None, device=None, method=None):
-    """scipy.ndimage.gaussian_filter on parac (2D images, 3D volumes).
+    """Multi-dimensional Gaussian filter, as ``scipy.ndimage.gaussian_filter``.
 
-    Same semantics as scipy for uint8, uint16 and float32 inputs (float64 is
-    filtered in float32 and returned as float64). ``sigma`` is a number or
-    one per axis (rows, columns[, slices first for volumes]). ``output``: an
-    array to write into (returned). ``device`` and ``method`` pass through to
-    ``parac.gauss``. Not supported: ``order`` > 0, ``axes``, a mode per axis.
+    Parameters
+    ----------
+    input : array
+        2D image or 3D volume (slices first); uint8, uint16, float32 or
+        float64 (filtered in float32, returned as float64); NumPy, CuPy or a
+        PyTorch CUDA tensor.
+    sigma : float or sequence of floats
+        Standard deviation, or one per axis (slices, rows, columns).
+    order : 0
+        Derivatives (order > 0) are not supported yet.
+    mode : {'reflect', 'mirror', 'nearest', 'wrap', 'constant', 'grid-mirror', 'grid-wrap', 'grid-constant'}
+        How the input is extended beyond its border; one mode for every axis.
+    cval : float
+        The value beyond the border with ``mode='constant'``.
+    truncate : float
+        The kernel's radius in standard deviations.
+    output : array or dtype, optional
+        An array to write into (a NumPy array of the result's dtype and shape
+        is written by the library itself), or the result's dtype.
+    axes : None
+        Every axis is filtered.
+    radius : int, optional
+        The kernel's radius, overriding ``truncate``.
+    device, method : str, optional
+        parac's device and ``parac.gauss`` method.
+
+    Returns
+    -------
+    array
+        The input's dtype, where the input lives; equal to scipy's within
+        float32 rounding.
     """
     if not (isinstance(order, int) and order == 0) and np.any(np.asarray(order) != 0):
         raise NotImplementedError("parac.ndimage.gaussian_filter: derivatives (order > 0) are not supported yet")
@@ -91,9 +117,31 @@ def _gaussian_device(a, kind, s, border, truncate, output, radius, device, metho
 
 
 def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None, device=None, method=None):
-    """scipy.ndimage.binary_fill_holes: bool, the objects (nonzero pixels)
-    with their holes filled. ``structure``: the background's connectivity as
-    scipy's (default: the cross, 4 / 6 neighbours; the full 3x3 block: 8 / 26)."""
+    """The objects with their holes filled, as ``scipy.ndimage.binary_fill_holes``.
+
+    Parameters
+    ----------
+    input : array
+        The objects: the nonzero pixels; 2D or 3D; bool, uint8 and uint16 go
+        to the library as they are; NumPy, CuPy or a PyTorch CUDA tensor.
+    structure : array, optional
+        The background's connectivity as scipy's: the cross (default: 4 / 6
+        neighbours) or the full 3x3 (3x3x3) block (8 / 26).
+    output : array or dtype, optional
+        An array to write into, or the result's dtype (NumPy inputs).
+    origin : 0
+        Only the centred structure is supported.
+    axes : None
+        Every axis is filled.
+    device, method : str, optional
+        parac's device and ``parac.fill`` method.
+
+    Returns
+    -------
+    array of bool
+        Where the input lives (a view of the library's bytes: no conversion
+        pass).
+    """
     if np.any(np.asarray(origin) != 0) or axes is not None:
         raise NotImplementedError("parac.ndimage.binary_fill_holes: origin and axes are not supported")
     kind = _device.kind_of(input)
@@ -116,13 +164,31 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
 
 
 def label(input, structure=None, output=None, *, device=None, method=None):
-    """scipy.ndimage.label: the connected components of the nonzero pixels,
-    numbered 1..n in the raster order of their first pixel, as scipy numbers
-    them (the same int32 array). Returns ``(labels, n)``, or ``n`` when
-    ``output`` is an array (written with the labels). ``structure``: scipy's
-    (default: the cross, 4 / 6 neighbours; 3x3 blocks of the edges or of
-    every neighbour: 8, 18 or 26). NumPy, CuPy and CUDA tensors; labels where
-    the input lives."""
+    """Connected components of the nonzero pixels, as ``scipy.ndimage.label``.
+
+    Parameters
+    ----------
+    input : array
+        2D or 3D, any dtype (nonzero counts; bool, uint8, uint16, int32 and
+        float32 go to the library as they are); NumPy, CuPy or a PyTorch CUDA
+        tensor.
+    structure : array, optional
+        scipy's: the cross (default: 4 / 6 neighbours), or 3x3 (3x3x3) blocks
+        of the edges or of every neighbour (8, 18 or 26).
+    output : array or dtype, optional
+        An array to write the labels into (then only ``n`` is returned), or
+        the labels' dtype (NumPy inputs).
+    device, method : str, optional
+        parac's device and method.
+
+    Returns
+    -------
+    labels : array of int32
+        Components numbered 1..n in the raster order of their first pixel, as
+        scipy numbers them (bit for bit), where the input lives.
+    n : int
+        The number of components.
+    """
     from . import label as _label
     from ._compat import label_input
 
@@ -162,6 +228,8 @@ def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *
         The value beyond the border with ``mode='constant'``.
     origin : 0
         Only the centred kernel is supported.
+    axes : None
+        The kernel spans the input's axes.
     device, method : str, optional
         parac's device and ``parac.convolve`` method.
 

@@ -4,8 +4,8 @@ import numpy as np
 
 from . import clear_border as _clear_border, floodfill as _floodfill
 from . import _device
-from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name, into as _into, to_type as _to, \
-    work_dtype as _work
+from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn
+from ._compat import dtype_name as _dtype_name, into as _into, to_type as _to, work_dtype as _work
 
 
 def flood(image, seed_point, *, footprint=None, connectivity=None, tolerance=None, device=None):
@@ -59,9 +59,35 @@ def _flood_args(image, seed_point, footprint, connectivity, who):
 
 def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=None, tolerance=None, in_place=False,
                device=None):
-    """skimage.segmentation.flood_fill: seed_point is (row, column[, ...]),
-    slices first for volumes; the region connected to it whose values lie
-    within tolerance of its value (equal when None) takes new_value."""
+    """The region connected to a seed set to a value, as ``skimage.segmentation.flood_fill``.
+
+    Parameters
+    ----------
+    image : array
+        2D image or 3D volume (slices first); uint8, uint16 or float32; NumPy,
+        CuPy or a PyTorch CUDA tensor.
+    seed_point : tuple of int
+        (row, column[, ...]), slices first for volumes; negative indices count
+        from the end.
+    new_value : number
+        The region's new value.
+    footprint : array, optional
+        3x3 (3x3x3) neighbourhood: the faces, edges or every neighbour.
+    connectivity : int, optional
+        1 (faces) .. ndim (every neighbour, the default).
+    tolerance : float, optional
+        Pixels whose values lie within it of the seed's value join (None:
+        equal values only).
+    in_place : bool
+        Write into ``image`` and return it.
+    device : str, optional
+        parac's device.
+
+    Returns
+    -------
+    array
+        The image's dtype, where it lives.
+    """
     if _dtype_name(image) == "bool":
         raise TypeError("parac.segmentation.flood_fill: uint8, uint16 or float32 images, got bool")
     a, sp, conn = _flood_args(image, seed_point, footprint, connectivity, "parac.segmentation.flood_fill")
@@ -74,9 +100,30 @@ def flood_fill(image, seed_point, new_value, *, footprint=None, connectivity=Non
 
 
 def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None, device=None):
-    """skimage.segmentation.clear_border for binary images and label images
-    whose objects do not touch each other (parac's objects are the connected
-    components of nonzero pixels, 8- / 26-connected as skimage's label)."""
+    """Objects touching the border removed, as ``skimage.segmentation.clear_border``.
+
+    Parameters
+    ----------
+    labels : array
+        A binary image (bool too) or a label image whose objects do not touch
+        each other (any integer type whose labels fit uint16); the objects are
+        the 8- / 26-connected components of the nonzero pixels.
+    buffer_size : int
+        Objects within this many pixels of the border are removed too.
+    bgval : 0
+        Only 0 is supported.
+    mask : None
+        Not supported.
+    out : array, optional
+        Where to write the result.
+    device : str, optional
+        parac's device.
+
+    Returns
+    -------
+    array
+        The input's dtype, where it lives.
+    """
     if bgval != 0 or mask is not None:
         raise NotImplementedError("parac.segmentation.clear_border: bgval and mask are not supported")
     a = labels if _device.kind_of(labels) else np.asarray(labels)

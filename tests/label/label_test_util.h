@@ -1,11 +1,34 @@
-/* What the labelling tests share: pixel access by dtype and the
- * connectivity rule of their oracles. */
+/* What the labelling tests share: the context (CUDA when built with
+ * PARAC_LABEL_TEST_GPU, then skipped without a GPU; else the CPU), pixel
+ * access by dtype and the connectivity rule of their oracles. */
 #ifndef PARAC_LABEL_TEST_UTIL_H
 #define PARAC_LABEL_TEST_UTIL_H
 
 #include <stdint.h>
 
+#include "parac/context.h"
 #include "parac/image.h"
+#include "test_util.h"
+
+static parac_context *ctx;
+
+static int setup(void **state)
+{
+    (void)state;
+#ifdef PARAC_LABEL_TEST_GPU
+    if (!test_have_gpu()) return -1;
+    return parac_context_create(&ctx, "cuda") == PARAC_OK ? 0 : -1;
+#else
+    return parac_context_create(&ctx, "cpu") == PARAC_OK ? 0 : -1;
+#endif
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    parac_context_destroy(ctx);
+    return 0;
+}
 
 static inline double value_at(const parac_image *im, int64_t x, int64_t y, int64_t z)
 {

@@ -18,25 +18,6 @@
 #include "label_test_util.h"
 #include "test_util.h"
 
-static parac_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-#ifdef PARAC_LABEL_TEST_GPU
-    if (!test_have_gpu()) return -1;
-    return parac_context_create(&ctx, "cuda") == PARAC_OK ? 0 : -1;
-#else
-    return parac_context_create(&ctx, "cpu") == PARAC_OK ? 0 : -1;
-#endif
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    parac_context_destroy(ctx);
-    return 0;
-}
 
 /* The oracle: labels in raster order, by a queue. */
 static int32_t *oracle(const parac_image *im, int conn, int equal, double bg, int64_t *count)

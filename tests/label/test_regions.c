@@ -17,25 +17,6 @@
 #include "label_test_util.h"
 #include "test_util.h"
 
-static parac_context *ctx;
-
-static int setup(void **state)
-{
-    (void)state;
-#ifdef PARAC_LABEL_TEST_GPU
-    if (!test_have_gpu()) return -1;
-    return parac_context_create(&ctx, "cuda") == PARAC_OK ? 0 : -1;
-#else
-    return parac_context_create(&ctx, "cpu") == PARAC_OK ? 0 : -1;
-#endif
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    parac_context_destroy(ctx);
-    return 0;
-}
 
 /* The oracle's row of label l, or 0 when no pixel carries l. */
 static int oracle_row(const parac_image *lab, const parac_image *val, int64_t l, double *row)

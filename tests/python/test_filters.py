@@ -176,3 +176,28 @@ def test_cli_floodfill_mask(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 1 and "--value is required" in r.stderr
     assert not (tmp_path / "x.npy").exists()
+
+
+NUMPYDOC = ["ndimage.gaussian_filter", "ndimage.binary_fill_holes", "ndimage.label", "ndimage.correlate",
+            "filters.gaussian", "measure.label", "measure.regionprops_table", "morphology.remove_small_objects",
+            "morphology.remove_small_holes", "segmentation.flood", "segmentation.flood_fill",
+            "segmentation.clear_border"]
+
+
+@pytest.mark.parametrize("name", NUMPYDOC)
+def test_wrappers_document_every_parameter_in_numpydoc(name):
+    import inspect
+    import re
+
+    module, func = name.split(".")
+    f = getattr(getattr(parac, module), func)
+    doc = inspect.getdoc(f)
+    assert "Parameters\n----------" in doc and "Returns\n-------" in doc, name
+    section = doc.split("Parameters\n----------")[1].split("Returns\n-------")[0]
+    documented = set()
+    for line in section.splitlines():
+        m = re.match(r"^([A-Za-z_][\w, ]*?) :", line) or re.match(r"^([A-Za-z_][\w, ]*)$", line)
+        if m:
+            documented.update(p.strip() for p in m.group(1).split(","))
+    missing = [p for p in inspect.signature(f).parameters if p not in documented]
+    assert not missing, "%s: %s undocumented" % (name, missing)
