@@ -52,7 +52,7 @@ PY=${PYTHON:-python3}
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-if ! .venv/bin/python -c "import numpy, scipy, skimage, cv2, imageio, tifffile, nrrd, pytest, scikit_build_core, html5lib" 2>/dev/null; then
+if ! .venv/bin/python -c "import numpy, scipy, skimage, cv2, imageio, tifffile, nrrd, pytest, scikit_build_core, html5lib, dask.array" 2>/dev/null; then
   echo "install-deps: installing Python packages into .venv"
   .venv/bin/pip install -q --disable-pip-version-check -r tests/python/requirements.txt
 fi

@@ -134,6 +134,15 @@ def _tables(op, res, numbers, ndim, n_given):
     return out
 
 
+def _one_slice(res, like):
+    """The results of a volume of one slice keep its leading axis: the
+    library sees a 2D image and returns 2D images (views, reshaped: no copy)."""
+    shape = tuple(getattr(like, "shape", ()))
+    if len(shape) != 3 or shape[0] != 1:
+        return res
+    return [r.reshape((1,) + tuple(r.shape)) if len(getattr(r, "shape", ())) == 2 else r for r in res]
+
+
 def _returned(res, numbers, n_out):
     """What a generated function returns: its one array, or a tuple of its
     arrays, followed by the operation's numbers (label: (labels, count))."""
@@ -213,6 +222,8 @@ def _make(op):
         def finish(res, numbers):
             if has_tables:
                 res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays))
+            else:
+                res = _one_slice(res, arrays[0])
             return _returned(res, numbers, n_out)
 
         if out is None and device is None and n_least <= len(arrays) <= n_in:

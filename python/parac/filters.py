@@ -4,7 +4,7 @@ names, signatures and dtype rules). NumPy arrays are computed on the host
 GPU, returned as the same kind of array."""
 import numpy as np
 
-from . import _device
+from . import _dask, _device
 from ._compat import dtype_name as _dtype_name
 
 _MODES = {"reflect": "reflect", "mirror": "reflect101", "nearest": "replicate", "wrap": "wrap",
@@ -50,6 +50,8 @@ def gaussian(image, sigma=1, *, mode="nearest", cval=0, preserve_range=False, tr
     """
     if mode not in _MODES:
         raise ValueError("parac.filters.gaussian: mode must be one of %s, got %r" % (", ".join(_MODES), mode))
+    if _dask.is_dask(image):
+        return _gaussian_dask(image, sigma, mode, cval, preserve_range, truncate, channel_axis, out, device, method)
     kind = _device.kind_of(image)
     a = image if kind else np.asarray(image)
     name = _dtype_name(a)
@@ -80,6 +82,28 @@ def gaussian(image, sigma=1, *, mode="nearest", cval=0, preserve_range=False, tr
         raise TypeError("parac.filters.gaussian: out must be a %s array like the image" % (kind or "NumPy"))
     out[...] = res
     return out
+
+
+def _gaussian_dask(image, sigma, mode, cval, preserve_range, truncate, channel_axis, out, device, method):
+    """gaussian of a Dask array, block by block with halos of the kernel's
+    radius (parac._dask); channels are never split by a halo."""
+    if out is not None:
+        raise NotImplementedError("parac.filters.gaussian: out= is not supported for Dask arrays")
+    ndim = image.ndim
+    axis = None if channel_axis is None else channel_axis % ndim
+    spatial = ndim - (axis is not None)
+    sig = iter(_sigmas(sigma, spatial, ndim, axis))
+    depth = [0 if i == axis else int(float(truncate) * next(sig) + 0.5) for i in range(ndim)]
+    name = _dtype_name(image)
+    dtype = np.float32 if name == "float32" else np.float64
+
+    def block(b):
+        return gaussian(b, sigma, mode=mode, cval=cval, preserve_range=preserve_range, truncate=truncate,
+                        channel_axis=channel_axis, device=device, method=method or "separable")
+
+    if axis is not None and len(image.chunks[axis]) > 1:
+        image = image.rechunk({axis: -1})
+    return _dask.local(image, depth, mode == "wrap", block, dtype)
 
 
 def _sigmas(sigma, spatial, ndim, axis):

@@ -4,7 +4,7 @@ import numpy as np
 
 from . import fill as _fill
 from . import gauss as _gauss
-from . import _device, _registry
+from . import _dask, _device, _registry
 from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name
 from ._compat import into as _into, to_type as _to
 
@@ -55,6 +55,8 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
     if not isinstance(mode, str) or mode not in _MODES:
         raise NotImplementedError("parac.ndimage.gaussian_filter: mode %r is not supported (one of %s)" % (
             mode, ", ".join(sorted(_MODES))))
+    if _dask.is_dask(input):
+        return _gaussian_dask(input, sigma, mode, cval, truncate, output, radius, device, method)
     kind = _device.kind_of(input)
     a = input if kind else np.asarray(input)
     if a.ndim not in (2, 3):
@@ -79,6 +81,26 @@ def gaussian_filter(input, sigma, order=0, mode="reflect", cval=0.0, truncate=4.
         out[...] = res
         return out
     return res
+
+
+def _gaussian_dask(a, sigma, mode, cval, truncate, output, radius, device, method):
+    """gaussian_filter of a Dask array, block by block with halos of the
+    kernel's radius (parac._dask): bit for bit the in-memory call with the
+    same method (``separable`` unless told)."""
+    if output is not None:
+        raise NotImplementedError("parac.ndimage.gaussian_filter: output= is not supported for Dask arrays "
+                                  "(the result is a Dask array)")
+    if a.ndim not in (2, 3):
+        raise ValueError("parac.ndimage.gaussian_filter: 2D or 3D input, got %d dimensions" % a.ndim)
+    s = np.broadcast_to(np.asarray(sigma, dtype=float), (a.ndim,))
+    depth = [0 if v == 0 else int(radius) if radius is not None else int(float(truncate) * v + 0.5) for v in s]
+    sig = tuple(float(v) for v in s)
+
+    def block(b):
+        return gaussian_filter(b, sig, mode=mode, cval=cval, truncate=truncate, radius=radius, device=device,
+                               method=method or "separable")
+
+    return _dask.local(a, depth, mode in ("wrap", "grid-wrap"), block, a.dtype)
 
 
 def _gauss_args(s, truncate, border, radius, method=None):
@@ -260,6 +282,17 @@ def _correlate(input, weights, output, mode, cval, origin, axes, device, method,
         raise NotImplementedError("%s: origin and axes are not supported" % who)
     if not isinstance(mode, str) or mode not in _MODES:
         raise NotImplementedError("%s: mode %r is not supported (one of %s)" % (who, mode, ", ".join(sorted(_MODES))))
+    if _dask.is_dask(input):
+        if output is not None:
+            raise NotImplementedError("%s: output= is not supported for Dask arrays (the result is a Dask array)" % who)
+        shape = np.shape(weights)
+
+        def block(b):
+            return _correlate(b, weights, None, mode, cval, origin, axes, device, method, flip, who)
+
+        # a halo of half the kernel and one more (the convolution's centre moves for even sizes)
+        depth = [0] * (input.ndim - len(shape[-2:])) + [n // 2 + 1 for n in shape[-2:]]
+        return _dask.local(input, depth, mode in ("wrap", "grid-wrap"), block, input.dtype)
     kind = _device.kind_of(input)
     a = input if kind else np.asarray(input)
     name = _dtype_name(a)

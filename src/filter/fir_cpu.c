@@ -192,11 +192,13 @@ static vsum_fn vsum_for(parac_dtype dtype)
             const V kc = SET1(k[half]);                                                      \
             for (int u = 0; u < 8; u++) STOREU(acc + e + (W) * u, FMADD(kc, ONE(LOAD, p + (W) * u), a[u])); \
         }                                                                                    \
+        /* the vector lanes' arithmetic (fused multiply-adds in the same order), so that  \
+         * a pixel's value does not depend on where the row's vector steps end */          \
         for (; e < n; e++) {                                                                 \
             float a = c;                                                                     \
             for (int j = 0; j < half; j++)                                                   \
-                a += k[j] * ((float)rows[j][e] + (float)rows[ntaps - 1 - j][e]);             \
-            acc[e] = a + k[half] * (float)rows[half][e];                                     \
+                a = fmaf(k[j], (float)rows[j][e] + (float)rows[ntaps - 1 - j][e], a);        \
+            acc[e] = fmaf(k[half], (float)rows[half][e], a);                                 \
         }                                                                                    \
     }
 #define DEFINE_VSUM_AVX2(NAME, T, LOAD, PAIR, ONE) \
@@ -234,11 +236,12 @@ DEFINE_VSUM_AVX2(vsum_sym_f32_avx2, float, LOAD_U8, PAIR_F32, ONE_F32)
         TAIL                                                                                 \
     }
 
+/* the vector lanes' arithmetic (fused multiply-adds in the same order) */
 #define HCONV_SCALAR_TAIL                                                                    \
     for (; e < n; e++) {                                                                     \
         const float *b = v + e;                                                              \
         float a = k[half] * b[half * C];                                                     \
-        for (int i = 0; i < half; i++) a += k[i] * (b[i * C] + b[(ntaps - 1 - i) * C]);      \
+        for (int i = 0; i < half; i++) a = fmaf(k[i], b[i * C] + b[(ntaps - 1 - i) * C], a); \
         out[e] = a;                                                                          \
     }
 DEFINE_HCONV_SIMD(hconv_sym_avx2, AVX2, __m256, 8, _mm256_set1_ps, _mm256_mul_ps, _mm256_add_ps,

@@ -201,3 +201,11 @@ def test_wrappers_document_every_parameter_in_numpydoc(name):
             documented.update(p.strip() for p in m.group(1).split(","))
     missing = [p for p in inspect.signature(f).parameters if p not in documented]
     assert not missing, "%s: %s undocumented" % (name, missing)
+
+
+def test_one_slice_volumes_keep_their_shape():
+    z = np.random.default_rng(12).random((1, 9, 11)).astype(np.float32)
+    assert parac.gauss(z, sigma=1.0).shape == z.shape
+    assert parac.ndimage.gaussian_filter(z, 1).shape == z.shape
+    np.testing.assert_allclose(parac.ndimage.correlate(z, np.ones((1, 3, 3))), ndi.correlate(z, np.ones((1, 3, 3))),
+                               atol=1e-5)

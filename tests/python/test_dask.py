@@ -1,0 +1,121 @@
+"""Dask arrays through parac's local filters: gaussian_filter, correlate,
+convolve and filters.gaussian on Dask arrays equal the same call on the
+whole array in memory bit for bit, for every border mode and for chunkings
+that cut everywhere (uneven chunks, chunks of one row or column, chunks
+smaller than the kernel's radius), in 2D and 3D; the graph stays lazy and
+keeps the input's chunks."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+da = pytest.importorskip("dask.array")
+ndi = pytest.importorskip("scipy.ndimage")
+
+MODES = ["reflect", "mirror", "nearest", "wrap", "constant", "grid-wrap"]
+
+
+def chunkings(shape, seed):
+    """Whole, one row / column / slice at a time, smaller than a radius, and random uneven cuts."""
+    r = np.random.default_rng(seed)
+    yield shape
+    yield tuple(1 if i == 0 else n for i, n in enumerate(shape))
+    yield tuple(1 if i == len(shape) - 1 else n for i, n in enumerate(shape))
+    yield tuple(min(n, 3) for n in shape)
+    for _ in range(2):
+        cuts = []
+        for n in shape:
+            sizes = []
+            while sum(sizes) < n:
+                sizes.append(int(min(n - sum(sizes), r.integers(1, max(2, n // 2)))))
+            cuts.append(tuple(sizes))
+        yield tuple(cuts)
+
+
+def image(shape, dtype, seed):
+    r = np.random.default_rng(seed)
+    hi = {np.uint8: 255, np.uint16: 60000}.get(dtype, 1.0)
+    return (r.random(shape) * hi).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32, np.float64])
+def test_gaussian_filter_equals_the_whole_array(dtype):
+    a = image((41, 67), dtype, 1)
+    for k, chunks in enumerate(chunkings(a.shape, 2)):
+        d = da.from_array(a, chunks=chunks)
+        for mode in MODES:
+            sigma = (1.5, 3.0) if k % 2 else 2.5
+            got = parac.ndimage.gaussian_filter(d, sigma, mode=mode, cval=7)
+            assert isinstance(got, da.Array) and got.chunks == d.chunks and got.dtype == a.dtype
+            want = parac.ndimage.gaussian_filter(a, sigma, mode=mode, cval=7, method="separable")
+            np.testing.assert_array_equal(got.compute(), want, err_msg="%s %s" % (chunks, mode))
+
+
+def test_gaussian_filter_volumes_and_per_axis_sigma():
+    v = image((9, 23, 17), np.float32, 3)
+    for chunks in chunkings(v.shape, 4):
+        d = da.from_array(v, chunks=chunks)
+        for sigma in (1.2, (0, 2.0, 1.0), (2.5, 0.7, 3.1)):
+            got = parac.ndimage.gaussian_filter(d, sigma, mode="nearest").compute()
+            np.testing.assert_array_equal(got, parac.ndimage.gaussian_filter(v, sigma, mode="nearest",
+                                                                             method="separable"))
+    # and against scipy, as the in-memory call is
+    got = parac.ndimage.gaussian_filter(da.from_array(v, chunks=(2, 5, 4)), 1.5).compute()
+    np.testing.assert_allclose(got, ndi.gaussian_filter(v.astype(np.float64), 1.5), atol=2e-6)
+
+
+def test_correlate_and_convolve_equal_the_whole_array():
+    r = np.random.default_rng(5)
+    a = image((37, 45), np.float32, 6)
+    u = (image((37, 45), np.float32, 6) * 40).astype(np.uint8)
+    for k in (r.random((3, 5)), r.random((4, 6)) - 0.3, np.round(r.random((2, 7)) * 3)):
+        for chunks in chunkings(a.shape, 7):
+            for mode in MODES:
+                for f in (parac.ndimage.correlate, parac.ndimage.convolve):
+                    img = u if k.max() > 1 else a
+                    got = f(da.from_array(img, chunks=chunks), k, mode=mode, cval=2.0)
+                    assert got.chunks == da.from_array(img, chunks=chunks).chunks
+                    np.testing.assert_array_equal(got.compute(), f(img, k, mode=mode, cval=2.0),
+                                                  err_msg="%s %s %s %s" % (f.__name__, k.shape, chunks, mode))
+    vol = image((5, 19, 23), np.float32, 8)
+    k = r.random((1, 3, 4))
+    got = parac.ndimage.convolve(da.from_array(vol, chunks=(2, 4, 7)), k).compute()
+    np.testing.assert_array_equal(got, parac.ndimage.convolve(vol, k))
+
+
+def test_filters_gaussian_on_dask():
+    rgb = image((31, 22, 3), np.uint8, 9)
+    for chunks in ((31, 22, 3), (4, 5, 1), (7, 22, 2)):
+        d = da.from_array(rgb, chunks=chunks)
+        got = parac.filters.gaussian(d, sigma=2, channel_axis=-1)
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got.compute(), parac.filters.gaussian(rgb, sigma=2, channel_axis=-1,
+                                                                            method="separable"))
+    f = image((40, 33), np.float32, 10)
+    got = parac.filters.gaussian(da.from_array(f, chunks=(3, 11)), sigma=(1, 2.5), mode="wrap")
+    np.testing.assert_array_equal(got.compute(), parac.filters.gaussian(f, sigma=(1, 2.5), mode="wrap",
+                                                                        method="separable"))
+
+
+def test_lazy_until_computed_and_refusals():
+    calls = []
+
+    def count(block):
+        calls.append(block.shape)
+        return block
+
+    a = da.from_array(image((30, 40), np.float32, 11), chunks=(10, 10)).map_blocks(count, dtype=np.float32)
+    calls.clear()
+    g = parac.ndimage.gaussian_filter(a, 2)
+    assert calls == [] or all(0 in s or len(s) != 2 for s in calls)  # dask may probe with empty meta blocks
+    g.compute()
+    assert any(s == (10, 10) for s in calls)
+    with pytest.raises(NotImplementedError):
+        parac.ndimage.gaussian_filter(a, 2, output=np.empty((30, 40), np.float32))
+    with pytest.raises(NotImplementedError):
+        parac.ndimage.correlate(a, np.ones((3, 3)), output=np.empty((30, 40), np.float32))
