@@ -127,6 +127,15 @@ def _small_input(ar, who):
     return _label_input(a, who), False
 
 
+def _size_and_connectivity(a, below, max_size, connectivity, who):
+    """The library's size (sizes below it go: scikit-image's min_size /
+    area_threshold, or max_size + 1) and neighbour count."""
+    size = int(max_size) + 1 if max_size is not None else int(below)
+    if size < 0:
+        raise ValueError("%s: the size must be non-negative" % who)
+    return size, _conn(a.ndim, None, connectivity, who=who)
+
+
 def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=None, device=None, method=None):
     """Objects smaller than a size removed, as ``skimage.morphology.remove_small_objects``.
 
@@ -158,10 +167,7 @@ def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=
 
     who = "parac.morphology.remove_small_objects"
     a, is_bool = _small_input(ar, who)
-    size = int(max_size) + 1 if max_size is not None else int(min_size)
-    if size < 0:
-        raise ValueError("%s: the size must be non-negative" % who)
-    conn = _conn(a.ndim, None, connectivity, who=who)
+    size, conn = _size_and_connectivity(a, min_size, max_size, connectivity, who)
     res = _remove(a, min_size=size, connectivity=conn, labels=not is_bool, device=device, method=method)
     if is_bool:
         res = _as_bool(res)
@@ -201,9 +207,6 @@ def remove_small_holes(ar, area_threshold=64, connectivity=1, *, max_size=None, 
 
     who = "parac.morphology.remove_small_holes"
     a, _is_bool = _small_input(ar, who)
-    size = int(max_size) + 1 if max_size is not None else int(area_threshold)
-    if size < 0:
-        raise ValueError("%s: the size must be non-negative" % who)
-    conn = _conn(a.ndim, None, connectivity, who=who)
+    size, conn = _size_and_connectivity(a, area_threshold, max_size, connectivity, who)
     res = _as_bool(_remove(a, area_threshold=size, connectivity=conn, foreground=1, device=device, method=method))
     return _into(res, out, who=who)
