@@ -509,6 +509,10 @@ bool obj_listed(Obj *const *list, int n, const Obj *o);
 int tree_mentions(Node *n, const Obj *o, int depth);
 /* The same expression, node for node (range bounds of two iterators). */
 bool tree_same(const Node *a, const Node *b);
+/* linear.c: accesses a (of iterator ia) and b (of ib) touch no common element */
+bool lang_accesses_apart(const Node *a, const Iterator *ia, const Node *b, const Iterator *ib);
+/* linear.c: a and b are the same linear form of scalars and indices */
+bool lang_same_linear(const Node *a, const Node *b);
 /* The same, with m's objects b read as its objects a (the arms of a branch,
  * each declaring its own; if_convert.c). */
 typedef struct VarMap {

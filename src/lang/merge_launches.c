@@ -24,175 +24,21 @@
  *   - where two write the same matrix, the two writes' index ranges lie apart
  *     on some axis by a constant: ranges as linear forms of the host's
  *     scalars, the iterator's bounds put in for its index (the upsampling's
- *     borders: rows 0, 1, 4Md-2 and 4Md-1 against rows 2 .. 4Md-3).
+ *     borders: rows 0, 1, 4Md-2 and 4Md-1 against rows 2 .. 4Md-3;
+ *     linear.c).
  */
 #include <string.h>
 
 #include "lang/fuse.h"
 #include "lang/lang.h"
 
-enum { MAX_MEMBERS = 8, MAX_ATOMS = 8, MAX_WRITES = 16, MAX_SMALL_2D = 64 };
+enum { MAX_MEMBERS = 8, MAX_WRITES = 16, MAX_SMALL_2D = 64 };
 
 static long const_count(const Iterator *it, int d)
 {
     bool a, b;
     const long lb = const_eval(it->r[d].lb, &a), ub = const_eval(it->r[d].ub, &b);
     return ub > lb ? (ub - lb + it->r[d].stride - 1) / it->r[d].stride : 0;
-}
-
-/* ---- linear forms over the host's scalars ------------------------------- */
-typedef struct Lin {
-    bool ok;
-    long c;
-    int n;
-    const Node *atom[MAX_ATOMS]; /* a scalar, an iterator index, or an expression taken whole */
-    long k[MAX_ATOMS];
-} Lin;
-
-static Lin lin_const(long c) { return (Lin){.ok = true, .c = c}; }
-
-static void lin_add_atom(Lin *l, const Node *a, long k)
-{
-    for (int i = 0; i < l->n; i++)
-        if (tree_same(l->atom[i], a)) {
-            l->k[i] += k;
-            return;
-        }
-    if (l->n == MAX_ATOMS) {
-        l->ok = false;
-        return;
-    }
-    l->atom[l->n] = a;
-    l->k[l->n++] = k;
-}
-
-/* a + s * b */
-static Lin lin_axpy(Lin a, long s, const Lin *b)
-{
-    if (!a.ok || !b->ok) return (Lin){0};
-    a.c += s * b->c;
-    for (int i = 0; i < b->n; i++) lin_add_atom(&a, b->atom[i], s * b->k[i]);
-    return a;
-}
-
-static bool is_integer(const Type *t)
-{
-    return t && (t->kind == TY_CHAR || t->kind == TY_SHORT || t->kind == TY_INT || t->kind == TY_LONG ||
-                 t->kind == TY_LLONG || t->kind == TY_BOOL);
-}
-
-static Lin lin_of(const Node *e, int depth)
-{
-    if (!e || depth > 100) return (Lin){0};
-    bool ok;
-    long v = const_eval((Node *)e, &ok);
-    if (ok) return lin_const(v);
-    if (e->kind == ND_BINARY && e->op && (!strcmp(e->op, "+") || !strcmp(e->op, "-"))) {
-        Lin l = lin_of(e->lhs, depth + 1), r = lin_of(e->rhs, depth + 1);
-        return lin_axpy(l, e->op[0] == '-' ? -1 : 1, &r);
-    }
-    if (e->kind == ND_BINARY && e->op && !strcmp(e->op, "*")) {
-        long k = const_eval(e->lhs, &ok);
-        const Node *other = e->rhs;
-        if (!ok) {
-            k = const_eval(e->rhs, &ok);
-            other = e->lhs;
-        }
-        if (ok) {
-            Lin r = lin_of(other, depth + 1);
-            return lin_axpy(lin_const(0), k, &r);
-        }
-    }
-    if (e->kind == ND_UNARY && e->op && !strcmp(e->op, "-")) {
-        Lin r = lin_of(e->lhs, depth + 1);
-        return lin_axpy(lin_const(0), -1, &r);
-    }
-    if (e->kind == ND_CAST && is_integer(e->cast_ty) && ty_rank(e->cast_ty) >= ty_rank(ty_basic(TY_INT, false)) &&
-        e->lhs && is_integer(e->lhs->ty))
-        return lin_of(e->lhs, depth + 1);
-    if (!is_integer(e->ty) || tree_assigns(e)) return (Lin){0};
-    Lin l = lin_const(0);
-    lin_add_atom(&l, e, 1);
-    return l;
-}
-
-static bool mentions_index(const Node *n, int depth)
-{
-    if (!n) return false;
-    if (depth > 100 || n->kind == ND_ITER_INDEX) return true;
-    if (mentions_index(n->lhs, depth + 1) || mentions_index(n->rhs, depth + 1) || mentions_index(n->cond, depth + 1) ||
-        mentions_index(n->then, depth + 1) || mentions_index(n->els, depth + 1))
-        return true;
-    for (const Node *a = n->args; a; a = a->next)
-        if (mentions_index(a, depth + 1)) return true;
-    for (int i = 0; i < n->nidx; i++)
-        if (mentions_index(n->idx[i], depth + 1)) return true;
-    return false;
-}
-
-/* The least and greatest value of l over iterator it's space (its index
- * atoms replaced by their bounds). */
-static bool lin_bounds(const Lin *l, const Iterator *it, Lin *lo, Lin *hi)
-{
-    if (!l->ok) return false;
-    *lo = lin_const(l->c);
-    *hi = lin_const(l->c);
-    for (int i = 0; i < l->n; i++) {
-        const Node *a = l->atom[i];
-        const long k = l->k[i];
-        if (k == 0) continue;
-        if (a->kind != ND_ITER_INDEX) {
-            if (mentions_index(a, 0)) return false; /* an index inside an expression taken whole */
-            lin_add_atom(lo, a, k);
-            lin_add_atom(hi, a, k);
-            continue;
-        }
-        if (a->iter != it) return false;
-        Lin first = lin_of(it->r[a->axis].lb, 0), last = lin_of(it->r[a->axis].ub, 0);
-        last.c -= 1; /* at most ub - 1 (strides only end sooner) */
-        *lo = lin_axpy(*lo, k, k > 0 ? &first : &last);
-        *hi = lin_axpy(*hi, k, k > 0 ? &last : &first);
-    }
-    return lo->ok && hi->ok;
-}
-
-/* b - a is a constant greater than 0 */
-static bool surely_below(const Lin *a, const Lin *b)
-{
-    Lin d = lin_axpy(*b, -1, a);
-    if (!d.ok) return false;
-    for (int i = 0; i < d.n; i++)
-        if (d.k[i]) return false;
-    return d.c > 0;
-}
-
-/* The index range of axis i of access n (an element or a window). */
-static bool access_range(const Node *n, int i, const Iterator *it, Lin *lo, Lin *hi)
-{
-    const Node *ix = n->idx[i];
-    if (!ix) return false;
-    if (ix->kind == ND_SLICE) {
-        Lin s = lin_of(ix->lhs, 0), l2, h2;
-        if (!lin_bounds(&s, it, &l2, &h2)) return false;
-        const long step = ix->reduction_id > 0 ? ix->reduction_id : 1;
-        *lo = l2;
-        *hi = h2;
-        hi->c += (long)(ix->axis - 1) * step;
-        return ix->axis >= 1;
-    }
-    Lin e = lin_of(ix, 0);
-    return lin_bounds(&e, it, lo, hi);
-}
-
-static bool writes_apart(const Node *a, const Iterator *ia, const Node *b, const Iterator *ib)
-{
-    if (a->nidx != b->nidx) return false;
-    for (int i = 0; i < a->nidx; i++) {
-        Lin alo, ahi, blo, bhi;
-        if (!access_range(a, i, ia, &alo, &ahi) || !access_range(b, i, ib, &blo, &bhi)) continue;
-        if (surely_below(&ahi, &blo) || surely_below(&bhi, &alo)) return true;
-    }
-    return false;
 }
 
 /* ---- what a member reads and writes ----------------------------------- */
@@ -299,7 +145,7 @@ static bool independent(const Member *ms, int n, const Member *m)
         for (int w = 0; w < o->nwrites; w++)
             for (int v = 0; v < m->nwrites; v++)
                 if (o->writes[w]->var == m->writes[v]->var &&
-                    !writes_apart(o->writes[w], o->it, m->writes[v], m->it))
+                    !lang_accesses_apart(o->writes[w], o->it, m->writes[v], m->it))
                     return false;
     }
     return true;

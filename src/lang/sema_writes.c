@@ -14,7 +14,17 @@
  * when some index follows it with |coef| at least the span of the window
  * written there (1 for an element). A coefficient that is a host scalar
  * (B[cx * (H - 1)][...]: the corners) counts as nonzero, which is as far as
- * the compiler can know sizes; for a window it does not count. */
+ * the compiler can know sizes; for a window it does not count.
+ *
+ * A matrix the iterator writes may be read only where the iteration writes
+ * it (the same indices as one of its writes: node for node, or the same
+ * linear form) or where no
+ * iteration writes it (apart from every write by a constant on some axis:
+ * the sharpening's rows_tail reads row 4Md - 1 and writes rows 4Md ..). A
+ * read of an element or window that other iterations write (A[x][y] =
+ * A[x + 1][y - 1] / 2) would see their old or their new value depending on
+ * the order the targets run them in. The ranges ignore strides, so a read
+ * of rows a stride skips is refused too. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,6 +255,74 @@ static void check_write(Walk *w, const Node *lhs, const Token *at)
     }
 }
 
+/* The same index of a written and a read access: the same expression, and
+ * for a window the same start, length and stride. */
+static bool same_index(const Node *a, const Node *b)
+{
+    if (!a || !b) return a == b;
+    if (a->kind == ND_SLICE || b->kind == ND_SLICE)
+        return a->kind == b->kind && a->axis == b->axis && a->reduction_id == b->reduction_id &&
+               (tree_same(a->lhs, b->lhs) || lang_same_linear(a->lhs, b->lhs));
+    return tree_same(a, b) || lang_same_linear(a, b);
+}
+
+static bool same_access(const Node *a, const Node *b)
+{
+    if (a->var != b->var || a->nidx != b->nidx) return false;
+    for (int p = 0; p < a->nidx; p++)
+        if (!same_index(a->idx[p], b->idx[p])) return false;
+    return true;
+}
+
+static bool is_write_of_matrix(const Node *n)
+{
+    bool incdec = (n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op && (!strcmp(n->op, "++") || !strcmp(n->op, "--"));
+    return (n->kind == ND_ASSIGN || incdec) && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW);
+}
+
+typedef struct Writes {
+    const Node *at[64];
+    int n;
+    bool too_many;
+} Writes;
+
+static void collect_writes(Writes *ws, const Node *n)
+{
+    if (!n) return;
+    if (is_write_of_matrix(n)) {
+        if (ws->n < (int)(sizeof ws->at / sizeof ws->at[0])) ws->at[ws->n++] = n->lhs;
+        else ws->too_many = true;
+    }
+    Node *c;
+    for (NodeKids k = {.n = (Node *)n}; (c = lang_next_kid(&k));) collect_writes(ws, c);
+}
+
+/* Reports the first read of each written matrix at an element that is not
+ * one this iteration writes. */
+static void check_reads(const Iterator *it, const Writes *ws, const Node *n, const Obj **reported, int *nreported)
+{
+    if (!n) return;
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var) {
+        bool written = false, same = false;
+        for (int i = 0; i < ws->n; i++)
+            if (ws->at[i]->var == n->var) {
+                if (same_access(ws->at[i], n)) same = true;
+                else if (!lang_accesses_apart(ws->at[i], it, n, it)) written = true;
+            }
+        bool seen = false;
+        for (int i = 0; i < *nreported; i++) seen |= reported[i] == n->var;
+        if (written && !same && !seen && *nreported < 64) {
+            reported[(*nreported)++] = n->var;
+            diag_error_tok(n->tok, "'%s' is read at %s that other iterations of '%s' write: its iterations run in "
+                           "parallel, so the value read would depend on their order; read '%s' only where the "
+                           "iteration writes it, or write the result to another matrix", n->var->name,
+                           n->kind == ND_WINDOW ? "a window" : "an element", it->name, n->var->name);
+        }
+    }
+    Node *c;
+    for (NodeKids k = {.n = (Node *)n}; (c = lang_next_kid(&k));) check_reads(it, ws, c, reported, nreported);
+}
+
 static void check_node(Walk *w, Node *n)
 {
     if (!n) return;
@@ -265,6 +343,12 @@ static void check_iterator(const Iterator *it)
     w->it = it;
     collect_locals(w, it->body);
     check_node(w, it->body);
+    Writes *ws = lang_alloc(sizeof *ws);
+    memset(ws, 0, sizeof *ws);
+    collect_writes(ws, it->body);
+    const Obj **reported = lang_alloc(64 * sizeof *reported);
+    int nreported = 0;
+    if (!ws->too_many) check_reads(it, ws, it->body, reported, &nreported);
 }
 
 static void check_iterators_in(Node *n)
