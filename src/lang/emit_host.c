@@ -215,6 +215,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     if (dev) print_fmt(p, "#include <parac/%s.h>\n\n", cuda ? "cuda" : "opencl");
     fprintf(o, "#define PARAC__OUT_OF_MEMORY %d /* PARAC_ERR_OUT_OF_MEMORY */\n", (int)PARAC_ERR_OUT_OF_MEMORY);
     fprintf(o, "%s\n", lang_prelude_failures);
+    if (!dev) print_order_helpers(p, prog);
     if (dev) {
         print_fmt(p, "/* The kernels of %s. */\nstatic const char parac__kernel_source[] =\n", cl_name);
         const char *s = kernel_source;

@@ -760,6 +760,16 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
             while (*t == ' ' || *t == '\t') t++;
             if (!strncmp(t, "define", 6) || !strncmp(t, "undef", 5)) print_fmt(p, "%s\n", n->text);
         }
+    print_order_helpers(p, prog);
+    /* and its file-scope enumerations: their constants may stand in kernels */
+    for (Node *n = prog->top; n; n = n->next)
+        if (n->kind == ND_VERBATIM && n->text) {
+            const char *t = n->text;
+            if (!strncmp(t, "typedef", 7)) t += 7;
+            while (*t == ' ' || *t == '\t' || *t == '\n') t++;
+            if (!strncmp(t, "enum", 4) && (t[4] == ' ' || t[4] == '{' || t[4] == '\t' || t[4] == '\n'))
+                print_fmt(p, "%s;\n", n->text);
+        }
     print_fmt(p, "\n");
     /* file functions called from kernels, in file order */
     for (Node *n = prog->top; n; n = n->next) {

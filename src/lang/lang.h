@@ -163,7 +163,10 @@ typedef enum {
     ND_FUNC, ND_DIRECTIVE, ND_VERBATIM, ND_PARAM
 } NodeKind;
 
-typedef enum { OP_SUM, OP_MIN, OP_MAX, OP_MEAN, OP_CONV } ParacOpKind;
+/* OP_KTH: parac_matrix_kth(window, k), the k-th smallest (from 0);
+ * OP_MEDIAN: the middle one of an odd count. Both only on windows and
+ * constant small matrices inside iterators. */
+typedef enum { OP_SUM, OP_MIN, OP_MAX, OP_MEAN, OP_CONV, OP_KTH, OP_MEDIAN } ParacOpKind;
 
 typedef struct Obj Obj;
 typedef struct Iterator Iterator;
@@ -199,6 +202,10 @@ struct Node {
     int fc_group;
     long fc_off[2];
     bool is_static, is_extern, is_inline, is_typedef;
+    /* ASSIGN +=, -= or ++ / -- of a matrix element that several iterations
+     * may update (a histogram's hist[v] += 1; a sum into shared elements):
+     * printed as the target's atomic add (sema_writes.c) */
+    bool atomic_update;
 };
 
 struct Obj {
@@ -587,6 +594,7 @@ void print_fmt(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 
 /* A line at p's indentation, its newline added. */
 void print_line(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_func(PrintCtx *p, Node *f);      /* a file function (for the .cl) */
+void print_order_helpers(PrintCtx *p, Program *prog); /* parac_matrix_kth / _median's functions */
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n);
 bool stmt_needs_wrap(PrintCtx *p, Node *n);
 /* back-end hooks used by print_stmt for host-side constructs */

@@ -82,6 +82,83 @@ void print_type_decl(FILE *o, Type *ty, const char *name, bool opencl)
 }
 
 /* ---- operators ------------------------------------------------------------ */
+/* The k of an order statistic over cnt elements. */
+static long order_k(const Node *n, int cnt)
+{
+    if (n->pop == OP_MEDIAN) return (cnt - 1) / 2;
+    bool ok;
+    long k = n->args && n->args->next ? const_eval(n->args->next, &ok) : 0;
+    return k < 0 ? 0 : k >= cnt ? cnt - 1 : k;
+}
+
+/* A type's C name as part of an identifier: "unsigned char" -> "unsigned_char". */
+static const char *order_type_name(Type *t, bool opencl)
+{
+    const char *c = ty_c_name(t, opencl);
+    char *s = lang_strndup(c, strlen(c));
+    for (char *q = s; *q; q++)
+        if (*q == ' ') *q = '_';
+    return s;
+}
+
+typedef struct OrderUse {
+    Type *ty;
+    int cnt;
+    long k;
+} OrderUse;
+
+static void collect_order_uses(Node *n, OrderUse *u, int *nu, int cap, bool opencl, int depth)
+{
+    if (!n || depth > 400) return;
+    if (n->kind == ND_PARAC_OP && (n->pop == OP_KTH || n->pop == OP_MEDIAN) && n->args && n->args->ty &&
+        n->args->ty->kind == TY_SMALL) {
+        const int cnt = n->args->ty->rows * n->args->ty->cols;
+        const long k = order_k(n, cnt);
+        bool seen = false;
+        for (int i = 0; i < *nu; i++)
+            seen |= u[i].cnt == cnt && u[i].k == k &&
+                    !strcmp(ty_c_name(u[i].ty, opencl), ty_c_name(n->ty, opencl));
+        if (!seen && *nu < cap) u[(*nu)++] = (OrderUse){n->ty, cnt, k};
+    }
+    Node *c;
+    for (NodeKids kid = {.n = n}; (c = lang_next_kid(&kid));) collect_order_uses(c, u, nu, cap, opencl, depth + 1);
+}
+
+/* The order statistics the program uses, as functions of the target: the
+ * k-th smallest of cnt values by passes of compare-exchanges (each a min and
+ * a max, no branch), as many as put position k in place: k + 1 passes that
+ * carry minima to the front, or cnt - k that carry maxima to the back. */
+void print_order_helpers(PrintCtx *p, Program *prog)
+{
+    enum { CAP = 64 };
+    OrderUse u[CAP];
+    int nu = 0;
+    for (Node *f = prog->top; f; f = f->next)
+        if (f->kind == ND_FUNC) collect_order_uses(f->body, u, &nu, CAP, p->opencl, 0);
+    for (int i = 0; i < nu; i++) {
+        const char *T = ty_c_name(u[i].ty, p->opencl);
+        const int n = u[i].cnt;
+        const long k = u[i].k;
+        fprintf(p->out, "%s%s parac__kth_%s_%d_%ld(", p->cuda ? "__device__ static inline " : p->opencl ? "" : "static inline ",
+                T, order_type_name(u[i].ty, p->opencl), n, k);
+        for (int e = 0; e < n; e++) fprintf(p->out, "%s%s v%d", e ? ", " : "", T, e);
+        fprintf(p->out, ")\n{\n    %s t;\n", T);
+        const bool front = k + 1 <= n - k;
+        const long passes = front ? k + 1 : n - k;
+        for (long s = 0; s < passes; s++) {
+            if (front) /* the s-th smallest to position s */
+                for (int j = n - 1; j > s; j--)
+                    fprintf(p->out, "    t = v%d < v%d ? v%d : v%d; v%d = v%d < v%d ? v%d : v%d; v%d = t;\n", j, j - 1, j, j - 1,
+                            j, j, j - 1, j - 1, j, j - 1);
+            else /* the s-th largest to position n - 1 - s */
+                for (int j = 0; j < n - 1 - s; j++)
+                    fprintf(p->out, "    t = v%d < v%d ? v%d : v%d; v%d = v%d < v%d ? v%d : v%d; v%d = t;\n", j + 1, j, j, j + 1,
+                            j, j + 1, j, j + 1, j, j + 1);
+        }
+        fprintf(p->out, "    return v%ld;\n}\n\n", k);
+    }
+}
+
 static void print_operator(PrintCtx *p, Node *n)
 {
     if (n->reduction_id >= 0 && !p->in_kernel && n->pop != OP_CONV) {
@@ -124,6 +201,17 @@ static void print_operator(PrintCtx *p, Node *n)
             }
         out(p, ")");
         if (n->pop == OP_MEAN) fprintf(p->out, " / %d)", R * C);
+        return;
+    }
+    if (n->pop == OP_KTH || n->pop == OP_MEDIAN) {
+        const int cnt = R * C;
+        const long k = order_k(n, cnt);
+        fprintf(p->out, "parac__kth_%s_%d_%ld(", order_type_name(n->ty, p->opencl), cnt, k);
+        for (int e = 0; e < cnt; e++) {
+            if (e) out(p, ", ");
+            print_elem(p, a, e / C, e % C);
+        }
+        out(p, ")");
         return;
     }
     /* min / max: a chain of calls (functions, not macros: a macro would copy
@@ -210,6 +298,32 @@ static void print_sub(PrintCtx *p, Node *c, bool parens)
     if (parens) fputc(')', p->out);
 }
 
+/* An update several iterations may make to one element (sema_writes.c: a
+ * statement, its value unused): the target's atomic add of the value
+ * converted to the element type, so the totals are exact in any order. */
+static void print_atomic_update(PrintCtx *p, Node *n)
+{
+    const bool uns = n->lhs->var->ty->base->is_unsigned;
+    const char *ty = uns ? "unsigned int" : "int";
+    const bool sub = (n->op && n->op[0] == '-');
+    bool w = p->writing;
+    p->writing = true;
+    if (p->cuda)
+        fprintf(p->out, "atomic%s(&", sub ? "Sub" : "Add");
+    else if (p->opencl)
+        fprintf(p->out, "atomic_%s((volatile __global %s *)&", sub ? "sub" : "add", ty);
+    else
+        fprintf(p->out, "__atomic_fetch_%s(&", sub ? "sub" : "add");
+    print_expr(p, n->lhs);
+    p->writing = w;
+    fprintf(p->out, ", (%s)(", ty);
+    if (n->kind == ND_ASSIGN)
+        print_expr(p, n->rhs);
+    else
+        out(p, "1");
+    out(p, p->cuda || p->opencl ? "))" : "), __ATOMIC_RELAXED)");
+}
+
 void print_expr(PrintCtx *p, Node *n)
 {
     if (!n) return;
@@ -277,6 +391,10 @@ void print_expr(PrintCtx *p, Node *n)
         print_sub(p, n->rhs, needs_parens(n->rhs, n->op, true));
         return;
     case ND_ASSIGN: {
+        if (n->atomic_update) {
+            print_atomic_update(p, n);
+            return;
+        }
         if (is_small_node(n) || (n->lhs && n->lhs->kind == ND_WINDOW)) {
             print_elem(p, n, p->elem_i, p->elem_j);
             return;
@@ -290,6 +408,10 @@ void print_expr(PrintCtx *p, Node *n)
         return;
     }
     case ND_UNARY: {
+        if (n->atomic_update) {
+            print_atomic_update(p, n);
+            return;
+        }
         out(p, n->op);
         bool par = print_expr_prec(n->lhs) < 14 || n->lhs->kind == ND_UNARY ||
                    (n->lhs->kind == ND_NUM && n->lhs->tok->loc[0] == '-');
@@ -300,6 +422,10 @@ void print_expr(PrintCtx *p, Node *n)
         return;
     }
     case ND_POSTFIX: {
+        if (n->atomic_update) {
+            print_atomic_update(p, n);
+            return;
+        }
         bool w = p->writing;
         p->writing = true;
         print_sub(p, n->lhs, print_expr_prec(n->lhs) < 16);

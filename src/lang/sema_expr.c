@@ -107,6 +107,35 @@ static Node *matrix_access(Sema *S, Node *n)
     return r;
 }
 
+
+/* parac_matrix_kth(w, k) / parac_matrix_median(w): an order statistic of a
+ * window or constant small matrix inside an iterator, of the element type;
+ * k a constant in [0, count), the median's count odd. */
+static Node *order_statistic(Sema *S, Node *r, const char *name, Node *a, Node *k)
+{
+    r->ty = ty_basic(TY_INT, false);
+    if (!S->iter || !is_small(a)) {
+        diag_error_tok(a->tok, "%s needs a window or a constant small matrix inside an iterator (a median of a "
+                       "whole matrix is not supported)", name);
+        return r;
+    }
+    r->ty = a->ty->base;
+    const long count = (long)a->ty->rows * a->ty->cols;
+    sema_set_cost3(r, count * (cost_of(a) + 4), a, NULL);
+    if (r->pop == OP_MEDIAN) {
+        if (count % 2 == 0)
+            diag_error_tok(r->tok, "parac_matrix_median needs an odd number of elements (this window has %ld): "
+                           "use parac_matrix_kth(window, k) to choose one of the two middle ones", count);
+        return r;
+    }
+    bool ok;
+    long kv = const_eval(k, &ok);
+    if (!ok || kv < 0 || kv >= count)
+        diag_error_tok(k->tok, "the k of parac_matrix_kth must be a constant from 0 to %ld (the window's elements "
+                       "less one)", count - 1);
+    return r;
+}
+
 static Node *parac_call(Sema *S, Node *n, const char *name)
 {
     int nargs = 0;
@@ -131,17 +160,20 @@ static Node *parac_call(Sema *S, Node *n, const char *name)
     r->pop = !strcmp(name, "parac_matrix_sum") ? OP_SUM
              : !strcmp(name, "parac_matrix_min") ? OP_MIN
              : !strcmp(name, "parac_matrix_max") ? OP_MAX
-             : !strcmp(name, "parac_matrix_mean") ? OP_MEAN : OP_CONV;
-    int want = r->pop == OP_CONV ? 2 : 1;
+             : !strcmp(name, "parac_matrix_mean") ? OP_MEAN
+             : !strcmp(name, "parac_matrix_kth") ? OP_KTH
+             : !strcmp(name, "parac_matrix_median") ? OP_MEDIAN : OP_CONV;
+    int want = r->pop == OP_CONV || r->pop == OP_KTH ? 2 : 1;
     if (nargs != want) {
         diag_error_tok(n->tok, "%s takes %d argument%s", name, want, want == 1 ? "" : "s");
         r->ty = ty_basic(TY_INT, false);
         return r;
     }
     Node *a = sema_expr(S, n->args);
-    Node *b = r->pop == OP_CONV ? sema_expr(S, n->args->next) : NULL;
+    Node *b = r->pop == OP_CONV || r->pop == OP_KTH ? sema_expr(S, n->args->next) : NULL;
     a->next = b;
     r->args = a;
+    if (r->pop == OP_KTH || r->pop == OP_MEDIAN) return order_statistic(S, r, name, a, b);
     if (is_small(a)) sema_set_cost3(r, (long)a->ty->rows * a->ty->cols * (cost_of(a) + (b && is_small(b) ? cost_of(b) : 0)), a, b);
     if (r->pop != OP_CONV) {
         Type *et = a->ty && (a->ty->kind == TY_SMALL || a->ty->kind == TY_MATRIX) ? a->ty->base : a->ty;
@@ -283,6 +315,7 @@ Node *sema_expr(Sema *S, Node *n)
                         !strcmp(n->name, "transe"))) {
             if (!strcmp(n->name, "parac_matrix_sum") || !strcmp(n->name, "parac_matrix_min") ||
                 !strcmp(n->name, "parac_matrix_max") || !strcmp(n->name, "parac_matrix_mean") ||
+                !strcmp(n->name, "parac_matrix_kth") || !strcmp(n->name, "parac_matrix_median") ||
                 !strcmp(n->name, "parac_convolution") || !strcmp(n->name, "transe")) {
                 Node *r = parac_call(S, n, n->name);
                 r->next = nx;

@@ -16,6 +16,12 @@
  * (B[cx * (H - 1)][...]: the corners) counts as nonzero, which is as far as
  * the compiler can know sizes; for a window it does not count.
  *
+ * Such a write is allowed in one form: an update `M[i][j] += v`, `-= v`,
+ * `++` or `--` of int or unsigned int elements by an integer v (a
+ * histogram, a sum into shared elements). It is marked atomic_update and
+ * each target prints it as its atomic add, so the totals are exact in any
+ * order; the matrix may not be read otherwise in that iterator (below).
+ *
  * A matrix the iterator writes may be read only where the iteration writes
  * it (the same indices as one of its writes: node for node, or the same
  * linear form) or where no
@@ -210,10 +216,40 @@ static const char *axis_name(int axis)
     return axis >= 0 && axis < 3 ? letters[axis] : "?";
 }
 
-/* Reports write `lhs` (a matrix element or window written in iterator it)
- * unless it gives each iteration elements of its own. */
-static void check_write(Walk *w, const Node *lhs, const Token *at)
+/* The update n can be an atomic add: +=, -=, ++ or -- of an int or
+ * unsigned int matrix element, by an integer. */
+static bool atomic_form(const Node *n)
 {
+    const Node *lhs = n->lhs;
+    if (!lhs || lhs->kind != ND_MAT_ELEM || !lhs->var || !lhs->var->ty || !lhs->var->ty->base) return false;
+    const Type *t = lhs->var->ty->base;
+    if (t->kind != TY_INT || ty_size(t) != 4) return false;
+    if (n->kind == ND_ASSIGN)
+        return n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-=")) && n->rhs && ty_is_integer(n->rhs->ty);
+    return true; /* ++ / -- */
+}
+
+/* Reports write `lhs` (a matrix element or window written in iterator it)
+ * unless it gives each iteration elements of its own; an update of the
+ * atomic form (n) that does not is marked atomic instead. */
+static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
+{
+    if (atomic_form(n)) {
+        bool own = true;
+        for (int p = 0; p < lhs->nidx && p < 3 && own; p++) own = form_of(w, lhs->idx[p], 0).kind != FORM_OTHER;
+        for (int d = 0; d < w->it->ndim && own; d++) {
+            bool follows = false;
+            for (int p = 0; p < lhs->nidx && p < 3; p++) {
+                IndexForm f = form_of(w, lhs->idx[p], 0);
+                follows |= f.kind == FORM_AXIS && f.axis == d;
+            }
+            own = follows;
+        }
+        if (!own) {
+            n->atomic_update = true;
+            return;
+        }
+    }
     const Iterator *it = w->it;
     const char *m = lhs->var ? lhs->var->name : "?";
     IndexForm f[3];
@@ -230,7 +266,8 @@ static void check_write(Walk *w, const Node *lhs, const Token *at)
         if (f[p].kind == FORM_OTHER) {
             diag_error_tok(at, "'%s' is written at an index that does not follow the iterator '%s' (index %d: %s): "
                            "its iterations run in parallel and may write the same element; a scatter or a sum "
-                           "into shared elements is not supported", m, it->name, p + 1,
+                           "into shared elements is supported only as an update of int or unsigned int elements "
+                           "by an integer (+=, -=, ++, --), which is made atomic", m, it->name, p + 1,
                            w->why[0] ? w->why : "it is not of the form a * index + b");
             return;
         }
@@ -250,7 +287,8 @@ static void check_write(Walk *w, const Node *lhs, const Token *at)
         else
             diag_error_tok(at, "'%s' is written at the same element by every iteration along %s%s (no index "
                            "follows it): the iterations of '%s' run in parallel; a sum into shared elements is "
-                           "not supported", m, it->name, axis_name(d), it->name);
+                           "supported only as an update of int or unsigned int elements by an integer (+=, -=, "
+                           "++, --), which is made atomic", m, it->name, axis_name(d), it->name);
         return;
     }
 }
@@ -282,6 +320,7 @@ static bool is_write_of_matrix(const Node *n)
 
 typedef struct Writes {
     const Node *at[64];
+    bool atomic[64];
     int n;
     bool too_many;
 } Writes;
@@ -290,8 +329,11 @@ static void collect_writes(Writes *ws, const Node *n)
 {
     if (!n) return;
     if (is_write_of_matrix(n)) {
-        if (ws->n < (int)(sizeof ws->at / sizeof ws->at[0])) ws->at[ws->n++] = n->lhs;
-        else ws->too_many = true;
+        if (ws->n < (int)(sizeof ws->at / sizeof ws->at[0])) {
+            ws->atomic[ws->n] = n->atomic_update;
+            ws->at[ws->n++] = n->lhs;
+        } else
+            ws->too_many = true;
     }
     Node *c;
     for (NodeKids k = {.n = (Node *)n}; (c = lang_next_kid(&k));) collect_writes(ws, c);
@@ -305,13 +347,20 @@ static void check_reads(const Iterator *it, const Writes *ws, const Node *n, con
     if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var) {
         bool written = false, same = false;
         for (int i = 0; i < ws->n; i++)
-            if (ws->at[i]->var == n->var) {
+            if (ws->at[i]->var == n->var && ws->atomic[i]) {
+                /* updated atomically: any element may change under any read but the update's own */
+                bool own_update = false;
+                for (int j = 0; j < ws->n; j++) own_update |= ws->at[j] == n; /* a plain write beside it: reported below */
+                if (!own_update) written = true;
+            } else if (ws->at[i]->var == n->var) {
                 if (same_access(ws->at[i], n)) same = true;
                 else if (!lang_accesses_apart(ws->at[i], it, n, it)) written = true;
             }
         bool seen = false;
         for (int i = 0; i < *nreported; i++) seen |= reported[i] == n->var;
-        if (written && !same && !seen && *nreported < 64) {
+        bool atomic = false;
+        for (int i = 0; i < ws->n; i++) atomic |= ws->at[i]->var == n->var && ws->atomic[i];
+        if (written && (!same || atomic) && !seen && *nreported < 64) {
             reported[(*nreported)++] = n->var;
             diag_error_tok(n->tok, "'%s' is read at %s that other iterations of '%s' write: its iterations run in "
                            "parallel, so the value read would depend on their order; read '%s' only where the "
@@ -323,16 +372,20 @@ static void check_reads(const Iterator *it, const Writes *ws, const Node *n, con
     for (NodeKids k = {.n = (Node *)n}; (c = lang_next_kid(&k));) check_reads(it, ws, c, reported, nreported);
 }
 
-static void check_node(Walk *w, Node *n)
+static void check_node(Walk *w, Node *n, bool value_unused)
 {
     if (!n) return;
     if (n->kind == ND_ASSIGN && n->lhs && (n->lhs->kind == ND_MAT_ELEM || n->lhs->kind == ND_WINDOW))
-        check_write(w, n->lhs, n->tok);
+        check_write(w, n, n->lhs, n->tok);
     else if ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
              (!strcmp(n->op, "++") || !strcmp(n->op, "--")) && n->lhs && n->lhs->kind == ND_MAT_ELEM)
-        check_write(w, n->lhs, n->tok);
+        check_write(w, n, n->lhs, n->tok);
+    if (n->atomic_update && !value_unused)
+        diag_error_tok(n->tok, "the value of this update of '%s' is used, but several iterations may update the "
+                       "element at once (it is made atomic): make the update a statement of its own",
+                       n->lhs->var->name);
     Node *c;
-    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) check_node(w, c);
+    for (NodeKids k = {.n = n}; (c = lang_next_kid(&k));) check_node(w, c, n->kind == ND_EXPR_STMT && c == n->lhs);
 }
 
 static void check_iterator(const Iterator *it)
@@ -342,13 +395,23 @@ static void check_iterator(const Iterator *it)
     memset(w, 0, sizeof *w);
     w->it = it;
     collect_locals(w, it->body);
-    check_node(w, it->body);
+    check_node(w, it->body, false);
     Writes *ws = lang_alloc(sizeof *ws);
     memset(ws, 0, sizeof *ws);
     collect_writes(ws, it->body);
     const Obj **reported = lang_alloc(64 * sizeof *reported);
     int nreported = 0;
     if (!ws->too_many) check_reads(it, ws, it->body, reported, &nreported);
+    /* an atomic update's elements may be any: no other write of that matrix beside it */
+    for (int i = 0; i < ws->n; i++)
+        for (int j = 0; j < ws->n; j++)
+            if (ws->atomic[i] && !ws->atomic[j] && ws->at[i]->var == ws->at[j]->var) {
+                diag_error_tok(ws->at[j]->tok, "'%s' is written here and updated atomically elsewhere in '%s' "
+                               "(line %d), where any iteration may update any element: the two would race; "
+                               "write it in an iterator of its own", ws->at[j]->var->name, it->name,
+                               ws->at[i]->tok->line);
+                return;
+            }
 }
 
 static void check_iterators_in(Node *n)

@@ -157,6 +157,8 @@ const char *parac_op_name(ParacOpKind k)
     case OP_MAX: return "parac_matrix_max";
     case OP_MEAN: return "parac_matrix_mean";
     case OP_CONV: return "parac_convolution";
+    case OP_KTH: return "parac_matrix_kth";
+    case OP_MEDIAN: return "parac_matrix_median";
     }
     return "?";
 }

@@ -330,7 +330,7 @@ void parac__skel_voxelize(const parac__skel_graph *g, int64_t w, int64_t h, int6
             if (sg->start >= 0) reached[sg->start] = 1;
             if (sg->end >= 0) reached[sg->end] = 1;
         }
-        int64_t prev[3];
+        int64_t prev[3] = {0, 0, 0}; /* set by the first point before any line reads it */
         for (int64_t i = 0; i < sg->n; i++) {
             const int64_t v[3] = {llround(sg->p[3 * i]), llround(sg->p[3 * i + 1]), llround(sg->p[3 * i + 2])};
             if (i == 0) set_voxel(out, w, h, d, v[0], v[1], v[2]);

@@ -1,5 +1,7 @@
 # Run paracc on an erroneous program: it must fail with status 1, print every
 # "// expect: ..." line of the file among its diagnostics, and write nothing.
+# an earlier build's output of a program that compiled then must not count
+file(REMOVE ${OUT}.c ${OUT}.cl ${OUT}.cu)
 execute_process(COMMAND ${PARACC} ${SRC} --target ${TARGET} -o ${OUT}
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 1)

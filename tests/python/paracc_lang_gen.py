@@ -12,13 +12,14 @@ target computes alike but wrongly still fails.
 Stages cover the language: point expressions (arithmetic, comparisons and
 ?:, bit operations, casts, calls of C functions of the file, macros, locals,
 if/else chains, loops of constant trip count, reads at loop-variable columns),
-windows of every operator (sum, min, max, mean, convolution by a constant
-matrix, .* products, transe and matrix products) with strides, border rules of
+windows of every operator (sum, min, max, mean, median, k-th element,
+convolution by a constant matrix, .* products, transe and matrix products) with strides, border rules of
 every kind (repeated, mirrored either way, constant, linear extrapolation,
 corners), whole-image statements (element-wise and convolution), independent
 reductions used as scalars, vectors with 1-D rules, iter_element iterators
 (down- and upsampling), strided and sub-range iterators, writes into a matrix
-written before, window writes, run-time gathers from constant tables, 3-D
+written before, window writes, run-time gathers from constant tables,
+histograms and sums into shared elements (atomic updates), 3-D
 iterators over the channels with a per-channel constant, and the planes passed
 to a function of the file by reference.
 
@@ -415,7 +416,7 @@ def stage_point(prog, srcs, dst):
     return step
 
 
-WINDOW_OPS = ["sum", "min", "max", "mean", "conv", "dot"]
+WINDOW_OPS = ["sum", "min", "max", "mean", "conv", "dot", "median", "kth"]
 RULE_KINDS = ["replicate", "mirror", "symmetric", "constant", "extrapolate"]
 
 
@@ -471,6 +472,9 @@ def stage_window(prog, srcs, dst):
         kname = prog.fresh("k")
         kvals, pre = _small_matrix(prog, kname, h, w)
         e_text = f"parac_convolution({kname}, {win})" if op == "conv" else f"parac_matrix_sum({kname} .* {win})"
+    elif op == "kth":
+        kk = prog.ri(0, h * w - 1)
+        e_text = f"parac_matrix_kth({win}, {kk})"
     else:
         e_text = f"parac_matrix_{op}({win})"
     extra = prog.pick(srcs) if prog.rng.random() < 0.5 else None
@@ -485,6 +489,8 @@ def stage_window(prog, srcs, dst):
             acc = np.minimum.reduce(vs)
         elif op == "max":
             acc = np.maximum.reduce(vs)
+        elif op in ("median", "kth"):
+            acc = np.sort(np.stack(vs), axis=0)[(len(vs) - 1) // 2 if op == "median" else kk]
         elif op == "mean":
             acc = vs[0]
             for v in vs[1:]:
@@ -769,9 +775,41 @@ def stage_gather(prog, srcs, dst):
     return step
 
 
+def stage_scatter(prog, srcs, dst):
+    """A histogram of data-dependent bins (+= 1, -= value, --) and sums of\n    rows into shared elements (atomic updates), then read by the next\n    iterator."""
+    prog.kinds.append("scatter")
+    a = prog.pick(srcs)
+    hist, rows = prog.fresh("hist"), prog.fresh("rows")
+    it, it2 = prog.fresh("s"), prog.fresh("s")
+    x, y = it + "x", it + "y"
+    n = prog.pick([8, 16, 32])
+    form = prog.pick(["one", "value", "dec"])
+    v = f"(int)clampv({a}[{x}][{y}])" if prog.flt else f"{a}[{x}][{y}]"
+    upd = {"one": f"{hist}[0][{v} & {n - 1}] += 1;", "value": f"{hist}[0][{v} & {n - 1}] -= {v} % 5;",
+           "dec": f"{hist}[0][{v} & {n - 1}]--;"}[form]
+    v2 = v.replace(x, it2 + "x").replace(y, it2 + "y")
+    prog.body.append(
+        f"    int parac_matrix {hist}[1][{n}];\n    int parac_matrix {rows}[H][1];\n"
+        f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {upd}\n        {rows}[{x}][0] += {v} & 255;\n    }}\n"
+        f"    parac_iterator {it2}(0:H:1; 0:W:1) {{\n"
+        f"        {dst}[{it2}x][{it2}y] = ({prog.T})({a}[{it2}x][{it2}y] + {hist}[0][{v2} & {n - 1}] % 97 + {rows}[{it2}x][0] % 13);\n    }}\n")
+
+    def step(p, a=a, dst=dst):
+        A = p.mats[a].astype(np.float32 if p.flt else np.int64)
+        V = np.trunc(np.clip(A, -LIMIT, LIMIT)).astype(np.int64) if p.flt else A
+        bins = V & (n - 1)
+        w = {"one": np.ones_like(V), "value": -cmod(V, 5), "dec": -np.ones_like(V)}[form]
+        h = np.zeros(n, np.int64)
+        np.add.at(h, bins.ravel(), w.ravel())
+        r = (V & 255).sum(axis=1)
+        t = p.arith(A + p.const(0) + cmod(h[bins], 97).astype(A.dtype))
+        p.mats[dst] = store(p.arith(t + cmod(r, 13)[:, None].astype(A.dtype)), p.dt)
+    return step
+
+
 STAGES = {"point": stage_point, "window": stage_window, "whole": stage_whole, "reduce": stage_reduce,
           "vector": stage_vector, "element": stage_element, "inplace": stage_inplace, "blocks": stage_blocks,
-          "gather": stage_gather}
+          "gather": stage_gather, "scatter": stage_scatter}
 
 
 LEADS = list(STAGES) + ["window:" + op for op in WINDOW_OPS]
