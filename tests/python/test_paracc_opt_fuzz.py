@@ -368,6 +368,8 @@ def edges_program(rng, dt):
         at = f"[{fixed}][{x}]" if along_rows else f"[{x}][{fixed}]"
         other = f"[{rng.choice(['0', '1', m + ' - 1'])}][{x}]" if along_rows else f"[{x}][{rng.choice(['0', '1', m + ' - 1'])}]"
         src = "O" if rng.integers(0, 4) == 0 else "I"  # now and then a dependence on an earlier one
+        if src == "O":  # O at its own element: another row of O, which this iterator writes, would be refused
+            other = at  # (rows 0 and H - 1 are apart only when H > 1: paracc does not assume it)
         body.append(f"    parac_iterator {it}({lo}:{n} - {hi}:1) {{\n        O{at} = ({T})({src}{other} / 2 + {k + 1});\n    }}\n")
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
             f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
