@@ -38,7 +38,7 @@ HAVE_OPENCL, HAVE_CUDA = _have("opencl"), _have("cuda")
 FULL = os.environ.get("PARAC_FUZZ_FULL") == "1"
 SCALE = int(os.environ.get("PARAC_FUZZ_CASES", "1"))
 SEED = int(os.environ.get("PARAC_TEST_SEED", "0"))
-LANG_CASES = 36
+LANG_CASES = 18
 
 ALWAYS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "3"})]
 if HAVE_OPENCL:
