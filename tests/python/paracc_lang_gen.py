@@ -339,6 +339,16 @@ def _wrap_store(prog, e, clamp):
     return f"({prog.T})({e.text})", lambda env: store(e(env), prog.dt)
 
 
+def _body_stage(prog, it, dst, name, fn, lines):
+    """An iterator over the image whose body is `lines` and then
+    `dst = (T)(clampv(name))`, the local `name` having the values fn gives."""
+    text, f = _wrap_store(prog, Expr(name, fn, prog.flt), True)
+    x, y = it + "x", it + "y"
+    prog.body.append(f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n" + "".join(f"        {line}\n" for line in lines) +
+                     f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+    return f
+
+
 def stage_point(prog, srcs, dst):
     """A point expression, maybe through locals, an if / else if chain and a
     loop of constant trip count."""
@@ -354,25 +364,15 @@ def stage_point(prog, srcs, dst):
         a = prog.point_expr(srcs, x, y, 2)
         b = prog.point_expr(srcs, x, y, 2)
         c1, c2 = prog.ri(0, 80), prog.ri(0, 40)
-        V = prog.V
-        t = Expr("t", None, prog.flt)
 
         def fl(env, e=e, a=a, b=b, c1=c1, c2=c2):
             t = e(env)
-            av = a(env)
-            t = np.where(av > prog.const(c1), prog.arith(t + b(env)), np.where(t < prog.const(c2), b(env), t))
-            return t
-        t.fn = fl
-        text, f = _wrap_store(prog, t, True)
-        prog.body.append(f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
-                         f"        {V} t = {e.text};\n"
-                         f"        if ({a.text} > {prog.num(c1)}) t = t + {b.text};\n"
-                         f"        else if (t < {prog.num(c2)}) t = {b.text};\n"
-                         f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+            return np.where(a(env) > prog.const(c1), prog.arith(t + b(env)), np.where(t < prog.const(c2), b(env), t))
+        f = _body_stage(prog, it, dst, "t", fl, [f"{prog.V} t = {e.text};",
+                                                  f"if ({a.text} > {prog.num(c1)}) t = t + {b.text};",
+                                                  f"else if (t < {prog.num(c2)}) t = {b.text};"])
     elif form == "loop":
         K = prog.ri(2, 4)
-        V = prog.V
-        acc = Expr("acc", None, prog.flt)
 
         def fl(env, e=e, K=K):
             v = np.zeros(env.shape, np.float32 if prog.flt else np.int64)
@@ -380,20 +380,14 @@ def stage_point(prog, srcs, dst):
             for k in range(K):
                 v = prog.arith(v + prog.arith(ev * prog.const(k + 1)))
             return v
-        acc.fn = fl
-        text, f = _wrap_store(prog, acc, True)
-        prog.body.append(f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
-                         f"        {V} acc = 0;\n"
-                         f"        for (int k = 0; k < {K}; k++)\n"
-                         f"            acc += {e.text} * (k + 1);\n"
-                         f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+        f = _body_stage(prog, it, dst, "acc", fl, [f"{prog.V} acc = 0;", f"for (int k = 0; k < {K}; k++)",
+                                                    f"    acc += {e.text} * (k + 1);"])
     else:
         # reads at a loop variable's columns (or rows), bounds constant: no border rule involved
         m = prog.pick(srcs)
         K = prog.ri(2, 4)
         along_rows = prog.rng.random() < 0.5
         idx = f"{m}[k][{y}]" if along_rows else f"{m}[{x}][k]"
-        acc = Expr("acc", None, prog.flt)
 
         def fl(env, m=m, K=K, along_rows=along_rows, e=e):
             v = e(env)
@@ -403,12 +397,8 @@ def stage_point(prog, srcs, dst):
                 r = r.astype(np.float32) if prog.flt else r.astype(np.int64)
                 v = prog.arith(v + prog.arith(r * prog.const(k + 1)))
             return v
-        acc.fn = fl
-        text, f = _wrap_store(prog, acc, True)
-        prog.body.append(f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n"
-                         f"        {prog.V} acc = {e.text};\n"
-                         f"        for (int k = 0; k < {K}; k++) acc += {idx} * (k + 1);\n"
-                         f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+        f = _body_stage(prog, it, dst, "acc", fl, [f"{prog.V} acc = {e.text};",
+                                                    f"for (int k = 0; k < {K}; k++) acc += {idx} * (k + 1);"])
 
     def step(p, f=f, dst=dst):
         X, Y = _full(p)
