@@ -143,6 +143,17 @@ def _one_slice(res, like):
     return [r.reshape((1,) + tuple(r.shape)) if len(getattr(r, "shape", ())) == 2 else r for r in res]
 
 
+_PLANE_CONNECTIVITY = {6: 4, 18: 8, 26: 8}
+
+
+def _plane_connectivity(kwargs, first):
+    """A volume's connectivity (6, 18, 26) for a volume of one slice, which
+    the library sees as a 2D image: the neighbours within the slice (4, 8)."""
+    c = kwargs.get("connectivity")
+    if c in _PLANE_CONNECTIVITY and tuple(getattr(first, "shape", ()))[:1] == (1,) and len(first.shape) == 3:
+        kwargs["connectivity"] = _PLANE_CONNECTIVITY[c]
+
+
 def _returned(res, numbers, n_out):
     """What a generated function returns: its one array, or a tuple of its
     arrays, followed by the operation's numbers (label: (labels, count))."""
@@ -218,6 +229,8 @@ def _make(op):
     def fn(*arrays, device=None, method=None, out=None, **kwargs):
         while len(arrays) > n_least and arrays[-1] is None:
             arrays = arrays[:-1]  # optional inputs left out
+        if arrays and "connectivity" in kwargs:
+            _plane_connectivity(kwargs, arrays[0])
 
         def finish(res, numbers):
             if has_tables:

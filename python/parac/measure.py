@@ -15,6 +15,8 @@ def label(label_image, background=None, return_num=False, connectivity=None, *, 
         2D or 3D; uint8, uint16, int32, float32 and bool go to the library as
         they are, other dtypes where every value survives the conversion;
         NumPy, CuPy or a PyTorch CUDA tensor.
+        A Dask array gives a Dask array, chunk by chunk and equal to the
+        in-memory call (docs/distributed.md).
     background : int or float, optional
         Pixels of this value are background (default 0).
     return_num : bool
@@ -35,13 +37,25 @@ def label(label_image, background=None, return_num=False, connectivity=None, *, 
     """
     import numpy as np
 
+    from . import _dask
+
     who = "parac.measure.label"
     kind = _device.kind_of(label_image)
-    a = label_image if kind else np.asarray(label_image)
+    a = label_image if kind or _dask.is_dask(label_image) else np.asarray(label_image)
     if a.ndim not in (2, 3):
         raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
     conn = _conn(a.ndim, None, connectivity, who=who)
     bg = 0 if background is None else background
+    if _dask.is_dask(a):
+        # regions of equal value join across chunk faces where the two pixels' values are equal
+        from functools import partial
+
+        from . import _dask_global
+
+        req = _dask_global.Request(partial(_dask_global.block_labels, kind="equal", conn=conn, background=bg,
+                                           device=device, method=method), a.ndim, conn, values=True, firsts=True)
+        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+        return (labels, _dask_global.count(plan)) if return_num else labels
     labels, n = _label(_label_input(a, who), connectivity=conn, equal_values=True, background=float(bg),
                        device=device, method=method)
     return (labels, n) if return_num else labels

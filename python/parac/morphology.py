@@ -3,9 +3,11 @@ and signatures). Results are exact: reconstruction is the same fix point
 whatever the method or device. NumPy arrays are computed on the host (or
 where ``device`` says); CuPy arrays and PyTorch CUDA tensors on their GPU,
 returned as the same kind of array."""
+from functools import partial
+
 import numpy as np
 
-from . import _device
+from . import _dask, _dask_global, _device
 from . import h_maxima as _h_maxima, h_minima as _h_minima, reconstruct as _reconstruct
 from . import regional_maxima as _regional_maxima, regional_minima as _regional_minima
 from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name
@@ -136,6 +138,28 @@ def _size_and_connectivity(a, below, max_size, connectivity, who):
     return size, _conn(a.ndim, None, connectivity, who=who)
 
 
+def _remove_small_dask(ar, below, max_size, connectivity, out, device, method, holes, who):
+    """remove_small_objects / remove_small_holes of a Dask array: each
+    component's size summed over the chunks it spans (one merge of face
+    equivalences), or for a label image each label's pixels counted over
+    every chunk."""
+    if out is not None:
+        raise NotImplementedError("%s: out= is not supported for Dask arrays" % who)
+    if ar.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, ar.ndim))
+    name = str(ar.dtype)
+    if name != "bool" and not (name.startswith("int") or name.startswith("uint")):
+        raise TypeError("%s: only bool or integer images are supported, got %s" % (who, name))
+    size, conn = _size_and_connectivity(ar, below, max_size, connectivity, who)
+    if not holes and name != "bool":
+        return _dask_global.remove_small_labels(ar, size)
+    kind = "zero" if holes else "nonzero"
+    req = _dask_global.Request(partial(_dask_global.block_labels, kind=kind, conn=conn, device=device, method=method),
+                               ar.ndim, conn, areas=True)
+    finish = _dask_global.or_marked if holes else _dask_global.where_not
+    return _dask_global.components(ar, req, ("smaller", size), finish, np.bool_ if holes else ar.dtype)[0]
+
+
 def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=None, device=None, method=None):
     """Objects smaller than a size removed, as ``skimage.morphology.remove_small_objects``.
 
@@ -145,6 +169,8 @@ def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=
         bool (the objects are its connected components) or integer (a label
         image: the objects are its labels); 2D or 3D; NumPy, CuPy or a
         PyTorch CUDA tensor.
+        A Dask array gives a Dask array, chunk by chunk and equal to the
+        in-memory call (docs/distributed.md).
     min_size : int
         Objects of fewer pixels are removed (scikit-image before 0.26).
     connectivity : int
@@ -166,6 +192,8 @@ def remove_small_objects(ar, min_size=64, connectivity=1, *, max_size=None, out=
     from . import remove_small_objects as _remove
 
     who = "parac.morphology.remove_small_objects"
+    if _dask.is_dask(ar):
+        return _remove_small_dask(ar, min_size, max_size, connectivity, out, device, method, holes=False, who=who)
     a, is_bool = _small_input(ar, who)
     size, conn = _size_and_connectivity(a, min_size, max_size, connectivity, who)
     res = _remove(a, min_size=size, connectivity=conn, labels=not is_bool, device=device, method=method)
@@ -185,6 +213,8 @@ def remove_small_holes(ar, area_threshold=64, connectivity=1, *, max_size=None, 
     ar : array
         The objects: its nonzero pixels (bool or integer); 2D or 3D; NumPy,
         CuPy or a PyTorch CUDA tensor.
+        A Dask array gives a Dask array, chunk by chunk and equal to the
+        in-memory call (docs/distributed.md).
     area_threshold : int
         Holes (connected components of the zero pixels, touching the border or
         not, as scikit-image's) of fewer pixels are filled.
@@ -206,6 +236,8 @@ def remove_small_holes(ar, area_threshold=64, connectivity=1, *, max_size=None, 
     from . import remove_small_holes as _remove
 
     who = "parac.morphology.remove_small_holes"
+    if _dask.is_dask(ar):
+        return _remove_small_dask(ar, area_threshold, max_size, connectivity, out, device, method, holes=True, who=who)
     a, _is_bool = _small_input(ar, who)
     size, conn = _size_and_connectivity(a, area_threshold, max_size, connectivity, who)
     res = _as_bool(_remove(a, area_threshold=size, connectivity=conn, foreground=1, device=device, method=method))

@@ -1,10 +1,12 @@
 """scipy.ndimage-compatible functions over parac: change the import, keep
 the call. What parac does not support yet raises NotImplementedError."""
+from functools import partial
+
 import numpy as np
 
 from . import fill as _fill
 from . import gauss as _gauss
-from . import _dask, _device, _registry
+from . import _dask, _dask_global, _device, _registry
 from ._compat import as_bool as _as_bool, bool_bytes as _bool_bytes, connectivity as _conn, dtype_name as _dtype_name
 from ._compat import into as _into, to_type as _to
 
@@ -146,6 +148,8 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     input : array
         The objects: the nonzero pixels; 2D or 3D; bool, uint8 and uint16 go
         to the library as they are; NumPy, CuPy or a PyTorch CUDA tensor.
+        A Dask array gives a Dask array, chunk by chunk and equal to the
+        in-memory call (docs/distributed.md).
     structure : array, optional
         The background's connectivity as scipy's: the cross (default: 4 / 6
         neighbours) or the full 3x3 (3x3x3) block (8 / 26).
@@ -167,14 +171,26 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     if np.any(np.asarray(origin) != 0) or axes is not None:
         raise NotImplementedError("parac.ndimage.binary_fill_holes: origin and axes are not supported")
     kind = _device.kind_of(input)
-    a = input if kind else np.asarray(input)
+    a = input if kind or _dask.is_dask(input) else np.asarray(input)
     if a.ndim not in (2, 3):
         raise ValueError("parac.ndimage.binary_fill_holes: 2D or 3D input, got %d dimensions" % a.ndim)
     conn = _conn(a.ndim, structure, 1 if structure is None else None, who="parac.ndimage.binary_fill_holes")
+    if _dask.is_dask(a):
+        # the background's components that reach the array's border are outside; the rest is filled
+        if output is not None:
+            raise NotImplementedError("parac.ndimage.binary_fill_holes: output= is not supported for Dask arrays")
+        req = _dask_global.Request(partial(_dask_global.block_labels, kind="zero", conn=conn, device=device),
+                                   a.ndim, conn, zone=1)
+        return _dask_global.components(a, req, "marked", _dask_global.not_marked, np.bool_)[0]
     # the objects are the nonzero pixels: bool arrays go as their bytes, uint8
     # and uint16 as they are (threshold 1), and the result (inside 1, outside
     # 0) is seen as bool: no conversion pass on either side
     name = _dtype_name(a)
+    if a.ndim == 3 and a.shape[0] == 1:
+        # a volume of one slice: every pixel lies on its border (the library would see a 2D image)
+        res = a != 0
+        return res if output is None else res.astype(output) if kind is None and not isinstance(
+            output, np.ndarray) else _into(res, output, who="parac.ndimage.binary_fill_holes")
     work = _bool_bytes(a) if name == "bool" else a if name in ("uint8", "uint16") else _to(a != 0, "uint8")
     res = _as_bool(_fill(work, connectivity=conn, threshold=1, inside_value=1, outside_value=0, device=device,
                          method=method))
@@ -194,6 +210,8 @@ def label(input, structure=None, output=None, *, device=None, method=None):
         2D or 3D, any dtype (nonzero counts; bool, uint8, uint16, int32 and
         float32 go to the library as they are); NumPy, CuPy or a PyTorch CUDA
         tensor.
+        A Dask array gives a Dask array, chunk by chunk and equal to the
+        in-memory call (docs/distributed.md).
     structure : array, optional
         scipy's: the cross (default: 4 / 6 neighbours), or 3x3 (3x3x3) blocks
         of the edges or of every neighbour (8, 18 or 26).
@@ -209,17 +227,25 @@ def label(input, structure=None, output=None, *, device=None, method=None):
         Components numbered 1..n in the raster order of their first pixel, as
         scipy numbers them (bit for bit), where the input lives.
     n : int
-        The number of components.
+        The number of components (a 0-d Dask array for a Dask input).
     """
     from . import label as _label
     from ._compat import label_input
 
     who = "parac.ndimage.label"
     kind = _device.kind_of(input)
-    a = input if kind else np.asarray(input)
+    a = input if kind or _dask.is_dask(input) else np.asarray(input)
     if a.ndim not in (2, 3):
         raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
     conn = _conn(a.ndim, structure, 1 if structure is None else None, who=who)
+    if _dask.is_dask(a):
+        # labels of Dask arrays: a Dask array of int32 labels and the count as a 0-d Dask array
+        if output is not None:
+            raise NotImplementedError("%s: output= is not supported for Dask arrays" % who)
+        req = _dask_global.Request(partial(_dask_global.block_labels, kind="nonzero", conn=conn, device=device,
+                                           method=method), a.ndim, conn, firsts=True)
+        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+        return labels, _dask_global.count(plan)
     labels, n = _label(label_input(a, who, nonzero_only=True), connectivity=conn, device=device, method=method)
     if output is None:
         return labels, n

@@ -17,24 +17,9 @@ parac = pytest.importorskip("parac", reason="the parac extension was not built (
 da = pytest.importorskip("dask.array")
 ndi = pytest.importorskip("scipy.ndimage")
 
+from dask_cases import chunkings  # noqa: E402
+
 MODES = ["reflect", "mirror", "nearest", "wrap", "constant", "grid-wrap"]
-
-
-def chunkings(shape, seed):
-    """Whole, one row / column / slice at a time, smaller than a radius, and random uneven cuts."""
-    r = np.random.default_rng(seed)
-    yield shape
-    yield tuple(1 if i == 0 else n for i, n in enumerate(shape))
-    yield tuple(1 if i == len(shape) - 1 else n for i, n in enumerate(shape))
-    yield tuple(min(n, 3) for n in shape)
-    for _ in range(2):
-        cuts = []
-        for n in shape:
-            sizes = []
-            while sum(sizes) < n:
-                sizes.append(int(min(n - sum(sizes), r.integers(1, max(2, n // 2)))))
-            cuts.append(tuple(sizes))
-        yield tuple(cuts)
 
 
 def image(shape, dtype, seed):

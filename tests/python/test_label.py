@@ -138,6 +138,30 @@ def test_cupy_in_cupy_out():
     np.testing.assert_array_equal(cupy.asnumpy(got), ndi.label(a, STRUCT[8])[0])
 
 
+def test_volumes_of_one_slice():
+    """A volume of one slice (a Dask block of a volume, a stack of one image)
+    takes the volume's connectivities: the library sees a 2D image and the
+    neighbours within the slice."""
+    import skimage.measure as skm
+    import skimage.morphology as skmorph
+    import skimage.segmentation as sks
+
+    v = noise((1, 23, 31), 0.5, seed=12)
+    for st in (None, ndi.generate_binary_structure(3, 2), np.ones((3, 3, 3))):
+        got, n = parac.ndimage.label(v, st)
+        want, k = ndi.label(v, st)
+        assert n == k and got.shape == v.shape
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(v, st), ndi.binary_fill_holes(v, st))
+    for c in (1, 2, 3):
+        np.testing.assert_array_equal(parac.measure.label(v, connectivity=c), skm.label(v, connectivity=c))
+        np.testing.assert_array_equal(parac.segmentation.flood(v, (0, 3, 4), connectivity=c),
+                                      sks.flood(v, (0, 3, 4), connectivity=c))
+        np.testing.assert_array_equal(parac.morphology.remove_small_objects(v > 0, 3, connectivity=c),
+                                      skmorph.remove_small_objects(v > 0, 3, connectivity=c))
+    np.testing.assert_array_equal(parac.segmentation.clear_border(v > 0), sks.clear_border(v > 0))
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="NaN"):
         parac.measure.label(np.array([[1.0, np.nan]], np.float32), device="cpu")

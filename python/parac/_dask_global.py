@@ -1,0 +1,355 @@
+"""Global operations on Dask arrays by one merge of face equivalences.
+
+Connected components (``label``), the fill of holes, the removal of objects
+that touch the border or are small, and the seeded flood are global: a
+pixel's result may depend on pixels in any chunk. They run in one round,
+the seed-and-union-find scheme of region filling at the scale of chunks:
+
+1. each block is labelled on its own (parac's labelling, on the block's
+   device): local labels 1..n_b, and what the operation needs of each label
+   (its first pixel in raster order, its area, whether it reaches the
+   array's border or holds the seed);
+2. the 1-pixel faces between neighbouring blocks (both sides of every plane
+   where chunks meet, across the whole array, so that neighbours across a
+   block's corner or edge meet too) give the pairs of labels that touch
+   under the connectivity; one task joins them with a union-find (scipy's
+   connected components over the face labels only: small beside the image)
+   and decides every component: its final number, or whether it is kept;
+3. each block is relabelled through its slice of that decision (a table
+   lookup on the block's device).
+
+The graph is lazy (nothing runs until the caller computes) and every block's
+labels are computed once. Results equal the same call on the whole array in
+memory bit for bit: components are numbered by the raster order of their
+first pixel, as scipy and scikit-image number them, whatever the chunking.
+"""
+import itertools
+import operator
+
+import numpy as np
+
+
+def _xp(a):
+    """numpy or cupy, as a block's array is."""
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _blocks(a):
+    """(block index, first pixel, shape) of every block of a, in raster order of blocks."""
+    starts = [np.concatenate(([0], np.cumsum(c)[:-1])).astype(int) for c in a.chunks]
+    for idx in itertools.product(*[range(len(c)) for c in a.chunks]):
+        yield idx, tuple(int(starts[i][k]) for i, k in enumerate(idx)), tuple(
+            int(a.chunks[i][k]) for i, k in enumerate(idx))
+
+
+class Request:
+    """What an operation asks of each block's labels (see the top).
+
+    label(block, extra) -> (labels, n): the block's local labels (int32, 0:
+    none); extra is the operation's value computed from the array (the
+    seed's value of a flood), passed to every block.
+    values: the faces carry the block's values too; labels join across a
+    face only where the two pixels' values are equal (equal-value regions).
+    firsts: number the components by their first pixel (label).
+    areas: sum the components' pixel counts (sizes).
+    zone: components with a pixel within this many pixels of the array's
+    border are marked (fill: 1, clear-border: buffer + 1).
+    seed: the component holding this pixel is marked (flood)."""
+
+    def __init__(self, label, ndim, conn, values=False, firsts=False, areas=False, zone=0, seed=None, extra=None):
+        self.label, self.ndim, self.conn, self.extra = label, ndim, conn, extra
+        self.values, self.firsts, self.areas, self.zone, self.seed = values, firsts, areas, zone, seed
+
+
+def _rank(ndim, conn):
+    """How many axes a neighbour may differ on (1: faces .. ndim: every neighbour)."""
+    return {4: 1, 8: 2, 6: 1, 18: 2, 26: 3}[conn] if ndim in (2, 3) else 1
+
+
+def _local(block, req, start, gshape, extra):
+    """Step 1 on one block: (labels, facts) with the facts small and on the host."""
+    labels, n = req.label(block, extra)
+    n = int(n)
+    nd = labels.ndim
+    facts = {"n": n, "faces": [], "values": []}
+    for ax in range(nd):
+        lo = tuple(0 if i == ax else slice(None) for i in range(nd))
+        hi = tuple(-1 if i == ax else slice(None) for i in range(nd))
+        facts["faces"].append((_host(labels[lo]), _host(labels[hi])))
+        if req.values:
+            facts["values"].append((_host(block[lo]), _host(block[hi])))
+    xp = _xp(labels)
+    if req.firsts:
+        facts["firsts"] = _first_pixels(labels, n, start, gshape)
+    if req.areas:
+        facts["areas"] = _host(xp.bincount(labels.ravel(), minlength=n + 1)).astype(np.int64)
+    marked = []
+    if req.zone:
+        for ax in range(nd):
+            size, s0 = labels.shape[ax], start[ax]
+            for a, b in ((0, req.zone - s0), (gshape[ax] - req.zone - s0, size)):
+                a, b = max(a, 0), min(b, size)
+                if a < b:
+                    sl = tuple(slice(a, b) if i == ax else slice(None) for i in range(nd))
+                    marked.append(_host(xp.unique(labels[sl])))
+    if req.seed is not None:
+        local = [s - s0 for s, s0 in zip(req.seed, start)]
+        if all(0 <= v < size for v, size in zip(local, labels.shape)):
+            marked.append(np.array([int(labels[tuple(local)])]))
+    if req.zone or req.seed is not None:
+        m = np.unique(np.concatenate(marked)) if marked else np.zeros(0, np.int64)
+        facts["marked"] = m[m > 0].astype(np.int64)
+    return labels, facts
+
+
+def _first_pixels(labels, n, start, gshape):
+    """The global raster index of each local label's first pixel (labels 1..n
+    are numbered in the block's raster order, whose order the global raster
+    index keeps within a block)."""
+    if n == 0:
+        return np.zeros(0, np.int64)
+    xp = _xp(labels)
+    flat = labels.ravel()
+    if xp is np:
+        nz = np.flatnonzero(flat)
+        v = flat[nz]
+        new = np.empty(v.size, bool)
+        new[0] = True
+        np.greater(v[1:], np.maximum.accumulate(v)[:-1], out=new[1:])
+        pos = nz[new]
+    else:
+        import cupyx
+
+        first = xp.full(n + 1, flat.size, dtype=xp.int64)
+        cupyx.scatter_min(first, flat, xp.arange(flat.size, dtype=xp.int64))
+        pos = first[1:].get()
+    if pos.size != n:
+        raise RuntimeError("parac: a block's labels are not numbered 1..%d in raster order" % n)
+    coords = np.unravel_index(pos, labels.shape)
+    return np.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), gshape).astype(np.int64)
+
+
+def _pairs(p0, p1, v0, v1, rank):
+    """The pairs of global labels (p0 on one side of a face, p1 on the
+    other) that touch under the connectivity: offsets of -1..1 along the
+    face's other axes, at most rank - 1 of them nonzero."""
+    out = []
+    for off in itertools.product((-1, 0, 1), repeat=p0.ndim):
+        if 1 + sum(o != 0 for o in off) > rank:
+            continue
+        s0 = tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, p0.shape))
+        s1 = tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, p0.shape))
+        a, b = p0[s0], p1[s1]
+        keep = (a > 0) & (b > 0)
+        if v0 is not None:
+            keep &= v0[s0] == v1[s1]
+        out.append(np.stack((a[keep], b[keep])))
+    return np.concatenate(out, axis=1) if out else np.zeros((2, 0), np.int64)
+
+
+def _plan(facts, layout, req, what):
+    """Step 2: the union-find over the faces and each block's decision
+    table (a list, one per block: final labels, or kept / marked flags)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    idx_of, grid, gshape = layout
+    ns = np.array([f["n"] for f in facts], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(ns)[:-1]))
+    total = int(ns.sum())
+    rank = _rank(req.ndim, req.conn)
+    pairs = []
+    for ax in range(req.ndim):
+        for j in range(1, grid[ax]):
+            planes = []
+            for side, bj in ((1, j - 1), (0, j)):
+                shape = tuple(n for i, n in enumerate(gshape) if i != ax)
+                lab = np.zeros(shape, np.int64)
+                val = None
+                for b, (idx, start) in enumerate(idx_of):
+                    if idx[ax] != bj:
+                        continue
+                    f = facts[b]["faces"][ax][side].astype(np.int64)
+                    f[f > 0] += offsets[b]
+                    sl = tuple(slice(s, s + n) for s, n in zip(
+                        [s for i, s in enumerate(start) if i != ax], f.shape))
+                    lab[sl] = f
+                    if req.values:
+                        v = facts[b]["values"][ax][side]
+                        if val is None:
+                            val = np.zeros(shape, v.dtype)
+                        val[sl] = v
+                planes.append((lab, val))
+            (p0, v0), (p1, v1) = planes
+            pairs.append(_pairs(p0, p1, v0, v1, rank))
+    pairs = np.concatenate(pairs, axis=1) if pairs else np.zeros((2, 0), np.int64)
+    # the union-find over the labels that meet on a face (ids 1..total; 0 unused)
+    ids, inv = np.unique(pairs, return_inverse=True)
+    inv = inv.reshape(pairs.shape)
+    m = ids.size
+    graph = coo_matrix((np.ones(inv.shape[1], np.int8), (inv[0], inv[1])), shape=(m, m))
+    ncomp, comp = connected_components(graph, directed=False) if m else (0, np.zeros(0, np.int64))
+    # every global label's component: its own for labels on no face
+    root = np.arange(total + 1, dtype=np.int64)
+    root[ids] = total + 1 + comp
+    if what == "number":
+        firsts = np.concatenate([np.zeros(1, np.int64)] + [f["firsts"] for f in facts])
+        key = firsts.copy()
+        if m:
+            low = np.full(ncomp, np.iinfo(np.int64).max)
+            np.minimum.at(low, comp, firsts[ids])
+            key[ids] = low[comp]
+        order = np.unique(key[1:])  # one first pixel per component, in raster order
+        n = order.size
+        if n > np.iinfo(np.int32).max:
+            raise OverflowError("parac: %d components do not fit int32 labels" % n)
+        final = np.zeros(total + 1, np.int32)
+        final[1:] = np.searchsorted(order, key[1:]) + 1
+        tables = [np.concatenate(([0], final[o + 1:o + 1 + k])).astype(np.int32) for o, k in zip(offsets, ns)]
+        return {"tables": tables, "n": int(n)}
+    # kept / marked components, as flags per global label
+    flag = np.zeros(total + 1 + ncomp, bool)
+    if what == "marked":
+        for o, f in zip(offsets, facts):
+            flag[root[f["marked"] + o]] = True
+    else:  # ("smaller", size): components of fewer pixels
+        areas = np.zeros(total + 1 + ncomp, np.int64)
+        for o, f in zip(offsets, facts):
+            np.add.at(areas, root[o + 1:o + 1 + f["n"]], f["areas"][1:])
+        flag = areas < what[1]
+    flag = flag[root]
+    flag[0] = False
+    return {"tables": [np.concatenate(([False], flag[o + 1:o + 1 + k])) for o, k in zip(offsets, ns)]}
+
+
+def _apply(labels, block, table, finish):
+    """Step 3 on one block: finish(block, table[labels]) on the block's device."""
+    xp = _xp(labels)
+    t = xp.asarray(table)
+    return finish(block, t[labels])
+
+
+def components(a, req, what, finish, dtype):
+    """The Dask array of finish(block, decision of each pixel's component)
+    per block (see the top), and the plan's delayed result (its "n" for
+    what="number"). what: "number" (final labels), "marked" (components
+    marked by zone or seed) or ("smaller", size) (components of fewer
+    pixels)."""
+    import dask
+    import dask.array as da
+
+    blocks = list(_blocks(a))
+    delayed_blocks = a.to_delayed().ravel()
+    gshape = tuple(int(n) for n in a.shape)
+    local = [dask.delayed(_local, nout=2, pure=True)(d, req, start, gshape, req.extra)
+             for d, (idx, start, shape) in zip(delayed_blocks, blocks)]
+    layout = ([(idx, start) for idx, start, _ in blocks], tuple(len(c) for c in a.chunks), gshape)
+    plan = dask.delayed(_plan, pure=True)([f for _, f in local], layout, req, what)
+    tables = dask.delayed(operator.getitem, pure=True)(plan, "tables")
+    meta = getattr(a, "_meta", None)
+    meta = meta.astype(dtype)[(slice(0, 0),) * a.ndim] if meta is not None else None
+    out = np.empty(tuple(len(c) for c in a.chunks), dtype=object)
+    for b, ((labels, _), d, (idx, start, shape)) in enumerate(zip(local, delayed_blocks, blocks)):
+        table = dask.delayed(operator.getitem, pure=True)(tables, b)
+        res = dask.delayed(_apply, pure=True)(labels, d, table, finish)
+        out[idx] = da.from_delayed(res, shape=shape, dtype=dtype, meta=meta)
+    return da.block(out.tolist()), plan
+
+
+def count(plan):
+    """The number of components of a "number" plan, as a 0-d Dask array."""
+    import dask
+    import dask.array as da
+
+    return da.from_delayed(dask.delayed(operator.getitem, pure=True)(plan, "n"), shape=(), dtype=np.int64)
+
+
+def block_labels(block, extra, kind, conn, background=0, device=None, method=None):
+    """A block's components as the operations define them, by parac's
+    labelling where the block lives: (labels int32, n).
+
+    kind: "nonzero" (scipy's label), "equal" (regions of equal value other
+    than background, scikit-image's), "zero" (the background's components:
+    holes), "within" (pixels within background of the seed's value extra,
+    compared in float64 as the flood compares)."""
+    from . import label as _label
+    from ._compat import label_input
+
+    if kind == "equal":
+        return _label(label_input(block, "parac"), connectivity=conn, equal_values=True,
+                      background=float(background), device=device, method=method)
+    if kind == "zero":
+        block = block == 0
+    elif kind == "within":
+        v, seed = block.astype("float64"), float(extra)
+        block = (v >= seed - background) & (v <= seed + background)
+    return _label(label_input(block, "parac", nonzero_only=True), connectivity=conn, device=device, method=method)
+
+
+def labels_of(block, decided):
+    """finish: the final labels."""
+    return decided
+
+
+def where_not(block, decided):
+    """finish: the marked pixels set to 0, the others kept."""
+    return _xp(block).where(decided, block.dtype.type(0), block)
+
+
+def not_marked(block, decided):
+    """finish: True where the pixel's component is not marked (fill: objects and holes)."""
+    return ~decided
+
+
+def marked(block, decided):
+    """finish: True where the pixel's component is marked."""
+    return decided
+
+
+def or_marked(block, decided):
+    """finish: the block's nonzero pixels and the marked ones."""
+    return (block != 0) | decided
+
+
+def set_marked(value, block, decided):
+    """finish (with functools.partial): the marked pixels set to value."""
+    return _xp(block).where(decided, block.dtype.type(value), block)
+
+
+def _value_counts(block):
+    """The pixels of each value 0..max of a block of non-negative integers (host int64)."""
+    xp = _xp(block)
+    flat = block.ravel()
+    if flat.size and int(flat.min()) < 0:
+        raise ValueError("parac: negative labels are not supported")
+    return _host(xp.bincount(flat.astype(xp.int64))) if flat.size else np.zeros(0, np.int64)
+
+
+def _sum_counts(counts):
+    total = np.zeros(max([c.size for c in counts] + [0]), np.int64)
+    for c in counts:
+        total[:c.size] += c
+    return total
+
+
+def _clear_small(block, sizes, size):
+    xp = _xp(block)
+    small = xp.asarray(sizes < size)
+    return xp.where(small[block.astype(xp.int64)], block.dtype.type(0), block)
+
+
+def remove_small_labels(a, size):
+    """A label image's labels of fewer than size pixels (over every chunk) set to 0."""
+    import dask
+
+    counts = [dask.delayed(_value_counts, pure=True)(d) for d in a.to_delayed().ravel()]
+    sizes = dask.delayed(_sum_counts, pure=True)(counts)
+    return a.map_blocks(_clear_small, sizes, size, dtype=a.dtype)

@@ -1,0 +1,276 @@
+"""Global operations on Dask arrays (one merge of face equivalences:
+parac._dask_global): label (scipy's and scikit-image's), binary_fill_holes,
+clear_border, flood / flood_fill, remove_small_objects / remove_small_holes.
+Each equals the same call on the whole array in memory bit for bit, and the
+scipy / scikit-image reference, for chunkings that cut everywhere; with the
+inputs that are hard for chunked components: a spiral and stripes crossing
+every chunk face, checkerboards whose components meet only across chunk
+corners, one pixel per component, one component spanning every chunk,
+holes spanning many chunks, objects that reach the border only through
+another chunk. Then on a LocalCluster of worker processes."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+da = pytest.importorskip("dask.array")
+ndi = pytest.importorskip("scipy.ndimage")
+skm = pytest.importorskip("skimage.measure")
+sks = pytest.importorskip("skimage.segmentation")
+skmorph = pytest.importorskip("skimage.morphology")
+
+from dask_cases import chunkings  # noqa: E402
+
+STRUCTS_2D = [None, np.ones((3, 3), bool)]
+STRUCTS_3D = [None, ndi.generate_binary_structure(3, 2), np.ones((3, 3, 3), bool)]
+
+
+def spiral(n):
+    """A one-pixel-wide square spiral with one-pixel gaps, walked inwards
+    from a corner: one component whose path crosses every chunk face many
+    times."""
+    a = np.zeros((n, n), bool)
+    y = x = d = 0
+    a[0, 0] = True
+    steps = ((0, 1), (1, 0), (0, -1), (-1, 0))
+
+    def free(i, j):
+        return not (0 <= i < n and 0 <= j < n) or not a[i, j]
+
+    while True:
+        for _turn in range(2):
+            dy, dx = steps[d]
+            if 0 <= y + dy < n and 0 <= x + dx < n and free(y + dy, x + dx) and free(y + 2 * dy, x + 2 * dx):
+                y, x = y + dy, x + dx
+                a[y, x] = True
+                break
+            d = (d + 1) % 4
+        else:
+            return a
+
+
+def hard_masks():
+    yy, xx = np.mgrid[:29, :31]
+    yield "spiral", spiral(41)
+    yield "checkerboard", (yy + xx) % 2 == 0
+    yield "specks", (yy % 2 == 0) & (xx % 2 == 0)
+    yield "full", np.ones((29, 31), bool)
+    yield "empty", np.zeros((29, 31), bool)
+    yield "stripes", xx % 3 == 0
+    yield "diagonals", (yy - xx) % 4 == 0
+    rings = np.zeros((29, 31), bool)
+    for r in (4, 8, 12):
+        d = np.hypot(yy - 14, xx - 15)
+        rings |= (d >= r) & (d < r + 1.5)
+    yield "rings", rings
+
+
+def chunkings_all(shape, seed):
+    yield from chunkings(shape, seed)
+    yield tuple(max(1, n // 5) for n in shape)  # many small chunks
+
+
+def test_label_equals_scipy_in_2d():
+    r = np.random.default_rng(1)
+    cases = [("noise%d" % int(p * 100), r.random((37, 53)) < p) for p in (0.3, 0.5, 0.7)] + list(hard_masks())
+    for k, (name, a) in enumerate(cases):
+        for chunks in chunkings_all(a.shape, k):
+            d = da.from_array(a, chunks=chunks)
+            for st in STRUCTS_2D:
+                lab, n = parac.ndimage.label(d, st)
+                assert isinstance(lab, da.Array) and lab.chunks == d.chunks and lab.dtype == np.int32
+                got, got_n = da.compute(lab, n)
+                want, want_n = ndi.label(a, st)
+                assert int(got_n) == want_n, (name, chunks, st)
+                np.testing.assert_array_equal(got, want, err_msg="%s %s %s" % (name, chunks, st))
+
+
+def test_label_equals_scipy_in_3d():
+    r = np.random.default_rng(2)
+    for k, p in enumerate((0.25, 0.5)):
+        a = (r.random((9, 13, 11)) < p).astype(np.uint8) * 7
+        for chunks in chunkings_all(a.shape, 10 + k):
+            d = da.from_array(a, chunks=chunks)
+            for st in STRUCTS_3D:
+                lab, n = parac.ndimage.label(d, st)
+                got, got_n = da.compute(lab, n)
+                want, want_n = ndi.label(a, st)
+                assert int(got_n) == want_n
+                np.testing.assert_array_equal(got, want, err_msg="%s %s" % (chunks, None if st is None else st.sum()))
+
+
+def test_label_of_every_input_dtype_equals_the_in_memory_call():
+    r = np.random.default_rng(3)
+    base = r.random((21, 26)) < 0.5
+    for dt in (np.uint8, np.uint16, np.int32, np.int64, np.float32, np.float64):
+        a = (base * r.integers(1, 100, base.shape)).astype(dt)
+        d = da.from_array(a, chunks=(5, 7))
+        got, n = parac.ndimage.label(d, np.ones((3, 3)))
+        want, wn = parac.ndimage.label(a, np.ones((3, 3)))
+        assert int(n.compute()) == wn
+        np.testing.assert_array_equal(got.compute(), want)
+
+
+def test_measure_label_equal_values_equals_scikit_image():
+    r = np.random.default_rng(4)
+    for k, (shape, conns) in enumerate((((33, 47), (1, 2)), ((7, 12, 10), (1, 2, 3)))):
+        for dt in (np.uint8, np.int32, np.float32):
+            a = (r.random(shape) * 3).astype(np.uint8).astype(dt)
+            for j, chunks in enumerate(chunkings_all(shape, 20 + k)):
+                d = da.from_array(a, chunks=chunks)
+                for conn in conns:
+                    for bg in ((None, 1, 7)[j % 3],):
+                        lab, n = parac.measure.label(d, background=bg, connectivity=conn, return_num=True)
+                        got, got_n = da.compute(lab, n)
+                        want, want_n = skm.label(a, background=bg, connectivity=conn, return_num=True)
+                        assert int(got_n) == want_n
+                        np.testing.assert_array_equal(got, want, err_msg="%s %s %s %s" % (dt, chunks, conn, bg))
+    got = parac.measure.label(da.from_array(a, chunks=3))
+    assert isinstance(got, da.Array)
+
+
+def test_binary_fill_holes_equals_scipy():
+    r = np.random.default_rng(5)
+    cases = [("noise", r.random((37, 41)) < 0.55)] + [c for c in hard_masks() if c[0] in ("spiral", "rings",
+                                                                                          "checkerboard", "full")]
+    # an object around a hole that touches the border only through another chunk: a frame whose gap to
+    # the border is at the far side of the array
+    frame = np.zeros((30, 30), bool)
+    frame[3:27, 3:27] = True
+    frame[6:24, 6:24] = False
+    frame[14:16, 0:7] = False
+    cases.append(("frame-with-channel", frame))
+    for k, (name, a) in enumerate(cases):
+        for chunks in chunkings_all(a.shape, 30 + k):
+            d = da.from_array(a, chunks=chunks)
+            for st in STRUCTS_2D:
+                got = parac.ndimage.binary_fill_holes(d, st)
+                assert got.dtype == bool and got.chunks == d.chunks
+                np.testing.assert_array_equal(got.compute(), ndi.binary_fill_holes(a, st),
+                                              err_msg="%s %s %s" % (name, chunks, st))
+    v = r.random((10, 14, 12)) < 0.6
+    for chunks in chunkings_all(v.shape, 40):
+        for st in STRUCTS_3D:
+            got = parac.ndimage.binary_fill_holes(da.from_array(v, chunks=chunks), st).compute()
+            np.testing.assert_array_equal(got, ndi.binary_fill_holes(v, st))
+
+
+def test_clear_border_equals_the_in_memory_call_and_scikit_image():
+    r = np.random.default_rng(6)
+    a = r.random((31, 43)) < 0.35
+    lab = skm.label(a, connectivity=2).astype(np.uint16)  # objects that do not touch each other
+    v = r.random((8, 11, 13)) < 0.3
+    for img in (a, lab, v):
+        for chunks in chunkings_all(img.shape, 50):
+            d = da.from_array(img, chunks=chunks)
+            for buf in (0, 1, 3):
+                got = parac.segmentation.clear_border(d, buffer_size=buf)
+                assert got.dtype == img.dtype
+                got = got.compute()
+                np.testing.assert_array_equal(got, parac.segmentation.clear_border(img, buffer_size=buf))
+                np.testing.assert_array_equal(got, sks.clear_border(img, buffer_size=buf),
+                                              err_msg="%s %s %s" % (img.dtype, chunks, buf))
+
+
+def test_flood_and_flood_fill_equal_scikit_image():
+    r = np.random.default_rng(7)
+    u8 = (r.random((27, 35)) * 4).astype(np.uint8)
+    u16 = (u8.astype(np.uint16) * 1000)
+    f32 = r.random((27, 35)).astype(np.float32)
+    vol = (r.random((6, 9, 10)) * 3).astype(np.uint8)
+    for img, tols, seeds in ((u8, (None, 1), ((13, 17), (0, 0), (-1, -1))), (u16, (None, 1000), ((5, 30),)),
+                             (f32, (0.3,), ((10, 10),)), (u8 > 1, (None,), ((2, 3),)),
+                             (vol, (None, 1), ((3, 4, 5), (0, -1, 0)))):
+        # every chunking, with the tolerances, seeds and connectivities in turn
+        for k, chunks in enumerate(chunkings_all(img.shape, 60)):
+            d = da.from_array(img, chunks=chunks)
+            tol, seed = tols[k % len(tols)], seeds[k % len(seeds)]
+            conn = 1 + k % img.ndim
+            want = sks.flood(img, seed, connectivity=conn, tolerance=tol)
+            got = parac.segmentation.flood(d, seed, connectivity=conn, tolerance=tol)
+            assert got.dtype == bool
+            np.testing.assert_array_equal(got.compute(), want, err_msg="%s %s %s %s" % (img.dtype, chunks, tol, seed))
+            if img.dtype == bool:
+                continue
+            got = parac.segmentation.flood_fill(d, seed, 99, connectivity=conn, tolerance=tol)
+            assert got.dtype == img.dtype
+            np.testing.assert_array_equal(got.compute(),
+                                          sks.flood_fill(img, seed, 99, connectivity=conn, tolerance=tol))
+
+
+def test_remove_small_objects_and_holes_equal_scikit_image():
+    r = np.random.default_rng(8)
+    a = r.random((41, 37)) < 0.5
+    lab = (r.random((41, 37)) * 40).astype(np.int32) * (r.random((41, 37)) < 0.6)
+    v = r.random((9, 12, 10)) < 0.5
+    for img in (a, lab, v):
+        for j, chunks in enumerate(chunkings_all(img.shape, 70)):
+            d = da.from_array(img, chunks=chunks)
+            for size in ((1, 4, 20)[j % 3],):
+                for conn in range(1, img.ndim + 1):
+                    got = parac.morphology.remove_small_objects(d, size, connectivity=conn)
+                    assert got.dtype == img.dtype
+                    np.testing.assert_array_equal(got.compute(),
+                                                  skmorph.remove_small_objects(img, size, connectivity=conn),
+                                                  err_msg="objects %s %s %s %s" % (img.dtype, chunks, size, conn))
+                    if img.dtype != bool:
+                        continue
+                    got = parac.morphology.remove_small_holes(d, size, connectivity=conn)
+                    np.testing.assert_array_equal(got.compute(),
+                                                  skmorph.remove_small_holes(img, size, connectivity=conn),
+                                                  err_msg="holes %s %s %s" % (chunks, size, conn))
+
+
+def test_lazy_until_computed_and_refusals():
+    calls = []
+
+    def count(block):
+        calls.append(block.shape)
+        return block
+
+    a = da.from_array(np.random.default_rng(9).random((30, 40)) < 0.5, chunks=(10, 10))
+    a = a.map_blocks(count, dtype=bool)
+    calls.clear()
+    graphs = [parac.ndimage.label(a), parac.ndimage.binary_fill_holes(a), parac.segmentation.clear_border(a),
+              parac.segmentation.flood(a, (3, 4)), parac.morphology.remove_small_objects(a, 5)]
+    assert all(0 in s for s in calls)  # dask may probe with empty blocks, nothing more
+    lab, n = graphs[0]
+    assert isinstance(n, da.Array) and n.shape == ()
+    lab.compute()
+    assert sum(s == (10, 10) for s in calls) == 12  # each block once
+    with pytest.raises(NotImplementedError):
+        parac.ndimage.label(a, output=np.empty((30, 40), np.int32))
+    with pytest.raises(NotImplementedError):
+        parac.ndimage.binary_fill_holes(a, output=np.empty((30, 40), bool))
+    with pytest.raises(ValueError):
+        parac.ndimage.label(da.zeros((4, 4, 4, 4), chunks=2))
+
+
+def test_on_a_local_cluster_of_worker_processes():
+    """A real scheduler and real transfers: two worker processes, each
+    importing parac (from PARAC_PYTHON_DIR when the build tree is tested)."""
+    distributed = pytest.importorskip("distributed")
+    if _dir:
+        os.environ["PYTHONPATH"] = os.pathsep.join([_dir] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    r = np.random.default_rng(10)
+    a = r.random((64, 80)) < 0.5
+    v = (r.random((12, 20, 18)) < 0.4).astype(np.uint8)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
+        with distributed.Client(cl) as client:
+            d = da.from_array(a, chunks=(17, 23))
+            lab, n = parac.ndimage.label(d, np.ones((3, 3)))
+            got, got_n = client.compute([lab, n], sync=True)
+            want, want_n = ndi.label(a, np.ones((3, 3)))
+            assert int(got_n) == want_n
+            np.testing.assert_array_equal(got, want)
+            filled = parac.ndimage.binary_fill_holes(da.from_array(v, chunks=(5, 7, 6))).compute()
+            np.testing.assert_array_equal(filled, ndi.binary_fill_holes(v))
+            smooth = parac.ndimage.gaussian_filter(da.from_array(a.astype(np.float32), chunks=(17, 23)), 2).compute()
+            np.testing.assert_array_equal(smooth, parac.ndimage.gaussian_filter(a.astype(np.float32), 2,
+                                                                                method="separable"))
+            assert len(client.scheduler_info()["workers"]) == 2

@@ -1,0 +1,95 @@
+"""Dask arrays of CuPy chunks (marked gpu): every parac function that takes
+Dask arrays computes each chunk on its GPU and keeps it there, and equals
+the in-memory call on the host bit for bit; then the same on a
+dask_cuda.LocalCUDACluster with one worker per GPU."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+da = pytest.importorskip("dask.array")
+ndi = pytest.importorskip("scipy.ndimage")
+
+pytestmark = pytest.mark.gpu
+
+
+def cupy_chunks(a, chunks):
+    cupy = pytest.importorskip("cupy")
+    return da.from_array(cupy.asarray(a), chunks=chunks, asarray=False)
+
+
+def on_device(x):
+    """x computed: its blocks were CuPy arrays (the result is one), returned on the host."""
+    import cupy
+
+    got = x.compute()
+    assert isinstance(got, cupy.ndarray), type(got)
+    return cupy.asnumpy(got)
+
+
+def cases():
+    r = np.random.default_rng(1)
+    mask = r.random((203, 317)) < 0.5
+    vol = r.random((21, 40, 35)) < 0.45
+    values = (r.random((97, 131)) * 3).astype(np.uint8)
+    return mask, vol, values
+
+
+def test_cupy_chunks_equal_the_in_memory_call():
+    mask, vol, values = cases()
+    for chunks in ((64, 80), (1, 317), (203, 7), (50, 33)):
+        d = cupy_chunks(mask, chunks)
+        lab, n = parac.ndimage.label(d, np.ones((3, 3)))
+        want, wn = ndi.label(mask, np.ones((3, 3)))
+        np.testing.assert_array_equal(on_device(lab), want)
+        assert int(n.compute()) == wn
+        np.testing.assert_array_equal(on_device(parac.ndimage.binary_fill_holes(d)), ndi.binary_fill_holes(mask))
+        np.testing.assert_array_equal(on_device(parac.segmentation.clear_border(d, buffer_size=2)),
+                                      parac.segmentation.clear_border(mask, buffer_size=2))
+        np.testing.assert_array_equal(on_device(parac.segmentation.flood(d, (100, 150), connectivity=2)),
+                                      parac.segmentation.flood(mask, (100, 150), connectivity=2))
+        np.testing.assert_array_equal(on_device(parac.morphology.remove_small_objects(d, 9)),
+                                      parac.morphology.remove_small_objects(mask, 9))
+        np.testing.assert_array_equal(on_device(parac.morphology.remove_small_holes(d, 9)),
+                                      parac.morphology.remove_small_holes(mask, 9))
+        f = mask.astype(np.float32) * 100
+        np.testing.assert_array_equal(on_device(parac.ndimage.gaussian_filter(cupy_chunks(f, chunks), 3)),
+                                      parac.ndimage.gaussian_filter(f, 3, method="separable"))
+    dv = cupy_chunks(values, (20, 30))
+    np.testing.assert_array_equal(on_device(parac.measure.label(dv, background=1)),
+                                  parac.measure.label(values, background=1))
+    for st in (None, np.ones((3, 3, 3))):
+        d = cupy_chunks(vol, (5, 13, 12))
+        np.testing.assert_array_equal(on_device(parac.ndimage.label(d, st)[0]), ndi.label(vol, st)[0])
+        np.testing.assert_array_equal(on_device(parac.ndimage.binary_fill_holes(d, st)),
+                                      ndi.binary_fill_holes(vol, st))
+
+
+def test_local_cuda_cluster_one_worker_per_gpu():
+    dask_cuda = pytest.importorskip("dask_cuda")
+    distributed = pytest.importorskip("distributed")
+    import cupy
+
+    if _dir:
+        os.environ["PYTHONPATH"] = os.pathsep.join([_dir] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    n_gpus = cupy.cuda.runtime.getDeviceCount()
+    r = np.random.default_rng(2)
+    mask = r.random((1500, 1700)) < 0.5
+    with dask_cuda.LocalCUDACluster(n_workers=n_gpus, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            assert len(client.scheduler_info()["workers"]) == n_gpus
+            # the chunks made on the workers, each on its worker's GPU
+            d = da.from_array(mask, chunks=(400, 500)).map_blocks(cupy.asarray, dtype=bool,
+                                                                  meta=cupy.empty((0, 0), bool))
+            lab, n = parac.ndimage.label(d)
+            got, got_n = client.compute([lab, n], sync=True)
+            want, wn = ndi.label(mask)
+            assert isinstance(got, cupy.ndarray) and int(got_n) == wn
+            np.testing.assert_array_equal(cupy.asnumpy(got), want)
+            filled = client.compute(parac.ndimage.binary_fill_holes(d), sync=True)
+            np.testing.assert_array_equal(cupy.asnumpy(filled), ndi.binary_fill_holes(mask))
