@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--chunk", type=int, default=4096)
     ap.add_argument("--peer-size", type=int, default=8192)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--profile", action="store_true", help="profile one chunked label of CuPy chunks")
     args = ap.parse_args()
     import dask
     import dask.array as da
@@ -69,23 +70,56 @@ def main():
     except ImportError:
         cupy = None
     if cupy is not None:
+        # data on the GPU: the whole array in process, and CuPy chunks on the threaded scheduler
         g = cupy.asarray(mask)
-        report("label, in memory, one GPU (CuPy array)", n * n, best(lambda: parac.ndimage.label(g), args.repeat, sync))
-        report("fill-holes, in memory, one GPU", n * n,
+        report("label, in process, one GPU (CuPy array)", n * n, best(lambda: parac.ndimage.label(g), args.repeat, sync))
+        report("fill-holes, in process, one GPU", n * n,
                best(lambda: parac.ndimage.binary_fill_holes(g), args.repeat, sync))
         dg = da.from_array(g, chunks=c, asarray=False)
         with dask.config.set(scheduler="threads"):
             report("label, Dask CuPy chunks, threads, one GPU", n * n,
-                   best(lambda: dask.compute(*parac.ndimage.label(dg)), args.repeat, sync))
+                   best(lambda: dask.persist(*parac.ndimage.label(dg)), args.repeat, sync))
             report("fill-holes, Dask CuPy chunks, threads, one GPU", n * n,
-                   best(lambda: parac.ndimage.binary_fill_holes(dg).compute(), args.repeat, sync))
-        cuda_cluster(mask, c, args.repeat)
+                   best(lambda: dask.persist(parac.ndimage.binary_fill_holes(dg)), args.repeat, sync))
+        if args.profile:
+            profile(dg)
         del g, dg
+        # data in host memory: in process through the GPU, and NumPy chunks each through the GPU
+        report("label, in process, host memory through the GPU", n * n,
+               best(lambda: parac.ndimage.label(mask, device="cuda"), args.repeat))
+        report("fill-holes, in process, host memory through the GPU", n * n,
+               best(lambda: parac.ndimage.binary_fill_holes(mask, device="cuda"), args.repeat))
+        dh = da.from_array(mask, chunks=c)
+        with dask.config.set(scheduler="threads"):
+            report("label, Dask NumPy chunks, threads, each through the GPU", n * n,
+                   best(lambda: dask.persist(*parac.ndimage.label(dh, device="cuda")), args.repeat))
+            report("fill-holes, Dask NumPy chunks, threads, each through the GPU", n * n,
+                   best(lambda: dask.persist(parac.ndimage.binary_fill_holes(dh, device="cuda")), args.repeat))
+        cuda_cluster(mask, c, args.repeat)
+    report("label, in process, CPU", n * n, best(lambda: parac.ndimage.label(mask, device="cpu"), 1))
     dh = da.from_array(mask, chunks=c)
     with dask.config.set(scheduler="threads"):
         report("label, Dask NumPy chunks, threads, parac on the CPU", n * n,
-               best(lambda: dask.compute(*parac.ndimage.label(dh, device="cpu")), 1))
-    peers(mask[: args.peer_size, : args.peer_size], c, args.repeat)
+               best(lambda: dask.persist(*parac.ndimage.label(dh, device="cpu")), 1))
+    if args.peer_size:
+        peers(mask[: args.peer_size, : args.peer_size], c, args.repeat, cupy)
+
+
+def profile(dg):
+    """Where a chunked label of CuPy chunks spends its time (one thread, cProfile)."""
+    import cProfile
+    import pstats
+
+    import dask
+
+    import parac
+
+    with dask.config.set(scheduler="sync"):
+        pr = cProfile.Profile()
+        pr.enable()
+        dask.persist(*parac.ndimage.label(dg))
+        pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(14)
 
 
 def cuda_cluster(mask, c, repeat):
@@ -120,7 +154,7 @@ def cuda_cluster(mask, c, repeat):
                best(run(parac.ndimage.binary_fill_holes(d)), repeat))
 
 
-def peers(mask, c, repeat):
+def peers(mask, c, repeat, cupy):
     """dask-image's label (CPU, scipy per chunk) and a fill of holes built on it, and parac on the same."""
     import dask
     import dask.array as da
@@ -131,9 +165,16 @@ def peers(mask, c, repeat):
     dh = da.from_array(mask, chunks=min(c, n))
     with dask.config.set(scheduler="threads"):
         report("label %d^2, Dask NumPy chunks, parac on the CPU" % n, n * n,
-               best(lambda: dask.compute(*parac.ndimage.label(dh, device="cpu")), repeat))
+               best(lambda: dask.persist(*parac.ndimage.label(dh, device="cpu")), repeat))
         report("fill-holes %d^2, Dask NumPy chunks, parac on the CPU" % n, n * n,
-               best(lambda: parac.ndimage.binary_fill_holes(dh, device="cpu").compute(), repeat))
+               best(lambda: dask.persist(parac.ndimage.binary_fill_holes(dh, device="cpu")), repeat))
+        if cupy is not None:
+            dg = da.from_array(cupy.asarray(mask), chunks=min(c, n), asarray=False)
+            sync = cupy.cuda.runtime.deviceSynchronize
+            report("label %d^2, Dask CuPy chunks, parac on the GPU" % n, n * n,
+                   best(lambda: dask.persist(*parac.ndimage.label(dg)), repeat, sync))
+            report("fill-holes %d^2, Dask CuPy chunks, parac on the GPU" % n, n * n,
+                   best(lambda: dask.persist(parac.ndimage.binary_fill_holes(dg)), repeat, sync))
         try:
             from dask_image import ndmeasure
         except ImportError as e:
@@ -141,13 +182,13 @@ def peers(mask, c, repeat):
             return
 
         def fill_by_label():
-            lab, _ = ndmeasure.label(~dh)
+            lab, _ = dask.persist(*ndmeasure.label(~dh))  # labelled once, its edges read from it
             edge = np.unique(np.concatenate([np.asarray(x) for x in dask.compute(
                 lab[0], lab[-1], lab[:, 0], lab[:, -1])]))
-            return (dh | ~da.isin(lab, edge[edge > 0])).compute()
+            return dask.persist(dh | ~da.isin(lab, edge[edge > 0]))
 
         report("label %d^2, dask-image ndmeasure.label (CPU)" % n, n * n,
-               best(lambda: dask.compute(*ndmeasure.label(dh)), 1))
+               best(lambda: dask.persist(*ndmeasure.label(dh)), 1))
         report("fill-holes %d^2, dask-image label-based fill (CPU)" % n, n * n, best(fill_by_label, 1))
 
 

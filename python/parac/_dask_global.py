@@ -95,11 +95,13 @@ def _local(block, req, start, gshape, extra):
     if req.zone:
         for ax in range(nd):
             size, s0 = labels.shape[ax], start[ax]
-            for a, b in ((0, req.zone - s0), (gshape[ax] - req.zone - s0, size)):
+            for side, (a, b) in enumerate(((0, req.zone - s0), (gshape[ax] - req.zone - s0, size))):
                 a, b = max(a, 0), min(b, size)
-                if a < b:
+                if a < b and b - a == 1 and (a, b) == ((0, 1), (size - 1, size))[side]:
+                    marked.append(np.unique(facts["faces"][ax][side]))  # a face, already on the host
+                elif a < b:
                     sl = tuple(slice(a, b) if i == ax else slice(None) for i in range(nd))
-                    marked.append(_host(xp.unique(labels[sl])))
+                    marked.append(np.unique(_host(labels[sl])))
     if req.seed is not None:
         local = [s - s0 for s, s0 in zip(req.seed, start)]
         if all(0 <= v < size for v, size in zip(local, labels.shape)):
@@ -111,26 +113,24 @@ def _local(block, req, start, gshape, extra):
 
 
 def _first_pixels(labels, n, start, gshape):
-    """The global raster index of each local label's first pixel (labels 1..n
-    are numbered in the block's raster order, whose order the global raster
-    index keeps within a block)."""
+    """The global raster index of each local label's first pixel. Labels
+    1..n are numbered in the block's raster order (which the global raster
+    index keeps within a block), so the labels that first appear in a row
+    are those above the largest label of the rows before it: only their
+    pixels in that row are searched, a small fraction of the block."""
     if n == 0:
         return np.zeros(0, np.int64)
     xp = _xp(labels)
-    flat = labels.ravel()
-    if xp is np:
-        nz = np.flatnonzero(flat)
-        v = flat[nz]
-        new = np.empty(v.size, bool)
-        new[0] = True
-        np.greater(v[1:], np.maximum.accumulate(v)[:-1], out=new[1:])
-        pos = nz[new]
-    else:
-        import cupyx
-
-        first = xp.full(n + 1, flat.size, dtype=xp.int64)
-        cupyx.scatter_min(first, flat, xp.arange(flat.size, dtype=xp.int64))
-        pos = first[1:].get()
+    rows = labels.reshape(-1, labels.shape[-1])
+    before = np.maximum.accumulate(_host(rows.max(axis=1)))
+    before = np.concatenate(([0], before[:-1])).astype(labels.dtype)
+    pos = xp.flatnonzero(rows > xp.asarray(before)[:, None])
+    v = _host(rows.ravel()[pos])
+    pos = _host(pos)
+    new = np.empty(v.size, bool)
+    new[0] = True
+    np.greater(v[1:], np.maximum.accumulate(v)[:-1], out=new[1:])
+    pos = pos[new]
     if pos.size != n:
         raise RuntimeError("parac: a block's labels are not numbered 1..%d in raster order" % n)
     coords = np.unravel_index(pos, labels.shape)
@@ -201,20 +201,33 @@ def _plan(facts, layout, req, what):
     root = np.arange(total + 1, dtype=np.int64)
     root[ids] = total + 1 + comp
     if what == "number":
+        # a component's number is the rank of its first pixel in raster order. Its
+        # leader is the label that holds that pixel: every label on no face, and per
+        # component on faces the member with the smallest first pixel. The leaders'
+        # first pixels are sorted runs, one per block: a stable sort merges them.
         firsts = np.concatenate([np.zeros(1, np.int64)] + [f["firsts"] for f in facts])
-        key = firsts.copy()
+        leader = np.ones(total + 1, bool)
+        leader[0] = False
         if m:
-            low = np.full(ncomp, np.iinfo(np.int64).max)
-            np.minimum.at(low, comp, firsts[ids])
-            key[ids] = low[comp]
-        order = np.unique(key[1:])  # one first pixel per component, in raster order
-        n = order.size
+            by_comp = np.lexsort((firsts[ids], comp))
+            heads = by_comp[np.concatenate(([True], comp[by_comp][1:] != comp[by_comp][:-1]))]
+            leader_of = np.empty(ncomp, np.int64)
+            leader_of[comp[heads]] = ids[heads]
+            leader[ids] = False
+            leader[leader_of] = True
+        n = int(leader.sum())
         if n > np.iinfo(np.int32).max:
             raise OverflowError("parac: %d components do not fit int32 labels" % n)
         final = np.zeros(total + 1, np.int32)
-        final[1:] = np.searchsorted(order, key[1:]) + 1
-        tables = [np.concatenate(([0], final[o + 1:o + 1 + k])).astype(np.int32) for o, k in zip(offsets, ns)]
-        return {"tables": tables, "n": int(n)}
+        rank = np.empty(n, np.int32)
+        rank[np.argsort(firsts[leader], kind="stable")] = np.arange(1, n + 1, dtype=np.int32)
+        final[leader] = rank
+        if m:
+            final[ids] = final[leader_of[comp]]
+        tables = [final[o:o + 1 + k].copy() for o, k in zip(offsets, ns)]
+        for t in tables:
+            t[0] = 0
+        return {"tables": tables, "n": n}
     # kept / marked components, as flags per global label
     flag = np.zeros(total + 1 + ncomp, bool)
     if what == "marked":
@@ -233,8 +246,7 @@ def _plan(facts, layout, req, what):
 def _apply(labels, block, table, finish):
     """Step 3 on one block: finish(block, table[labels]) on the block's device."""
     xp = _xp(labels)
-    t = xp.asarray(table)
-    return finish(block, t[labels])
+    return finish(block, xp.asarray(table)[labels])
 
 
 def components(a, req, what, finish, dtype):
@@ -247,7 +259,7 @@ def components(a, req, what, finish, dtype):
     import dask.array as da
 
     blocks = list(_blocks(a))
-    delayed_blocks = a.to_delayed().ravel()
+    delayed_blocks = a.to_delayed(optimize_graph=False).ravel()
     gshape = tuple(int(n) for n in a.shape)
     local = [dask.delayed(_local, nout=2, pure=True)(d, req, start, gshape, req.extra)
              for d, (idx, start, shape) in zip(delayed_blocks, blocks)]
@@ -350,6 +362,6 @@ def remove_small_labels(a, size):
     """A label image's labels of fewer than size pixels (over every chunk) set to 0."""
     import dask
 
-    counts = [dask.delayed(_value_counts, pure=True)(d) for d in a.to_delayed().ravel()]
+    counts = [dask.delayed(_value_counts, pure=True)(d) for d in a.to_delayed(optimize_graph=False).ravel()]
     sizes = dask.delayed(_sum_counts, pure=True)(counts)
     return a.map_blocks(_clear_small, sizes, size, dtype=a.dtype)

@@ -22,9 +22,9 @@ da = pytest.importorskip("dask.array")
 ndi = pytest.importorskip("scipy.ndimage")
 skm = pytest.importorskip("skimage.measure")
 sks = pytest.importorskip("skimage.segmentation")
-skmorph = pytest.importorskip("skimage.morphology")
 
 from dask_cases import chunkings  # noqa: E402
+from sk_compat import sk_remove_holes, sk_remove_objects  # noqa: E402
 
 STRUCTS_2D = [None, np.ones((3, 3), bool)]
 STRUCTS_3D = [None, ndi.generate_binary_structure(3, 2), np.ones((3, 3, 3), bool)]
@@ -215,14 +215,12 @@ def test_remove_small_objects_and_holes_equal_scikit_image():
                 for conn in range(1, img.ndim + 1):
                     got = parac.morphology.remove_small_objects(d, size, connectivity=conn)
                     assert got.dtype == img.dtype
-                    np.testing.assert_array_equal(got.compute(),
-                                                  skmorph.remove_small_objects(img, size, connectivity=conn),
+                    np.testing.assert_array_equal(got.compute(), sk_remove_objects(img, size, conn),
                                                   err_msg="objects %s %s %s %s" % (img.dtype, chunks, size, conn))
                     if img.dtype != bool:
                         continue
                     got = parac.morphology.remove_small_holes(d, size, connectivity=conn)
-                    np.testing.assert_array_equal(got.compute(),
-                                                  skmorph.remove_small_holes(img, size, connectivity=conn),
+                    np.testing.assert_array_equal(got.compute(), sk_remove_holes(img, size, conn),
                                                   err_msg="holes %s %s %s" % (chunks, size, conn))
 
 
@@ -262,7 +260,9 @@ def test_on_a_local_cluster_of_worker_processes():
     v = (r.random((12, 20, 18)) < 0.4).astype(np.uint8)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cl:
         with distributed.Client(cl) as client:
-            d = da.from_array(a, chunks=(17, 23))
+            # the input persisted on the workers first, as a pipeline's intermediate result is
+            d = client.persist(da.from_array(a, chunks=(17, 23)).map_blocks(np.asarray, dtype=bool))
+            distributed.wait(d)
             lab, n = parac.ndimage.label(d, np.ones((3, 3)))
             got, got_n = client.compute([lab, n], sync=True)
             want, want_n = ndi.label(a, np.ones((3, 3)))
@@ -273,4 +273,6 @@ def test_on_a_local_cluster_of_worker_processes():
             smooth = parac.ndimage.gaussian_filter(da.from_array(a.astype(np.float32), chunks=(17, 23)), 2).compute()
             np.testing.assert_array_equal(smooth, parac.ndimage.gaussian_filter(a.astype(np.float32), 2,
                                                                                 method="separable"))
+            small = parac.morphology.remove_small_objects(d.astype(np.int32) * 3, 40)
+            np.testing.assert_array_equal(small.compute(), parac.morphology.remove_small_objects(a * 3, 40))
             assert len(client.scheduler_info()["workers"]) == 2

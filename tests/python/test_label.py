@@ -143,8 +143,8 @@ def test_volumes_of_one_slice():
     takes the volume's connectivities: the library sees a 2D image and the
     neighbours within the slice."""
     import skimage.measure as skm
-    import skimage.morphology as skmorph
     import skimage.segmentation as sks
+    from sk_compat import sk_remove_objects
 
     v = noise((1, 23, 31), 0.5, seed=12)
     for st in (None, ndi.generate_binary_structure(3, 2), np.ones((3, 3, 3))):
@@ -158,7 +158,7 @@ def test_volumes_of_one_slice():
         np.testing.assert_array_equal(parac.segmentation.flood(v, (0, 3, 4), connectivity=c),
                                       sks.flood(v, (0, 3, 4), connectivity=c))
         np.testing.assert_array_equal(parac.morphology.remove_small_objects(v > 0, 3, connectivity=c),
-                                      skmorph.remove_small_objects(v > 0, 3, connectivity=c))
+                                      sk_remove_objects(v > 0, 3, c))
     np.testing.assert_array_equal(parac.segmentation.clear_border(v > 0), sks.clear_border(v > 0))
 
 

@@ -19,31 +19,13 @@ if _dir:
     sys.path.insert(0, _dir)
 parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
 skm = pytest.importorskip("skimage.measure")
-skmorph = pytest.importorskip("skimage.morphology")
+pytest.importorskip("skimage.morphology")
+
+from sk_compat import sk_remove_holes, sk_remove_objects  # noqa: E402
 
 PARAC = os.environ.get("PARAC_BIN", "parac")
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
 PROPS = ("label", "area", "num_pixels", "bbox", "centroid", "intensity_min", "intensity_max", "intensity_mean")
-
-
-def sk_version():
-    import skimage
-
-    return tuple(int(p) for p in skimage.__version__.split(".")[:2])
-
-
-def sk_remove_objects(a, size, c):
-    """scikit-image's removal of objects of fewer than `size` pixels, in the
-    parameters of its version (0.26 has max_size, size - 1)."""
-    if sk_version() >= (0, 26):
-        return skmorph.remove_small_objects(a, max_size=size - 1, connectivity=c) if size > 0 else a.copy()
-    return skmorph.remove_small_objects(a, size, connectivity=c)
-
-
-def sk_remove_holes(a, size, c):
-    if sk_version() >= (0, 26):
-        return skmorph.remove_small_holes(a, max_size=size - 1, connectivity=c) if size > 0 else a.astype(bool)
-    return skmorph.remove_small_holes(a, size, connectivity=c)
 
 
 def blobs(shape, density, seed):
