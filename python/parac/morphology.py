@@ -20,15 +20,37 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None, *
 
     ``algorithm`` picks parac's method (``"auto"``, ``"hybrid"``,
     ``"downhill"``, ``"wavefront"``, ...); ``method`` is scikit-image's
-    (``"dilation"`` or ``"erosion"``)."""
+    (``"dilation"`` or ``"erosion"``). Dask arrays are reconstructed chunk
+    by chunk in rounds of border exchange, computed before the call returns
+    a Dask array of its chunks (docs/distributed.md)."""
     if offset is not None and np.any(np.asarray(offset) != 1):
         raise NotImplementedError("parac.morphology.reconstruction: only the centred footprint is supported")
     if method not in ("dilation", "erosion"):
         raise ValueError("parac.morphology.reconstruction: method must be 'dilation' or 'erosion', got %r" % (method,))
+    if _dask.is_dask(seed) or _dask.is_dask(mask):
+        return _reconstruction_dask(seed, mask, method, footprint, device, algorithm)
     s, m = _work(seed, mask, who="parac.morphology.reconstruction")
     conn = _conn(m.ndim, footprint, None, who="parac.morphology.reconstruction")
     out = _reconstruct(s, m, mode=method, connectivity=conn, device=device, method=algorithm)
     return _to(out, "float64")
+
+
+def _reconstruction_dask(seed, mask, method, footprint, device, algorithm):
+    """reconstruction of Dask arrays: chunk by chunk in rounds of border
+    exchange until no chunk face changes (parac._dask_rounds); computed,
+    returned as a Dask array of persisted chunks, float64 as scikit-image's."""
+    import dask.array as da
+
+    from ._dask_rounds import reconstruct_rounds
+
+    who = "parac.morphology.reconstruction"
+    seed = seed if _dask.is_dask(seed) else da.from_array(np.asarray(seed), chunks=mask.chunks)
+    mask = mask if _dask.is_dask(mask) else da.from_array(np.asarray(mask), chunks=seed.chunks)
+    if seed.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, seed.ndim))
+    conn = _conn(seed.ndim, footprint, None, who=who)
+    res, _rounds = reconstruct_rounds(seed, mask, method, conn, device, algorithm, who=who)
+    return res.astype(np.float64)
 
 
 def h_maxima(image, h, footprint=None, *, device=None, algorithm=None):

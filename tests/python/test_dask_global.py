@@ -273,6 +273,13 @@ def test_on_a_local_cluster_of_worker_processes():
             smooth = parac.ndimage.gaussian_filter(da.from_array(a.astype(np.float32), chunks=(17, 23)), 2).compute()
             np.testing.assert_array_equal(smooth, parac.ndimage.gaussian_filter(a.astype(np.float32), 2,
                                                                                 method="separable"))
+            # reconstruction in rounds: the top row spreads down through the set pixels
+            under = (a * 90 + 10).astype(np.uint8)
+            marker = np.zeros_like(under)
+            marker[0] = under[0]
+            rec = parac.morphology.reconstruction(da.from_array(marker, chunks=(17, 23)), da.from_array(
+                under, chunks=(17, 23)))
+            np.testing.assert_array_equal(rec.compute(), parac.morphology.reconstruction(marker, under))
             small = parac.morphology.remove_small_objects(d.astype(np.int32) * 3, 40)
             np.testing.assert_array_equal(small.compute(), parac.morphology.remove_small_objects(a * 3, 40))
             assert len(client.scheduler_info()["workers"]) == 2

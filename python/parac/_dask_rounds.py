@@ -1,0 +1,166 @@
+"""Reconstruction of Dask arrays by rounds of border exchange.
+
+Reconstruction by dilation (or erosion) spreads the marker under the mask
+along paths of any length: no halo of fixed width makes it local. It runs in
+rounds, Teodoro's tiled wavefront at the scale of chunks:
+
+1. every chunk is reconstructed on its own (parac's in-memory reconstruction,
+   on the chunk's device), with a 1-pixel halo of its neighbours' current
+   values held fixed: the halo's values are sources, not pixels to change;
+2. the chunks' faces are compared with the round before: where none
+   changed, no chunk would change in another round, and the result is the
+   fixed point of the whole array, bit for bit the in-memory call;
+3. else another round, from the new values.
+
+The number of rounds is the number of chunk faces that the longest
+propagation path crosses, plus one. A path that crosses faces many times (a
+serpentine) would take as many rounds: after max_rounds (by default, twice
+the chunks along every axis together) the current values, already part of
+the way, are reconstructed in one task on the whole array (its memory on one
+worker): exact too, since reconstruction from any marker between the
+original and the result gives the result.
+
+Each round computes (persists) a graph: these functions compute, they do
+not return a lazy graph of unknown length. The result is a Dask array of
+persisted chunks.
+"""
+import numpy as np
+
+_WORK = {"bool": "uint8", "uint8": "uint8", "uint16": "uint16", "float32": "float32"}
+
+
+def work_dtype(dtype):
+    """The dtype the chunks are reconstructed in: uint8, uint16 or float32
+    (other types in float32, each chunk checked to hold its values exactly)."""
+    return np.dtype(_WORK.get(str(dtype), "float32"))
+
+
+def _to_work(block, dtype, who):
+    xp = _xp(block)
+    w = block.astype(dtype)
+    if str(block.dtype) not in _WORK and not bool(xp.all(w.astype(block.dtype) == block)):
+        raise TypeError("%s: values of dtype %s do not fit float32 exactly; parac computes in uint8, uint16 or "
+                        "float32" % (who, block.dtype))
+    return w
+
+
+def _xp(a):
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def _piece(block, off):
+    """The part of a neighbouring block that lies next to the block at offset
+    off from it (-1: its last index on that axis, 1: its first, 0: all)."""
+    return block[tuple(slice(-1, None) if o == -1 else slice(0, 1) if o == 1 else slice(None) for o in off)]
+
+
+def _expanded(center, pieces):
+    """The block with a 1-pixel halo made of its neighbours' pieces, on the
+    sides where it has neighbours; and the slice of the block inside it."""
+    xp = _xp(center)
+    lo = [int(any(off[i] == -1 for off in pieces)) for i in range(center.ndim)]
+    hi = [int(any(off[i] == 1 for off in pieces)) for i in range(center.ndim)]
+    out = xp.empty(tuple(n + a + b for n, a, b in zip(center.shape, lo, hi)), center.dtype)
+    inner = tuple(slice(a, a + n) for a, n in zip(lo, center.shape))
+    out[inner] = center
+    for off, p in pieces.items():
+        out[tuple(slice(0, 1) if o == -1 else slice(a + n, a + n + 1) if o == 1 else slice(a, a + n)
+                  for o, a, n in zip(off, lo, center.shape))] = p
+    return out, inner
+
+
+def _round_block(cur, mask, pieces, method, conn, device, algorithm):
+    """One chunk's reconstruction with its halo held fixed (in the mask, the
+    halo takes the current values, so it gives and never takes); the new
+    chunk and whether any of its faces changed."""
+    from . import reconstruct
+
+    xp = _xp(cur)
+    ec, inner = _expanded(cur, pieces)
+    held = ec.copy()
+    held[inner] = mask
+    new = reconstruct(ec, held, mode=method, connectivity=conn, device=device, method=algorithm)[inner]
+    changed = False
+    for ax in range(new.ndim):
+        for i in (0, -1):
+            sl = tuple(i if k == ax else slice(None) for k in range(new.ndim))
+            changed = changed or bool(xp.any(new[sl] != cur[sl]))
+    return new, changed
+
+
+def _whole(cur, mask, method, conn, device, algorithm):
+    from . import reconstruct
+
+    return reconstruct(cur, mask, mode=method, connectivity=conn, device=device, method=algorithm)
+
+
+def _neighbours(idx, grid):
+    import itertools
+
+    for off in itertools.product((-1, 0, 1), repeat=len(grid)):
+        n = tuple(i + o for i, o in zip(idx, off))
+        if any(off) and all(0 <= v < g for v, g in zip(n, grid)):
+            yield off, n
+
+
+def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, max_rounds=None, who="parac"):
+    """The reconstruction of Dask arrays marker under mask (see the top), in
+    the work dtype; returns (result, rounds). A round recomputes only the
+    chunks next to one whose faces changed in the round before."""
+    import operator
+
+    import dask
+    import dask.array as da
+
+    if marker.shape != mask.shape:
+        raise ValueError("%s: the seed and the mask differ in shape: %s and %s" % (who, marker.shape, mask.shape))
+    dt = work_dtype(np.result_type(marker.dtype, mask.dtype))
+    cur = marker.map_blocks(_to_work, dt, who, dtype=dt)
+    mask = mask.rechunk(marker.chunks).map_blocks(_to_work, dt, who, dtype=dt)
+    cur, mask = dask.persist(cur, mask)
+    grid = cur.numblocks
+    if max_rounds is None:
+        max_rounds = 2 * sum(grid) + 2
+    cur_b = dict(zip(np.ndindex(*grid), cur.to_delayed(optimize_graph=False).ravel()))
+    mask_b = dict(zip(np.ndindex(*grid), mask.to_delayed(optimize_graph=False).ravel()))
+    meta = cur._meta
+    active = set(cur_b)
+    rounds = 0
+    while active:
+        rounds += 1
+        if rounds > max_rounds:
+            # the rest of the way in one task, from the values reached so far
+            whole = _assemble(cur_b, cur, dt, meta)
+            res = dask.delayed(_whole, pure=True)(whole, mask, method, conn, device, algorithm)
+            (out,) = dask.persist(da.from_delayed(res, shape=cur.shape, dtype=dt, meta=meta).rechunk(cur.chunks))
+            return out, rounds
+        tasks = {}
+        for idx in active:
+            pieces = {off: dask.delayed(_piece, pure=True)(cur_b[n], off)
+                      for off, n in _neighbours(idx, grid)}
+            tasks[idx] = dask.delayed(_round_block, pure=True, nout=2)(cur_b[idx], mask_b[idx], pieces, method, conn,
+                                                                       device, algorithm)
+        keys = sorted(tasks)
+        news = [dask.delayed(operator.getitem, pure=True)(tasks[k], 0) for k in keys]
+        flags = [dask.delayed(operator.getitem, pure=True)(tasks[k], 1) for k in keys]
+        news, flags = dask.persist(news, flags)
+        flags = dask.compute(*flags)
+        for k, new in zip(keys, news):
+            cur_b[k] = new
+        active = {n for k, f in zip(keys, flags) if f for _off, n in _neighbours(k, grid)}
+    return _assemble(cur_b, cur, dt, meta), rounds
+
+
+def _assemble(blocks, like, dt, meta):
+    """The Dask array of the chunks blocks (delayed, persisted), chunked as like."""
+    import dask.array as da
+
+    out = np.empty(like.numblocks, dtype=object)
+    for idx, b in blocks.items():
+        shape = tuple(like.chunks[i][k] for i, k in enumerate(idx))
+        out[idx] = da.from_delayed(b, shape=shape, dtype=dt, meta=meta)
+    return da.block(out.tolist())
