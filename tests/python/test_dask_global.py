@@ -23,35 +23,11 @@ ndi = pytest.importorskip("scipy.ndimage")
 skm = pytest.importorskip("skimage.measure")
 sks = pytest.importorskip("skimage.segmentation")
 
-from dask_cases import chunkings  # noqa: E402
+from dask_cases import chunkings, spiral  # noqa: E402
 from sk_compat import sk_remove_holes, sk_remove_objects  # noqa: E402
 
 STRUCTS_2D = [None, np.ones((3, 3), bool)]
 STRUCTS_3D = [None, ndi.generate_binary_structure(3, 2), np.ones((3, 3, 3), bool)]
-
-
-def spiral(n):
-    """A one-pixel-wide square spiral with one-pixel gaps, walked inwards
-    from a corner: one component whose path crosses every chunk face many
-    times."""
-    a = np.zeros((n, n), bool)
-    y = x = d = 0
-    a[0, 0] = True
-    steps = ((0, 1), (1, 0), (0, -1), (-1, 0))
-
-    def free(i, j):
-        return not (0 <= i < n and 0 <= j < n) or not a[i, j]
-
-    while True:
-        for _turn in range(2):
-            dy, dx = steps[d]
-            if 0 <= y + dy < n and 0 <= x + dx < n and free(y + dy, x + dx) and free(y + 2 * dy, x + 2 * dx):
-                y, x = y + dy, x + dx
-                a[y, x] = True
-                break
-            d = (d + 1) % 4
-        else:
-            return a
 
 
 def hard_masks():

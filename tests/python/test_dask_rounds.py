@@ -17,8 +17,7 @@ parac = pytest.importorskip("parac", reason="the parac extension was not built (
 da = pytest.importorskip("dask.array")
 skmorph = pytest.importorskip("skimage.morphology")
 
-from dask_cases import chunkings  # noqa: E402
-from test_dask_global import spiral  # noqa: E402
+from dask_cases import chunkings, spiral  # noqa: E402
 
 
 def domes(shape, dtype, seed):
