@@ -54,22 +54,49 @@ def _reconstruction_dask(seed, mask, method, footprint, device, algorithm):
 
 
 def h_maxima(image, h, footprint=None, *, device=None, algorithm=None):
-    """skimage.morphology.h_maxima: uint8, 1 on the maxima of height >= h."""
+    """skimage.morphology.h_maxima: uint8, 1 on the maxima of height >= h.
+    Dask arrays: by reconstruction in rounds (computed; docs/distributed.md)."""
+    if _dask.is_dask(image):
+        return _extrema_dask("h_maxima", image, footprint, None, device, algorithm, h=h)
     (im,) = _work(image, who="parac.morphology.h_maxima")
     conn = _conn(im.ndim, footprint, None, who="parac.morphology.h_maxima")
     return _to(_h_maxima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0, "uint8")
 
 
 def h_minima(image, h, footprint=None, *, device=None, algorithm=None):
-    """skimage.morphology.h_minima: uint8, 1 on the minima of depth >= h."""
+    """skimage.morphology.h_minima: uint8, 1 on the minima of depth >= h.
+    Dask arrays: by reconstruction in rounds (computed; docs/distributed.md)."""
+    if _dask.is_dask(image):
+        return _extrema_dask("h_minima", image, footprint, None, device, algorithm, h=h)
     (im,) = _work(image, who="parac.morphology.h_minima")
     conn = _conn(im.ndim, footprint, None, who="parac.morphology.h_minima")
     return _to(_h_minima(im, h=float(h), connectivity=conn, device=device, method=algorithm) > 0, "uint8")
 
 
+def _extrema_dask(name, image, footprint, connectivity, device, algorithm, h=None):
+    """h-maxima, h-minima, local maxima or minima of a Dask array (0/1 uint8)."""
+    from . import _dask_extrema
+
+    who = "parac.morphology." + name
+    if image.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, image.ndim))
+    conn = _conn(image.ndim, footprint, connectivity, who=who)
+    minima = name.endswith("minima")
+    if h is not None:
+        return _dask_extrema.h_extrema(image, h, minima, conn, device, algorithm, who=who)
+    return _dask_extrema.regional_extrema(image, minima, conn, device, algorithm, who=who)
+
+
 def _local(fn, who, image, footprint, connectivity, indices, allow_borders, device, algorithm):
     if not allow_borders:
         raise NotImplementedError("%s: allow_borders=False is not supported (border pixels count)" % who)
+    if _dask.is_dask(image):
+        res = _extrema_dask(who.rsplit(".", 1)[1], image, footprint, connectivity, device, algorithm) > 0
+        if indices:
+            import dask.array as da
+
+            return da.nonzero(res)
+        return res
     (im,) = _work(image, who=who)
     conn = _conn(im.ndim, footprint, connectivity, who=who)
     res = fn(im, connectivity=conn, device=device, method=algorithm) > 0
