@@ -73,6 +73,27 @@ def test_cupy_chunks_equal_the_in_memory_call():
                                       ndi.binary_fill_holes(vol, st))
 
 
+def test_cupy_chunks_by_rounds():
+    """Reconstruction, h-maxima and local extrema of CuPy chunks: the rounds
+    run each chunk on its GPU and equal the in-memory call on the host."""
+    r = np.random.default_rng(3)
+    grids = np.meshgrid(np.linspace(0, 9, 180), np.linspace(0, 7, 230), indexing="ij")
+    img = (np.floor((np.sin(grids[0] * 1.3) + np.cos(grids[1] * 0.9) + 2.2) * 50) + r.integers(0, 3, (180, 230))
+           ).astype(np.uint8)
+    marker = np.where(img > 30, img - 30, 0).astype(np.uint8)
+    for chunks in ((45, 60), (180, 17)):
+        d, dm = cupy_chunks(img, chunks), cupy_chunks(marker, chunks)
+        np.testing.assert_array_equal(on_device(parac.morphology.reconstruction(dm, d)),
+                                      parac.morphology.reconstruction(marker, img))
+        np.testing.assert_array_equal(on_device(parac.morphology.h_maxima(d, 12)), parac.morphology.h_maxima(img, 12))
+        np.testing.assert_array_equal(on_device(parac.morphology.h_minima(d, 7.5)),
+                                      parac.morphology.h_minima(img, 7.5))
+        np.testing.assert_array_equal(on_device(parac.morphology.local_maxima(d)), parac.morphology.local_maxima(img))
+        f = img.astype(np.float32) / 7
+        np.testing.assert_array_equal(on_device(parac.morphology.local_minima(cupy_chunks(f, chunks), connectivity=1)),
+                                      parac.morphology.local_minima(f, connectivity=1))
+
+
 def test_local_cuda_cluster_one_worker_per_gpu():
     dask_cuda = pytest.importorskip("dask_cuda")
     distributed = pytest.importorskip("distributed")

@@ -1,0 +1,404 @@
+"""parac-dask: parac's operations on images and volumes larger than one
+machine, through Dask (docs/distributed.md).
+
+    parac-dask OPERATION IN [IN2] OUT [--chunks N] [--scheduler ADDRESS] [operation options]
+
+The operations and their options are the command line's (`parac OPERATION
+--help`, from the operation registry); each result equals `parac OPERATION`
+on the whole file bit for bit. IN and OUT are Zarr, OME-Zarr, (Big)TIFF or
+NPY (python/parac/_dask_files.py), read and written chunk by chunk.
+Exit status: 0 success, 1 bad arguments or input (nothing written), 2 an
+internal error.
+"""
+import argparse
+import sys
+from functools import partial
+
+import numpy as np
+
+# operations this command runs, and how many images each reads
+_INPUTS = {"gauss": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
+           "regional-minima": 1, "clear-border": 1, "label": 1, "remove-small-objects": 1, "remove-small-holes": 1}
+_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
+# tuning of one in-memory method, with no meaning chunk by chunk
+_UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates")}
+
+
+class UsageError(Exception):
+    pass
+
+
+def _ops():
+    from . import _parac
+
+    return {op["name"]: op for op in _parac.ops() if op["name"] in _INPUTS}
+
+
+def _value(p, text):
+    """A registry parameter's value from its text (default or command line)."""
+    t = p.get("type")
+    if t == "bool":
+        return text in (True, "1", "true", "yes")
+    if t == "int":
+        return int(text)
+    if t == "float":
+        return float(text)
+    return text
+
+
+def _parser(op):
+    n = _INPUTS[op["name"]]
+    ins = "MARKER MASK" if n == 2 else "IN"
+    ap = argparse.ArgumentParser(prog="parac-dask " + op["name"], usage="%(prog)s " + ins + " OUT [options]",
+                                 description=op.get("summary") or op["name"])
+    ap.add_argument("files", nargs=n + 1, metavar="FILE", help=ins + " OUT: Zarr, OME-Zarr, TIFF or NPY")
+    g = ap.add_argument_group("parameters (as `parac %s`)" % op["name"])
+    for p in op["params"]:
+        flag = "--" + p["name"]
+        dest = p["name"].replace("-", "_")
+        helptext = (p.get("help") or "").replace("%", "%%")
+        if p.get("type") == "bool":
+            g.add_argument(flag, dest=dest, action="store_true", default=None, help=helptext)
+        elif p.get("type") == "list":
+            g.add_argument(flag, dest=dest, action="append", help=helptext)
+        else:
+            g.add_argument(flag, dest=dest, metavar=p.get("type", "value"), help=helptext)
+    _common(ap)
+    return ap
+
+
+def _common(ap):
+    g = ap.add_argument_group("running")
+    g.add_argument("--chunks", help="chunk size: N for every axis or N,M[,K] in array order (slices, rows, "
+                                    "columns); default: the file's own chunks, at least 1024 (2D) or 128 (3D), "
+                                    "or 4096 (2D) / 256 (3D) for TIFF and NPY")
+    g.add_argument("--scheduler", help="threads (default), synchronous, or the address of a dask.distributed "
+                                       "scheduler (tcp://host:8786) or its scheduler file (.json)")
+    g.add_argument("--device", help="where each chunk is computed: auto (default), cpu, cuda, cuda:N")
+    g.add_argument("--method", help="the operation's method for each chunk (default: its own choice; the "
+                                    "Gaussian: separable, the method whose result does not depend on the chunk)")
+    g.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
+    g.add_argument("-q", "--quiet", action="store_true", help="print only errors (and no progress bar)")
+
+
+def _params(op, ns):
+    """The operation's parameters: given ones parsed, the others at the registry's defaults."""
+    out = {}
+    for p in op["params"]:
+        dest = p["name"].replace("-", "_")
+        given = getattr(ns, dest)
+        if given is None:
+            out[dest] = _value(p, p["default"]) if p.get("default") is not None else None
+            continue
+        try:
+            out[dest] = [_value(p, v) for v in given] if p.get("type") == "list" else _value(p, given)
+        except ValueError:
+            raise UsageError("--%s: not a valid %s: %r" % (p["name"], p.get("type"), given)) from None
+        if p.get("type") == "choice" and p.get("choices") and out[dest] not in p["choices"]:
+            raise UsageError("--%s: one of %s, got %r" % (p["name"], ", ".join(p["choices"]), given))
+    for name in _UNUSED.get(op["name"], ()):
+        if getattr(ns, name) is not None:
+            raise UsageError("--%s tunes one in-memory method; parac-dask does not use it" % name.replace("_", "-"))
+    return out
+
+
+def _chunks(text, ndim):
+    if text is None:
+        return None
+    try:
+        v = tuple(int(t) for t in text.split(","))
+    except ValueError:
+        raise UsageError("--chunks: whole numbers, N or N,M[,K], got %r" % text) from None
+    if len(v) not in (1, ndim) or any(c < 1 for c in v):
+        raise UsageError("--chunks: one size >= 1 for every axis or one per axis (%d), got %r" % (ndim, text))
+    return v[0] if len(v) == 1 else v
+
+
+def _connectivity(p, ndim, default_face=False):
+    """The --connectivity value for an image of ndim dimensions (checked)."""
+    c = p.get("connectivity")
+    if c is None:
+        return (4 if ndim == 2 else 6) if default_face else (8 if ndim == 2 else 26)
+    if c not in ((4, 8) if ndim == 2 else (6, 18, 26)):
+        raise UsageError("--connectivity %d is not valid for a %dD image (%s)"
+                         % (c, ndim, "4 or 8" if ndim == 2 else "6, 18 or 26"))
+    return c
+
+
+# ---- the operations: Dask arrays in, (Dask array, lines to print) out ----------
+
+def _gauss(a, p, device, method):
+    from . import _dask, gauss
+
+    s = {"x": p["sigma"], "y": p["sigma_y"], "z": p["sigma_z"]}
+    if s["x"] is None:
+        raise UsageError("--sigma is required")
+    for k in ("y", "z"):
+        s[k] = s["x"] if s[k] is None else s[k]
+    axes = ("z", "y", "x")[-a.ndim:]
+    depth = [0 if s[k] == 0 else p["radius"] if p["radius"] is not None else int(p["truncate"] * s[k] + 0.5)
+             for k in axes]
+    kw = {k: p[k] for k in ("sigma", "sigma_y", "sigma_z", "truncate", "radius", "border", "dtype")
+          if p[k] is not None}
+    dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
+    block = partial(_call, gauss, kw, device, method or "separable")
+    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
+
+
+def _call(fn, kw, device, method, block):
+    return fn(block, device=device, method=method, **kw)
+
+
+def _reconstruct(marker, mask, p, device, method):
+    from ._dask_rounds import reconstruct_rounds
+
+    if marker.shape != mask.shape or marker.dtype != mask.dtype:
+        raise UsageError("MARKER and MASK differ: %s %s and %s %s" % (marker.shape, marker.dtype, mask.shape,
+                                                                     mask.dtype))
+    if p["clip"]:
+        marker = (np.minimum if p["mode"] == "dilation" else np.maximum)(marker, mask)
+    res, _rounds = reconstruct_rounds(marker, mask.rechunk(marker.chunks), p["mode"], _connectivity(p, marker.ndim),
+                                      device, method, who="parac-dask reconstruct")
+    return res, []
+
+
+def _fill_holes(a, p, device, method):
+    """Grey-level hole filling: reconstruction by erosion from the border, in
+    rounds; a two-valued image (the usual mask) by one merge of faces."""
+    import dask
+    import dask.array as da
+
+    from . import _dask_global
+    from ._dask_rounds import reconstruct_rounds
+
+    conn = _connectivity(p, a.ndim, default_face=True)
+    lo, hi = dask.compute(a.min(), a.max())
+    others = dask.compute(((a != lo) & (a != hi)).any())[0]
+    if lo == hi:
+        return a, []
+    if not others:
+        req = _dask_global.Request(partial(_labels_of_value, value=lo, conn=conn, device=device, method=method),
+                                   a.ndim, conn, zone=1)
+        return _dask_global.components(a, req, "marked", partial(_fill_unmarked, lo, hi), a.dtype)[0], []
+    top = np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).max
+    inside = da.ones_like(a, dtype=bool, chunks=a.chunks)
+    inside = inside.map_blocks(_inside, a.shape, dtype=bool)
+    marker = da.where(inside, a.dtype.type(top), a)
+    res, _rounds = reconstruct_rounds(marker, a, "erosion", conn, device, method, who="parac-dask fill-holes")
+    return res, []
+
+
+def _inside(block, shape, block_info=None):
+    """True on the pixels of a chunk that are not on the whole array's border."""
+    loc = block_info[0]["array-location"]
+    out = np.ones(block.shape, bool)
+    for ax, ((a, b), n) in enumerate(zip(loc, shape)):
+        if a == 0:
+            out[tuple(0 if i == ax else slice(None) for i in range(block.ndim))] = False
+        if b == n:
+            out[tuple(-1 if i == ax else slice(None) for i in range(block.ndim))] = False
+    return out
+
+
+def _labels_of_value(block, extra, value, conn, device, method):
+    from . import _dask_global
+
+    return _dask_global.block_labels(block == value, extra, "nonzero", conn, device=device, method=method)
+
+
+def _fill_unmarked(lo, hi, block, decided):
+    xp = _xp(block)
+    return xp.where((block == lo) & ~decided, block.dtype.type(hi), block)
+
+
+def _xp(a):
+    from ._dask_rounds import _xp
+
+    return _xp(a)
+
+
+def _extrema(kind, a, p, device, method):
+    from . import _dask_extrema
+
+    conn = _connectivity(p, a.ndim)
+    who = "parac-dask " + kind
+    if kind.startswith("h-"):
+        if p["h"] is None:
+            raise UsageError("--h is required")
+        return _dask_extrema.h_extrema(a, p["h"], kind == "h-minima", conn, device, method, scale=255, who=who), []
+    return _dask_extrema.regional_extrema(a, kind == "regional-minima", conn, device, method, scale=255, who=who), []
+
+
+def _clear_border(a, p, device, method):
+    from . import _dask_global
+
+    conn = _connectivity(p, a.ndim)
+    if p["buffer"] < 0:
+        raise UsageError("--buffer must be >= 0")
+    req = _dask_global.Request(partial(_dask_global.block_labels, kind="nonzero", conn=conn, device=device,
+                                       method=method), a.ndim, conn, zone=p["buffer"] + 1)
+    return _dask_global.components(a, req, "marked", _dask_global.where_not, a.dtype)[0], []
+
+
+def _label(a, p, device, method):
+    from . import _dask_global
+
+    conn = _connectivity(p, a.ndim)
+    eq = bool(p["equal_values"])
+    req = _dask_global.Request(partial(_dask_global.block_labels, kind="equal" if eq else "nonzero", conn=conn,
+                                       background=p["background"], device=device, method=method),
+                               a.ndim, conn, values=eq, firsts=True)
+    labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+    return labels, [("count: %d", _dask_global.count(plan))]
+
+
+def _small_objects(a, p, device, method):
+    from . import _dask_global
+
+    size = p["min_size"]
+    if size < 0:
+        raise UsageError("--min-size must be >= 0")
+    if p["labels"]:
+        return _dask_global.remove_small_labels(a, size), []
+    conn = _connectivity(p, a.ndim, default_face=True)
+    req = _dask_global.Request(partial(_dask_global.block_labels, kind="nonzero", conn=conn, device=device,
+                                       method=method), a.ndim, conn, areas=True)
+    return _dask_global.components(a, req, ("smaller", size), _dask_global.where_not, a.dtype)[0], []
+
+
+def _small_holes(a, p, device, method):
+    from . import _dask_global
+
+    size, fg = p["area_threshold"], p["foreground"]
+    if size < 0:
+        raise UsageError("--area-threshold must be >= 0")
+    if not 1 <= fg <= 255:
+        raise UsageError("--foreground must be in 1..255")
+    conn = _connectivity(p, a.ndim, default_face=True)
+    req = _dask_global.Request(partial(_dask_global.block_labels, kind="zero", conn=conn, device=device,
+                                       method=method), a.ndim, conn, areas=True)
+    return _dask_global.components(a, req, ("smaller", size), partial(_foreground, fg), np.uint8)[0], []
+
+
+def _foreground(fg, block, decided):
+    xp = _xp(block)
+    return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
+
+
+_RUN = {"gauss": _gauss, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
+        "remove-small-objects": _small_objects, "remove-small-holes": _small_holes,
+        "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
+        "regional-maxima": partial(_extrema, "regional-maxima"),
+        "regional-minima": partial(_extrema, "regional-minima")}
+
+
+def _usage(ops):
+    lines = ["usage: parac-dask OPERATION IN OUT [--chunks N] [--scheduler ADDRESS] [operation options]",
+             "       parac-dask OPERATION --help", "",
+             "parac's operations on Zarr, OME-Zarr, (Big)TIFF and NPY files too large for one machine, chunk by",
+             "chunk through Dask; each result equals `parac OPERATION` on the whole file bit for bit.", "",
+             "Operations:"]
+    for name in _INPUTS:
+        if name in ops:
+            lines.append("  %-24s %s" % (name, ops[name].get("summary", "")))
+    lines += ["", "Exit status: 0 success, 1 bad arguments or input (nothing written), 2 internal error."]
+    return "\n".join(lines)
+
+
+def _client(address):
+    """The scheduler: a context manager (dask config or a distributed Client)."""
+    import contextlib
+
+    import dask
+
+    if address in (None, "threads", "synchronous"):
+        return dask.config.set(scheduler=address or "threads"), None
+    from distributed import Client
+
+    try:
+        client = Client(scheduler_file=address) if address.endswith(".json") else Client(address, timeout="20s")
+    except Exception as e:
+        raise UsageError("--scheduler %s: cannot connect (%s)" % (address, e)) from None
+    return contextlib.closing(client), client
+
+
+def run(argv):
+    """The command; returns the exit status (see the top)."""
+    import contextlib
+
+    import dask
+
+    from . import _dask_files
+
+    ops = _ops()
+    if not argv or argv[0] in ("-h", "--help"):
+        print(_usage(ops))
+        return 0 if argv else 1
+    name = argv[0]
+    if name not in ops:
+        raise UsageError("unknown or unsupported operation %r (parac-dask --help lists them)" % name)
+    op = ops[name]
+    ns = _parser(op).parse_args(argv[1:])
+    p = _params(op, ns)
+    *ins, out = ns.files
+    _dask_files.prepare(out)
+    first = _dask_files.open_array(ins[0])
+    arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
+    sched, client = _client(ns.scheduler)
+    show = not ns.quiet and (ns.progress or sys.stderr.isatty())
+    with sched:
+        bar = contextlib.nullcontext()
+        if show and client is None:
+            from dask.diagnostics import ProgressBar
+
+            bar = ProgressBar(out=sys.stderr)
+        with bar:
+            if name == "reconstruct":
+                res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
+            else:
+                res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
+            store, finish = _dask_files.store_graph(res, out)
+            try:
+                if client is not None and show:
+                    from distributed import progress
+
+                    fut = client.compute([store] + [v for _f, v in extra])
+                    progress(fut)
+                    values = client.gather(fut)[1:]
+                else:
+                    values = dask.compute(store, *[v for _f, v in extra])[1:]
+            except BaseException:
+                finish.abandon()
+                raise
+            finish()
+    if not ns.quiet:
+        for (fmt, _v), v in zip(extra, values):
+            print(fmt % v)
+    return 0
+
+
+def main(argv=None):
+    from ._dask_files import FileError
+
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        return run(argv)
+    except (UsageError, FileError) as e:
+        print("parac-dask: error: %s" % e, file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, OverflowError, NotImplementedError) as e:
+        # bad input found while computing (NaN, values that do not fit, a marker above its mask)
+        print("parac-dask: error: %s" % e, file=sys.stderr)
+        return 1
+    except MemoryError:
+        print("parac-dask: error: out of memory", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # a defect of parac's, not of the input: say what, exit 2
+        print("parac-dask: internal error: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,210 @@
+"""parac-dask, the command for files too large for one machine
+(python/parac/_dask_cli.py): every operation it runs equals `parac
+OPERATION` on the whole file bit for bit, for chunkings that cut everywhere,
+2D and 3D, reading and writing Zarr, OME-Zarr, tiled BigTIFF and NPY; bad
+arguments and bad input exit 1 with a message and write nothing (an earlier
+output of the same name stays whole)."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+pytest.importorskip("dask.array")
+zarr = pytest.importorskip("zarr")
+tifffile = pytest.importorskip("tifffile")
+
+PARAC = os.environ.get("PARAC_BIN", "parac")
+
+
+def dask_cli(*args, ok=True):
+    env = dict(os.environ)
+    if _dir:
+        env["PYTHONPATH"] = _dir + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-m", "parac._dask_cli"] + [str(a) for a in args], capture_output=True,
+                       text=True, env=env, timeout=600)
+    if ok:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+def parac_cli(*args):
+    r = subprocess.run([PARAC, "--device", "cpu"] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    return r
+
+
+def read(path):
+    p = str(path)
+    if p.endswith(".npy"):
+        return np.load(p)
+    if p.endswith((".tif", ".tiff")):
+        return tifffile.imread(p)
+    z = zarr.open(p, mode="r")
+    return z["0"][:] if isinstance(z, zarr.Group) else z[:]
+
+
+def write_zarr(path, data, chunks):
+    """A Zarr array (format 2) of data, with zarr 2 or zarr 3."""
+    fmt = {"zarr_format": 2} if int(zarr.__version__.split(".")[0]) >= 3 else {}
+    z = zarr.open_array(str(path), mode="w", shape=data.shape, chunks=chunks, dtype=data.dtype, **fmt)
+    z[...] = data
+
+
+def blobs(shape, seed, fraction=0.5):
+    r = np.random.default_rng(seed)
+    f = r.random(shape)
+    for ax in range(len(shape)):  # smoothed noise: blobs of a few pixels, holes inside some
+        f = (f + np.roll(f, 1, ax) + np.roll(f, -1, ax)) / 3
+    return (f > np.quantile(f, 1 - fraction)).astype(np.uint8) * 255
+
+
+def grey(shape, seed):
+    r = np.random.default_rng(seed)
+    grids = np.meshgrid(*[np.linspace(0, 4, n) for n in shape], indexing="ij")
+    f = sum(np.sin(g * (1 + r.random()) + r.random() * 6) for g in grids) + 0.4 * r.random(shape)
+    return np.floor((f - f.min()) / np.ptp(f) * 180 + 20).astype(np.uint8)
+
+
+# operation, options, input maker
+CASES = [
+    ("label", [], blobs),
+    ("label", ["--connectivity", "4"], blobs),
+    ("label", ["--equal-values", "--background", "20"], lambda s, k: (grey(s, k) // 40 * 40).astype(np.uint8)),
+    ("fill-holes", [], blobs),
+    ("fill-holes", ["--connectivity", "8"], blobs),
+    ("fill-holes", [], grey),
+    ("clear-border", ["--buffer", "2"], blobs),
+    ("remove-small-objects", ["--min-size", "9"], blobs),
+    ("remove-small-holes", ["--area-threshold", "7", "--foreground", "1"], blobs),
+    ("h-maxima", ["--h", "12"], grey),
+    ("h-minima", ["--h", "7.5"], grey),
+    ("regional-maxima", [], grey),
+    ("regional-minima", ["--connectivity", "4"], grey),
+    ("gauss", ["--sigma", "2.5", "--border", "reflect"], grey),
+    ("gauss", ["--sigma", "1.5", "--sigma-y", "0", "--border", "wrap", "--dtype", "f32"], grey),
+]
+
+
+def _volume_options(opts):
+    return [{"4": "6", "8": "26"}.get(o, o) for o in opts]
+
+
+@pytest.mark.parametrize("op,opts,make", CASES, ids=["%s%s" % (c[0], "".join(c[1])) for c in CASES])
+def test_equals_the_command_line_on_the_whole_file(tmp_path, op, opts, make):
+    img = make((61, 83), 3)
+    src = tmp_path / "in.tif"
+    tifffile.imwrite(src, img, tile=(32, 32))
+    want_opts = opts + (["--method", "separable"] if op == "gauss" else [])
+    parac_cli(op, src, tmp_path / "want.npy", *want_opts)
+    want = np.load(tmp_path / "want.npy")
+    for k, (chunks, out) in enumerate((("17", "a.zarr"), ("61,9", "b.tif"), ("1,83", "c.npy"), ("40,30", "d.ome.zarr"))):
+        r = dask_cli(op, src, tmp_path / out, "--chunks", chunks, *opts)
+        got = read(tmp_path / out)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want, err_msg="%s %s chunks %s" % (op, opts, chunks))
+        if op == "label":
+            assert r.stdout.strip() == "count: %d" % want.max()
+
+
+@pytest.mark.parametrize("op,opts", [("label", ["--connectivity", "18"]), ("fill-holes", []),
+                                     ("h-maxima", ["--h", "20"]), ("remove-small-objects", ["--min-size", "5"]),
+                                     ("gauss", ["--sigma", "1", "--sigma-z", "2"])])
+def test_volumes(tmp_path, op, opts):
+    img = (blobs if op in ("label", "fill-holes", "remove-small-objects") else grey)((13, 21, 17), 5)
+    src = tmp_path / "in.npy"
+    np.save(src, img)
+    parac_cli(op, src, tmp_path / "want.npy", *(opts + (["--method", "separable"] if op == "gauss" else [])))
+    want = np.load(tmp_path / "want.npy")
+    for chunks in ("5", "13,4,17", "1,21,6"):
+        dask_cli(op, src, tmp_path / "got.zarr", "--chunks", chunks, *opts)
+        np.testing.assert_array_equal(read(tmp_path / "got.zarr"), want, err_msg="%s chunks %s" % (op, chunks))
+    dask_cli(op, src, tmp_path / "got.tif", "--chunks", "4", *opts)
+    np.testing.assert_array_equal(read(tmp_path / "got.tif"), want)
+
+
+def test_reconstruct_from_two_files(tmp_path):
+    mask = grey((45, 52), 7)
+    marker = np.where(mask > 60, mask - 60, 0).astype(np.uint8)
+    write_zarr(tmp_path / "marker.zarr", marker, (16, 16))
+    np.save(tmp_path / "mask.npy", mask)
+    np.save(tmp_path / "marker.npy", marker)
+    parac_cli("reconstruct", tmp_path / "marker.npy", tmp_path / "mask.npy", tmp_path / "want.npy")
+    dask_cli("reconstruct", tmp_path / "marker.zarr", tmp_path / "mask.npy", tmp_path / "got.zarr", "--chunks", "10")
+    np.testing.assert_array_equal(read(tmp_path / "got.zarr"), np.load(tmp_path / "want.npy"))
+    above = np.minimum(mask.astype(int) + 50, 255).astype(np.uint8)
+    np.save(tmp_path / "above.npy", above)
+    parac_cli("reconstruct", tmp_path / "above.npy", tmp_path / "mask.npy", tmp_path / "want.npy", "--mode", "erosion")
+    dask_cli("reconstruct", tmp_path / "above.npy", tmp_path / "mask.npy", tmp_path / "got.tif", "--chunks", "7,50",
+             "--mode", "erosion")
+    np.testing.assert_array_equal(read(tmp_path / "got.tif"), np.load(tmp_path / "want.npy"))
+
+
+def test_an_ome_zarr_input_with_time_and_channel_axes(tmp_path):
+    img = blobs((40, 50), 9)
+    fmt = {"zarr_format": 2} if int(zarr.__version__.split(".")[0]) >= 3 else {}
+    g = zarr.open_group(str(tmp_path / "in.ome.zarr"), mode="w", **fmt)
+    write_zarr(tmp_path / "in.ome.zarr" / "0", img[None, None], (1, 1, 16, 16))
+    g.attrs["multiscales"] = [{"version": "0.4", "axes": [{"name": n} for n in "tcyx"],
+                               "datasets": [{"path": "0"}]}]
+    np.save(tmp_path / "in.npy", img)
+    parac_cli("label", tmp_path / "in.npy", tmp_path / "want.npy")
+    dask_cli("label", tmp_path / "in.ome.zarr", tmp_path / "got.zarr")
+    np.testing.assert_array_equal(read(tmp_path / "got.zarr"), np.load(tmp_path / "want.npy"))
+
+
+def test_bad_input_exits_1_and_writes_nothing(tmp_path):
+    img = grey((20, 30), 1)
+    np.save(tmp_path / "in.npy", img)
+    out = tmp_path / "out.zarr"
+    write_zarr(out, np.full((3, 3), 7, np.uint8), (3, 3))  # an earlier output: must stay whole
+
+    def fails(*args, match):
+        r = dask_cli(*args, ok=False)
+        assert r.returncode == 1, (args, r.returncode, r.stderr)
+        assert match in r.stderr and "Traceback" not in r.stderr, r.stderr
+        np.testing.assert_array_equal(read(out), np.full((3, 3), 7, np.uint8))
+        assert sorted(os.listdir(tmp_path)) == sorted(before)
+
+    before = os.listdir(tmp_path)
+    fails("no-such-op", tmp_path / "in.npy", out, match="unknown or unsupported operation")
+    fails("label", tmp_path / "missing.npy", out, match="no such file")
+    fails("label", tmp_path / "in.npy", tmp_path / "out.png", match="unknown format")
+    fails("label", tmp_path / "in.npy", tmp_path / "nowhere" / "out.zarr", match="does not exist")
+    fails("label", tmp_path / "in.npy", out, "--connectivity", "6", match="not valid for a 2D image")
+    fails("label", tmp_path / "in.npy", out, "--chunks", "0", match="--chunks")
+    fails("h-maxima", tmp_path / "in.npy", out, match="--h is required")
+    fails("h-maxima", tmp_path / "in.npy", out, "--h", "0", match="h must be > 0")
+    fails("gauss", tmp_path / "in.npy", out, "--sigma", "x", match="--sigma")
+    (tmp_path / "bad.tif").write_bytes(b"II*\x00garbage" * 10)
+    before = os.listdir(tmp_path)
+    fails("label", tmp_path / "bad.tif", out, match="not a readable TIFF")
+    nan = img.astype(np.float32)
+    nan[4, 5] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
+    before = os.listdir(tmp_path)
+    fails("h-minima", tmp_path / "nan.npy", out, "--h", "2", match="NaN")
+    np.save(tmp_path / "above.npy", np.minimum(img.astype(int) + 9, 255).astype(np.uint8))
+    before = os.listdir(tmp_path)
+    fails("reconstruct", tmp_path / "above.npy", tmp_path / "in.npy", out, "--chunks", "8", match="marker")
+    np.save(tmp_path / "rgb.npy", np.zeros((4, 5, 6, 7), np.uint8))
+    before = os.listdir(tmp_path)
+    fails("label", tmp_path / "rgb.npy", out, match="2D image or a 3D volume")
+
+
+def test_a_distributed_scheduler(tmp_path):
+    distributed = pytest.importorskip("distributed")
+    img = blobs((70, 90), 11)
+    np.save(tmp_path / "in.npy", img)
+    parac_cli("fill-holes", tmp_path / "in.npy", tmp_path / "want.npy")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
+        r = dask_cli("fill-holes", tmp_path / "in.npy", tmp_path / "got.tif", "--chunks", "25",
+                     "--scheduler", c.scheduler_address, "--progress")
+    np.testing.assert_array_equal(read(tmp_path / "got.tif"), np.load(tmp_path / "want.npy"))
+    assert r.returncode == 0
