@@ -160,6 +160,54 @@ def skeletonize_pf(image, *, threshold=None, field_strength=6, charge_distance=1
             return skel, json.load(f)
 
 
+def skeletonize_pf_labels(labels, *, field_strength=6, charge_distance=1, divergence=0.5, spacing=None,
+                          rules="paper", return_graphs=False, device=None, method=None):
+    """The curve skeleton of every label of a segmentation, each label as if
+    alone in the volume (Kimimaro's use; docs/skeleton.md): a volume of the
+    labels' dtype holding each label on its skeleton's voxels.
+
+    ``labels``: a 3D volume of non-negative integers (0: background), NumPy
+    or Dask (one task per label, spread over Dask's workers; the bounding
+    boxes are computed first, the skeletons lazily). The parameters are
+    skeletonize_pf's; ``method`` (default ``auto``) is chosen per label by
+    its cut's size: the exact field up to 2^20 voxels on the CPU and 2^25 on
+    a GPU, the approximate one above; name one to have every label alike.
+    Labels too thin for a field get no skeleton; they are listed (and a
+    warning says how many, for NumPy volumes).
+
+    With ``return_graphs=True`` the result is ``(skeleton, graphs, skipped)``:
+    ``graphs`` maps each label to its graph (nodes and segments in the
+    volume's physical units), ``skipped`` each label without a skeleton to
+    the reason. For a Dask volume, graphs and skipped are computed with it."""
+    from . import _skeleton_labels
+
+    who = "parac.morphology.skeletonize_pf_labels"
+    kw = dict(field_strength=field_strength, charge_distance=charge_distance, divergence=divergence,
+              spacing=spacing, rules=rules, device=device, method=method)
+    if int(charge_distance) < 0:
+        raise ValueError("%s: charge_distance must be >= 0" % who)
+    margin = int(charge_distance) + 2
+    if _dask.is_dask(labels):
+        skel, results = _skeleton_labels.skeletons_dask(labels, kw, margin, return_graphs, who)
+        if not return_graphs:
+            return skel
+        import dask
+
+        skel, res = dask.persist(skel, results)
+        res = res.compute()
+        graphs = {lab: g for lab, _c, g, why in res if not why}
+        skipped = {lab: why for lab, _c, _g, why in res if why}
+        return skel, graphs, skipped
+    skel, graphs, skipped = _skeleton_labels.skeletons_in_memory(labels, kw, margin, return_graphs, who)
+    if skipped and not return_graphs:
+        import warnings
+
+        warnings.warn("%s: %d label(s) too thin for a field have no skeleton (%s); return_graphs=True lists them"
+                      % (who, len(skipped), ", ".join(str(k) for k in list(skipped)[:5]) +
+                         (", ..." if len(skipped) > 5 else "")), stacklevel=2)
+    return (skel, graphs, skipped) if return_graphs else skel
+
+
 def _small_input(ar, who):
     """ar as the library reads it, and whether it is bool: bool arrays as
     their bytes (no copy), integer label images as uint8 / uint16 / int32

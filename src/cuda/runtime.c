@@ -11,6 +11,7 @@
 #include "core/device_internal.h"
 #include "parac/context.h"
 #include "cuda_check.h"
+#include "staged_copy.h"
 
 parac_status parac__cuda_status(cudaError_t err, const char *call, const char *file, int line)
 {
@@ -264,6 +265,13 @@ parac_status parac__cuda_stream_sync(void *stream)
 parac_status parac__cuda_copy_rows(void *dst, int64_t dst_pitch, const void *src,
                                    int64_t src_pitch, size_t row_bytes, size_t rows, void *stream)
 {
+    /* large copies between pageable host memory and a device: pinned
+     * staging, several threads, pipelined (staged_copy.c) */
+    if (parac__staged_copy_wanted(dst, src, row_bytes * rows)) {
+        int done = 0;
+        PARAC_TRY(parac__staged_copy_rows(dst, dst_pitch, src, src_pitch, row_bytes, rows, stream, &done));
+        if (done) return PARAC_OK;
+    }
     /* cudaMemcpyDefault: unified addressing tells host from device pointers,
      * and pageable host memory makes the copy synchronous by itself. */
     PARAC_CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)dst_pitch, src, (size_t)src_pitch, row_bytes,
