@@ -41,6 +41,7 @@ def main():
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--workers", type=int, default=8, help="Dask threads")
     ap.add_argument("--chunk", type=int, default=128)
+    ap.add_argument("--processes", type=int, default=0, help="also on a LocalCluster of this many processes")
     args = ap.parse_args()
     import dask
     import dask.array as da
@@ -67,6 +68,19 @@ def main():
         report("Dask, %d threads, chunks %d^3, one task per label" % (args.workers, args.chunk),
                time.perf_counter() - t)
     print("#   equal to the in-process result: %s" % np.array_equal(got, want), flush=True)
+    if args.processes:
+        import distributed
+
+        with distributed.LocalCluster(n_workers=args.processes, threads_per_worker=1, dashboard_address=None) as c:
+            with distributed.Client(c) as client:
+                dv = client.scatter(v)
+                d = da.from_delayed(dv, v.shape, v.dtype).rechunk(args.chunk)
+                d = d.persist()
+                t = time.perf_counter()
+                got = parac.morphology.skeletonize_pf_labels(d, device=args.device).compute()
+                report("Dask LocalCluster, %d worker processes, one task per label" % args.processes,
+                       time.perf_counter() - t)
+        print("#   equal to the in-process result: %s" % np.array_equal(got, want), flush=True)
 
 
 if __name__ == "__main__":
