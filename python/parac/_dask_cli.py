@@ -17,8 +17,9 @@ from functools import partial
 import numpy as np
 
 # operations this command runs, and how many images each reads
-_INPUTS = {"gauss": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
-           "regional-minima": 1, "clear-border": 1, "label": 1, "remove-small-objects": 1, "remove-small-holes": 1}
+_INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
+           "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
+           "remove-small-holes": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # tuning of one in-memory method, with no meaning chunk by chunk
 _UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates")}
@@ -147,6 +148,113 @@ def _gauss(a, p, device, method):
 
 def _call(fn, kw, device, method, block):
     return fn(block, device=device, method=method, **kw)
+
+
+def _convert(a, p, device, method):
+    """Pixel by pixel, so each chunk on its own; minmax needs the whole
+    array's range and is refused."""
+    from . import convert
+
+    if p["scale"] == "minmax":
+        raise UsageError("--scale minmax stretches by the whole image's range; parac-dask does not run it yet "
+                         "(give the range's mapping with another tool, or use full / none)")
+    if p["channels"] not in (None, 1):
+        raise UsageError("--channels %d: parac-dask takes and gives one channel" % p["channels"])
+    kw = {k: p[k] for k in ("dtype", "scale") if p[k] is not None}
+    dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
+    return a.map_blocks(partial(_call, convert, kw, device, method), dtype=dtype), []
+
+
+def _kernel_rows(text, who):
+    """The rows of a --kernel / --kernel-x / --kernel-y value, as the command
+    line reads it: a .npy file, a text file, or inline rows "1,2,1;2,4,2"."""
+    import os
+
+    try:
+        if text.endswith(".npy"):
+            k = np.load(text)
+            return np.atleast_2d(k).astype(np.float64)
+        if os.path.exists(text):
+            with open(text) as f:
+                lines = [ln.split("#")[0] for ln in f]
+        else:
+            lines = text.split(";")
+        rows = [[float(v) for v in ln.replace(",", " ").split()] for ln in lines]
+        rows = [r for r in rows if r]
+        if not rows or len({len(r) for r in rows}) != 1:
+            raise ValueError("rows of different lengths")
+        return np.array(rows)
+    except (OSError, ValueError) as e:
+        raise UsageError("%s: not a kernel (%s)" % (who, e)) from None
+
+
+def _convolve(a, p, device, method):
+    """A local filter: halos of the kernel's reach (its anchor at width/2,
+    height/2); a volume's slices are filtered each on its own."""
+    from . import _dask, convolve
+
+    if p["kernel"] is not None:
+        k = _kernel_rows(p["kernel"], "--kernel")
+        h, w = k.shape
+    elif p["kernel_x"] is not None and p["kernel_y"] is not None:
+        w = _kernel_rows(p["kernel_x"], "--kernel-x").size
+        h = _kernel_rows(p["kernel_y"], "--kernel-y").size
+    else:
+        raise UsageError("--kernel, or --kernel-x with --kernel-y, is required")
+    depth = [h // 2, w // 2] if a.ndim == 2 else [0, h // 2, w // 2]
+    kw = {k: p[k] for k in ("kernel", "kernel_x", "kernel_y", "border", "dtype") if p[k] is not None}
+    dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
+    block = partial(_call, convolve, kw, device, method)
+    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
+
+
+def _floodfill(a, p, device, method):
+    """Each seed's region by one merge of faces (the pixels within the
+    tolerance of that seed's value, the component holding the seed), set to
+    the value, or a mask of 1 in the regions."""
+    from . import _dask_global
+
+    if not p["seed"]:
+        raise UsageError("--seed X,Y (or X,Y,Z) is required")
+    seeds = []
+    for text in p["seed"]:
+        try:
+            xyz = [int(v) for v in text.split(",")]
+        except ValueError:
+            raise UsageError("--seed %s: whole numbers X,Y or X,Y,Z" % text) from None
+        if len(xyz) != a.ndim:
+            raise UsageError("--seed %s: %d coordinates for a %dD image" % (text, a.ndim, a.ndim))
+        pt = tuple(reversed(xyz))  # array order: slices, rows, columns
+        if any(not 0 <= v < n for v, n in zip(pt, a.shape)):
+            raise UsageError("--seed %s lies outside the image (%s)" % (text, " x ".join(map(str, a.shape[::-1]))))
+        seeds.append(pt)
+    conn = _connectivity(p, a.ndim, default_face=True)
+    if a.ndim == 3 and conn in (4, 8):
+        raise UsageError("--connectivity %d on a volume (within the seed's slice) is not run by parac-dask yet; "
+                         "give 6, 18 or 26" % conn)
+    tol = p["tolerance"]
+    if tol < 0:
+        raise UsageError("--tolerance must be >= 0")
+    if not p["mask"]:
+        v = p["value"]
+        if v is None:
+            raise UsageError("--value is required unless --mask")
+        if a.dtype.kind != "f" and (v != int(v) or not np.iinfo(a.dtype).min <= v <= np.iinfo(a.dtype).max):
+            raise UsageError("value %g does not fit a %s image (%d..%d, whole)" % (
+                v, a.dtype, np.iinfo(a.dtype).min, np.iinfo(a.dtype).max))
+    regions = None
+    for pt in seeds:
+        req = _dask_global.Request(partial(_dask_global.block_labels, kind="within", conn=conn, background=float(tol),
+                                           device=device, method=method), a.ndim, conn, seed=pt, extra=a[pt])
+        r = _dask_global.components(a, req, "marked", _dask_global.marked, np.bool_)[0]
+        regions = r if regions is None else regions | r
+    if p["mask"]:
+        return regions.astype(np.uint8), []
+    return a.map_blocks(_set_where, regions, p["value"], dtype=a.dtype), []
+
+
+def _set_where(block, where, value):
+    return _xp(block).where(where, block.dtype.type(value), block)
 
 
 def _reconstruct(marker, mask, p, device, method):
@@ -285,7 +393,7 @@ def _foreground(fg, block, decided):
     return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
 
 
-_RUN = {"gauss": _gauss, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
+_RUN = {"convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
         "remove-small-objects": _small_objects, "remove-small-holes": _small_holes,
         "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
         "regional-maxima": partial(_extrema, "regional-maxima"),

@@ -89,6 +89,12 @@ CASES = [
     ("regional-minima", ["--connectivity", "4"], grey),
     ("gauss", ["--sigma", "2.5", "--border", "reflect"], grey),
     ("gauss", ["--sigma", "1.5", "--sigma-y", "0", "--border", "wrap", "--dtype", "f32"], grey),
+    ("convolve", ["--kernel", "1,2,1;2,4,2;1,2,1", "--border", "replicate"], grey),
+    ("convolve", ["--kernel-x", "1,2,3,2", "--kernel-y", "1,-1,1,1,0.5", "--dtype", "f32", "--border", "wrap"], grey),
+    ("convert", ["--dtype", "f32"], grey),
+    ("convert", ["--dtype", "u16", "--scale", "full"], grey),
+    ("floodfill", ["--seed", "5,7", "--value", "3", "--tolerance", "30"], grey),
+    ("floodfill", ["--seed", "5,7", "--seed", "60,40", "--mask", "--tolerance", "15", "--connectivity", "8"], grey),
 ]
 
 
@@ -114,6 +120,9 @@ def test_equals_the_command_line_on_the_whole_file(tmp_path, op, opts, make):
 
 
 @pytest.mark.parametrize("op,opts", [("label", ["--connectivity", "18"]), ("fill-holes", []),
+                                     ("convolve", ["--kernel", "0,1,0;1,-4,1;0,1,0", "--dtype", "f32"]),
+                                     ("floodfill", ["--seed", "3,4,5", "--value", "9", "--tolerance", "40",
+                                                    "--connectivity", "26"]),
                                      ("h-maxima", ["--h", "20"]), ("remove-small-objects", ["--min-size", "5"]),
                                      ("gauss", ["--sigma", "1", "--sigma-z", "2"])])
 def test_volumes(tmp_path, op, opts):
@@ -182,6 +191,10 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     fails("h-maxima", tmp_path / "in.npy", out, match="--h is required")
     fails("h-maxima", tmp_path / "in.npy", out, "--h", "0", match="h must be > 0")
     fails("gauss", tmp_path / "in.npy", out, "--sigma", "x", match="--sigma")
+    fails("floodfill", tmp_path / "in.npy", out, "--seed", "30,5", "--value", "1", match="outside the image")
+    fails("floodfill", tmp_path / "in.npy", out, "--seed", "3,5", "--value", "300", match="does not fit")
+    fails("convert", tmp_path / "in.npy", out, "--scale", "minmax", match="minmax")
+    fails("convolve", tmp_path / "in.npy", out, "--kernel", "1,2;3", match="not a kernel")
     (tmp_path / "bad.tif").write_bytes(b"II*\x00garbage" * 10)
     before = os.listdir(tmp_path)
     fails("label", tmp_path / "bad.tif", out, match="not a readable TIFF")
