@@ -13,6 +13,7 @@ leaves no output, and an earlier file of that name stays whole until then.
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 
@@ -60,19 +61,36 @@ class _TiffChunks:
         self.ndim = len(self.shape)
 
     def __getitem__(self, index):
-        import tifffile
-        import zarr
-
-        store = tifffile.imread(self.path, aszarr=True, series=0, level=0)
-        try:
-            z = zarr.open(store, mode="r")
-            full = [slice(None)] * len(z.shape)
-            it = iter(index if isinstance(index, tuple) else (index,))
-            for i in range(len(z.shape)):
-                full[i] = 0 if i in self._squeeze else next(it, slice(None))
+        z, lock = _open_tiff(self.path)
+        full = [slice(None)] * len(z.shape)
+        it = iter(index if isinstance(index, tuple) else (index,))
+        for i in range(len(z.shape)):
+            full[i] = 0 if i in self._squeeze else next(it, slice(None))
+        with lock:  # one file handle per process: its reads one at a time
             return np.asarray(z[tuple(full)])
-        finally:
-            store.close()
+
+
+_TIFFS = {}
+_TIFFS_LOCK = threading.Lock()
+
+
+def _open_tiff(path):
+    """The Zarr view of a TIFF's first series and its lock, opened once per
+    process and file version (parsing a volume's thousands of pages for
+    every chunk would cost more than reading it)."""
+    import tifffile
+    import zarr
+
+    st = os.stat(path)
+    key = (os.path.abspath(path), st.st_size, st.st_mtime_ns)
+    with _TIFFS_LOCK:
+        got = _TIFFS.get(key)
+        if got is None:
+            for old in [k for k in _TIFFS if k[0] == key[0]]:  # an older version of the file
+                _TIFFS.pop(old)[2].close()
+            store = tifffile.imread(path, aszarr=True, series=0, level=0)
+            got = _TIFFS[key] = (zarr.open(store, mode="r"), threading.Lock(), store)
+    return got[0], got[1]
 
 
 class _NpyChunks:
