@@ -20,6 +20,8 @@ segments in physical units of the whole volume).
 """
 import numpy as np
 
+from ._dask_global import _host, _xp
+
 # the skeleton operation's messages for objects that have no skeleton
 _NO_SKELETON = ("too thin", "no object voxels")
 
@@ -51,10 +53,6 @@ def _skeleton_of(crop, label, origin, kw, with_graph):
         for seg in graph.get("segments", []):
             seg["points"] = [moved(p) for p in seg["points"]]
     return label, coords, graph, None
-
-
-def _host(a):
-    return a.get() if type(a).__module__.split(".")[0] == "cupy" else a
 
 
 def _cut(box, shape, margin):
@@ -95,16 +93,7 @@ def _paint(block, results, dtype, block_info=None):
     for label, coords, _graph, _why in results:
         inside = coords[np.all((coords >= lo) & (coords < hi), axis=1)] - lo
         out[tuple(inside.T)] = label
-    xp = _xp_of(block)
-    return xp.asarray(out)
-
-
-def _xp_of(a):
-    if type(a).__module__.split(".")[0] == "cupy":
-        import cupy
-
-        return cupy
-    return np
+    return _xp(block).asarray(out)
 
 
 def _check(labels, who):
