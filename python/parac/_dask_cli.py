@@ -21,6 +21,11 @@ _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-hole
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
+# the input dtypes each operation takes, as the command line's
+_TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
+          "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32")}
+_TAKES_DEFAULT = ("u8", "u16", "f32")
+_NAMES = {v: k for k, v in _DTYPES.items()}
 # tuning of one in-memory method, with no meaning chunk by chunk
 _UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates")}
 
@@ -452,6 +457,12 @@ def run(argv):
     _dask_files.prepare(out)
     first = _dask_files.open_array(ins[0])
     arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
+    takes = _TAKES.get(name, _TAKES_DEFAULT)
+    for f, a in zip(ins, arrays):
+        dt = _NAMES.get(str(a.dtype), str(a.dtype))
+        if dt not in takes:
+            raise UsageError("%s: %s: dtype %s is not supported (%s; see 'parac-dask convert')"
+                             % (name, f, dt, ", ".join(takes)))
     sched, client = _client(ns.scheduler)
     show = not ns.quiet and (ns.progress or sys.stderr.isatty())
     with sched:
