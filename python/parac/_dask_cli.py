@@ -16,6 +16,8 @@ from functools import partial
 
 import numpy as np
 
+from ._dask_rounds import _xp
+
 # operations this command runs, and how many images each reads
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
@@ -286,10 +288,9 @@ def _fill_holes(a, p, device, method):
 
     conn = _connectivity(p, a.ndim, default_face=True)
     lo, hi = dask.compute(a.min(), a.max())
-    others = dask.compute(((a != lo) & (a != hi)).any())[0]
     if lo == hi:
         return a, []
-    if not others:
+    if not dask.compute(((a != lo) & (a != hi)).any())[0]:
         req = _dask_global.Request(partial(_labels_of_value, value=lo, conn=conn, device=device, method=method),
                                    a.ndim, conn, zone=1)
         return _dask_global.components(a, req, "marked", partial(_fill_unmarked, lo, hi), a.dtype)[0], []
@@ -322,12 +323,6 @@ def _labels_of_value(block, extra, value, conn, device, method):
 def _fill_unmarked(lo, hi, block, decided):
     xp = _xp(block)
     return xp.where((block == lo) & ~decided, block.dtype.type(hi), block)
-
-
-def _xp(a):
-    from ._dask_rounds import _xp
-
-    return _xp(a)
 
 
 def _extrema(kind, a, p, device, method):

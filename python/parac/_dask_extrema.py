@@ -23,13 +23,9 @@ import math
 
 import numpy as np
 
+from ._dask_rounds import _xp
+
 _MAX = {"uint8": 255, "uint16": 65535}
-
-
-def _xp(a):
-    from ._dask_rounds import _xp
-
-    return _xp(a)
 
 
 def _range(a, who):
