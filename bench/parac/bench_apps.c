@@ -73,24 +73,7 @@ static const app apps[] = {
     {"unsharp", 64, run_unsharp},     /* f32: gray 16, hblur 8, ratio 12, out 28 */
 };
 
-/* Kernel totals before the current program's calls, to print the
- * difference: the program's own kernels, each its mean per call. */
-static unsigned long long before[256];
-
-static void snapshot_kernel_times(void)
-{
-    const char *kn;
-    unsigned long long ns;
-    for (int i = 0; i < 256; i++) before[i] = profile_kernel(i, &kn, &ns) ? ns : 0;
-}
-
-static void print_kernel_times(int calls)
-{
-    const char *kn;
-    unsigned long long ns;
-    for (int i = 0; i < 256 && profile_kernel(i, &kn, &ns); i++)
-        if (ns > before[i]) printf("      %-56s %8.4f ms\n", kn, (double)(ns - before[i]) / 1e6 / calls);
-}
+#include "kernel_times.h"
 
 static double wall_ms(void)
 {

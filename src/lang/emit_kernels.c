@@ -217,9 +217,9 @@ static void vector_loads(PrintCtx *p, Region *r, int last)
         /* the row may lie outside the matrix where the body reads it only
          * under a condition: such rows load as zeros too */
         print_fmt(p, "    %s parac_ld%d[%d];\n", T, i, g->nvec);
-        print_fmt(p, "    const int parac_row%d = 1", i);
+        print_fmt(p, "    const int parac_row%d = %s", i, n == 1 ? "1" : "");
         for (int d = 0; d < n - 1; d++) {
-            print_fmt(p, " && ");
+            if (d) print_fmt(p, " && ");
             print_expr(p, e[d]);
             print_fmt(p, " >= 0 && ");
             print_expr(p, e[d]);

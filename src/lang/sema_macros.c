@@ -69,6 +69,16 @@ static const Obj *matrix_in_define(const char *text, const Names *s)
         if (*p == ')') p++;
     }
     while (*p) {
+        if (p[0] == '/' && p[1] == '*') { /* a comment: words in it name nothing */
+            const char *e = strstr(p + 2, "*/");
+            p = e ? e + 2 : p + strlen(p);
+            continue;
+        }
+        if (p[0] == '/' && p[1] == '/') break;
+        if (isdigit((unsigned char)*p)) { /* a number, 0x1F or 1e5f: no name in it */
+            while (isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
+            continue;
+        }
         if (*p == '"' || *p == '\'') { /* a string or character: no names in it */
             char q = *p++;
             while (*p && *p != q) p += (*p == '\\' && p[1]) ? 2 : 1;

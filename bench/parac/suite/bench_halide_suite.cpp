@@ -1,0 +1,225 @@
+// Halide 14 peers of the ParaC application suite (halide_apps.cpp, built by
+// build.sh): each schedule's output checked against the ParaC program's C
+// target (paracc's output of examples/apps/<app>.pc, itself tested against
+// independent references by tests/python/test_paracc_apps.py) at every size,
+// then timed as Halide's apps time themselves: wall clock around the call
+// and a device sync, the input already on the device (median of --runs
+// after two warm-up calls). Schedules: the hand-written GPU one and Li2018's;
+// on the host's cores, Halide's CPU schedule of each app and Adams2019's.
+//
+//   bench_halide_suite [--runs N] [--sizes 2560x1536,4096x4096] [--targets cpu,cuda] [--json FILE]
+// (rows x columns)
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "HalideBuffer.h"
+#include "HalideRuntime.h"
+
+extern "C" {
+#include "bench_util.h"
+void harris(int H, int W, float *in, float *out);
+void stencil_chain(int H, int W, uint16_t *in, uint16_t *out);
+void hist(int H, int W, uint8_t *in, uint8_t *out);
+void max_filter(int H, int W, float *in, float *out);
+}
+#ifdef SUITE_HOST
+// build.sh --host: the algorithms with Halide's default schedule on the
+// host, checked against the C target (no GPU needed)
+#include "harris_host.h"
+#include "hist_host.h"
+#include "max_filter_host.h"
+#include "stencil_chain_host.h"
+#define harris_cuda harris_host
+#define harris_cuda_auto harris_host
+#define hist_cuda hist_host
+#define hist_cuda_auto hist_host
+#define max_filter_cuda max_filter_host
+#define max_filter_cuda_auto max_filter_host
+#define stencil_chain_cuda stencil_chain_host
+#define stencil_chain_cuda_auto stencil_chain_host
+#define harris_cpu harris_host
+#define harris_cpu_auto harris_host
+#define hist_cpu hist_host
+#define hist_cpu_auto hist_host
+#define max_filter_cpu max_filter_host
+#define max_filter_cpu_auto max_filter_host
+#define stencil_chain_cpu stencil_chain_host
+#define stencil_chain_cpu_auto stencil_chain_host
+#else
+#include "harris_cpu.h"
+#include "harris_cpu_auto.h"
+#include "hist_cpu.h"
+#include "hist_cpu_auto.h"
+#include "max_filter_cpu.h"
+#include "max_filter_cpu_auto.h"
+#include "stencil_chain_cpu.h"
+#include "stencil_chain_cpu_auto.h"
+#include "harris_cuda.h"
+#include "harris_cuda_auto.h"
+#include "hist_cuda.h"
+#include "hist_cuda_auto.h"
+#include "max_filter_cuda.h"
+#include "max_filter_cuda_auto.h"
+#include "stencil_chain_cuda.h"
+#include "stencil_chain_cuda_auto.h"
+#endif
+
+using Halide::Runtime::Buffer;
+
+namespace {
+
+typedef int (*pipeline)(halide_buffer_t *, halide_buffer_t *);
+
+struct job {
+    pipeline fn;
+    halide_buffer_t *in, *out;
+    bool cuda;
+};
+
+int call(void *user, int)
+{
+    job *j = static_cast<job *>(user);
+    int e = j->fn(j->in, j->out);
+    // on the host there is nothing to wait for (halide_device_sync would say so as an error)
+    return e || !j->cuda ? e : halide_device_sync(nullptr, j->out);
+}
+
+// Halide's default handler ends the process; a schedule's failure is
+// reported by its status instead, and the run goes on
+void print_halide_error(void *, const char *msg) { fprintf(stderr, "Halide: %s\n", msg); }
+
+struct opts {
+    int runs = 20;
+    bool cpu = true, cuda = true;
+    FILE *json = nullptr;
+};
+
+// Halide's output against the C target's: integers exactly (hist: within the
+// 2 levels that contracted float arithmetic may move a grey pixel's bin by,
+// on at most 1 % of the pixels), floats within 1e-4 of the largest value.
+template <typename T>
+bool same(const char *app, const T *got, const T *want, size_t n)
+{
+    size_t bad = 0;
+    double worst = 0, scale = 1;
+    for (size_t i = 0; i < n; i++) scale = std::fmax(scale, std::fabs((double)want[i]));
+    for (size_t i = 0; i < n; i++) {
+        const double d = std::fabs((double)got[i] - (double)want[i]);
+        worst = std::fmax(worst, d);
+        const bool off = !strcmp(app, "harris") ? d > 1e-4 * scale : !strcmp(app, "hist") ? d > 2 : d != 0;
+        bad += off;
+    }
+    size_t moved = 0;
+    if (!strcmp(app, "hist"))
+        for (size_t i = 0; i < n; i++) moved += got[i] != want[i];
+    if (bad || moved > n / 100) {
+        fprintf(stderr, "bench_halide_suite: %s differs from the ParaC C target at %zu of %zu values (largest %g)\n", app,
+                bad ? bad : moved, n, worst);
+        return false;
+    }
+    return true;
+}
+
+template <typename TI, typename TO>
+int check_and_time(const char *app, pipeline fn, const char *schedule, int H, int W, int cin, int OH, int OW, int cout,
+                   void (*paracc_c)(int, int, TI *, TO *), const opts &o)
+{
+    Buffer<TI> in = cin > 1 ? Buffer<TI>(W, H, cin) : Buffer<TI>(W, H);
+    Buffer<TO> out = cout > 1 ? Buffer<TO>(OW, OH, cout) : Buffer<TO>(OW, OH);
+    std::vector<TO> want((size_t)OW * OH * cout);
+    bench_fill_lcg(in.data(), in.size_in_bytes(), sizeof(TI) == 4);
+    in.set_host_dirty();
+    paracc_c(H, W, in.data(), want.data());
+    const bool cuda = strstr(schedule, "cuda") != nullptr;
+    job j{fn, in.raw_buffer(), out.raw_buffer(), cuda};
+    fprintf(stderr, "bench_halide_suite: %s %dx%d %s\n", app, H, W, schedule);
+    int e = call(&j, 0);
+    if (e == 0 && cuda) e = out.copy_to_host();
+    if (e != 0) { // the schedule's own failure (an autoscheduler's tiles reading outside the input): reported, not timed
+        printf("  %-13s %5dx%-5d  %-22s failed: Halide error %d\n", app, H, W, schedule, e);
+        return 0;
+    }
+    if (!same(app, out.data(), want.data(), want.size())) return 1;
+    bench_stats st;
+    if (bench_time_cpu(call, &j, 2, o.runs, &st) != 0) {
+        fprintf(stderr, "bench_halide_suite: %s %dx%d failed while timed\n", app, H, W);
+        return 1;
+    }
+    printf("  %-13s %5dx%-5d  %-22s %8.4f ms (wall%s)\n", app, H, W, schedule, st.median_ms, cuda ? ", device sync" : "");
+    if (o.json) {
+        char case_name[64];
+        snprintf(case_name, sizeof case_name, "%s_%dx%d", app, H, W);
+        bench_emit(o.json, "parac_suite", case_name, schedule, cuda ? "cuda" : "cpu", st.median_ms, 0, 0);
+    }
+    return 0;
+}
+
+int one_size(int H, int W, const opts &o)
+{
+#ifdef SUITE_HOST
+    static const char *const names[] = {"halide-host-default"};
+#else
+    // Li2018's and Adams2019's tiles shift inwards: smaller images fail their bounds
+    static const char *const names[] = {"halide-cuda-manual", "halide-cuda-li2018", "halide-cpu-manual",
+                                        "halide-cpu-adams2019"};
+#endif
+    int rc = 0;
+    for (size_t s = 0; s < sizeof names / sizeof names[0] && !rc; s++) {
+        const char *name = names[s];
+        const bool cuda = strstr(name, "cuda") != nullptr, autosched = strstr(name, "li2018") || strstr(name, "adams");
+        if ((cuda && !o.cuda) || (!cuda && !o.cpu) || (autosched && (H < 600 || W < 600))) continue;
+        const pipeline h = cuda ? (autosched ? harris_cuda_auto : harris_cuda) : (autosched ? harris_cpu_auto : harris_cpu);
+        const pipeline sc = cuda ? (autosched ? stencil_chain_cuda_auto : stencil_chain_cuda)
+                                 : (autosched ? stencil_chain_cpu_auto : stencil_chain_cpu);
+        const pipeline hi = cuda ? (autosched ? hist_cuda_auto : hist_cuda) : (autosched ? hist_cpu_auto : hist_cpu);
+        const pipeline mf = cuda ? (autosched ? max_filter_cuda_auto : max_filter_cuda)
+                                 : (autosched ? max_filter_cpu_auto : max_filter_cpu);
+        rc |= check_and_time<float, float>("harris", h, name, H, W, 3, H - 6, W - 6, 1, harris, o);
+        rc |= check_and_time<uint16_t, uint16_t>("stencil_chain", sc, name, H, W, 1, H - 32, W - 32, 1, stencil_chain, o);
+        rc |= check_and_time<uint8_t, uint8_t>("hist", hi, name, H, W, 3, H, W, 3, hist, o);
+        rc |= check_and_time<float, float>("max_filter", mf, name, H, W, 3, H, W, 3, max_filter, o);
+    }
+    return rc;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    opts o;
+    const char *sizes = "2560x1536,4096x4096", *json_path = nullptr;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--runs")) o.runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
+        else if (!strcmp(argv[i], "--targets")) {
+            o.cpu = strstr(argv[i + 1], "cpu") != nullptr;
+            o.cuda = strstr(argv[i + 1], "cuda") != nullptr;
+        } else {
+            fprintf(stderr, "bench_halide_suite: unknown option %s\n", argv[i]);
+            return 1;
+        }
+    }
+    if (o.runs < 1 || o.runs > 1000) o.runs = 20;
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+    halide_set_error_handler(print_halide_error);
+    o.json = json_path ? fopen(json_path, "a") : nullptr;
+    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter): the hand-written GPU schedule and "
+           "Li2018's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n");
+    std::string list(sizes);
+    int rc = 0;
+    for (char *tok = strtok(&list[0], ","); tok && !rc; tok = strtok(nullptr, ",")) {
+        int H = 0, W = 0;
+        if (sscanf(tok, "%dx%d", &H, &W) != 2 || H < 40 || W < 40) {
+            fprintf(stderr, "bench_halide_suite: bad size '%s' (rows x columns, at least 40)\n", tok);
+            return 1;
+        }
+        rc = one_size(H, W, o);
+    }
+    if (o.json) fclose(o.json);
+    return rc;
+}

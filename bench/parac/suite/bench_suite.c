@@ -1,0 +1,193 @@
+/* The ParaC application suite (examples/apps/) as paracc compiled it for
+ * this executable's target (bench_parac_suite_cuda, _opencl, _c): the time of
+ * one call of each app, median of --runs calls after two warm-up calls. On
+ * CUDA and OpenCL the sum of the call's kernel times (the runtime's events,
+ * PARAC_CU_PROFILE / PARAC_CL_PROFILE), data already on the device; with
+ * --wall 1 also the wall clock of whole calls (copies to the device and back
+ * included). On the C target the wall clock. Beside each time: the bytes
+ * the app must move at least (its input read once, its output written
+ * once) as a rate and as a share of the device's copy rate.
+ *
+ *   bench_parac_suite_cuda [--runs N] [--sizes 2560x1536,4096x4096] [--wall 1] [--kernels 1] [--json FILE]
+ * (--kernels 1: each kernel's mean time per call as well)
+ * (sizes are rows x columns; 2560 x 1536 is the size of Halide's apps) */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench_util.h"
+#include "parac/cuda.h"
+#include "parac/opencl.h"
+
+#ifdef PARAC_BENCH_TARGET_CUDA
+#define profile_ns parac_cu_profile_ns
+#define profile_kernel parac_cu_profile_kernel
+#define BACKEND "cuda"
+#elif defined(PARAC_BENCH_TARGET_C)
+#define BACKEND "c"
+#else
+#define profile_ns parac_cl_profile_ns
+#define profile_kernel parac_cl_profile_kernel
+#define BACKEND "opencl"
+#endif
+
+void harris(int H, int W, float *in, float *out);
+void stencil_chain(int H, int W, uint16_t *in, uint16_t *out);
+void hist(int H, int W, uint8_t *in, uint8_t *out);
+void max_filter(int H, int W, float *in, float *out);
+void median5(int H, int W, uint8_t *in, uint8_t *out);
+void resize(int H, int W, int OH, int OW, float *in, float *out);
+
+typedef struct buffers {
+    int H, W;
+    void *in, *out;
+} buffers;
+
+typedef struct suite_app {
+    const char *name;
+    int as_float;                          /* input of floats in [0.05, 1.05), else random bytes */
+    double (*bytes)(int H, int W);         /* at least: the input read and the output written once */
+    void (*run)(buffers *b);
+} suite_app;
+
+static double px(int H, int W) { return (double)H * W; }
+static double b_harris(int H, int W) { return 12 * px(H, W) + 4 * px(H - 6, W - 6); }
+static double b_chain(int H, int W) { return 2 * px(H, W) + 2 * px(H - 32, W - 32); }
+static double b_hist(int H, int W) { return 6 * px(H, W); }
+static double b_max(int H, int W) { return 24 * px(H, W); }
+static double b_median(int H, int W) { return 2 * px(H, W); }
+static double b_down(int H, int W) { return 12 * px(H, W) + 12 * px(H / 2, W / 2); }
+static double b_up(int H, int W) { return 12 * px(H, W) + 12 * px(2 * H, 2 * W); }
+
+static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
+static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
+static void run_hist(buffers *b) { hist(b->H, b->W, b->in, b->out); }
+static void run_max(buffers *b) { max_filter(b->H, b->W, b->in, b->out); }
+static void run_median(buffers *b) { median5(b->H, b->W, b->in, b->out); }
+static void run_down(buffers *b) { resize(b->H, b->W, b->H / 2, b->W / 2, b->in, b->out); }
+static void run_up(buffers *b) { resize(b->H, b->W, 2 * b->H, 2 * b->W, b->in, b->out); }
+
+static const suite_app apps[] = {
+    {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
+    {"hist", 0, b_hist, run_hist},           {"max_filter", 1, b_max, run_max},
+    {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
+    {"resize_up2", 1, b_up, run_up},
+};
+
+static double wall_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static double time_call(const suite_app *a, buffers *b)
+{
+#ifdef PARAC_BENCH_TARGET_C
+    const double t0 = wall_ms();
+    a->run(b);
+    return wall_ms() - t0;
+#else
+    const unsigned long long t0 = profile_ns();
+    a->run(b);
+    return (double)(profile_ns() - t0) / 1e6;
+#endif
+}
+
+#ifndef PARAC_BENCH_TARGET_C
+#include "kernel_times.h"
+#endif
+
+static int cmp_double(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median_of(const suite_app *a, buffers *b, int runs, int wall)
+{
+    double *ms = malloc((size_t)runs * sizeof *ms);
+    if (!ms) return -1;
+    for (int r = 0; r < runs; r++) {
+        const double t0 = wall_ms();
+        const double t = time_call(a, b);
+        ms[r] = wall ? wall_ms() - t0 : t;
+    }
+    qsort(ms, (size_t)runs, sizeof *ms, cmp_double);
+    const double med = ms[runs / 2];
+    free(ms);
+    return med;
+}
+
+int main(int argc, char **argv)
+{
+    int runs = 20, wall = 0, per_kernel = 0;
+    const char *sizes = "2560x1536,4096x4096", *json_path = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
+        else if (!strcmp(argv[i], "--wall")) wall = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--kernels")) per_kernel = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
+        else {
+            fprintf(stderr, "bench_parac_suite: unknown option %s\n", argv[i]);
+            return 1;
+        }
+    }
+    if (runs < 1 || runs > 1000) runs = 20;
+#ifndef PARAC_BENCH_TARGET_C
+    setenv("PARAC_CL_PROFILE", "1", 1);
+    setenv("PARAC_CU_PROFILE", "1", 1);
+    const double copy_gbs = bench_copy_bandwidth_gbs(0);
+#else
+    const double copy_gbs = 0;
+    wall = per_kernel = 0;
+#endif
+    FILE *json = json_path ? fopen(json_path, "a") : NULL;
+    printf("ParaC suite, target %s; copy rate %.0f GB/s (read + write)\n", BACKEND, copy_gbs);
+    char *list = strdup(sizes);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int H = 0, W = 0;
+        if (sscanf(tok, "%dx%d", &H, &W) != 2 || H < 40 || W < 40 || H > 20000 || W > 20000) {
+            fprintf(stderr, "bench_parac_suite: bad size '%s' (rows x columns, 40 to 20000)\n", tok);
+            return 1;
+        }
+        const size_t n = (size_t)H * W;
+        buffers b = {H, W, malloc(n * 12), malloc(n * 48)}; /* 3 float planes in; 3 planes at twice the size out */
+        if (!b.in || !b.out) {
+            fprintf(stderr, "bench_parac_suite: out of memory for %dx%d\n", H, W);
+            return 1;
+        }
+        for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
+            bench_fill_lcg(b.in, n * 12, apps[a].as_float);
+            apps[a].run(&b); /* builds (or loads) the kernels */
+            apps[a].run(&b);
+#ifndef PARAC_BENCH_TARGET_C
+            if (per_kernel) snapshot_kernel_times();
+#endif
+            const double med = median_of(&apps[a], &b, runs, 0);
+            const double bytes = apps[a].bytes(H, W), gbs = bytes / (med * 1e6);
+            printf("  %-13s %5dx%-5d  %s %8.4f ms  %7.0f GB/s", apps[a].name, H, W,
+                   strcmp(BACKEND, "c") ? "kernels" : "wall   ", med, gbs);
+            if (copy_gbs > 0) printf("  %5.1f %% of copy", 100.0 * gbs / copy_gbs);
+            printf("\n");
+#ifndef PARAC_BENCH_TARGET_C
+            if (per_kernel) print_kernel_times(runs);
+#endif
+            if (wall) printf("  %-13s %5dx%-5d  call    %8.4f ms (wall: copies to the device and back included)\n",
+                             apps[a].name, H, W, median_of(&apps[a], &b, runs, 1));
+            if (json) {
+                char case_name[64];
+                snprintf(case_name, sizeof case_name, "%s_%dx%d", apps[a].name, H, W);
+                bench_emit(json, "parac_suite", case_name, "parac", BACKEND, med, bytes, copy_gbs);
+            }
+        }
+        free(b.in);
+        free(b.out);
+    }
+    free(list);
+    if (json) fclose(json);
+    return 0;
+}

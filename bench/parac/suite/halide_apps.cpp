@@ -1,0 +1,270 @@
+// Halide 14 versions of the ParaC application suite (examples/apps/), as
+// peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
+// max_filter, stencil_chain) with the same arithmetic as the ParaC programs,
+// each with a hand-written GPU schedule in the manner of Halide's apps
+// (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
+// single thread; max_filter's slices over columns) and, with
+// auto_schedule=true, the Li2018 autoscheduler's. Buffers are planar: x the
+// column, y the row, c the channel. Built by build.sh in this folder.
+#include "Halide.h"
+
+using namespace Halide;
+
+namespace {
+
+Var x("x"), y("y"), c("c"), xi("xi"), yi("yi"), xo("xo"), yo("yo");
+const int EST_W = 1536, EST_H = 2560; // the apps' own test size
+
+// harris.pc: gray, derivatives / 12, products summed over 3 x 3, det - 0.04 trace^2;
+// output (x, y) is the response at (x + 2, y + 2), W - 6 by H - 6.
+class Harris : public Generator<Harris> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 2>> output{"output"};
+
+    void generate()
+    {
+        gray(x, y) = 0.299f * input(x, y, 0) + 0.587f * input(x, y, 1) + 0.114f * input(x, y, 2);
+        iy(x, y) = (gray(x + 1, y + 1) - gray(x + 1, y - 1)) * (1.0f / 12) + (gray(x, y + 1) - gray(x, y - 1)) * (2.0f / 12) +
+                   (gray(x - 1, y + 1) - gray(x - 1, y - 1)) * (1.0f / 12);
+        ix(x, y) = (gray(x + 1, y + 1) - gray(x - 1, y + 1)) * (1.0f / 12) + (gray(x + 1, y) - gray(x - 1, y)) * (2.0f / 12) +
+                   (gray(x + 1, y - 1) - gray(x - 1, y - 1)) * (1.0f / 12);
+        Func ixx, iyy, ixy;
+        ixx(x, y) = ix(x, y) * ix(x, y);
+        iyy(x, y) = iy(x, y) * iy(x, y);
+        ixy(x, y) = ix(x, y) * iy(x, y);
+        auto sum3 = [](Func f) {
+            Expr e = 0.0f;
+            for (int j = -1; j <= 1; j++)
+                for (int i = -1; i <= 1; i++) e = e + f(x + i, y + j);
+            return e;
+        };
+        Func sxx, syy, sxy;
+        sxx(x, y) = sum3(ixx);
+        syy(x, y) = sum3(iyy);
+        sxy(x, y) = sum3(ixy);
+        Expr det = sxx(x, y) * syy(x, y) - sxy(x, y) * sxy(x, y);
+        Expr trace = sxx(x, y) + syy(x, y);
+        response(x, y) = det - 0.04f * trace * trace;
+        output(x, y) = response(x + 2, y + 2);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W - 6}, {0, EST_H - 6}});
+            return;
+        }
+        if (check) return;
+        if (!gpu) { // Halide's CPU schedule of harris: strips of 32 rows over the cores, derivatives per row
+            const int lanes = natural_vector_size<float>();
+            output.split(y, yo, yi, 32, TailStrategy::GuardWithIf).parallel(yo).vectorize(x, lanes, TailStrategy::GuardWithIf);
+            ix.store_at(output, yo).compute_at(output, yi).vectorize(x, lanes);
+            iy.store_at(output, yo).compute_at(output, yi).vectorize(x, lanes);
+            return;
+        }
+        output.gpu_tile(x, y, xi, yi, 14, 14, TailStrategy::GuardWithIf);
+        ix.compute_at(output, x).gpu_threads(x, y);
+        iy.compute_at(output, x).gpu_threads(x, y);
+    }
+
+private:
+    Func gray{"gray"}, ix{"ix"}, iy{"iy"}, response{"response"};
+};
+
+// stencil_chain.pc: 8 stages of the 5 x 5 sum weighted (i + 3)(j + 3) in
+// wrapping uint16; output (x, y) is the last stage at (x + 16, y + 16).
+class StencilChain : public Generator<StencilChain> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<uint16_t, 2>> input{"input"};
+    Output<Buffer<uint16_t, 2>> output{"output"};
+
+    void generate()
+    {
+        Func prev("stage0");
+        prev(x, y) = input(x, y);
+        stages.push_back(prev);
+        for (int s = 1; s <= 8; s++) {
+            Func f("stage" + std::to_string(s));
+            Expr e = cast<uint16_t>(0);
+            for (int j = -2; j <= 2; j++)
+                for (int i = -2; i <= 2; i++) e = e + cast<uint16_t>((i + 3) * (j + 3)) * stages.back()(x + i, y + j);
+            f(x, y) = e;
+            stages.push_back(f);
+        }
+        output(x, y) = stages.back()(x + 16, y + 16);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}});
+            output.set_estimates({{0, EST_W - 32}, {0, EST_H - 32}});
+            return;
+        }
+        if (check) { // every stage computed whole (inlined, the chain's terms multiply by 25 a stage)
+            for (int k = 1; k < 8; k++) stages[k].compute_root();
+            return;
+        }
+        if (!gpu) { // Halide's CPU schedule of the chain: 512 x 512 tiles over the cores, each stage per row of a tile
+            Var t("t");
+            output.compute_root().tile(x, y, xo, yo, xi, yi, 512, 512, TailStrategy::GuardWithIf).fuse(xo, yo, t).parallel(t)
+                .vectorize(xi, 16, TailStrategy::GuardWithIf);
+            for (int k = 1; k < 8; k++) stages[k].store_at(output, t).compute_at(output, yi).vectorize(x, 16);
+            return;
+        }
+        // a kernel per stage (the chain's halos grow with every stage fused)
+        output.gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        for (int s = 1; s < 8; s++) stages[s].compute_root().gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+    }
+
+private:
+    std::vector<Func> stages;
+};
+
+// hist.pc: Halide's hist (luma histogram, cumulative sum, equalised luma,
+// chroma put back), the cumulative sum on one GPU thread.
+class Hist : public Generator<Hist> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<uint8_t, 3>> input{"input"};
+    Output<Buffer<uint8_t, 3>> output{"output"};
+
+    void generate()
+    {
+        Expr r = cast<float>(input(x, y, 0)), g = cast<float>(input(x, y, 1)), b = cast<float>(input(x, y, 2));
+        luma(x, y) = 0.299f * r + 0.587f * g + 0.114f * b;
+        RDom rx(0, input.width());
+        hist_rows(x, y) = 0;
+        hist_rows(clamp(cast<int>(clamp(luma(rx, y), 0.0f, 255.0f)), 0, 255), y) += 1;
+        ry = RDom(0, input.height());
+        hist(x) = 0;
+        hist(x) += hist_rows(x, ry);
+        RDom bins(1, 255);
+        cdf(x) = hist(0);
+        cdf(bins.x) = cdf(bins.x - 1) + hist(bins.x);
+        Expr scale = 255.0f / cast<float>(input.height() * input.width());
+        Expr cr = (r - luma(x, y)) * 0.713f + 128, cb = (b - luma(x, y)) * 0.564f + 128;
+        Expr bin = clamp(cast<int>(clamp(luma(x, y), 0.0f, 255.0f)), 0, 255);
+        Expr eq = clamp(cast<float>(cdf(bin)) * scale, 0.0f, 255.0f);
+        Expr red = cast<uint8_t>(clamp(eq + (cr - 128) * 1.4f, 0.0f, 255.0f));
+        Expr green = cast<uint8_t>(clamp(eq - 0.343f * (cb - 128) - 0.711f * (cr - 128), 0.0f, 255.0f));
+        Expr blue = cast<uint8_t>(clamp(eq + 1.765f * (cb - 128), 0.0f, 255.0f));
+        output(x, y, c) = select(c == 0, red, c == 1, green, blue);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        if (check) { // each reduction computed once, not at each use
+            luma.compute_root();
+            hist_rows.compute_root();
+            hist.compute_root();
+            cdf.compute_root();
+            return;
+        }
+        cdf.bound(x, 0, 256);
+        if (!gpu) { // Halide's CPU schedule of hist
+            luma.compute_root().parallel(y, 8).vectorize(x, 8);
+            hist_rows.compute_root().vectorize(x, 8).parallel(y, 8).update().parallel(y, 8);
+            hist.compute_root().vectorize(x, 8).update().reorder(x, ry).vectorize(x, 8).unroll(x, 4).parallel(x).reorder(ry, x);
+            cdf.compute_root();
+            output.reorder(c, x, y).bound(c, 0, 3).unroll(c).parallel(y, 8).vectorize(x, 8, TailStrategy::GuardWithIf);
+            return;
+        }
+        luma.compute_root().gpu_tile(x, y, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+        hist_rows.compute_root().gpu_tile(y, yi, 16, TailStrategy::GuardWithIf).update().gpu_tile(y, yi, 16, TailStrategy::GuardWithIf);
+        hist.compute_root().gpu_tile(x, xi, 16).update().gpu_tile(x, xi, 16);
+        cdf.compute_root().gpu_single_thread();
+        cdf.update().gpu_single_thread();
+        output.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c).gpu_tile(x, y, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+    }
+
+private:
+    Func luma{"luma"}, hist_rows{"hist_rows"}, hist{"hist"}, cdf{"cdf"};
+    RDom ry;
+};
+
+// max_filter.pc: Halide's max_filter of radius 26 (vertical slices of 2^s
+// rows, then a disc of columns), edges repeated.
+class MaxFilter : public Generator<MaxFilter> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate()
+    {
+        const int radius = 26, slices = 6;
+        Var t("t");
+        Func in = BoundaryConditions::repeat_edge(input);
+        vert_log(x, y, c, t) = in(x, y, c);
+        r = RDom(-radius - 1, input.height() + 2 * radius + 2, 1, slices - 1);
+        vert_log(x, r.x, c, r.y) = max(vert_log(x, r.x, c, r.y - 1), vert_log(x, r.x + clamp(1 << (r.y - 1), 0, 2 * radius), c, r.y - 1));
+        RDom dy(0, radius + 1);
+        half(x) = sum(select(16 * (x * x + dy * dy) < (4 * radius + 1) * (4 * radius + 1), 1, 0));
+        Expr t_of = half(x);
+        Expr s_of = cast<int>(floor(log(cast<float>(2 * t_of + 1)) / logf(2.0f)));
+        slice(x) = clamp(s_of, 0, slices - 1);
+        Var d("d");
+        Expr tt = clamp(half(d), 0, radius + 1), ss = clamp(slice(d), 0, slices - 1);
+        vert(x, y, c, d) = max(vert_log(x, y - tt, c, ss), vert_log(x, y + tt + 1 - clamp(1 << ss, 0, 2 * radius), c, ss));
+        RDom dx(-radius, 2 * radius + 1);
+        output(x, y, c) = maximum(vert(clamp(x + dx, 0, input.width() - 1), y, c, dx));
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        if (check) { // the tables and slices computed once
+            half.compute_root();
+            slice.compute_root();
+            vert_log.compute_root();
+            return;
+        }
+        if (!gpu) { // Halide's CPU schedule of max_filter: strips of 256 columns over the cores
+            Var t("t"), tx("tx");
+            half.compute_root();
+            slice.compute_root();
+            output.compute_root().split(x, tx, x, 256, TailStrategy::GuardWithIf).reorder(x, y, c, tx).fuse(c, tx, t).parallel(t)
+                .vectorize(x, 8, TailStrategy::GuardWithIf);
+            vert_log.compute_at(output, t).vectorize(x, 8);
+            vert_log.update().reorder(x, r.x, r.y, c).vectorize(x, 8);
+            vert.compute_at(output, y).vectorize(x, 8);
+            return;
+        }
+        half.compute_root();
+        slice.compute_root();
+        output.split(x, xo, xi, 128, TailStrategy::GuardWithIf).reorder(xi, xo, y, c).gpu_blocks(xo, y, c).gpu_threads(xi);
+        // the slices: a thread per column runs down the rows, slice after slice
+        vert_log.compute_root().gpu_tile(x, y, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+        vert_log.update().split(x, xo, xi, 128, TailStrategy::GuardWithIf).reorder(r.x, r.y, xi, xo, c)
+            .gpu_blocks(xo, c).gpu_threads(xi);
+    }
+
+private:
+    Func vert_log{"vert_log"}, half{"half"}, slice{"slice"}, vert{"vert"};
+    RDom r;
+};
+
+} // namespace
+
+HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
+HALIDE_REGISTER_GENERATOR(StencilChain, suite_stencil_chain)
+HALIDE_REGISTER_GENERATOR(Hist, suite_hist)
+HALIDE_REGISTER_GENERATOR(MaxFilter, suite_max_filter)

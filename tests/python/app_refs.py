@@ -1,0 +1,88 @@
+"""Independent references for the ParaC application suite (examples/apps/):
+each app's algorithm written again in NumPy from its definition (Halide's
+apps, scipy, OpenCV), in float64 unless the app's own arithmetic is the
+point (16-bit wrapping, float32 bins)."""
+import numpy as np
+
+
+def harris(rgb):
+    """rgb: 3 x H x W float32 -> (H - 6) x (W - 6) float64."""
+    x = rgb.astype(np.float64)
+    g = 0.299 * x[0] + 0.587 * x[1] + 0.114 * x[2]
+    H, W = g.shape
+
+    def at(a, dr, dc):  # a shifted so that [r][c] reads a[r + dr][c + dc], r, c in 1..H-2
+        return a[1 + dr:H - 1 + dr, 1 + dc:W - 1 + dc]
+
+    iy = (-at(g, -1, -1) - 2 * at(g, -1, 0) - at(g, -1, 1) + at(g, 1, -1) + 2 * at(g, 1, 0) + at(g, 1, 1)) / 12
+    ix = (-at(g, -1, -1) - 2 * at(g, 0, -1) - at(g, 1, -1) + at(g, -1, 1) + 2 * at(g, 0, 1) + at(g, 1, 1)) / 12
+
+    def sum3(a):  # a on rows/cols 1..H-2; the 3 x 3 sum around rows 2..H-3
+        h, w = a.shape
+        return sum(a[i:h - 2 + i, j:w - 2 + j] for i in range(3) for j in range(3))
+
+    sxx, syy, sxy = sum3(ix * ix), sum3(iy * iy), sum3(ix * iy)
+    det = sxx * syy - sxy * sxy
+    tr = sxx + syy
+    resp = det - 0.04 * tr * tr       # rows/cols 2..H-3
+    return resp[:H - 6, :W - 6]
+
+
+def stencil_chain(img, stages=8):
+    w = np.outer(np.arange(1, 6), np.arange(1, 6)).astype(np.int64)
+    a = img.astype(np.int64)
+    for _ in range(stages):
+        h, wd = a.shape
+        a = sum(w[i, j] * a[i:h - 4 + i, j:wd - 4 + j] for i in range(5) for j in range(5)) % 65536
+    return a.astype(np.uint16)
+
+
+def hist(rgb):
+    """Halide's hist in float32, operation by operation, conversions truncating."""
+    f = np.float32
+    r, g, b = (rgb[i].astype(f) for i in range(3))
+    y = f(0.299) * r + f(0.587) * g + f(0.114) * b
+    clamp = lambda v: np.clip(v, f(0), f(255))  # noqa: E731
+    bins = clamp(y).astype(np.int32)
+    cdf = np.cumsum(np.bincount(bins.ravel(), minlength=256)).astype(np.int32)
+    H, W = y.shape
+    scale = f(255.0) / f(H * W)
+    cr = (r - y) * f(0.713) + f(128)
+    cb = (b - y) * f(0.564) + f(128)
+    eq = clamp(cdf[bins].astype(f) * scale)
+    red = clamp(eq + (cr - f(128)) * f(1.4))
+    green = clamp(eq - f(0.343) * (cb - f(128)) - f(0.711) * (cr - f(128)))
+    blue = clamp(eq + f(1.765) * (cb - f(128)))
+    return np.stack([red, green, blue]).astype(np.uint8)
+
+
+def max_filter(rgb, radius=26):
+    """Halide's disc: columns d = -R..R, rows within t(d) = #{r in 0..R:
+    d^2 + r^2 < (R + 1/4)^2} of the pixel; edges repeated."""
+    C, H, W = rgb.shape
+    out = np.full(rgb.shape, -np.inf)
+    p = np.pad(rgb.astype(np.float64), ((0, 0), (radius + 1, radius + 1), (radius, radius)), mode="edge")
+    for d in range(-radius, radius + 1):
+        t = sum(1 for r in range(radius + 1) if 16 * (d * d + r * r) < (4 * radius + 1) ** 2)
+        cols = p[:, :, radius + d:radius + d + W]
+        v = np.max([cols[:, radius + 1 + k:radius + 1 + k + H] for k in range(-t, t + 1)], axis=0)
+        out = np.maximum(out, v)
+    return out
+
+
+def resize(rgb, oh, ow):
+    """Bilinear, pixel centres at +0.5 (OpenCV's INTER_LINEAR), edges repeated."""
+    C, H, W = rgb.shape
+    x = rgb.astype(np.float64)
+
+    def axis(n_out, n_in):
+        f = (np.arange(n_out) + 0.5) * (n_in / n_out) - 0.5
+        i0 = np.floor(f).astype(np.int64)
+        a = f - i0
+        return np.clip(i0, 0, n_in - 1), np.clip(i0 + 1, 0, n_in - 1), a
+
+    r0, r1, ax = axis(oh, H)
+    c0, c1, ay = axis(ow, W)
+    top = x[:, r0][:, :, c0] * (1 - ay) + x[:, r0][:, :, c1] * ay
+    bot = x[:, r1][:, :, c0] * (1 - ay) + x[:, r1][:, :, c1] * ay
+    return top * (1 - ax)[:, None] + bot * ax[:, None]

@@ -1,0 +1,141 @@
+"""The ParaC application suite (examples/apps/): each app through
+parac.compile on every target this machine has (C at -O2 and -O0; OpenCL
+wherever the CLI lists a device: PoCL here and in CI, NVIDIA's on the GPU
+machine; CUDA where a CUDA device exists) on random images of odd sizes,
+against the independent references of app_refs.py (NumPy, scipy, OpenCV)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+from test_package_compile import _cuda_present, _opencl_present, parac  # noqa: E402
+import app_refs  # noqa: E402
+
+APPS = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "apps")
+VARIANTS = [("c", ()), ("c", ("-O0",)),
+            pytest.param("opencl", (), marks=pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device")),
+            pytest.param("opencl", ("-O0",), marks=pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device")),
+            pytest.param("cuda", (), marks=pytest.mark.skipif(not _cuda_present(), reason="no CUDA device")),
+            pytest.param("cuda", ("-O0",), marks=pytest.mark.skipif(not _cuda_present(), reason="no CUDA device"))]
+SIZES = [(23, 37), (64, 45)]
+_programs = {}
+
+
+def program(name, target, flags):
+    key = (name, target, flags)
+    if key not in _programs:
+        _programs[key] = parac.compile(os.path.join(APPS, name + ".pc"), target, flags=flags)
+    return _programs[key]
+
+
+def rgb(rng, shape, dtype=np.float32):
+    if dtype == np.uint8:
+        return rng.integers(0, 256, (3,) + shape).astype(np.uint8)
+    return rng.random((3,) + shape).astype(np.float32)
+
+
+def close(got, want, rel):
+    scale = max(1.0, float(np.abs(want).max()))
+    np.testing.assert_allclose(got, want, rtol=rel, atol=rel * scale)
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_harris(target, flags):
+    rng = np.random.default_rng(1)
+    for shape in SIZES + [(7, 7)]:
+        img = rgb(rng, shape)
+        got = program("harris", target, flags).harris(img)
+        assert got.shape == (shape[0] - 6, shape[1] - 6)
+        # det - 0.04 trace^2 cancels: float32 errors scale with the products' size
+        close(got, app_refs.harris(img), 2e-5)
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_stencil_chain(target, flags):
+    rng = np.random.default_rng(2)
+    for shape in [(41, 57), (64, 45), (33, 33)]:
+        img = rng.integers(0, 65536, shape).astype(np.uint16)
+        got = program("stencil_chain", target, flags).stencil_chain(img)
+        np.testing.assert_array_equal(got, app_refs.stencil_chain(img))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_hist(target, flags):
+    rng = np.random.default_rng(3)
+    for shape in SIZES:
+        img = rgb(rng, shape, np.uint8)
+        img[:, : shape[0] // 3] = img[0, : shape[0] // 3]  # grey rows: Y lands on integers
+        got = program("hist", target, flags).hist(img)
+        want = app_refs.hist(img)
+        # float32 as the reference, operation by operation. OpenCL C and CUDA
+        # contract a*b + c into one rounding (as Halide does on GPUs), which
+        # can move a grey pixel's Y = 0.299 v + 0.587 v + 0.114 v across the
+        # integer v: its bin by one, so the cdf of the bins between by a few
+        # counts, and those pixels' outputs by up to 2 levels
+        diff = np.abs(got.astype(int) - want)
+        limit, share = (1, 500) if target == "c" else (2, 10)
+        assert diff.max() <= limit and np.count_nonzero(diff) <= max(2, diff.size // share), (
+            diff.max(), np.count_nonzero(diff))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_median5(target, flags):
+    ndimage = pytest.importorskip("scipy.ndimage")
+    rng = np.random.default_rng(4)
+    for shape in SIZES + [(5, 9), (2, 3)]:
+        img = rng.integers(0, 256, shape).astype(np.uint8)
+        got = program("median5", target, flags).median5(img)
+        np.testing.assert_array_equal(got, ndimage.median_filter(img, size=5, mode="nearest"))
+        try:
+            import cv2
+        except ImportError:
+            continue
+        if min(shape) >= 5:
+            np.testing.assert_array_equal(got, cv2.medianBlur(img, 5))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_max_filter(target, flags):
+    rng = np.random.default_rng(5)
+    for shape in [(23, 37), (70, 61), (3, 80)]:
+        img = rgb(rng, shape)
+        got = program("max_filter", target, flags).max_filter(img)
+        np.testing.assert_array_equal(got, app_refs.max_filter(img).astype(np.float32))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_resize(target, flags):
+    rng = np.random.default_rng(6)
+    for shape, out in [((23, 37), (50, 19)), ((64, 45), (32, 90)), ((1, 5), (3, 3)), ((40, 40), (40, 40))]:
+        img = rgb(rng, shape)
+        got = program("resize", target, flags).resize(img, OH=out[0], OW=out[1])
+        assert got.shape == (3,) + out
+        close(got, app_refs.resize(img, *out), 1e-5)
+        try:
+            import cv2
+        except ImportError:
+            continue
+        want = np.stack([cv2.resize(p, (out[1], out[0]), interpolation=cv2.INTER_LINEAR) for p in img])
+        close(got, want, 1e-4)
+
+
+def test_macro_comments_and_numbers_name_no_matrix():
+    """A #define whose comment mentions a matrix, or whose number has letters
+    that spell one (0x1F, 1e2f), is not a macro that indexes it (max_filter.pc's
+    PAD was refused because its comment said 'slice')."""
+    src = """
+#define PAD 1        /* one row of in above and below */
+#define MASK 0x1F    // bits of in
+#define SCALE 1e0f
+void m(int H, int W, int parac_matrix &in[H][W], int parac_matrix &out[H][W])
+{
+    int parac_matrix x1F[1][1];   /* what the letters of 0x1F would spell */
+    parac_iterator s(0:H; 0:W) { out[sx][sy] = (in[sx][sy] & MASK) * PAD * (int)SCALE; }
+}
+"""
+    a = np.arange(35, dtype=np.int32).reshape(5, 7) * 3
+    np.testing.assert_array_equal(parac.compile(src, "c").m(a), a & 0x1F)
+    with pytest.raises(ValueError, match="this macro names parac_matrix 'in'"):
+        parac.compile(src.replace("#define SCALE 1e0f", "#define SCALE in[0][0]"), "c")
