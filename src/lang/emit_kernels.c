@@ -449,32 +449,80 @@ static void print_bases(PrintCtx *p, Region *r)
     }
 }
 
-/* The constant small matrices the body indexes at run time, as arrays. */
+static long const_values(const Obj *c)
+{
+    bool ok;
+    long n = 1;
+    for (int d = 0; d < c->ty->ndim; d++) n *= const_eval(c->ty->dims[d], &ok);
+    return n;
+}
+
+/* `[rows][cols] = {{...}, ...}` (or `[n] = {...}`): a constant matrix's sizes and values. */
+static void const_sizes_and_values(PrintCtx *p, const Obj *c)
+{
+    bool ok;
+    for (int d = 0; d < c->ty->ndim; d++) print_fmt(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
+    long rows = c->ty->ndim == 2 ? const_eval(c->ty->dims[0], &ok) : 1;
+    long cols = const_eval(c->ty->dims[c->ty->ndim - 1], &ok);
+    print_fmt(p, " = {");
+    Node *v = c->init->args;
+    for (long row = 0; row < rows; row++) {
+        if (c->ty->ndim == 2) print_fmt(p, "%s{", row ? ", " : "");
+        for (long q = 0; q < cols; q++) {
+            if (q || (c->ty->ndim == 1 && row)) print_fmt(p, ", ");
+            print_fmt(p, "(%s)(", ty_c_name(c->ty->base, true));
+            if (v) print_expr(p, v);
+            else print_fmt(p, "0");
+            print_fmt(p, ")");
+            if (v) v = v->next;
+        }
+        if (c->ty->ndim == 2) print_fmt(p, "}");
+    }
+    print_fmt(p, "}");
+}
+
+/* The tables of the kernels' program: every constant matrix of at least
+ * PARAC_TABLE_MIN values that a kernel reads, once, in the device's memory
+ * (CUDA global memory through the cache, OpenCL's constant memory). A
+ * kernel's private copy of a large table would be filled by every thread. */
+static void program_tables(PrintCtx *p, Program *prog)
+{
+    int n = 0;
+    for (Region *r = prog->regions; r; r = r->next)
+        for (int v = -1; v < r->nvariants; v++) {
+            Region *q = v < 0 ? r : r->variants[v];
+            for (int i = 0; i < q->nconsts; i++) {
+                Obj *c = q->consts[i];
+                if (c->table_id || const_values(c) < PARAC_TABLE_MIN) continue;
+                c->table_id = ++n;
+                print_fmt(p, "/* the table %s (%ld values) */\n%s %s parac_tab%d", c->name, const_values(c),
+                          p->cuda ? "__device__ const" : "__constant", ty_c_name(c->ty->base, true), n);
+                const_sizes_and_values(p, c);
+                print_fmt(p, ";\n");
+            }
+        }
+    if (n) print_fmt(p, "\n");
+}
+
+/* The constant matrices the body indexes at run time: a small one as an
+ * array of the kernel, a table by its name bound to the program's table. */
 void kernel_consts(PrintCtx *p, Region *r)
 {
     for (int i = 0; i < r->nconsts; i++) {
         Obj *c = r->consts[i];
         print_indent(p);
-        bool ok;
-        print_fmt(p, "const %s %s", ty_c_name(c->ty->base, true), c->name);
-        for (int d = 0; d < c->ty->ndim; d++) print_fmt(p, "[%ld]", const_eval(c->ty->dims[d], &ok));
-        long rows = c->ty->ndim == 2 ? const_eval(c->ty->dims[0], &ok) : 1;
-        long cols = const_eval(c->ty->dims[c->ty->ndim - 1], &ok);
-        print_fmt(p, " = {");
-        Node *v = c->init->args;
-        for (long row = 0; row < rows; row++) {
-            if (c->ty->ndim == 2) print_fmt(p, "%s{", row ? ", " : "");
-            for (long q = 0; q < cols; q++) {
-                if (q || (c->ty->ndim == 1 && row)) print_fmt(p, ", ");
-                print_fmt(p, "(%s)(", ty_c_name(c->ty->base, true));
-                if (v) print_expr(p, v);
-                else print_fmt(p, "0");
-                print_fmt(p, ")");
-                if (v) v = v->next;
-            }
-            if (c->ty->ndim == 2) print_fmt(p, "}");
+        const char *T = ty_c_name(c->ty->base, true), *space = p->cuda ? "const" : "__constant";
+        if (c->table_id && c->ty->ndim == 2) {
+            bool ok;
+            print_fmt(p, "%s %s (*%s)[%ld] = parac_tab%d;\n", space, T, c->name, const_eval(c->ty->dims[1], &ok),
+                      c->table_id);
+        } else if (c->table_id) {
+            print_fmt(p, "%s %s *%s = parac_tab%d;\n", space, T, c->name, c->table_id);
+        } else {
+            print_fmt(p, "const %s %s", T, c->name);
+            const_sizes_and_values(p, c);
+            print_fmt(p, ";\n");
         }
-        print_fmt(p, "};\n");
     }
 }
 
@@ -771,6 +819,7 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
                 print_fmt(p, "%s;\n", n->text);
         }
     print_fmt(p, "\n");
+    program_tables(p, prog); /* after the enumerations, whose constants a table's values may name */
     /* file functions called from kernels, in file order */
     for (Node *n = prog->top; n; n = n->next) {
         if (n->kind != ND_FUNC) continue;

@@ -219,6 +219,8 @@ struct Obj {
     Obj *bound_obj;     /* the C variable named by `bound`, if it is one */
     Node *init;         /* constant small matrix initialiser (ND_INIT_LIST) */
     bool is_small_const;/* constant small matrix: values known, inlined */
+    int table_id;       /* emit_kernels.c: a constant matrix of many values, a table of the
+                           kernels' program (parac_tab<id>), not copied into each kernel */
     Node *func_def;     /* functions defined in this file */
     bool used_in_kernel;
     bool device_only;   /* emit_host.c: only kernels use it, no host storage */
@@ -247,6 +249,11 @@ typedef struct Stage {
     bool load;        /* m is a matrix in memory, loaded into the tile (E = m at p's point) */
 } Stage;
 enum { PARAC_MAX_STAGES = 4 };
+/* Constant matrices: at most this many values (a table of 64 K entries); those
+ * of more than PARAC_TABLE_MIN values are tables in the kernels' program
+ * (device memory), the smaller ones arrays in each kernel, where constant
+ * indices fold. */
+enum { PARAC_CONST_MAX_VALUES = 65536, PARAC_TABLE_MIN = 65 };
 /* The work-group of a staged iterator (plan.c): STAGE_WG_X x STAGE_WG_Y
  * work-items, STAGE_ROWS rows of outputs each (a tile of 32 x 64 outputs;
  * --rows-per-item sets the rows: lang_stage_rows) */

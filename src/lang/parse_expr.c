@@ -1,9 +1,46 @@
 /* The parser's expressions: precedence climbing over C's binary operators,
  * unary and postfix forms, and ParaC's slices, windows and .* (parse.c is the
  * pass). */
+#include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lang/parse.h"
+
+/* A C constant: the tokenizer takes any preprocessing number (1f, 09, 0x),
+ * which the C compiler would refuse in the generated file. */
+static bool valid_number(const char *s, int len)
+{
+    char text[128];
+    if (len <= 0 || len >= (int)sizeof text) return len > 0;
+    memcpy(text, s, (size_t)len);
+    text[len] = 0;
+    bool hex = text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+    bool floating = strchr(text, '.') || (hex ? strpbrk(text, "pP") != NULL : strpbrk(text, "eE") != NULL);
+    char *end;
+    if (floating) {
+        strtod(text, &end);
+        return end > text && (!*end || (!end[1] && strchr("fFlL", *end)));
+    }
+    if (text[0] == '0' && (text[1] == 'b' || text[1] == 'B')) { /* C23 binary */
+        end = text + 2;
+        while (*end == '0' || *end == '1') end++;
+        if (end == text + 2) return false;
+    } else {
+        strtoull(text, &end, 0);
+        if (end == text || (hex && end == text + 2)) return false;
+    }
+    int u = 0, l = 0;
+    for (; *end; end++) {
+        if ((*end == 'u' || *end == 'U') && !u) u = 1;
+        else if ((*end == 'l' || *end == 'L') && !l) {
+            l = 1;
+            if (end[1] == *end) end++; /* ll, LL */
+        } else
+            return false;
+    }
+    return true;
+}
 
 /* ---- expressions ------------------------------------------------------------ */
 static Node *binary(const char *op, Node *l, Node *r, Token *tok)
@@ -36,6 +73,7 @@ static Node *primary(Parser *P)
     }
     if (t->kind == TK_NUM) {
         P->tok = t->next;
+        if (!valid_number(t->loc, t->len)) diag_error_tok(t, "'%.*s' is not a C number", t->len, t->loc);
         Node *n = new_node(ND_NUM, t);
         return n;
     }

@@ -190,9 +190,10 @@ static void sema_matrix_decl(Sema *S, Node *d, Obj *o, bool is_param)
         for (int i = 0; i < m->ndim; i++) {
             bool ok;
             long v = const_eval(m->dims[i], &ok);
-            if (!ok || v <= 0 || v > 64) {
+            if (!ok || v <= 0 || v > PARAC_CONST_MAX_VALUES || count * v > PARAC_CONST_MAX_VALUES) {
                 diag_error_tok(m->dims[i] ? m->dims[i]->tok : d->tok,
-                               "constant matrix '%s' needs constant sizes between 1 and 64", o->name);
+                               "constant matrix '%s' needs constant sizes of at most %d values in all", o->name,
+                               PARAC_CONST_MAX_VALUES);
                 return;
             }
             count *= v;

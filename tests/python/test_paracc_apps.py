@@ -139,3 +139,42 @@ void m(int H, int W, int parac_matrix &in[H][W], int parac_matrix &out[H][W])
     np.testing.assert_array_equal(parac.compile(src, "c").m(a), a & 0x1F)
     with pytest.raises(ValueError, match="this macro names parac_matrix 'in'"):
         parac.compile(src.replace("#define SCALE 1e0f", "#define SCALE in[0][0]"), "c")
+
+
+def _table_program():
+    curve = [(i * 37) % 1000 for i in range(1024)]
+    gain = [round(0.25 * ((i * 7) % 41), 2) for i in range(4 * 300)]
+    src = """#include <stdint.h>
+void lut(int H, int W, uint16_t parac_matrix &in[H][W], float parac_matrix &out[H][W])
+{
+    int parac_matrix curve[1][1024] = {%s};      /* a table: in the device's memory */
+    float parac_matrix gain[4][300] = {%s};
+    int parac_matrix small[2][3] = {1, 2, 3, 4, 5, 6};  /* small: an array of each kernel */
+    parac_iterator s(0:H; 0:W) {
+        int v = in[sx][sy];
+        out[sx][sy] = curve[0][v & 1023] * gain[sx & 3][v %% 300] + small[sx & 1][sy %% 3];
+    }
+}
+""" % (", ".join(map(str, curve)), ", ".join("%.2ff" % g for g in gain))
+    return src, np.array(curve), np.array(gain, np.float32).reshape(4, 300)
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_tables_of_many_values(target, flags):
+    """Constant matrices of up to 65536 values gathered at indices read from
+    data: a 1024-entry curve and a 4 x 300 float table (kept once in the
+    device's memory), beside a small one (an array of each kernel)."""
+    src, curve, gain = _table_program()
+    a = np.random.default_rng(7).integers(0, 65536, (37, 53)).astype(np.uint16)
+    rows, cols = np.arange(37)[:, None], np.arange(53)[None, :]
+    small = np.array([[1, 2, 3], [4, 5, 6]])
+    want = curve[a & 1023].astype(np.float32) * gain[rows & 3, a % 300] + small[rows & 1, cols % 3]
+    got = parac.compile(src, target, flags=flags).lut(a)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_tables_have_a_limit():
+    src = "void f(int H, int W, int parac_matrix &o[H][W]) { int parac_matrix t[300][300] = {1}; " \
+          "parac_iterator s(0:H; 0:W) { o[sx][sy] = t[sx][sy]; } }"
+    with pytest.raises(ValueError, match="constant matrix 't' needs constant sizes of at most 65536 values"):
+        parac.compile(src, "c")
