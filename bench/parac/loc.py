@@ -8,6 +8,12 @@ build's bench/parac/gen) is given. A line counts when it holds code: blank
 lines and lines with comments only do not.
 
     python3 bench/parac/loc.py [GEN_DIR]
+    python3 bench/parac/loc.py --suite   # the application suite against Halide's versions
+
+With --suite: each app of examples/apps/ against its Halide 14 version
+(bench/parac/suite/halide_apps.cpp): the algorithm (generate()) and the
+hand-written GPU schedule (schedule() without the autoscheduler's
+estimates, the host check and the CPU schedule).
 """
 import pathlib
 import re
@@ -24,7 +30,58 @@ def code_lines(path):
     return sum(1 for line in text.splitlines() if line.strip())
 
 
+SUITE = [("harris", "Harris"), ("stencil_chain", "StencilChain"), ("hist", "Hist"), ("max_filter", "MaxFilter")]
+
+
+def block_after(text, start):
+    """The text between the brace that follows `start` and its match."""
+    i = text.index("{", start)
+    depth = 0
+    for j in range(i, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[j], 0)
+        if depth == 0:
+            return text[i + 1:j]
+    raise ValueError("unbalanced braces")
+
+
+def without_branch(body, head):
+    """body less every `head { ... }` (or `head statement;`)."""
+    while head in body:
+        i = body.index(head)
+        rest = body[i + len(head):].lstrip()
+        if rest.startswith("{"):
+            inner = block_after(body, i)
+            end = body.index(inner, i) + len(inner) + 1
+        else:
+            end = body.index(";", i) + 1
+        body = body[:i] + body[end:]
+    return body
+
+
+def lines_of(text):
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    return sum(1 for line in text.splitlines() if line.strip() and line.strip() not in ("{", "}"))
+
+
+def suite():
+    src = (ROOT / "bench/parac/suite/halide_apps.cpp").read_text()
+    print("| app | ParaC (the .pc file) | Halide: algorithm | Halide: GPU schedule | Halide: both |")
+    print("|---|---|---|---|---|")
+    for app, cls in SUITE:
+        start = src.index("class %s " % cls)
+        algorithm = lines_of(block_after(src, src.index("void generate()", start)))
+        sched = block_after(src, src.index("void schedule()", start))
+        for head in ("if (auto_schedule)", "if (check)", "if (!gpu)"):
+            sched = without_branch(sched, head)
+        gpu = lines_of(sched)
+        print(f"| {app} | {lines_of((ROOT / 'examples/apps' / (app + '.pc')).read_text())} | {algorithm} | {gpu} | {algorithm + gpu} |")
+
+
 def main():
+    if sys.argv[1:] == ["--suite"]:
+        suite()
+        return
     gen = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else None
     head = "| program | ParaC | hand-written CUDA | hand-written OpenCL kernels |"
     rule = "|---|---|---|---|"
