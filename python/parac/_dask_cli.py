@@ -21,7 +21,7 @@ from ._dask_rounds import _xp
 # operations this command runs, and how many images each reads
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
-           "remove-small-holes": 1}
+           "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
@@ -157,18 +157,35 @@ def _call(fn, kw, device, method, block):
     return fn(block, device=device, method=method, **kw)
 
 
-def _convert(a, p, device, method):
-    """Pixel by pixel, so each chunk on its own; minmax needs the whole
-    array's range and is refused."""
+_NOMINAL_MAX = {"uint8": 255.0, "uint16": 65535.0, "int32": 2147483647.0}  # others (floats): 1
+
+
+def _stretch(block, a, b, dtype, device, method):
+    """a v + b in float64, as parac's convert computes it, stored to dtype by
+    parac's own conversion (scale none: the same rounding and clamping)."""
     from . import convert
 
-    if p["scale"] == "minmax":
-        raise UsageError("--scale minmax stretches by the whole image's range; parac-dask does not run it yet "
-                         "(give the range's mapping with another tool, or use full / none)")
+    xp = _xp(block)
+    return convert(block.astype(xp.float64) * a + b, dtype=dtype, scale="none", device=device, method=method)
+
+
+def _convert(a, p, device, method):
+    """Pixel by pixel, so each chunk on its own; minmax first takes the whole
+    array's range (NaN skipped, as parac's statistics do)."""
+    import dask
+    import dask.array as da
+
+    from . import convert
+
     if p["channels"] not in (None, 1):
         raise UsageError("--channels %d: parac-dask takes and gives one channel" % p["channels"])
-    kw = {k: p[k] for k in ("dtype", "scale") if p[k] is not None}
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
+    if p["scale"] == "minmax":
+        lo, hi = (float(v) for v in dask.compute(da.nanmin(a), da.nanmax(a)))
+        scale = _NOMINAL_MAX.get(str(dtype), 1.0) / (hi - lo) if hi > lo else 0.0
+        name = _NAMES[str(dtype)]
+        return a.map_blocks(_stretch, scale, -lo * scale, name, device, method, dtype=dtype), []
+    kw = {k: p[k] for k in ("dtype", "scale") if p[k] is not None}
     return a.map_blocks(partial(_call, convert, kw, device, method), dtype=dtype), []
 
 
@@ -275,6 +292,43 @@ def _reconstruct(marker, mask, p, device, method):
     res, _rounds = reconstruct_rounds(marker, mask.rechunk(marker.chunks), p["mode"], _connectivity(p, marker.ndim),
                                       device, method, who="parac-dask reconstruct")
     return res, []
+
+
+def _square_extremum(block, radius, closing):
+    """The minimum (opening) or maximum (closing) over a square of side
+    2 radius + 1 (a cube in 3D) clipped to the array, as parac's: a window
+    that leaves the array sees the operation's identity there. Blocks come
+    with halos of the radius, so only the array's own edges meet the cval.
+    The chunks of files are NumPy arrays."""
+    import scipy.ndimage as ndi
+
+    if block.dtype.kind == "f":
+        ident = -np.inf if closing else np.inf
+    else:
+        ident = np.iinfo(block.dtype).min if closing else np.iinfo(block.dtype).max
+    fn = ndi.maximum_filter if closing else ndi.minimum_filter
+    return fn(block, size=2 * radius + 1, mode="constant", cval=ident)
+
+
+def _by_reconstruction(closing, a, p, device, method):
+    """Opening (closing) by reconstruction: the local minimum (maximum) over
+    the square by halos of its radius, then the reconstruction by dilation
+    under (erosion above) the image, in rounds of face exchange."""
+    import dask
+    import dask.array as da
+
+    from . import _dask
+    from ._dask_rounds import reconstruct_rounds
+
+    name = "closing-by-reconstruction" if closing else "opening-by-reconstruction"
+    if a.dtype.kind == "f" and dask.compute(da.isnan(a).any())[0]:
+        raise UsageError("%s: the image has NaN values (NaN has no order; replace them first)" % name)
+    r = p["radius"]
+    marker = a if r == 0 else _dask.local(a, [r] * a.ndim, False, partial(_square_extremum, radius=r, closing=closing),
+                                           a.dtype)
+    res, _rounds = reconstruct_rounds(marker, a, "erosion" if closing else "dilation", _connectivity(p, a.ndim), device,
+                                      method, who="parac-dask " + name)
+    return res.astype(a.dtype), []
 
 
 def _fill_holes(a, p, device, method):
@@ -397,7 +451,9 @@ _RUN = {"convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill"
         "remove-small-objects": _small_objects, "remove-small-holes": _small_holes,
         "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
         "regional-maxima": partial(_extrema, "regional-maxima"),
-        "regional-minima": partial(_extrema, "regional-minima")}
+        "regional-minima": partial(_extrema, "regional-minima"),
+        "opening-by-reconstruction": partial(_by_reconstruction, False),
+        "closing-by-reconstruction": partial(_by_reconstruction, True)}
 
 
 def _usage(ops):

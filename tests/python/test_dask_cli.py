@@ -93,8 +93,19 @@ CASES = [
     ("convolve", ["--kernel-x", "1,2,3,2", "--kernel-y", "1,-1,1,1,0.5", "--dtype", "f32", "--border", "wrap"], grey),
     ("convert", ["--dtype", "f32"], grey),
     ("convert", ["--dtype", "u16", "--scale", "full"], grey),
+    ("convert", ["--scale", "minmax"], grey),
+    ("convert", ["--dtype", "f32", "--scale", "minmax"], grey),
+    ("convert", ["--dtype", "u16", "--scale", "minmax"], lambda s, k: grey(s, k).astype(np.float32) / 3 - 20),
+    ("convert", ["--dtype", "i32", "--scale", "minmax"], lambda s, k: grey(s, k).astype(np.uint16) * 97),
+    ("convert", ["--dtype", "u8", "--scale", "minmax"], lambda s, k: np.where(grey(s, k) == 60, np.nan, grey(s, k) / 9)
+     .astype(np.float32)),  # NaN skipped by the range
     ("floodfill", ["--seed", "5,7", "--value", "3", "--tolerance", "30"], grey),
     ("floodfill", ["--seed", "5,7", "--seed", "60,40", "--mask", "--tolerance", "15", "--connectivity", "8"], grey),
+    ("opening-by-reconstruction", ["--radius", "3"], grey),
+    ("opening-by-reconstruction", ["--radius", "20"], grey),  # a square wider than the chunks
+    ("closing-by-reconstruction", ["--radius", "2", "--connectivity", "4"], grey),
+    ("closing-by-reconstruction", ["--radius", "1"], lambda s, k: grey(s, k).astype(np.uint16) * 300),
+    ("opening-by-reconstruction", ["--radius", "2"], lambda s, k: grey(s, k).astype(np.float32) / 7 - 11),
 ]
 
 
@@ -124,6 +135,8 @@ def test_equals_the_command_line_on_the_whole_file(tmp_path, op, opts, make):
                                      ("floodfill", ["--seed", "3,4,5", "--value", "9", "--tolerance", "40",
                                                     "--connectivity", "26"]),
                                      ("h-maxima", ["--h", "20"]), ("remove-small-objects", ["--min-size", "5"]),
+                                     ("opening-by-reconstruction", ["--radius", "2", "--connectivity", "6"]),
+                                     ("closing-by-reconstruction", ["--radius", "1"]),
                                      ("gauss", ["--sigma", "1", "--sigma-z", "2"])])
 def test_volumes(tmp_path, op, opts):
     img = (blobs if op in ("label", "fill-holes", "remove-small-objects") else grey)((13, 21, 17), 5)
@@ -193,7 +206,6 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     fails("gauss", tmp_path / "in.npy", out, "--sigma", "x", match="--sigma")
     fails("floodfill", tmp_path / "in.npy", out, "--seed", "30,5", "--value", "1", match="outside the image")
     fails("floodfill", tmp_path / "in.npy", out, "--seed", "3,5", "--value", "300", match="does not fit")
-    fails("convert", tmp_path / "in.npy", out, "--scale", "minmax", match="minmax")
     fails("convolve", tmp_path / "in.npy", out, "--kernel", "1,2;3", match="not a kernel")
     (tmp_path / "bad.tif").write_bytes(b"II*\x00garbage" * 10)
     before = os.listdir(tmp_path)
@@ -203,6 +215,7 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     np.save(tmp_path / "nan.npy", nan)
     before = os.listdir(tmp_path)
     fails("h-minima", tmp_path / "nan.npy", out, "--h", "2", match="NaN")
+    fails("opening-by-reconstruction", tmp_path / "nan.npy", out, "--radius", "2", match="NaN")
     np.save(tmp_path / "above.npy", np.minimum(img.astype(int) + 9, 255).astype(np.uint8))
     before = os.listdir(tmp_path)
     fails("reconstruct", tmp_path / "above.npy", tmp_path / "in.npy", out, "--chunks", "8", match="marker")
