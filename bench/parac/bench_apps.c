@@ -73,28 +73,15 @@ static const app apps[] = {
     {"unsharp", 64, run_unsharp},     /* f32: gray 16, hblur 8, ratio 12, out 28 */
 };
 
-#include "kernel_times.h"
-
-static double wall_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
+#include "bench_timing.h"
 
 /* Milliseconds of one call: the sum of its kernels' event times on the
- * OpenCL device, or the wall clock for the C target. */
+ * device, or the wall clock for the C target. */
 static double time_call(const app *a, app_buffers *b)
 {
-#ifdef PARAC_BENCH_TARGET_C
-    double t0 = wall_ms();
+    const double t0 = call_clock_ms();
     a->run(b);
-    return wall_ms() - t0;
-#else
-    unsigned long long t0 = profile_ns();
-    a->run(b);
-    return (double)(profile_ns() - t0) / 1e6;
-#endif
+    return call_clock_ms() - t0;
 }
 
 #ifdef PARAC_BENCH_TARGET_C
@@ -122,12 +109,6 @@ static double host_copy_gbs(void)
     return 2.0 * (double)bytes / (best * 1e6);
 }
 #endif
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

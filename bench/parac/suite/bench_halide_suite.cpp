@@ -104,19 +104,17 @@ struct opts {
 template <typename T>
 bool same(const char *app, const T *got, const T *want, size_t n)
 {
-    size_t bad = 0;
+    const bool hist = !strcmp(app, "hist"), harris = !strcmp(app, "harris");
+    size_t bad = 0, moved = 0;
     double worst = 0, scale = 1;
     for (size_t i = 0; i < n; i++) scale = std::fmax(scale, std::fabs((double)want[i]));
     for (size_t i = 0; i < n; i++) {
         const double d = std::fabs((double)got[i] - (double)want[i]);
         worst = std::fmax(worst, d);
-        const bool off = !strcmp(app, "harris") ? d > 1e-4 * scale : !strcmp(app, "hist") ? d > 2 : d != 0;
-        bad += off;
+        bad += harris ? d > 1e-4 * scale : hist ? d > 2 : d != 0;
+        moved += d != 0;
     }
-    size_t moved = 0;
-    if (!strcmp(app, "hist"))
-        for (size_t i = 0; i < n; i++) moved += got[i] != want[i];
-    if (bad || moved > n / 100) {
+    if (bad || (hist && moved > n / 100)) {
         fprintf(stderr, "bench_halide_suite: %s differs from the ParaC C target at %zu of %zu values (largest %g)\n", app,
                 bad ? bad : moved, n, worst);
         return false;

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bench_util.h"
 #include "parac/cuda.h"
@@ -26,6 +25,8 @@
 #define profile_kernel parac_cu_profile_kernel
 #define BACKEND "cuda"
 #elif defined(PARAC_BENCH_TARGET_C)
+#define profile_ns parac_cl_profile_ns /* not called: the C target is timed by the wall clock */
+#define profile_kernel parac_cl_profile_kernel
 #define BACKEND "c"
 #else
 #define profile_ns parac_cl_profile_ns
@@ -76,34 +77,13 @@ static const suite_app apps[] = {
     {"resize_up2", 1, b_up, run_up},
 };
 
-static double wall_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
+#include "bench_timing.h"
 
 static double time_call(const suite_app *a, buffers *b)
 {
-#ifdef PARAC_BENCH_TARGET_C
-    const double t0 = wall_ms();
+    const double t0 = call_clock_ms();
     a->run(b);
-    return wall_ms() - t0;
-#else
-    const unsigned long long t0 = profile_ns();
-    a->run(b);
-    return (double)(profile_ns() - t0) / 1e6;
-#endif
-}
-
-#ifndef PARAC_BENCH_TARGET_C
-#include "kernel_times.h"
-#endif
-
-static int cmp_double(const void *a, const void *b)
-{
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return call_clock_ms() - t0;
 }
 
 static double median_of(const suite_app *a, buffers *b, int runs, int wall)
@@ -164,18 +144,14 @@ int main(int argc, char **argv)
             bench_fill_lcg(b.in, n * 12, apps[a].as_float);
             apps[a].run(&b); /* builds (or loads) the kernels */
             apps[a].run(&b);
-#ifndef PARAC_BENCH_TARGET_C
             if (per_kernel) snapshot_kernel_times();
-#endif
             const double med = median_of(&apps[a], &b, runs, 0);
             const double bytes = apps[a].bytes(H, W), gbs = bytes / (med * 1e6);
             printf("  %-13s %5dx%-5d  %s %8.4f ms  %7.0f GB/s", apps[a].name, H, W,
                    strcmp(BACKEND, "c") ? "kernels" : "wall   ", med, gbs);
             if (copy_gbs > 0) printf("  %5.1f %% of copy", 100.0 * gbs / copy_gbs);
             printf("\n");
-#ifndef PARAC_BENCH_TARGET_C
             if (per_kernel) print_kernel_times(runs);
-#endif
             if (wall) printf("  %-13s %5dx%-5d  call    %8.4f ms (wall: copies to the device and back included)\n",
                              apps[a].name, H, W, median_of(&apps[a], &b, runs, 1));
             if (json) {
