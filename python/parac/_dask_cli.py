@@ -11,6 +11,7 @@ Exit status: 0 success, 1 bad arguments or input (nothing written), 2 an
 internal error.
 """
 import argparse
+import contextlib
 import sys
 from functools import partial
 
@@ -21,12 +22,15 @@ from ._dask_rounds import _xp
 # operations this command runs, and how many images each reads
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
-           "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1}
+           "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
+           "regionprops": (1, 2)}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
+          "regionprops": ("u8", "u16", "i32"),
           "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32")}
 _TAKES_DEFAULT = ("u8", "u16", "f32")
+_INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
 # tuning of one in-memory method, with no meaning chunk by chunk
 _UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates")}
@@ -56,10 +60,14 @@ def _value(p, text):
 
 def _parser(op):
     n = _INPUTS[op["name"]]
-    ins = "MARKER MASK" if n == 2 else "IN"
-    ap = argparse.ArgumentParser(prog="parac-dask " + op["name"], usage="%(prog)s " + ins + " OUT [options]",
+    if n == (1, 2):  # a table from one or two images
+        ins, outs, nargs, what = "LABELS [INTENSITY]", "TABLE", "+", "Zarr, OME-Zarr, TIFF or NPY; TABLE .csv, .json or .npy"
+    else:
+        ins, outs, nargs = "MARKER MASK" if n == 2 else "IN", "OUT", n + 1
+        what = "Zarr, OME-Zarr, TIFF or NPY"
+    ap = argparse.ArgumentParser(prog="parac-dask " + op["name"], usage="%(prog)s " + ins + " " + outs + " [options]",
                                  description=op.get("summary") or op["name"])
-    ap.add_argument("files", nargs=n + 1, metavar="FILE", help=ins + " OUT: Zarr, OME-Zarr, TIFF or NPY")
+    ap.add_argument("files", nargs=nargs, metavar="FILE", help=ins + " " + outs + ": " + what)
     g = ap.add_argument_group("parameters (as `parac %s`)" % op["name"])
     for p in op["params"]:
         flag = "--" + p["name"]
@@ -486,12 +494,35 @@ def _client(address):
     return contextlib.closing(client), client
 
 
-def run(argv):
-    """The command; returns the exit status (see the top)."""
-    import contextlib
-
+@contextlib.contextmanager
+def _running(ns):
+    """The --scheduler, with the progress bar asked for: yields compute(graphs) -> their values.
+    Graphs are built inside: the operations that run in rounds compute as they build."""
     import dask
 
+    sched, client = _client(ns.scheduler)
+    show = not ns.quiet and (ns.progress or sys.stderr.isatty())
+    with sched:
+        bar = contextlib.nullcontext()
+        if show and client is None:
+            from dask.diagnostics import ProgressBar
+
+            bar = ProgressBar(out=sys.stderr)
+        with bar:
+            def compute(graphs):
+                if client is not None and show:
+                    from distributed import progress
+
+                    fut = client.compute(graphs)
+                    progress(fut)
+                    return client.gather(fut)
+                return dask.compute(*graphs)
+
+            yield compute
+
+
+def run(argv):
+    """The command; returns the exit status (see the top)."""
     from . import _dask_files
 
     ops = _ops()
@@ -505,6 +536,8 @@ def run(argv):
     ns = _parser(op).parse_args(argv[1:])
     p = _params(op, ns)
     *ins, out = ns.files
+    if name == "regionprops":
+        return _regionprops(ins, out, ns)
     _dask_files.prepare(out)
     first = _dask_files.open_array(ins[0])
     arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
@@ -514,36 +547,52 @@ def run(argv):
         if dt not in takes:
             raise UsageError("%s: %s: dtype %s is not supported (%s; see 'parac-dask convert')"
                              % (name, f, dt, ", ".join(takes)))
-    sched, client = _client(ns.scheduler)
-    show = not ns.quiet and (ns.progress or sys.stderr.isatty())
-    with sched:
-        bar = contextlib.nullcontext()
-        if show and client is None:
-            from dask.diagnostics import ProgressBar
-
-            bar = ProgressBar(out=sys.stderr)
-        with bar:
-            if name == "reconstruct":
-                res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
-            else:
-                res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
-            store, finish = _dask_files.store_graph(res, out)
-            try:
-                if client is not None and show:
-                    from distributed import progress
-
-                    fut = client.compute([store] + [v for _f, v in extra])
-                    progress(fut)
-                    values = client.gather(fut)[1:]
-                else:
-                    values = dask.compute(store, *[v for _f, v in extra])[1:]
-            except BaseException:
-                finish.abandon()
-                raise
-            finish()
+    with _running(ns) as compute:
+        if name == "reconstruct":
+            res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
+        else:
+            res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
+        store, finish = _dask_files.store_graph(res, out)
+        try:
+            values = compute([store] + [v for _f, v in extra])[1:]
+        except BaseException:
+            finish.abandon()
+            raise
+        finish()
     if not ns.quiet:
         for (fmt, _v), v in zip(extra, values):
             print(fmt % v)
+    return 0
+
+
+def _regionprops(ins, out, ns):
+    """parac-dask regionprops LABELS [INTENSITY] TABLE: one row per label (python/parac/_dask_regions.py)."""
+    import os
+
+    from . import _dask_files, _dask_regions, _parac
+
+    if len(ins) not in (1, 2):
+        raise UsageError("regionprops: LABELS [INTENSITY] TABLE, got %d files" % (len(ins) + 1))
+    if os.path.splitext(out)[1].lower() not in (".csv", ".json", ".npy"):
+        raise UsageError("%s: the table is written as .csv, .json or .npy" % out)
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+        raise UsageError("%s: no such directory" % os.path.dirname(os.path.abspath(out)))
+    first = _dask_files.open_array(ins[0])
+    arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
+    first = arrays[0]
+    for f, a, takes in zip(ins, arrays, (_TAKES["regionprops"], _INTENSITY_TAKES)):
+        dt = _NAMES.get(str(a.dtype), str(a.dtype))
+        if dt not in takes:
+            raise UsageError("regionprops: %s: dtype %s is not supported (%s)" % (f, dt, ", ".join(takes)))
+    if len(arrays) == 2 and arrays[1].shape != first.shape:
+        raise UsageError("regionprops: %s has shape %s, %s has %s: the intensity must match the labels"
+                         % (ins[1], arrays[1].shape, ins[0], first.shape))
+    intensity = arrays[1] if len(arrays) == 2 else None
+    with _running(ns) as compute:
+        (rows,) = compute([_dask_regions.table(first, intensity, ns.device, ns.method)])
+    _parac.write_table(out, rows, _dask_regions.columns(first.ndim, intensity is not None))
+    if not ns.quiet:
+        print("count: %d" % rows.shape[0])
     return 0
 
 

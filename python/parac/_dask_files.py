@@ -69,6 +69,9 @@ class _TiffChunks:
         with lock:  # one file handle per process: its reads one at a time
             return np.asarray(z[tuple(full)])
 
+    def __dask_tokenize__(self):
+        return ("parac-read", _token(self.path))
+
 
 _TIFFS = {}
 _TIFFS_LOCK = threading.Lock()
@@ -106,6 +109,33 @@ class _NpyChunks:
 
     def __getitem__(self, index):
         return np.array(np.load(self.path, mmap_mode="r")[index])
+
+    def __dask_tokenize__(self):
+        return ("parac-read", _token(self.path))
+
+
+class _ZarrChunks:
+    """A Zarr array (an OME-Zarr's full resolution, its time and channel
+    axes dropped) whose slices read the chunks they cover. Tokenized by its
+    path: an open zarr array is tokenized anew by every graph, and a
+    distributed scheduler warns (one key, two definitions) when a second
+    graph reads the same store."""
+
+    def __init__(self, path, kind):
+        self.path = path
+        self.z, self._drop = _zarr_array(path, kind)
+        keep = [i for i in range(self.z.ndim) if i not in self._drop]
+        self.shape = tuple(self.z.shape[i] for i in keep)
+        self.chunks = tuple(self.z.chunks[i] for i in keep)
+        self.dtype, self.ndim = self.z.dtype, len(keep)
+
+    def __getitem__(self, index):
+        it = iter(index if isinstance(index, tuple) else (index,))
+        full = tuple(0 if i in self._drop else next(it, slice(None)) for i in range(self.z.ndim))
+        return self.z[full]
+
+    def __dask_tokenize__(self):
+        return ("parac-read", _token(self.path))
 
 
 def _zarr_array(path, kind):
@@ -149,16 +179,12 @@ def open_array(path, chunks=None):
         raise FileError("%s: no such file or directory" % path)
     kind = kind_of(path)
     if kind in ("zarr", "ome-zarr"):
-        z, drop = _zarr_array(path, kind)
-        a = da.from_zarr(z)
-        if drop:
-            a = a[tuple(0 if i in drop else slice(None) for i in range(a.ndim))]
-        own = a.chunksize
+        src = _ZarrChunks(path, kind)
+        own = src.chunks
     else:
         src = _TiffChunks(path) if kind == "tiff" else _NpyChunks(path)
         own = None
-        a = None
-    shape = a.shape if a is not None else src.shape
+    shape = src.shape
     if len(shape) not in (2, 3):
         raise FileError("%s: shape %s; parac-dask takes a 2D image or a 3D volume" % (path, shape))
     if any(n == 0 for n in shape):
@@ -166,11 +192,12 @@ def open_array(path, chunks=None):
     if chunks is None:
         least = 1024 if len(shape) == 2 else 128
         chunks = tuple(max(c, least) for c in own) if own else (4096 if len(shape) == 2 else 256)
-    if a is None:
-        a = da.from_array(src, chunks=chunks, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
-                          name="parac-read-" + _token(path))
-        return a
-    return a.rechunk(chunks)
+    if own is not None:  # read in the store's chunks, then cut as asked
+        a = da.from_array(src, chunks=own, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
+                          name="parac-read-" + _token(path), inline_array=True)
+        return a.rechunk(chunks)
+    return da.from_array(src, chunks=chunks, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
+                         name="parac-read-" + _token(path), inline_array=True)
 
 
 def _token(path):

@@ -64,9 +64,39 @@ class Request:
     border are marked (fill: 1, clear-border: buffer + 1).
     seed: the component holding this pixel is marked (flood)."""
 
-    def __init__(self, label, ndim, conn, values=False, firsts=False, areas=False, zone=0, seed=None, extra=None):
+    def __init__(self, label, ndim, conn, values=False, firsts=False, areas=False, zone=0, seed=None, extra=None,
+                 device=None):
         self.label, self.ndim, self.conn, self.extra = label, ndim, conn, extra
         self.values, self.firsts, self.areas, self.zone, self.seed = values, firsts, areas, zone, seed
+        # where the blocks are labelled: the label function's own device= unless given
+        self.device = device if device is not None else getattr(label, "keywords", {}).get("device")
+
+
+def _gpu_index(device):
+    """The GPU that device names ("cuda": the current one, "cuda:N"), or None
+    (the CPU, several GPUs, or parac's own choice)."""
+    d = str(device) if device is not None else ""
+    if d == "cuda":
+        return -1
+    if d.startswith("cuda:") and d[5:].isdigit():
+        return int(d[5:])
+    return None
+
+
+def _on_gpu(block, req):
+    """A host block whose work goes to one GPU, copied there once (CuPy);
+    else None. Every step of the block then runs on the GPU, and only the
+    facts (small) and the result come back to the host: a host block's
+    labels (4 bytes a pixel) never cross the link."""
+    gpu = _gpu_index(req.device)
+    if gpu is None or _xp(block) is not np:
+        return None
+    import cupy
+
+    if gpu < 0:
+        return cupy.asarray(block)
+    with cupy.cuda.Device(gpu):
+        return cupy.asarray(block)
 
 
 def _rank(ndim, conn):
@@ -75,7 +105,15 @@ def _rank(ndim, conn):
 
 
 def _local(block, req, start, gshape, extra):
-    """Step 1 on one block: (labels, facts) with the facts small and on the host."""
+    """Step 1 on one block: (kept, facts) with the facts small and on the host.
+    kept is what step 3 starts from: the block's labels where they are on
+    the host (labelling again would cost as much as the first time); on a
+    GPU, where labelling is cheap beside keeping 4 bytes a pixel, the block's
+    copy on the GPU (a host block) or nothing (a CuPy block): step 3 labels
+    it again, with the same result."""
+    moved = _on_gpu(block, req)
+    if moved is not None:
+        block = moved
     labels, n = req.label(block, extra)
     n = int(n)
     nd = labels.ndim
@@ -109,7 +147,9 @@ def _local(block, req, start, gshape, extra):
     if req.zone or req.seed is not None:
         m = np.unique(np.concatenate(marked)) if marked else np.zeros(0, np.int64)
         facts["marked"] = m[m > 0].astype(np.int64)
-    return labels, facts
+    if xp is np:
+        return ("labels", labels), facts
+    return ("gpu", moved), facts
 
 
 def _first_pixels(labels, n, start, gshape):
@@ -243,10 +283,18 @@ def _plan(facts, layout, req, what):
     return {"tables": [np.concatenate(([False], flag[o + 1:o + 1 + k])) for o, k in zip(offsets, ns)]}
 
 
-def _apply(labels, block, table, finish):
-    """Step 3 on one block: finish(block, table[labels]) on the block's device."""
+def _apply(kept, block, table, finish, req, extra):
+    """Step 3 on one block: finish(block, table[labels]) where step 1 worked
+    (kept: see _local); a host block's result comes back to the host."""
+    how, value = kept
+    if how == "labels":
+        labels, work = value, block
+    else:
+        work = value if value is not None else block
+        labels = req.label(work, extra)[0]
     xp = _xp(labels)
-    return finish(block, xp.take(xp.asarray(table), labels))  # take: a third faster than indexing on the host
+    res = finish(work, xp.take(xp.asarray(table), labels))  # take: a third faster than indexing on the host
+    return _host(res) if work is not block else res
 
 
 def components(a, req, what, finish, dtype):
@@ -271,7 +319,7 @@ def components(a, req, what, finish, dtype):
     out = np.empty(tuple(len(c) for c in a.chunks), dtype=object)
     for b, ((labels, _), d, (idx, start, shape)) in enumerate(zip(local, delayed_blocks, blocks)):
         table = dask.delayed(operator.getitem, pure=True)(tables, b)
-        res = dask.delayed(_apply, pure=True)(labels, d, table, finish)
+        res = dask.delayed(_apply, pure=True)(labels, d, table, finish, req, req.extra)
         out[idx] = da.from_delayed(res, shape=shape, dtype=dtype, meta=meta)
     return da.block(out.tolist()), plan
 

@@ -817,11 +817,64 @@ done:
     return result;
 }
 
+/* write_table(path, rows, columns): a C-contiguous float64 array of rows x
+ * len(columns) written as the CLI writes an operation's table (.csv, .json,
+ * .npy; numbers that read back exactly; atomic). */
+static PyObject *py_write_table(PyObject *self, PyObject *pyargs)
+{
+    (void)self;
+    const char *path;
+    PyObject *obj, *names;
+    if (!PyArg_ParseTuple(pyargs, "sOO!", &path, &obj, &PyList_Type, &names)) return NULL;
+    Py_buffer v;
+    if (PyObject_GetBuffer(obj, &v, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) return NULL;
+    PyObject *result = NULL;
+    parac_image *img = NULL;
+    const Py_ssize_t n_columns = PyList_GET_SIZE(names);
+    const char **columns = NULL;
+    if (v.ndim != 2 || v.itemsize != 8 || !v.format || strcmp(v.format, "d") != 0 || v.shape[1] != n_columns ||
+        n_columns < 1 || n_columns > 64) {
+        PyErr_SetString(PyExc_ValueError, "write_table: a float64 array of rows x len(columns), 1..64 columns");
+        goto done;
+    }
+    columns = PyMem_Calloc((size_t)n_columns, sizeof *columns);
+    if (!columns) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < n_columns; c++)
+        if (!(columns[c] = PyUnicode_AsUTF8(PyList_GET_ITEM(names, c)))) goto done;
+    /* an empty table still needs an image to describe its columns */
+    static const double empty_row[64];
+    const int64_t rows = v.shape[0];
+    void *data = rows ? v.buf : (void *)empty_row;
+    parac_status st = parac_image_wrap(&img, data, n_columns, rows ? rows : 1, 1, 1, PARAC_F64, 8, n_columns * 8,
+                                       n_columns * 8 * (rows ? rows : 1), PARAC_MEMORY_HOST, -1);
+    if (st == PARAC_OK) {
+        Py_BEGIN_ALLOW_THREADS
+        st = parac_table_write(path, img, rows, columns, (int)n_columns);
+        Py_END_ALLOW_THREADS
+    }
+    if (st != PARAC_OK) raise_status(st, "write_table");
+    else {
+        Py_INCREF(Py_None);
+        result = Py_None;
+    }
+done:
+    PyMem_Free(columns);
+    parac_image_destroy(img);
+    PyBuffer_Release(&v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"read", py_read, METH_VARARGS, "read(path, layout='auto') -> (Image, shape, dtype)"},
     {"write", py_write, METH_VARARGS,
      "write(path, array, channels, format=None, jpeg_quality=0, png_compression=-1, tiff_compress=False, "
      "nrrd_gzip=False)"},
+    {"write_table", py_write_table, METH_VARARGS,
+     "write_table(path, rows, columns): a float64 rows x columns array as the CLI writes a table (.csv, .json, "
+     ".npy)"},
     {"ops", parac_py_ops, METH_NOARGS, "Every registry operation, as a list of dicts."},
     {"transfers", py_transfers, METH_NOARGS,
      "(to_device, to_host, bytes): the library's host <-> device image copies since the process started."},

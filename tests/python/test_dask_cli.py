@@ -18,6 +18,7 @@ pytest.importorskip("parac", reason="the parac extension was not built (Python d
 pytest.importorskip("dask.array")
 zarr = pytest.importorskip("zarr")
 tifffile = pytest.importorskip("tifffile")
+ndi = pytest.importorskip("scipy.ndimage")
 
 PARAC = os.environ.get("PARAC_BIN", "parac")
 
@@ -229,12 +230,91 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
 
 
 def test_a_distributed_scheduler(tmp_path):
+    """Through a LocalCluster of worker processes, from each kind of file. fill-holes
+    sends the scheduler two graphs that read the input: its read tasks must be
+    defined alike in both (else the scheduler warns that one key has two
+    definitions, which can deadlock)."""
+    import logging
+
     distributed = pytest.importorskip("distributed")
     img = blobs((70, 90), 11)
     np.save(tmp_path / "in.npy", img)
+    write_zarr(tmp_path / "in.zarr", img, (30, 40))
+    tifffile.imwrite(tmp_path / "in.tif", img, tile=(32, 32))
     parac_cli("fill-holes", tmp_path / "in.npy", tmp_path / "want.npy")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as c:
-        r = dask_cli("fill-holes", tmp_path / "in.npy", tmp_path / "got.tif", "--chunks", "25",
-                     "--scheduler", c.scheduler_address, "--progress")
-    np.testing.assert_array_equal(read(tmp_path / "got.tif"), np.load(tmp_path / "want.npy"))
-    assert r.returncode == 0
+    warned = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            warned.append(record.getMessage())
+
+    catch = Catch(logging.WARNING)
+    logging.getLogger("distributed.scheduler").addHandler(catch)
+    try:
+        with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                      dashboard_address=None) as c:
+            for src in ("in.npy", "in.zarr", "in.tif"):
+                out = tmp_path / ("got-" + src.replace(".", "-") + ".tif")
+                r = dask_cli("fill-holes", tmp_path / src, out, "--chunks", "25", "--scheduler",
+                             c.scheduler_address, "--progress")
+                assert r.returncode == 0
+                np.testing.assert_array_equal(read(out), np.load(tmp_path / "want.npy"))
+    finally:
+        logging.getLogger("distributed.scheduler").removeHandler(catch)
+    assert not [w for w in warned if "run_spec" in w], warned
+
+
+def _labels(shape, seed):
+    r = np.random.default_rng(seed)
+    lab, _n = ndi.label(ndi.uniform_filter(r.random(shape), 3) > 0.5)
+    return lab
+
+
+@pytest.mark.parametrize("shape,chunks", [((151, 97), "17"), ((151, 97), "1,97"), ((151, 97), "61,9"),
+                                          ((23, 31, 29), "7,11,5")])
+def test_regionprops_equals_the_command_line(tmp_path, shape, chunks):
+    """The table of a chunked label image equals `parac regionprops` of the whole
+    file byte for byte (areas, boxes, centroids and integer intensities are
+    exact sums), in every table format; regions cross many chunks."""
+    lab = _labels(shape, 5)
+    r = np.random.default_rng(6)
+    for ldt, idt in (("int32", "uint16"), ("uint16", "uint8"), ("uint8", "int32")):
+        src = tmp_path / ("lab-%s.zarr" % ldt)
+        write_zarr(src, (lab % 250 if ldt == "uint8" else lab).astype(ldt), (40,) * lab.ndim)
+        np.save(tmp_path / "lab.npy", read(src))
+        np.save(tmp_path / "int.npy", r.integers(0, 200 if idt == "uint8" else 60000, shape).astype(idt))
+        for ext in ("csv", "json", "npy"):
+            parac_cli("regionprops", tmp_path / "lab.npy", tmp_path / "int.npy", tmp_path / ("want." + ext))
+            got = dask_cli("regionprops", src, tmp_path / "int.npy", tmp_path / ("got." + ext), "--chunks", chunks)
+            assert got.stdout.strip() == "count: %d" % np.unique(read(src)[read(src) > 0]).size
+            assert (tmp_path / ("got." + ext)).read_bytes() == (tmp_path / ("want." + ext)).read_bytes(), (ldt, ext)
+        parac_cli("regionprops", tmp_path / "lab.npy", tmp_path / "want.csv")
+        dask_cli("regionprops", src, tmp_path / "got.csv", "--chunks", chunks, "-q")
+        assert (tmp_path / "got.csv").read_bytes() == (tmp_path / "want.csv").read_bytes()
+
+
+def test_regionprops_of_float_intensities_and_bad_input(tmp_path):
+    """f32 intensities are summed in float64 in another order than the whole-file
+    call: the means agree to 1e-15 (relative), every other column exactly."""
+    lab = _labels((120, 143), 7).astype(np.int32)
+    np.save(tmp_path / "lab.npy", lab)
+    np.save(tmp_path / "f.npy", np.random.default_rng(8).random(lab.shape).astype(np.float32))
+    parac_cli("regionprops", tmp_path / "lab.npy", tmp_path / "f.npy", tmp_path / "want.npy")
+    dask_cli("regionprops", tmp_path / "lab.npy", tmp_path / "f.npy", tmp_path / "got.npy", "--chunks", "13,40")
+    want, got = np.load(tmp_path / "want.npy"), np.load(tmp_path / "got.npy")
+    np.testing.assert_array_equal(got[:, :-1], want[:, :-1])
+    np.testing.assert_allclose(got[:, -1], want[:, -1], rtol=1e-15)
+
+    def fails(*args, match):
+        r = dask_cli(*args, ok=False)
+        assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
+        assert not (tmp_path / "t.csv").exists()
+
+    np.save(tmp_path / "small.npy", lab[:50])
+    fails("regionprops", tmp_path / "lab.npy", tmp_path / "small.npy", tmp_path / "t.csv", match="must match")
+    fails("regionprops", tmp_path / "f.npy", tmp_path / "t.csv", match="dtype f32 is not supported")
+    fails("regionprops", tmp_path / "lab.npy", tmp_path / "t.png", match=".csv, .json or .npy")
+    fails("regionprops", tmp_path / "lab.npy", tmp_path / "f.npy", tmp_path / "f.npy", tmp_path / "t.csv",
+          match="LABELS [INTENSITY] TABLE")
+    np.save(tmp_path / "neg.npy", -lab)
+    fails("regionprops", tmp_path / "neg.npy", tmp_path / "t.csv", match="negative")

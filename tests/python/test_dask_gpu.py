@@ -73,6 +73,36 @@ def test_cupy_chunks_equal_the_in_memory_call():
                                       ndi.binary_fill_holes(vol, st))
 
 
+def test_host_chunks_through_the_gpu():
+    """NumPy chunks with device="cuda": each chunk is copied to the GPU once,
+    labelled and decided there, and its result comes back to the host."""
+    mask, vol, values = cases()
+    for chunks in ((64, 80), (203, 9)):
+        d = da.from_array(mask, chunks=chunks)
+        lab, n = parac.ndimage.label(d, np.ones((3, 3)), device="cuda")
+        got = lab.compute()
+        want, wn = ndi.label(mask, np.ones((3, 3)))
+        assert isinstance(got, np.ndarray)
+        np.testing.assert_array_equal(got, want)
+        assert int(n.compute()) == wn
+        np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(d, device="cuda").compute(),
+                                      ndi.binary_fill_holes(mask))
+        np.testing.assert_array_equal(parac.segmentation.clear_border(d, buffer_size=2, device="cuda").compute(),
+                                      parac.segmentation.clear_border(mask, buffer_size=2, device="cpu"))
+        np.testing.assert_array_equal(parac.segmentation.flood(d, (100, 150), connectivity=2, device="cuda:0")
+                                      .compute(), parac.segmentation.flood(mask, (100, 150), connectivity=2))
+        np.testing.assert_array_equal(parac.morphology.remove_small_objects(d, 9, device="cuda").compute(),
+                                      parac.morphology.remove_small_objects(mask, 9, device="cpu"))
+        np.testing.assert_array_equal(parac.morphology.remove_small_holes(d, 9, device="cuda").compute(),
+                                      parac.morphology.remove_small_holes(mask, 9, device="cpu"))
+    dv = da.from_array(values, chunks=(20, 30))
+    np.testing.assert_array_equal(parac.measure.label(dv, background=1, device="cuda").compute(),
+                                  parac.measure.label(values, background=1, device="cpu"))
+    d = da.from_array(vol, chunks=(5, 13, 12))
+    np.testing.assert_array_equal(parac.ndimage.label(d, np.ones((3, 3, 3)), device="cuda")[0].compute(),
+                                  ndi.label(vol, np.ones((3, 3, 3)))[0])
+
+
 def test_cupy_chunks_by_rounds():
     """Reconstruction, h-maxima and local extrema of CuPy chunks: the rounds
     run each chunk on its GPU and equal the in-memory call on the host."""
@@ -117,3 +147,16 @@ def test_local_cuda_cluster_one_worker_per_gpu():
             np.testing.assert_array_equal(cupy.asnumpy(got), want)
             filled = client.compute(parac.ndimage.binary_fill_holes(d), sync=True)
             np.testing.assert_array_equal(cupy.asnumpy(filled), ndi.binary_fill_holes(mask))
+            # every worker (every GPU) held a part of the result
+            held = client.persist(lab)
+            distributed.wait(held)
+            assert len({w for ws in client.who_has(held).values() for w in ws}) == n_gpus
+            # reconstruction in rounds (h-maxima of smooth domes that cross the chunks' faces)
+            y = np.arange(1500, dtype=np.float32)[:, None] / 90
+            x = np.arange(1700, dtype=np.float32)[None, :] / 70
+            grey = ((np.sin(y) * np.cos(x) + 1.5) * 60 + r.random((1500, 1700)) * 3).astype(np.uint8)
+            g = da.from_array(grey, chunks=(400, 500)).map_blocks(cupy.asarray, dtype=np.uint8,
+                                                                  meta=cupy.empty((0, 0), np.uint8))
+            hm = parac.morphology.h_maxima(g, 10)
+            np.testing.assert_array_equal(cupy.asnumpy(hm.compute()),
+                                          parac.morphology.h_maxima(grey, 10, device="cpu"))
