@@ -130,7 +130,28 @@ def _tables(op, res, numbers, ndim, n_given):
             names = by[(3 if ndim == 3 else 2, n_given)]
             # one copy makes every column contiguous (rows are records)
             cols = _device.transposed_copy(out[k][: int(numbers[0])])
-            out[k] = {name: cols[c] for c, name in enumerate(names)}
+            flat = by[(2, n_given)]
+            if ndim == 3 and len(cols) == len(flat) != len(names):
+                out[k] = _one_slice_table({name: cols[c] for c, name in enumerate(flat)}, names)
+            else:
+                out[k] = {name: cols[c] for c, name in enumerate(names)}
+    return out
+
+
+def _one_slice_table(flat, names):
+    """A volume of one slice is measured as a 2D image: its table in the
+    volume's columns, every region in slice 0 (z from 0 to 1, centroid 0)."""
+    zero = flat["label"] * 0
+    out = {}
+    for name in names:
+        axis, _, j = name.rpartition("-")
+        if axis == "bbox":  # lo z, y, x then hi z, y, x
+            j = int(j)
+            out[name] = zero if j == 0 else zero + 1 if j == 3 else flat["bbox-%d" % (j - 1 if j < 3 else j - 2)]
+        elif axis == "centroid":
+            out[name] = zero if j == "0" else flat["centroid-%d" % (int(j) - 1)]
+        else:
+            out[name] = flat[name]
     return out
 
 

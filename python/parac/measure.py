@@ -1,7 +1,7 @@
 """scikit-image measure-compatible functions over parac: change the import,
 keep the call."""
 from . import label as _label
-from . import _device
+from . import _dask, _device
 from ._compat import connectivity as _conn, dtype_name as _dtype_name, label_input as _label_input, \
     to_type as _to
 
@@ -36,8 +36,6 @@ def label(label_image, background=None, return_num=False, connectivity=None, *, 
         The number of regions (with ``return_num``).
     """
     import numpy as np
-
-    from . import _dask
 
     who = "parac.measure.label"
     kind = _device.kind_of(label_image)
@@ -77,7 +75,10 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     ----------
     label_image : array
         Labels (0: background), 2D or 3D; NumPy, CuPy or a PyTorch CUDA
-        tensor.
+        tensor. A Dask array (with a Dask or in-memory intensity image of
+        its shape) is measured chunk by chunk and its parts merged
+        (docs/distributed.md, "Statistics of regions"); the table is
+        computed and returned as NumPy arrays.
     intensity_image : array, optional
         Values for the intensity properties, the labels' shape.
     properties : sequence of str
@@ -113,12 +114,15 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         raise NotImplementedError("%s: extra_properties are not supported" % who)
     if offset is not None:
         raise NotImplementedError("%s: offset is not supported" % who)
+    if spacing is not None and any(float(v) != 1.0 for v in np.atleast_1d(spacing)):
+        raise NotImplementedError("%s: spacing other than 1 is not supported" % who)
+    if _dask.is_dask(label_image):
+        return _select(_dask_table(label_image, intensity_image, properties, device, method, who), properties,
+                       separator)
     kind = _device.kind_of(label_image)
     lab = label_image if kind else np.asarray(label_image)
     if lab.ndim not in (2, 3):
         raise ValueError("%s: 2D or 3D labels, got %d dimensions" % (who, lab.ndim))
-    if spacing is not None and any(float(s) != 1.0 for s in np.atleast_1d(spacing)):
-        raise NotImplementedError("%s: spacing other than 1 is not supported" % who)
     if any(p.startswith("intensity") for p in properties) and intensity_image is None:
         raise AttributeError("%s: the intensity properties need intensity_image" % who)
     name = _dtype_name(lab)
@@ -128,6 +132,11 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
         lab = _label_input(lab, who)
     args = (lab,) if intensity_image is None else (lab, _intensity(intensity_image, who))
     table, _n = _regionprops(*args, device=device, method=method)
+    return _select(table, properties, separator)
+
+
+def _select(table, properties, separator):
+    """The asked properties of a table of parac's columns, named and typed as scikit-image's."""
     names = list(table)
     # the integer columns converted at once: one cast of the whole table
     # (its columns are rows of one contiguous array) when any is asked for
@@ -149,6 +158,36 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
                         v = table[k]
                     out[(p + k[len(col):]).replace("-", separator)] = v
     return out
+
+
+def _dask_table(labels, intensity, properties, device, method, who):
+    """parac's columns of a Dask label image's regions (python/parac/_dask_regions.py), on the host."""
+    import dask.array as da
+    import numpy as np
+
+    from . import _dask_regions
+
+    if labels.ndim not in (2, 3):
+        raise ValueError("%s: 2D or 3D labels, got %d dimensions" % (who, labels.ndim))
+    if any(p.startswith("intensity") for p in properties) and intensity is None:
+        raise AttributeError("%s: the intensity properties need intensity_image" % who)
+    name = str(labels.dtype)
+    if name.startswith("float"):
+        raise TypeError("%s: non-integer label image (%s)" % (who, name))
+    if name not in ("uint8", "uint16", "int32", "bool"):
+        labels = labels.map_blocks(_label_input, who, dtype=np.int32)
+    elif name == "bool":
+        labels = labels.astype(np.uint8)
+    if intensity is not None:
+        if not _dask.is_dask(intensity):
+            intensity = da.from_array(intensity, chunks=labels.chunks)
+        if intensity.shape != labels.shape:
+            raise ValueError("%s: intensity_image has shape %s, the labels %s" % (who, intensity.shape,
+                                                                                 labels.shape))
+        idt = _intensity(np.zeros(1, intensity.dtype), who).dtype
+        intensity = intensity.map_blocks(_intensity, who, dtype=idt)
+    cols = np.ascontiguousarray(_dask_regions.table(labels, intensity, device, method).compute().T)
+    return {k: cols[i] for i, k in enumerate(_dask_regions.columns(labels.ndim, intensity is not None))}
 
 
 def _intensity(a, who):

@@ -44,7 +44,7 @@ def assert_tables_equal(got, want, inexact=()):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("shape", [(1, 1), (97, 71), (301, 1037), (1, 333), (9, 13, 17)])
+@pytest.mark.parametrize("shape", [(1, 1), (97, 71), (301, 1037), (1, 333), (9, 13, 17), (1, 23, 17)])
 @pytest.mark.parametrize("vdtype", [np.uint8, np.uint16, np.int32, np.float32])
 def test_regionprops_table_like_skimage(device, shape, vdtype):
     r = np.random.default_rng(len(shape) * 100 + shape[0])
