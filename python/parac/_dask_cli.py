@@ -93,6 +93,11 @@ def _common(ap):
     g.add_argument("--device", help="where each chunk is computed: auto (default), cpu, cuda, cuda:N")
     g.add_argument("--method", help="the operation's method for each chunk (default: its own choice; the "
                                     "Gaussian: separable, the method whose result does not depend on the chunk)")
+    g.add_argument("--pyramid", type=int, default=0, metavar="N",
+                   help="an OME-Zarr output (.ome.zarr) gets N more levels, each half the one before along y and x")
+    g.add_argument("--downsample", choices=("nearest", "mean"), default="nearest",
+                   help="how the pyramid's levels are made: every second pixel (default; labels and masks keep "
+                        "their values) or the mean of each 2 x 2")
     g.add_argument("--progress", action="store_true", help="show a progress bar even when stderr is not a terminal")
     g.add_argument("-q", "--quiet", action="store_true", help="print only errors (and no progress bar)")
 
@@ -540,6 +545,7 @@ def run(argv):
         return _regionprops(ins, out, ns)
     _dask_files.prepare(out)
     first = _dask_files.open_array(ins[0])
+    _dask_files.check_pyramid(out, first.shape, ns.pyramid, ns.downsample)
     arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
     takes = _TAKES.get(name, _TAKES_DEFAULT)
     for f, a in zip(ins, arrays):
@@ -552,7 +558,7 @@ def run(argv):
             res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
         else:
             res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
-        store, finish = _dask_files.store_graph(res, out)
+        store, finish = _dask_files.store_graph(res, out, ns.pyramid, ns.downsample)
         try:
             values = compute([store] + [v for _f, v in extra])[1:]
         except BaseException:
@@ -573,6 +579,8 @@ def _regionprops(ins, out, ns):
 
     if len(ins) not in (1, 2):
         raise UsageError("regionprops: LABELS [INTENSITY] TABLE, got %d files" % (len(ins) + 1))
+    if ns.pyramid:
+        raise UsageError("regionprops: --pyramid is for images written as OME-Zarr; a table has no levels")
     if os.path.splitext(out)[1].lower() not in (".csv", ".json", ".npy"):
         raise UsageError("%s: the table is written as .csv, .json or .npy" % out)
     if not os.path.isdir(os.path.dirname(os.path.abspath(out))):

@@ -225,13 +225,33 @@ def prepare(path):
     return kind
 
 
-def store_graph(a, path):
+def check_pyramid(path, shape, pyramid, downsample="nearest"):
+    """The output's kind, once the pyramid asked for is known to fit (see store_graph)."""
+    kind = prepare(path)
+    if pyramid and kind != "ome-zarr":
+        raise FileError("%s: the levels of a pyramid are written to OME-Zarr (.ome.zarr) only" % path)
+    if downsample not in ("nearest", "mean"):
+        raise FileError("downsample: nearest or mean, got %r" % (downsample,))
+    # level k halves level k-1, which must then be at least 2 pixels along y and x
+    if pyramid < 0 or any(-(-n // 2 ** (k - 1)) < 2 for k in range(1, pyramid + 1) for n in shape[-2:]):
+        raise FileError("%s: %d levels below an image of %s pixels do not fit (each halves y and x)"
+                        % (path, pyramid, " x ".join(map(str, shape))))
+    return kind
+
+
+def store_graph(a, path, pyramid=0, downsample="nearest"):
     """(delayed store of a into a temporary Zarr next to path, finish):
     compute the first (with anything else in the same pass), then call
-    finish() to put the output in place, or abandon() on failure."""
+    finish() to put the output in place, or abandon() on failure.
+    pyramid: for an OME-Zarr output, that many more levels, each half the
+    one before along y and x (a volume's z kept), written by finish() from
+    the level before as stored (the operation is not computed again);
+    downsample: "nearest" (every second pixel: labels and masks keep their
+    values) or "mean" (of each 2 x 2, the last row or column repeated on an
+    odd size; integers rounded half up)."""
     import zarr
 
-    kind = prepare(path)
+    kind = check_pyramid(path, a.shape, pyramid, downsample)
     parent = os.path.dirname(os.path.abspath(path))
     tmp = tempfile.mkdtemp(prefix="." + os.path.basename(path.rstrip("/")) + ".", suffix=".tmp", dir=parent)
     a = _regular(a)
@@ -242,7 +262,7 @@ def store_graph(a, path):
             group = zarr.open_group(tmp, mode="w", **fmt)
             z = zarr.open_array(os.path.join(tmp, "0"), mode="w", shape=a.shape, chunks=a.chunksize, dtype=a.dtype,
                                 **fmt)
-            group.attrs["multiscales"] = [_ome_multiscales(a.ndim)]
+            group.attrs["multiscales"] = [_ome_multiscales(a.ndim, pyramid)]
         else:
             z = zarr.open_array(os.path.join(tmp, "data.zarr") if kind in ("tiff", "npy") else tmp, mode="w",
                                 shape=a.shape, chunks=a.chunksize, dtype=a.dtype, **fmt)
@@ -250,25 +270,63 @@ def store_graph(a, path):
     except Exception:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return store, _Finish(tmp, path, kind, z)
+    return store, _Finish(tmp, path, kind, z, pyramid, downsample)
 
 
-def _ome_multiscales(ndim):
+def _ome_multiscales(ndim, levels=0):
     names = ["z", "y", "x"][-ndim:]
     return {"version": "0.4", "name": "parac",
             "axes": [{"name": n, "type": "space"} for n in names],
-            "datasets": [{"path": "0", "coordinateTransformations": [{"type": "scale", "scale": [1.0] * ndim}]}]}
+            "datasets": [{"path": str(k), "coordinateTransformations": [
+                {"type": "scale", "scale": [1.0] * (ndim - 2) + [float(2 ** k)] * 2}]} for k in range(levels + 1)]}
+
+
+def _half(a, downsample):
+    """A Dask array half of a along its last two axes (see store_graph)."""
+    import dask.array as da
+
+    if downsample == "nearest":
+        return a[(Ellipsis, slice(None, None, 2), slice(None, None, 2))]
+    pad = [(0, 0)] * (a.ndim - 2) + [(0, n % 2) for n in a.shape[-2:]]
+    if any(p[1] for p in pad):
+        a = da.pad(a, pad, mode="edge")
+    m = da.coarsen(np.mean, a.astype(np.float64), {a.ndim - 2: 2, a.ndim - 1: 2})
+    if a.dtype.kind in "ui":
+        return da.floor(m + 0.5).astype(a.dtype)
+    return m.astype(a.dtype)
+
+
+def _write_levels(tmp, z, levels, downsample):
+    """Levels 1..levels of an OME-Zarr pyramid in tmp, each from the one before as stored."""
+    import dask
+    import dask.array as da
+    import zarr
+
+    fmt = {"zarr_format": 2} if int(zarr.__version__.split(".")[0]) >= 3 else {}
+    prev = z
+    for k in range(1, levels + 1):
+        src = da.from_zarr(prev, inline_array=True)
+        half = _half(src, downsample)
+        chunks = tuple(min(c, n) for c, n in zip(z.chunks, half.shape))
+        half = half.rechunk(chunks)
+        nxt = zarr.open_array(os.path.join(tmp, str(k)), mode="w", shape=half.shape, chunks=chunks,
+                              dtype=z.dtype, **fmt)
+        dask.compute(half.store(nxt, lock=False, compute=False))
+        prev = nxt
 
 
 class _Finish:
-    def __init__(self, tmp, path, kind, z):
+    def __init__(self, tmp, path, kind, z, pyramid=0, downsample="nearest"):
         self.tmp, self.path, self.kind, self.z = tmp, path, kind, z
+        self.pyramid, self.downsample = pyramid, downsample
 
     def abandon(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __call__(self):
         try:
+            if self.pyramid:
+                _write_levels(self.tmp, self.z, self.pyramid, self.downsample)
             if self.kind in ("zarr", "ome-zarr"):
                 _into_place(self.tmp, self.path)
                 return

@@ -318,3 +318,58 @@ def test_regionprops_of_float_intensities_and_bad_input(tmp_path):
           match="LABELS [INTENSITY] TABLE")
     np.save(tmp_path / "neg.npy", -lab)
     fails("regionprops", tmp_path / "neg.npy", tmp_path / "t.csv", match="negative")
+
+
+def _half_mean(a):
+    """A 2 x 2 mean along the last two axes, the last row / column repeated on odd sizes; integers rounded half up."""
+    pad = [(0, 0)] * (a.ndim - 2) + [(0, n % 2) for n in a.shape[-2:]]
+    p = np.pad(a, pad, mode="edge").astype(np.float64)
+    m = (p[..., 0::2, 0::2] + p[..., 1::2, 0::2] + p[..., 0::2, 1::2] + p[..., 1::2, 1::2]) / 4
+    return np.floor(m + 0.5).astype(a.dtype) if a.dtype.kind in "ui" else m.astype(a.dtype)
+
+
+def test_ome_zarr_pyramids(tmp_path):
+    """--pyramid N: levels 1..N of an OME-Zarr output, each half the one before
+    along y and x (every second pixel, or the 2 x 2 mean), with their scales."""
+    img = blobs((101, 77), 12)
+    np.save(tmp_path / "in.npy", img)
+    parac_cli("label", tmp_path / "in.npy", tmp_path / "want.npy")
+    dask_cli("label", tmp_path / "in.npy", tmp_path / "lab.ome.zarr", "--pyramid", "3", "--chunks", "30", "-q")
+    z = zarr.open(str(tmp_path / "lab.ome.zarr"), mode="r")
+    ms = z.attrs["multiscales"][0]
+    assert [d["path"] for d in ms["datasets"]] == ["0", "1", "2", "3"]
+    assert [d["coordinateTransformations"][0]["scale"] for d in ms["datasets"]] == [[1.0, 1.0], [2.0, 2.0],
+                                                                                   [4.0, 4.0], [8.0, 8.0]]
+    want = np.load(tmp_path / "want.npy")
+    for k in range(4):
+        np.testing.assert_array_equal(z[str(k)][:], want[::2 ** k, ::2 ** k])
+    np.testing.assert_array_equal(read(tmp_path / "lab.ome.zarr"), want)  # level 0 is what is read back
+    # the mean, u8 and f32; a volume keeps its z
+    g = grey((67, 45), 13)
+    np.save(tmp_path / "g.npy", g)
+    parac_cli("gauss", tmp_path / "g.npy", tmp_path / "gw.npy", "--sigma", "1.5", "--method", "separable")
+    np.save(tmp_path / "f.npy", g.astype(np.float32) / 7)
+    parac_cli("gauss", tmp_path / "f.npy", tmp_path / "fw.npy", "--sigma", "1.5", "--method", "separable")
+    for src, ref in (("g.npy", "gw.npy"), ("f.npy", "fw.npy")):
+        out = tmp_path / (src + ".ome.zarr")
+        dask_cli("gauss", tmp_path / src, out, "--sigma", "1.5", "--pyramid", "2", "--downsample", "mean",
+                 "--chunks", "20", "-q")
+        level = np.load(tmp_path / ref)
+        for k in range(3):
+            np.testing.assert_array_equal(zarr.open(str(out), mode="r")[str(k)][:], level)
+            level = _half_mean(level)
+    vol = blobs((9, 23, 18), 14)
+    np.save(tmp_path / "v.npy", vol)
+    parac_cli("fill-holes", tmp_path / "v.npy", tmp_path / "vw.npy")
+    dask_cli("fill-holes", tmp_path / "v.npy", tmp_path / "v.ome.zarr", "--pyramid", "2", "--chunks", "4,10,7", "-q")
+    zv = zarr.open(str(tmp_path / "v.ome.zarr"), mode="r")
+    assert zv.attrs["multiscales"][0]["datasets"][2]["coordinateTransformations"][0]["scale"] == [1.0, 4.0, 4.0]
+    np.testing.assert_array_equal(zv["2"][:], np.load(tmp_path / "vw.npy")[:, ::4, ::4])
+    # refused before any work, nothing written
+    before = sorted(os.listdir(tmp_path))
+    for args, match in ((("label", tmp_path / "in.npy", tmp_path / "x.zarr", "--pyramid", "2"), "OME-Zarr"),
+                        (("label", tmp_path / "in.npy", tmp_path / "x.ome.zarr", "--pyramid", "8"), "do not fit"),
+                        (("regionprops", tmp_path / "want.npy", tmp_path / "t.csv", "--pyramid", "1"), "no levels")):
+        r = dask_cli(*args, ok=False)
+        assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == before
