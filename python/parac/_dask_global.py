@@ -84,15 +84,17 @@ def _gpu_index(device):
 
 
 def _on_gpu(block, req):
-    """A host block whose work goes to one GPU, copied there once (CuPy);
-    else None. Every step of the block then runs on the GPU, and only the
-    facts (small) and the result come back to the host: a host block's
-    labels (4 bytes a pixel) never cross the link."""
+    """A host block whose work goes to one GPU, copied there once (CuPy,
+    where it is installed); else None. Every step of the block then runs on
+    the GPU, and only the facts (small) and the result come back to the
+    host: a host block's labels (4 bytes a pixel) never cross the link."""
     gpu = _gpu_index(req.device)
     if gpu is None or _xp(block) is not np:
         return None
-    import cupy
-
+    try:
+        import cupy
+    except ImportError:  # parac's own copies then: the labels come back to the host
+        return None
     if gpu < 0:
         return cupy.asarray(block)
     with cupy.cuda.Device(gpu):
