@@ -18,10 +18,14 @@ the seed-and-union-find scheme of region filling at the scale of chunks:
 3. each block is relabelled through its slice of that decision (a table
    lookup on the block's device).
 
-The graph is lazy (nothing runs until the caller computes) and every block's
-labels are computed once. Results equal the same call on the whole array in
-memory bit for bit: components are numbered by the raster order of their
-first pixel, as scipy and scikit-image number them, whatever the chunking.
+The graph is lazy (nothing runs until the caller computes). On the CPU a
+block's labels are computed once and kept from step 1 to step 3; on a GPU
+they are computed again in step 3 (about a millisecond for 8192²) rather
+than kept (4 bytes a pixel), and a host block is worked on there, copied
+once a step, so that its labels never cross the link. Results equal the
+same call on the whole array in memory bit for bit: components are
+numbered by the raster order of their first pixel, as scipy and
+scikit-image number them, whatever the chunking.
 """
 import itertools
 import operator
