@@ -23,17 +23,17 @@ from ._dask_rounds import _xp
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
-           "regionprops": (1, 2)}
+           "regionprops": (1, 2), "fill": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
-          "regionprops": ("u8", "u16", "i32"),
+          "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
           "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32")}
 _TAKES_DEFAULT = ("u8", "u16", "f32")
 _INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
 # tuning of one in-memory method, with no meaning chunk by chunk
-_UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates")}
+_UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates"), "fill": ("seeds",)}
 
 
 class UsageError(Exception):
@@ -381,6 +381,39 @@ def _inside(block, shape, block_info=None):
     return out
 
 
+def _fill(a, p, device, method):
+    """Seedless region filling (docs/fill.md): the background (below the
+    threshold) components that reach the array's border are outside, every
+    other background pixel inside; one merge of faces."""
+    from . import _dask_global
+
+    if a.ndim == 3 and p.get("connectivity") in (4, 8):
+        raise UsageError("fill --connectivity %d fills each slice of a volume on its own; parac-dask fills "
+                         "volumes in 3D (6, 18 or 26)" % p["connectivity"])
+    conn = _connectivity(p, a.ndim, default_face=True)
+    t = p["threshold"]
+    keep = p["contour"] == "keep"
+    dtype = a.dtype if keep else np.dtype(np.uint8)
+    req = _dask_global.Request(partial(_labels_below, threshold=t, conn=conn, device=device, method=method),
+                               a.ndim, conn, zone=1)
+    finish = partial(_fill_values, t, p["contour"], p["inside_value"], p["outside_value"], dtype)
+    return _dask_global.components(a, req, "marked", finish, dtype)[0], []
+
+
+def _labels_below(block, extra, threshold, conn, device, method):
+    from . import _dask_global
+
+    return _dask_global.block_labels(block < threshold, extra, "nonzero", conn, device=device, method=method)
+
+
+def _fill_values(threshold, contour, inside, outside, dtype, block, decided):
+    """finish of fill: background outside (marked) or inside, contour pixels by --contour."""
+    xp = _xp(block)
+    bg = xp.where(decided, dtype.type(outside), dtype.type(inside))
+    edge = block.astype(dtype) if contour == "keep" else dtype.type(inside if contour == "inside" else outside)
+    return xp.where(block < threshold, bg, edge).astype(dtype, copy=False)
+
+
 def _labels_of_value(block, extra, value, conn, device, method):
     from . import _dask_global
 
@@ -460,7 +493,7 @@ def _foreground(fg, block, decided):
     return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
 
 
-_RUN = {"convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
+_RUN = {"fill": _fill, "convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
         "remove-small-objects": _small_objects, "remove-small-holes": _small_holes,
         "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
         "regional-maxima": partial(_extrema, "regional-maxima"),

@@ -81,6 +81,9 @@ CASES = [
     ("fill-holes", [], blobs),
     ("fill-holes", ["--connectivity", "8"], blobs),
     ("fill-holes", [], grey),
+    ("fill", [], blobs),
+    ("fill", ["--contour", "outside", "--inside-value", "7", "--outside-value", "3", "--connectivity", "8"], blobs),
+    ("fill", ["--contour", "keep", "--threshold", "9000"], lambda s, k: grey(s, k).astype(np.uint16) * 97),
     ("clear-border", ["--buffer", "2"], blobs),
     ("remove-small-objects", ["--min-size", "9"], blobs),
     ("remove-small-holes", ["--area-threshold", "7", "--foreground", "1"], blobs),
@@ -138,9 +141,10 @@ def test_equals_the_command_line_on_the_whole_file(tmp_path, op, opts, make):
                                      ("h-maxima", ["--h", "20"]), ("remove-small-objects", ["--min-size", "5"]),
                                      ("opening-by-reconstruction", ["--radius", "2", "--connectivity", "6"]),
                                      ("closing-by-reconstruction", ["--radius", "1"]),
-                                     ("gauss", ["--sigma", "1", "--sigma-z", "2"])])
+                                     ("gauss", ["--sigma", "1", "--sigma-z", "2"]),
+                                     ("fill", ["--connectivity", "26", "--contour", "outside"])])
 def test_volumes(tmp_path, op, opts):
-    img = (blobs if op in ("label", "fill-holes", "remove-small-objects") else grey)((13, 21, 17), 5)
+    img = (blobs if op in ("label", "fill-holes", "remove-small-objects", "fill") else grey)((13, 21, 17), 5)
     src = tmp_path / "in.npy"
     np.save(src, img)
     parac_cli(op, src, tmp_path / "want.npy", *(opts + (["--method", "separable"] if op == "gauss" else [])))
@@ -373,3 +377,14 @@ def test_ome_zarr_pyramids(tmp_path):
         r = dask_cli(*args, ok=False)
         assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_fill_of_a_volume_slice_by_slice_is_refused(tmp_path):
+    """parac fills each slice of a volume on its own under --connectivity 4|8;
+    parac-dask says so and fills volumes in 3D only (exit 1, nothing written)."""
+    np.save(tmp_path / "v.npy", blobs((5, 12, 11), 9))
+    r = dask_cli("fill", tmp_path / "v.npy", tmp_path / "out.zarr", "--connectivity", "8", ok=False)
+    assert r.returncode == 1 and "each slice of a volume" in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert not (tmp_path / "out.zarr").exists()
+    r = dask_cli("fill", tmp_path / "v.npy", tmp_path / "out.zarr", "--seeds", "40", ok=False)
+    assert r.returncode == 1 and "does not use it" in r.stderr, r.stderr
