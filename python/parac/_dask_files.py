@@ -192,12 +192,10 @@ def open_array(path, chunks=None):
     if chunks is None:
         least = 1024 if len(shape) == 2 else 128
         chunks = tuple(max(c, least) for c in own) if own else (4096 if len(shape) == 2 else 256)
-    if own is not None:  # read in the store's chunks, then cut as asked
-        a = da.from_array(src, chunks=own, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
-                          name="parac-read-" + _token(path), inline_array=True)
-        return a.rechunk(chunks)
-    return da.from_array(src, chunks=chunks, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
-                         name="parac-read-" + _token(path), inline_array=True)
+    # a store is read in its own chunks, then cut as asked
+    a = da.from_array(src, chunks=own or chunks, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
+                      name="parac-read-" + _token(path), inline_array=True)
+    return a.rechunk(chunks) if own else a
 
 
 def _token(path):

@@ -24,9 +24,11 @@ def columns(ndim, intensity):
 def _part(labels, intensity, start, device, method):
     """One block's regions: a dict of per-label arrays, coordinates global."""
     from . import regionprops
+    from ._dask_global import _host
 
     ins = (labels,) if intensity is None else (labels, intensity)
     cols, _n = regionprops(*ins, device=device, method=method)
+    cols = {k: _host(v) for k, v in cols.items()}  # CuPy chunks: the few numbers per label to the host
     nd = labels.ndim
     area = np.rint(cols["area"]).astype(np.int64)
     off = np.asarray(start, np.int64)
