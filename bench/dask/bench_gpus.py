@@ -220,8 +220,11 @@ def zarr_cases(client, k, args):
     for op in args.ops:
         src, dst = os.path.join(args.dir, op + ".zarr"), os.path.join(args.dir, "%s-%d.zarr" % (op, k))
         extra = {"h-maxima": ["--h", str(H)], "gauss": ["--sigma", str(SIGMA)]}.get(op, [])
-        cmd = [sys.executable, "-m", "parac._dask_cli", op, src, dst, "--scheduler", addr, "--device", args.device,
-               "-q"] + extra
+        run = ["-m", "parac._dask_cli"]
+        if args.preload:  # modules imported before parac (see --preload)
+            run = ["-c", "import runpy; %s; runpy.run_module('parac._dask_cli', run_name='__main__', alter_sys=True)"
+                   % "; ".join("import " + m for m in args.preload.split(","))]
+        cmd = [sys.executable] + run + [op, src, dst, "--scheduler", addr, "--device", args.device, "-q"] + extra
         t = time.perf_counter()
         r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, PYTHONFAULTHANDLER="1"))
         dt = time.perf_counter() - t
@@ -332,6 +335,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="threads per worker (chunks in flight per GPU)")
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--preload", default="",
+                    help="modules the parac-dask process imports before parac, e.g. pandas where a pyarrow "
+                         "loaded after parac's extension aborts (docs/distributed.md)")
     args = ap.parse_args()
     args.ops = args.ops.split(",")
     where = args.where.split(",")

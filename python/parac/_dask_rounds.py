@@ -7,10 +7,12 @@ rounds, Teodoro's tiled wavefront at the scale of chunks:
 1. every chunk is reconstructed on its own (parac's in-memory reconstruction,
    on the chunk's device), with a 1-pixel halo of its neighbours' current
    values held fixed: the halo's values are sources, not pixels to change;
-2. the chunks' faces are compared with the round before: where none
-   changed, no chunk would change in another round, and the result is the
-   fixed point of the whole array, bit for bit the in-memory call;
-3. else another round, from the new values.
+2. each chunk's rims (the faces, edges and corners its neighbours hold as
+   halo) are compared with the round before: a neighbour is computed again
+   in the next round only if a piece of its halo changed; when no rim
+   changed anywhere, no chunk would change in another round, and the result
+   is the fixed point of the whole array, bit for bit the in-memory call;
+3. else another round, from the new values, of the chunks so marked.
 
 The number of rounds is the number of chunk faces that the longest
 propagation path crosses, plus one. A path that crosses faces many times (a
@@ -76,7 +78,7 @@ def _expanded(center, pieces):
 def _round_block(cur, mask, pieces, method, conn, device, algorithm):
     """One chunk's reconstruction with its halo held fixed (in the mask, the
     halo takes the current values, so it gives and never takes); the new
-    chunk and whether any of its faces changed."""
+    chunk and the offsets of the neighbours whose halo it changed."""
     from . import reconstruct
 
     xp = _xp(cur)
@@ -84,12 +86,14 @@ def _round_block(cur, mask, pieces, method, conn, device, algorithm):
     held = ec.copy()
     held[inner] = mask
     new = reconstruct(ec, held, mode=method, connectivity=conn, device=device, method=algorithm)[inner]
-    changed = False
-    for ax in range(new.ndim):
-        for i in (0, -1):
-            sl = tuple(i if k == ax else slice(None) for k in range(new.ndim))
-            changed = changed or bool(xp.any(new[sl] != cur[sl]))
+    # the neighbour at offset d holds the piece of this chunk at offset -d
+    changed = tuple(d for d in pieces
+                    if bool(xp.any(_piece(new, _opposite(d)) != _piece(cur, _opposite(d)))))
     return new, changed
+
+
+def _opposite(off):
+    return tuple(-o for o in off)
 
 
 def _whole(cur, mask, method, conn, device, algorithm):
@@ -151,7 +155,9 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
         flags = dask.compute(*flags)
         for k, new in zip(keys, news):
             cur_b[k] = new
-        active = {n for k, f in zip(keys, flags) if f for _off, n in _neighbours(k, grid)}
+        # a chunk is computed again only when a piece of its halo changed: the
+        # others are already the fixed point of the halo they hold
+        active = {tuple(i + o for i, o in zip(k, d)) for k, ds in zip(keys, flags) for d in ds}
     return _assemble(cur_b, cur, dt, meta), rounds
 
 

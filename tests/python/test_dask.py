@@ -104,3 +104,18 @@ def test_lazy_until_computed_and_refusals():
         parac.ndimage.gaussian_filter(a, 2, output=np.empty((30, 40), np.float32))
     with pytest.raises(NotImplementedError):
         parac.ndimage.correlate(a, np.ones((3, 3)), output=np.empty((30, 40), np.float32))
+
+
+def test_one_task_per_block():
+    """The filter adds one task per output block (its neighbours' pieces are
+    gathered inside it), whatever the halo: not a slice per neighbour, a
+    concatenation and a trim as map_overlap would."""
+    a = image((61, 47), np.float32, 12)
+    for chunks, sigma in (((10, 9), 1.5), ((3, 4), 4.0), ((61, 47), 2.0)):
+        d = da.from_array(a, chunks=chunks)
+        for mode in ("reflect", "wrap"):
+            g = parac.ndimage.gaussian_filter(d, sigma, mode=mode)
+            added = len(dict(g.__dask_graph__())) - len(dict(d.__dask_graph__()))
+            assert added == d.npartitions, (chunks, mode, added)
+            np.testing.assert_array_equal(g.compute(), parac.ndimage.gaussian_filter(a, sigma, mode=mode,
+                                                                                     method="separable"))

@@ -16,6 +16,7 @@ da = pytest.importorskip("dask.array")
 ndi = pytest.importorskip("scipy.ndimage")
 
 pytestmark = pytest.mark.gpu
+DEVICES = ("cpu", "cuda")  # the command run on each; its outputs compared
 
 
 def cupy_chunks(a, chunks):
@@ -160,3 +161,61 @@ def test_local_cuda_cluster_one_worker_per_gpu():
             hm = parac.morphology.h_maxima(g, 10)
             np.testing.assert_array_equal(cupy.asnumpy(hm.compute()),
                                           parac.morphology.h_maxima(grey, 10, device="cpu"))
+
+
+def test_the_command_on_the_gpu_equals_the_cpu(tmp_path):
+    """parac-dask with --device cuda (each chunk through the GPU) writes what
+    --device cpu writes, for the operations of one merge (seedless fill, labels,
+    the region table), rounds, halos and pyramids."""
+    import subprocess
+
+    env = dict(os.environ)
+    if _dir:
+        env["PYTHONPATH"] = os.pathsep.join([_dir] + [p for p in [env.get("PYTHONPATH")] if p])
+    r = np.random.default_rng(4)
+    mask = (ndi.uniform_filter(r.random((301, 257)), 5) > 0.5).astype(np.uint8) * 255
+    grey = (ndi.uniform_filter(r.random((301, 257)), 9) * 255).astype(np.uint8)
+    vol = (ndi.uniform_filter(r.random((19, 41, 37)), 3) > 0.5).astype(np.uint8) * 255
+    lab = ndi.label(mask)[0].astype(np.int32)
+    for name, a in (("mask", mask), ("grey", grey), ("vol", vol), ("lab", lab)):
+        np.save(tmp_path / (name + ".npy"), a)
+
+    def run(device, *args):
+        out = tmp_path / ("%s-%s" % (device, args[2]))
+        cmd = [sys.executable, "-m", "parac._dask_cli", args[0]] + [str(tmp_path / a) for a in args[1:-1]] + [
+            str(out)] + ["--device", device, "-q"]
+        return cmd, out
+
+    cases = [("fill", "mask.npy", "fill.npy", ["--chunks", "70,33"]),
+             ("fill", "vol.npy", "fillv.npy", ["--chunks", "5,13,9", "--contour", "keep"]),
+             ("fill-holes", "mask.npy", "fh.npy", ["--chunks", "1,257"]),
+             ("label", "mask.npy", "lab.ome.zarr", ["--chunks", "64", "--pyramid", "2"]),
+             ("h-maxima", "grey.npy", "hm.npy", ["--chunks", "50,61", "--h", "9"]),
+             ("gauss", "grey.npy", "g.ome.zarr", ["--chunks", "40", "--sigma", "3", "--pyramid", "1",
+                                                  "--downsample", "mean"])]
+    for op, src, dst, opts in cases:
+        outs = []
+        for device in DEVICES:
+            cmd, out = run(device, op, src, dst)
+            p = subprocess.run(cmd + opts, capture_output=True, text=True, env=env, timeout=300)
+            assert p.returncode == 0, (op, device, p.stderr)
+            outs.append(out)
+        if dst.endswith(".npy"):
+            np.testing.assert_array_equal(np.load(outs[1]), np.load(outs[0]), err_msg=op)
+        else:
+            import zarr
+
+            a, b = zarr.open(str(outs[0]), mode="r"), zarr.open(str(outs[1]), mode="r")
+            keys = sorted(a.array_keys())
+            assert len(keys) > 1, keys  # the pyramid's levels
+            for k in keys:
+                np.testing.assert_array_equal(b[k][:], a[k][:], err_msg="%s level %s" % (op, k))
+    tables = []
+    for device in DEVICES:
+        out = tmp_path / ("%s-t.csv" % device)
+        p = subprocess.run([sys.executable, "-m", "parac._dask_cli", "regionprops", str(tmp_path / "lab.npy"),
+                            str(tmp_path / "grey.npy"), str(out), "--chunks", "37,90", "--device", device, "-q"],
+                           capture_output=True, text=True, env=env, timeout=300)
+        assert p.returncode == 0, p.stderr
+        tables.append(out.read_bytes())
+    assert tables[0] == tables[1]
