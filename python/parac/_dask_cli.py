@@ -32,6 +32,9 @@ _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", 
 _TAKES_DEFAULT = ("u8", "u16", "f32")
 _INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
+# the operations that take images of 1-4 channels (each channel filtered on its own, or
+# converted), as the command line's; the others take one channel
+_CHANNELS = ("gauss", "convolve", "convert")
 # tuning of one in-memory method, with no meaning chunk by chunk
 _UNUSED = {"gauss": ("tolerance",), "reconstruct": ("heaps", "node_size", "heap_updates"), "fill": ("seeds",)}
 
@@ -91,6 +94,10 @@ def _common(ap):
     g.add_argument("--scheduler", help="threads (default), synchronous, or the address of a dask.distributed "
                                        "scheduler (tcp://host:8786) or its scheduler file (.json)")
     g.add_argument("--device", help="where each chunk is computed: auto (default), cpu, cuda, cuda:N")
+    g.add_argument("--layout", choices=("auto", "hwc", "dhw"), default="auto",
+                   help="how a 3-axis NPY or Zarr array is read, as `parac --layout`: rows, columns, channels "
+                        "(hwc) or slices, rows, columns (dhw); auto (default): hwc when the last axis has 1-4 "
+                        "entries")
     g.add_argument("--method", help="the operation's method for each chunk (default: its own choice; the "
                                     "Gaussian: separable, the method whose result does not depend on the chunk)")
     g.add_argument("--pyramid", type=int, default=0, metavar="N",
@@ -156,11 +163,14 @@ def _gauss(a, p, device, method):
         raise UsageError("--sigma is required")
     for k in ("y", "z"):
         s[k] = s["x"] if s[k] is None else s[k]
-    axes = ("z", "y", "x")[-a.ndim:]
+    spatial = a.ndim - (p["_channels"] > 0)
+    axes = ("z", "y", "x")[-spatial:]
     depth = [0 if s[k] == 0 else p["radius"] if p["radius"] is not None else int(p["truncate"] * s[k] + 0.5)
-             for k in axes]
+             for k in axes] + [0] * (a.ndim - spatial)
     kw = {k: p[k] for k in ("sigma", "sigma_y", "sigma_z", "truncate", "radius", "border", "dtype")
           if p[k] is not None}
+    if p["_channels"]:
+        kw["channel_axis"] = -1
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, gauss, kw, device, method or "separable")
     return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
@@ -173,13 +183,13 @@ def _call(fn, kw, device, method, block):
 _NOMINAL_MAX = {"uint8": 255.0, "uint16": 65535.0, "int32": 2147483647.0}  # others (floats): 1
 
 
-def _stretch(block, a, b, dtype, device, method):
+def _stretch(block, a, b, dtype, kw, device, method):
     """a v + b in float64, as parac's convert computes it, stored to dtype by
     parac's own conversion (scale none: the same rounding and clamping)."""
     from . import convert
 
     xp = _xp(block)
-    return convert(block.astype(xp.float64) * a + b, dtype=dtype, scale="none", device=device, method=method)
+    return convert(block.astype(xp.float64) * a + b, dtype=dtype, scale="none", device=device, method=method, **kw)
 
 
 def _convert(a, p, device, method):
@@ -190,16 +200,30 @@ def _convert(a, p, device, method):
 
     from . import convert
 
-    if p["channels"] not in (None, 1):
-        raise UsageError("--channels %d: parac-dask takes and gives one channel" % p["channels"])
+    nch = p["_channels"]
+    cin = nch or 1
+    cout = cin if p["channels"] is None else p["channels"]
+    if not 1 <= cout <= 4:
+        raise UsageError("--channels: 1 to 4, got %d" % cout)
+    p["_out_channels"] = cout if cout > 1 else 0
+    chan = {"channels": cout} if cout != cin else {}
+    if nch:
+        chan["channel_axis"] = -1
+    # the output's chunks: the input's spatial ones, then its channels (if more than one)
+    spatial = a.chunks[:a.ndim - (nch > 0)]
+    shape = {"chunks": spatial + (((cout,),) if cout > 1 else ())}
+    if nch and cout == 1:
+        shape["drop_axis"] = [a.ndim - 1]
+    elif not nch and cout > 1:
+        shape["new_axis"] = [a.ndim]
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     if p["scale"] == "minmax":
         lo, hi = (float(v) for v in dask.compute(da.nanmin(a), da.nanmax(a)))
         scale = _NOMINAL_MAX.get(str(dtype), 1.0) / (hi - lo) if hi > lo else 0.0
         name = _NAMES[str(dtype)]
-        return a.map_blocks(_stretch, scale, -lo * scale, name, device, method, dtype=dtype), []
-    kw = {k: p[k] for k in ("dtype", "scale") if p[k] is not None}
-    return a.map_blocks(partial(_call, convert, kw, device, method), dtype=dtype), []
+        return a.map_blocks(_stretch, scale, -lo * scale, name, chan, device, method, dtype=dtype, **shape), []
+    kw = dict({k: p[k] for k in ("dtype", "scale") if p[k] is not None}, **chan)
+    return a.map_blocks(partial(_call, convert, kw, device, method), dtype=dtype, **shape), []
 
 
 def _kernel_rows(text, who):
@@ -238,8 +262,11 @@ def _convolve(a, p, device, method):
         h = _kernel_rows(p["kernel_y"], "--kernel-y").size
     else:
         raise UsageError("--kernel, or --kernel-x with --kernel-y, is required")
-    depth = [h // 2, w // 2] if a.ndim == 2 else [0, h // 2, w // 2]
+    spatial = a.ndim - (p["_channels"] > 0)
+    depth = ([h // 2, w // 2] if spatial == 2 else [0, h // 2, w // 2]) + [0] * (a.ndim - spatial)
     kw = {k: p[k] for k in ("kernel", "kernel_x", "kernel_y", "border", "dtype") if p[k] is not None}
+    if p["_channels"]:
+        kw["channel_axis"] = -1
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, convolve, kw, device, method)
     return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
@@ -577,9 +604,19 @@ def run(argv):
     if name == "regionprops":
         return _regionprops(ins, out, ns)
     _dask_files.prepare(out)
-    first = _dask_files.open_array(ins[0])
-    _dask_files.check_pyramid(out, first.shape, ns.pyramid, ns.downsample)
-    arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
+    first, nch = _dask_files.open_array(ins[0], layout=ns.layout)
+    spatial = first.ndim - (nch > 0)
+    if nch and name not in _CHANNELS:
+        raise UsageError("%s: %s: an image of %d channels; %s takes one (`parac-dask convert IN OUT --channels 1` "
+                         "makes it grey)" % (name, ins[0], nch, name))
+    _dask_files.check_pyramid(out, first.shape[:spatial], ns.pyramid, ns.downsample)
+    chunks = _chunks(ns.chunks, spatial) or first.chunksize[:spatial]
+    opened = [_dask_files.open_array(f, chunks, ns.layout) for f in ins]
+    for f, (_a, n) in zip(ins[1:], opened[1:]):
+        if n:
+            raise UsageError("%s: %s: an image of %d channels; %s takes one" % (name, f, n, name))
+    arrays = [a for a, _n in opened]
+    p["_channels"] = nch
     takes = _TAKES.get(name, _TAKES_DEFAULT)
     for f, a in zip(ins, arrays):
         dt = _NAMES.get(str(a.dtype), str(a.dtype))
@@ -591,7 +628,7 @@ def run(argv):
             res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
         else:
             res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
-        store, finish = _dask_files.store_graph(res, out, ns.pyramid, ns.downsample)
+        store, finish = _dask_files.store_graph(res, out, ns.pyramid, ns.downsample, p.get("_out_channels", nch))
         try:
             values = compute([store] + [v for _f, v in extra])[1:]
         except BaseException:
@@ -618,8 +655,13 @@ def _regionprops(ins, out, ns):
         raise UsageError("%s: the table is written as .csv, .json or .npy" % out)
     if not os.path.isdir(os.path.dirname(os.path.abspath(out))):
         raise UsageError("%s: no such directory" % os.path.dirname(os.path.abspath(out)))
-    first = _dask_files.open_array(ins[0])
-    arrays = [_dask_files.open_array(f, _chunks(ns.chunks, first.ndim) or first.chunksize) for f in ins]
+    first, n = _dask_files.open_array(ins[0], layout=ns.layout)
+    chunks = (_chunks(ns.chunks, first.ndim) or first.chunksize) if not n else None
+    opened = [_dask_files.open_array(f, chunks, ns.layout) for f in ins]
+    for f, (_a, n) in zip(ins, opened):
+        if n:
+            raise UsageError("regionprops: %s: an image of %d channels; regionprops takes one" % (f, n))
+    arrays = [a for a, _n in opened]
     first = arrays[0]
     for f, a, takes in zip(ins, arrays, (_TAKES["regionprops"], _INTENSITY_TAKES)):
         dt = _NAMES.get(str(a.dtype), str(a.dtype))

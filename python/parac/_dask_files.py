@@ -38,9 +38,60 @@ def kind_of(path):
                     "TIFF / BigTIFF (.tif, .tiff) and NPY (.npy))" % path)
 
 
-class _TiffChunks:
+class _Axes:
+    """A file's array seen as parac's image: its spatial axes in the file's
+    order, then its channels (1-4 interleaved, as parac's images hold them)
+    last; axes of length 1 that are not spatial (time, one channel) dropped.
+    Subclasses set path, file_shape, dtype and call _arrange(labels), where
+    labels names each file axis: "s" spatial, "c" channels, "-" dropped
+    (length 1 only)."""
+
+    def _arrange(self, labels):
+        shape = self.file_shape
+        chans = [i for i, a in enumerate(labels) if a == "c" and shape[i] != 1]
+        if len(chans) > 1 or (chans and not 1 <= shape[chans[0]] <= 4):
+            raise FileError("%s: %s channels (axes %s); parac takes 1-4 interleaved channels"
+                            % (self.path, " x ".join(str(shape[i]) for i in chans), "".join(labels)))
+        self._drop = tuple(i for i, a in enumerate(labels) if a != "s" and i not in chans)
+        kept = [i for i in range(len(shape)) if i not in self._drop]
+        self._channel_at = kept.index(chans[0]) if chans else None
+        order = [i for i in kept if i not in chans] + chans
+        self.shape = tuple(shape[i] for i in order)
+        self.channels = shape[chans[0]] if chans else 0
+        self.ndim = len(self.shape)
+
+    def _file_index(self, index):
+        """The file's index for an index in image order (channels last)."""
+        idx = list(index if isinstance(index, tuple) else (index,))
+        idx += [slice(None)] * (self.ndim - len(idx))
+        if self._channel_at is not None:  # back to the file's order
+            idx.insert(self._channel_at, idx.pop())
+        it = iter(idx)
+        return tuple(0 if i in self._drop else next(it) for i in range(len(self.file_shape)))
+
+    def _image_order(self, block):
+        return block if self._channel_at is None else np.moveaxis(block, self._channel_at, -1)
+
+
+def _labels_of_plain(path, shape, layout):
+    """The axes of an array with no names (NPY, a Zarr array), as `parac`
+    reads an NPY: (rows, columns); with three axes (rows, columns, channels)
+    when the last has 1-4 entries, else (slices, rows, columns) (--layout hwc
+    or dhw says which); with four, (slices, rows, columns, channels)."""
+    if len(shape) == 3 and (layout == "hwc" or (layout == "auto" and 1 <= shape[2] <= 4)):
+        if not 1 <= shape[2] <= 4:
+            raise FileError("%s: shape %s read as (rows, columns, channels) has %d channels; 1-4 are possible"
+                            % (path, shape, shape[2]))
+        return "ssc"
+    if len(shape) == 4:
+        return "sssc"
+    return "s" * len(shape)
+
+
+class _TiffChunks(_Axes):
     """A TIFF's first image series as an array whose slices read only the
-    tiles (strips) they cover; picklable (it holds the path)."""
+    tiles (strips) they cover; picklable (it holds the path). Its samples
+    (RGB, RGBA) or channel axis are the channels."""
 
     def __init__(self, path):
         import tifffile
@@ -49,25 +100,16 @@ class _TiffChunks:
         try:
             with tifffile.TiffFile(path) as tf:
                 series = tf.series[0]
-                self.shape, self.dtype, axes = tuple(series.shape), np.dtype(series.dtype), series.axes
+                self.file_shape, self.dtype, axes = tuple(series.shape), np.dtype(series.dtype), series.axes
         except Exception as e:  # tifffile raises many kinds on corrupt files
             raise FileError("%s: not a readable TIFF (%s)" % (path, e)) from None
-        if "S" in axes:
-            raise FileError("%s: an image of %d channels (axes %s); parac-dask takes one channel"
-                            % (path, self.shape[axes.index("S")], axes))
-        keep = [i for i, a in enumerate(axes) if self.shape[i] != 1 or a in "YX"]
-        self._squeeze = tuple(i for i in range(len(self.shape)) if i not in keep)
-        self.shape = tuple(self.shape[i] for i in keep)
-        self.ndim = len(self.shape)
+        self._arrange(["c" if a in "SC" else "s" if n != 1 or a in "YX" else "-"
+                       for a, n in zip(axes, self.file_shape)])
 
     def __getitem__(self, index):
         z, lock = _open_tiff(self.path)
-        full = [slice(None)] * len(z.shape)
-        it = iter(index if isinstance(index, tuple) else (index,))
-        for i in range(len(z.shape)):
-            full[i] = 0 if i in self._squeeze else next(it, slice(None))
         with lock:  # one file handle per process: its reads one at a time
-            return np.asarray(z[tuple(full)])
+            return self._image_order(np.asarray(z[self._file_index(index)]))
 
     def __dask_tokenize__(self):
         return ("parac-read", _token(self.path))
@@ -96,51 +138,53 @@ def _open_tiff(path):
     return got[0], got[1]
 
 
-class _NpyChunks:
+class _NpyChunks(_Axes):
     """An NPY file as an array whose slices read through a memory map; picklable."""
 
-    def __init__(self, path):
+    def __init__(self, path, layout="auto"):
         self.path = path
         try:
             m = np.load(path, mmap_mode="r")
         except Exception as e:
             raise FileError("%s: not a readable NPY file (%s)" % (path, e)) from None
-        self.shape, self.dtype, self.ndim = m.shape, m.dtype, m.ndim
+        self.file_shape, self.dtype = m.shape, m.dtype
+        self._arrange(_labels_of_plain(path, m.shape, layout))
 
     def __getitem__(self, index):
-        return np.array(np.load(self.path, mmap_mode="r")[index])
+        return np.array(np.load(self.path, mmap_mode="r")[self._file_index(index)])
 
     def __dask_tokenize__(self):
         return ("parac-read", _token(self.path))
 
 
-class _ZarrChunks:
-    """A Zarr array (an OME-Zarr's full resolution, its time and channel
-    axes dropped) whose slices read the chunks they cover. Tokenized by its
-    path: an open zarr array is tokenized anew by every graph, and a
-    distributed scheduler warns (one key, two definitions) when a second
-    graph reads the same store."""
+class _ZarrChunks(_Axes):
+    """A Zarr array (an OME-Zarr's full resolution: its channel axis last,
+    a time axis of one point dropped) whose slices read the chunks they
+    cover. Tokenized by its path: an open zarr array is tokenized anew by
+    every graph, and a distributed scheduler warns (one key, two
+    definitions) when a second graph reads the same store."""
 
-    def __init__(self, path, kind):
+    def __init__(self, path, kind, layout="auto"):
         self.path = path
-        self.z, self._drop = _zarr_array(path, kind)
-        keep = [i for i in range(self.z.ndim) if i not in self._drop]
-        self.shape = tuple(self.z.shape[i] for i in keep)
-        self.chunks = tuple(self.z.chunks[i] for i in keep)
-        self.dtype, self.ndim = self.z.dtype, len(keep)
+        self.z, labels = _zarr_array(path, kind)
+        self.file_shape, self.dtype = tuple(self.z.shape), self.z.dtype
+        self._arrange(labels or _labels_of_plain(path, self.file_shape, layout))
+        kept = [i for i in range(self.z.ndim) if i not in self._drop]
+        chunks = [self.z.chunks[i] for i in kept]
+        if self._channel_at is not None:
+            chunks.append(chunks.pop(self._channel_at))
+        self.chunks = tuple(chunks)
 
     def __getitem__(self, index):
-        it = iter(index if isinstance(index, tuple) else (index,))
-        full = tuple(0 if i in self._drop else next(it, slice(None)) for i in range(self.z.ndim))
-        return self.z[full]
+        return self._image_order(self.z[self._file_index(index)])
 
     def __dask_tokenize__(self):
         return ("parac-read", _token(self.path))
 
 
 def _zarr_array(path, kind):
-    """The Zarr array of a Zarr or OME-Zarr path (an OME-Zarr's full
-    resolution; leading axes of length 1, time and channel, dropped)."""
+    """The Zarr array of a Zarr or OME-Zarr path and, for an OME-Zarr, the
+    labels of its axes (see _Axes; None for a plain array)."""
     import zarr
 
     try:
@@ -148,7 +192,7 @@ def _zarr_array(path, kind):
     except Exception as e:
         raise FileError("%s: not a readable Zarr store (%s)" % (path, e)) from None
     if isinstance(node, zarr.Array):
-        return node, ()
+        return node, None
     ms = node.attrs.get("multiscales")
     if not ms:
         names = sorted(k for k, _ in node.arrays())
@@ -161,41 +205,49 @@ def _zarr_array(path, kind):
     axes = [str(a["name"] if isinstance(a, dict) else a).lower() for a in ms[0].get("axes", [])]
     if len(axes) != arr.ndim:  # no (or inconsistent) axes: the trailing three are space
         axes = ["?"] * max(arr.ndim - 3, 0) + ["z", "y", "x"][-min(arr.ndim, 3):]
-    drop = tuple(i for i, a in enumerate(axes) if a not in ("z", "y", "x"))
-    for i in drop:
-        if arr.shape[i] != 1:
-            raise FileError("%s: axis %r has length %d; parac-dask takes one time point and one channel"
-                            % (path, axes[i], arr.shape[i]))
-    return arr, drop
+    for i, a in enumerate(axes):
+        if a not in ("z", "y", "x", "c") and arr.shape[i] != 1:
+            raise FileError("%s: axis %r has length %d; parac-dask takes one time point"
+                            % (path, a, arr.shape[i]))
+    return arr, ["s" if a in ("z", "y", "x") else "c" if a == "c" else "-" for a in axes]
 
 
-def open_array(path, chunks=None):
-    """A lazy Dask array of the image or volume in path (2D or 3D), chunked
-    by chunks (an int per axis, or one for every axis; None: the file's own
-    chunks, at least 1024 pixels a side in 2D and 128 in 3D)."""
+def open_array(path, chunks=None, layout="auto"):
+    """(a, channels): a lazy Dask array of the image or volume in path (2D
+    or 3D) and its number of channels (0: none; 2-4: a's last axis, never cut
+    into chunks), chunked by chunks along the spatial axes (an int per axis,
+    or one for every axis; None: the file's own chunks, at least 1024 pixels
+    a side in 2D and 128 in 3D). layout: how a 3-axis NPY or Zarr array is
+    read (auto, hwc, dhw), as `parac --layout`."""
     import dask.array as da
 
     if not os.path.exists(path):
         raise FileError("%s: no such file or directory" % path)
+    if layout not in ("auto", "hwc", "dhw"):
+        raise FileError("--layout: auto, hwc or dhw, got %r" % (layout,))
     kind = kind_of(path)
     if kind in ("zarr", "ome-zarr"):
-        src = _ZarrChunks(path, kind)
-        own = src.chunks
+        src = _ZarrChunks(path, kind, layout)
     else:
-        src = _TiffChunks(path) if kind == "tiff" else _NpyChunks(path)
-        own = None
-    shape = src.shape
+        src = _TiffChunks(path) if kind == "tiff" else _NpyChunks(path, layout)
+    nch = src.channels
+    shape = src.shape[:-1] if nch else src.shape
     if len(shape) not in (2, 3):
-        raise FileError("%s: shape %s; parac-dask takes a 2D image or a 3D volume" % (path, shape))
-    if any(n == 0 for n in shape):
-        raise FileError("%s: an empty image (shape %s)" % (path, shape))
+        raise FileError("%s: shape %s; parac-dask takes a 2D image or a 3D volume%s"
+                        % (path, src.shape, " of 1-4 channels" if nch else ""))
+    if any(n == 0 for n in src.shape):
+        raise FileError("%s: an empty image (shape %s)" % (path, src.shape))
+    own = getattr(src, "chunks", None)
     if chunks is None:
         least = 1024 if len(shape) == 2 else 128
-        chunks = tuple(max(c, least) for c in own) if own else (4096 if len(shape) == 2 else 256)
+        chunks = tuple(max(c, least) for c in own[:len(shape)]) if own else (4096 if len(shape) == 2 else 256)
+    if nch:
+        chunks = (tuple(chunks) if isinstance(chunks, tuple) else (chunks,) * len(shape)) + (nch,)
     # a store is read in its own chunks, then cut as asked
-    a = da.from_array(src, chunks=own or chunks, lock=False, asarray=True, meta=np.empty((0,) * len(shape), src.dtype),
-                      name="parac-read-" + _token(path), inline_array=True)
-    return a.rechunk(chunks) if own else a
+    a = da.from_array(src, chunks=own or chunks, lock=False, asarray=True,
+                      meta=np.empty((0,) * len(src.shape), src.dtype), name="parac-read-" + _token(path),
+                      inline_array=True)
+    return (a.rechunk(chunks) if own else a), nch
 
 
 def _token(path):
@@ -237,7 +289,7 @@ def check_pyramid(path, shape, pyramid, downsample="nearest"):
     return kind
 
 
-def store_graph(a, path, pyramid=0, downsample="nearest"):
+def store_graph(a, path, pyramid=0, downsample="nearest", channels=0):
     """(delayed store of a into a temporary Zarr next to path, finish):
     compute the first (with anything else in the same pass), then call
     finish() to put the output in place, or abandon() on failure.
@@ -246,10 +298,19 @@ def store_graph(a, path, pyramid=0, downsample="nearest"):
     the level before as stored (the operation is not computed again);
     downsample: "nearest" (every second pixel: labels and masks keep their
     values) or "mean" (of each 2 x 2, the last row or column repeated on an
-    odd size; integers rounded half up)."""
+    odd size; integers rounded half up). channels: a's last axis holds that
+    many channels (0: none): an OME-Zarr stores them as its c axis, before
+    the spatial ones; a TIFF as samples of each pixel (RGB, RGBA)."""
+    import dask.array as da
     import zarr
 
-    kind = check_pyramid(path, a.shape, pyramid, downsample)
+    kind = check_pyramid(path, a.shape[:-1] if channels else a.shape, pyramid, downsample)
+    if channels and kind == "ome-zarr":
+        a = da.moveaxis(a, -1, 0)
+    elif not channels and kind in ("npy", "zarr") and a.ndim == 3 and a.shape[-1] <= 4:
+        # a volume of 1-4 columns gets a trailing axis of one channel, as parac writes
+        # it, so that it is not read back as an image of that many channels
+        a = a[..., None]
     parent = os.path.dirname(os.path.abspath(path))
     tmp = tempfile.mkdtemp(prefix="." + os.path.basename(path.rstrip("/")) + ".", suffix=".tmp", dir=parent)
     a = _regular(a)
@@ -260,7 +321,7 @@ def store_graph(a, path, pyramid=0, downsample="nearest"):
             group = zarr.open_group(tmp, mode="w", **fmt)
             z = zarr.open_array(os.path.join(tmp, "0"), mode="w", shape=a.shape, chunks=a.chunksize, dtype=a.dtype,
                                 **fmt)
-            group.attrs["multiscales"] = [_ome_multiscales(a.ndim, pyramid)]
+            group.attrs["multiscales"] = [_ome_multiscales(a.ndim, pyramid, bool(channels))]
         else:
             z = zarr.open_array(os.path.join(tmp, "data.zarr") if kind in ("tiff", "npy") else tmp, mode="w",
                                 shape=a.shape, chunks=a.chunksize, dtype=a.dtype, **fmt)
@@ -268,13 +329,14 @@ def store_graph(a, path, pyramid=0, downsample="nearest"):
     except Exception:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return store, _Finish(tmp, path, kind, z, pyramid, downsample)
+    return store, _Finish(tmp, path, kind, z, pyramid, downsample, channels)
 
 
-def _ome_multiscales(ndim, levels=0):
-    names = ["z", "y", "x"][-ndim:]
-    return {"version": "0.4", "name": "parac",
-            "axes": [{"name": n, "type": "space"} for n in names],
+def _ome_multiscales(ndim, levels=0, channels=False):
+    """OME-Zarr 0.4's metadata of ndim axes (a first c axis with channels)."""
+    names = ["z", "y", "x"][-(ndim - channels):]
+    axes = [{"name": "c", "type": "channel"}] * channels + [{"name": n, "type": "space"} for n in names]
+    return {"version": "0.4", "name": "parac", "axes": axes,
             "datasets": [{"path": str(k), "coordinateTransformations": [
                 {"type": "scale", "scale": [1.0] * (ndim - 2) + [float(2 ** k)] * 2}]} for k in range(levels + 1)]}
 
@@ -314,9 +376,9 @@ def _write_levels(tmp, z, levels, downsample):
 
 
 class _Finish:
-    def __init__(self, tmp, path, kind, z, pyramid=0, downsample="nearest"):
+    def __init__(self, tmp, path, kind, z, pyramid=0, downsample="nearest", channels=0):
         self.tmp, self.path, self.kind, self.z = tmp, path, kind, z
-        self.pyramid, self.downsample = pyramid, downsample
+        self.pyramid, self.downsample, self.channels = pyramid, downsample, channels
 
     def abandon(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -332,7 +394,10 @@ class _Finish:
                                         dir=os.path.dirname(os.path.abspath(self.path)))
             os.close(fd)
             try:
-                (_write_tiff if self.kind == "tiff" else _write_npy)(self.z, part)
+                if self.kind == "tiff":
+                    _write_tiff(self.z, part, self.channels)
+                else:
+                    _write_npy(self.z, part)
                 os.chmod(part, 0o666 & ~_umask())
                 os.replace(part, self.path)
             except BaseException:
@@ -363,27 +428,36 @@ def _into_place(tmp, path):
         os.rename(tmp, path)
 
 
-def _bands(z, tile):
-    """Every tile of z (a 2D image or each slice of a volume), in TIFF's order,
-    read from z one band of rows at a time."""
-    h, w = z.shape[-2:]
-    for plane in range(z.shape[0] if z.ndim == 3 else 1):
+def _bands(z, tile, channels=0):
+    """Every tile of z (a 2D image or each slice of a volume, channels last
+    where it has them), in TIFF's order, read from z one band of rows at a time."""
+    spatial = z.ndim - (channels > 0)
+    h, w = z.shape[spatial - 2:spatial]
+    for plane in range(z.shape[0] if spatial == 3 else 1):
         for y in range(0, h, tile):
-            band = np.asarray(z[plane, y:y + tile] if z.ndim == 3 else z[y:y + tile])
+            band = np.asarray(z[plane, y:y + tile] if spatial == 3 else z[y:y + tile])
             for x in range(0, w, tile):
                 t = band[:, x:x + tile]
-                if t.shape != (tile, tile):
-                    t = np.pad(t, ((0, tile - t.shape[0]), (0, tile - t.shape[1])))
+                if t.shape[:2] != (tile, tile):
+                    t = np.pad(t, ((0, tile - t.shape[0]), (0, tile - t.shape[1])) + ((0, 0),) * (t.ndim - 2))
                 yield t
 
 
-def _write_tiff(z, path, tile=256):
-    """A tiled BigTIFF of z (a volume's slices as pages), written band by band."""
+def _write_tiff(z, path, channels=0, tile=256):
+    """A tiled BigTIFF of z (a volume's slices as pages; channels as the
+    samples of each pixel: RGB, RGBA, or grey and an extra sample), written
+    band by band."""
     import tifffile
 
+    spatial = "ZYX" if z.ndim - (channels > 0) == 3 else "YX"
+    kw = {"photometric": "minisblack"}
+    if channels:
+        kw = {"photometric": "rgb" if channels >= 3 else "minisblack", "planarconfig": "contig"}
+        if channels in (2, 4):
+            kw["extrasamples"] = ("unassalpha",)
     with tifffile.TiffWriter(path, bigtiff=True) as tw:
-        tw.write(_bands(z, tile), shape=z.shape, dtype=z.dtype, tile=(tile, tile), photometric="minisblack",
-                 metadata={"axes": "ZYX" if z.ndim == 3 else "YX"})
+        tw.write(_bands(z, tile, channels), shape=z.shape, dtype=z.dtype, tile=(tile, tile),
+                 metadata={"axes": spatial + ("S" if channels else "")}, **kw)
 
 
 def _write_npy(z, path):

@@ -155,13 +155,37 @@ def _one_slice_table(flat, names):
     return out
 
 
-def _one_slice(res, like):
+def _one_slice(res, like, channels=False):
     """The results of a volume of one slice keep its leading axis: the
-    library sees a 2D image and returns 2D images (views, reshaped: no copy)."""
+    library sees a 2D image and returns 2D images (views, reshaped: no copy).
+    With channels, like's last axis holds them (and a result's, where it has
+    more than one)."""
     shape = tuple(getattr(like, "shape", ()))
-    if len(shape) != 3 or shape[0] != 1:
+    spatial = shape[:-1] if channels else shape
+    if len(spatial) != 3 or spatial[0] != 1:
         return res
-    return [r.reshape((1,) + tuple(r.shape)) if len(getattr(r, "shape", ())) == 2 else r for r in res]
+    return [r.reshape((1,) + tuple(r.shape)) if len(getattr(r, "shape", ())) in ((2, 3) if channels else (2,)) else r
+            for r in res]
+
+
+def _adjacent_channels(a):
+    """A host array whose channels (last axis) are adjacent in memory, as the
+    library reads them: a itself, or a copy."""
+    import numpy as np
+
+    a = np.asarray(a)
+    return a if a.ndim and a.strides[-1] == a.itemsize else np.ascontiguousarray(a)
+
+
+def _channels_last(channel_axis, first, who):
+    """Whether the arrays' last axis holds channels (channel_axis -1 or the
+    last axis' index; None: no channel axis)."""
+    if channel_axis is None:
+        return False
+    nd = len(getattr(first, "shape", ()))
+    if isinstance(channel_axis, bool) or channel_axis not in (-1, nd - 1):
+        raise ValueError("%s(): channel_axis must be the last axis (-1) or None, got %r" % (who, channel_axis))
+    return True
 
 
 _PLANE_CONNECTIVITY = {6: 4, 18: 8, 26: 8}
@@ -230,6 +254,9 @@ def _doc(op, inputs, params):
         lines.append("    " + ", ".join("%s (%s)" % (m["name"], m["backend"]) for m in op["methods"]))
     lines.append("device : str, default 'auto'")
     lines.append("    'cpu', 'cuda', 'cuda:N' or 'auto'")
+    lines.append("channel_axis : int or None, default None")
+    lines.append("    -1: the arrays' last axis holds 1-4 interleaved channels (operations that take one")
+    lines.append("    channel refuse more); a result keeps that axis where it has more than one channel")
     lines.append("out : array%s, optional" % ("" if op["n_outputs"] == 1 else " or tuple"))
     lines.append("    written with the result and returned, of the inputs' kind (NumPy, CuPy or a CUDA")
     lines.append("    tensor): computed in place where the operation can, else copied in by the library")
@@ -247,20 +274,21 @@ def _make(op):
     n_least = n_in - op["n_optional_inputs"]
     has_tables = any(t is not None for t in op["tables"])
 
-    def fn(*arrays, device=None, method=None, out=None, **kwargs):
+    def fn(*arrays, device=None, method=None, out=None, channel_axis=None, **kwargs):
         while len(arrays) > n_least and arrays[-1] is None:
             arrays = arrays[:-1]  # optional inputs left out
-        if arrays and "connectivity" in kwargs:
+        channels = _channels_last(channel_axis, arrays[0], py_name(name)) if arrays else False
+        if arrays and "connectivity" in kwargs and not channels:
             _plane_connectivity(kwargs, arrays[0])
 
         def finish(res, numbers):
             if has_tables:
                 res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays))
             else:
-                res = _one_slice(res, arrays[0])
+                res = _one_slice(res, arrays[0], channels)
             return _returned(res, numbers, n_out)
 
-        if out is None and device is None and n_least <= len(arrays) <= n_in:
+        if out is None and device is None and not channels and n_least <= len(arrays) <= n_in:
             # CUDA arrays: read, checked and launched in C, nothing in Python before the launch
             kind = _device.kind_of(arrays[0])
             if kind is not None and (n_in == 1 or all(_device.kind_of(a) == kind for a in arrays[1:])):
@@ -289,10 +317,10 @@ def _make(op):
         kinds = [_device.kind_of(a) for a in arrays]
         kind = next((k for k in kinds if k), None)
         if kind is None:
-            arrs = tuple(_as_input(a) for a in arrays)
+            arrs = tuple(_as_input(_adjacent_channels(a) if channels else a) for a in arrays)
             given = _given_outputs(out, n_out, py_name(name))
             outs, _why = _parac.run(name, arrs, text, None if device in (None, "auto") else str(device), 0, False,
-                                    given, False)
+                                    given, False, channels)
             import numpy as np
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
@@ -313,7 +341,7 @@ def _make(op):
             device = "cuda:%d" % _device.device_index(first, kind)
         stream = _device.stream_of(first, kind)
         outs, _why = _parac.run(name, tuple(arrs), text, str(device), stream, True,
-                                given and tuple(d for _, d in given), False)
+                                given and tuple(d for _, d in given), False, channels)
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
                for o, g in zip(outs[:n_out], given or (None,) * n_out)]
@@ -358,6 +386,7 @@ def stub_text():
         if op["methods"]:
             args.append("method: Optional[str] = None")
         args.append("device: Optional[str] = None")
+        args.append("channel_axis: Optional[int] = None")
         args.append("out: Optional[object] = None")
         kinds = ["dict" if t is not None else "np.ndarray" for t in op["tables"]]
         ret = kinds[0] if op["n_outputs"] == 1 and not op["results"] else "tuple[%s]" % ", ".join(

@@ -5,11 +5,13 @@
  *   ops()  describes every registry operation (name, help, inputs, outputs,
  *          typed parameters with defaults and ranges, methods); the package
  *          builds its Python functions and docstrings from it;
- *   run(name, inputs, params, device, stream=0, keep_device=False, out=None)
+ *   run(name, inputs, params, device, stream=0, keep_device=False, out=None,
+ *       explain=True, channels_last=False)
  *          runs one operation: inputs are objects with the buffer protocol (NumPy
  *          arrays), used in place through their strides, no copy, or device
  *          arrays described as ("cuda", address, shape, strides, typestr,
- *          device) (what CuPy and PyTorch export), also used in place;
+ *          device) (what CuPy and PyTorch export), also used in place; with
+ *          channels_last their last axis holds 1-4 interleaved channels;
  *          params a dict of text values; the GIL is released while the
  *          operation runs, on `stream` when given (the caller's CUDA stream);
  *          out: None, or a tuple with, per output, None, a device array's
@@ -123,6 +125,7 @@ typedef struct run_state {
     int cuda_device;           /* the device of the first CUDA array, or -1 */
     int has_stream;            /* the first CUDA array's interface names its stream */
     unsigned long long stream; /* that stream */
+    int channels_last;         /* host arrays and device tuples end with an axis of 1-4 channels */
 } run_state;
 
 static void run_state_free(run_state *s)
@@ -172,13 +175,26 @@ static int is_cached(const parac_context *ctx)
 }
 
 /* An array of 2 (rows, columns) or 3 (slices, rows, columns) dimensions,
- * strides in bytes, as a wrapped one-channel image; -1 with an exception. */
+ * strides in bytes, as a wrapped one-channel image; with channels_last one
+ * more axis, of 1-4 interleaved channels (adjacent elements), at the end.
+ * -1 with an exception. */
 static int wrap_array(parac_image **img, void *data, int nd, const long long *shape, const long long *strides,
-                      int dtype, parac_memory memory, int device, const char *op)
+                      int dtype, parac_memory memory, int device, const char *op, int channels_last)
 {
+    int channels = 1;
+    if (channels_last) {
+        channels = (int)shape[nd - 1];
+        nd--;
+        if (channels < 1 || channels > 4 || strides[nd] != (long long)parac_dtype_size((parac_dtype)dtype)) {
+            PyErr_Format(PyExc_ValueError, "%s: the channel axis (last) has %d entries of stride %lld bytes; parac "
+                         "takes 1-4 adjacent channels", op, channels, strides[nd]);
+            return -1;
+        }
+    }
     const int64_t w = shape[nd - 1], h = shape[nd - 2], depth = nd == 3 ? shape[0] : 1;
     const int64_t ps = strides[nd - 1], rp = strides[nd - 2], sp = nd == 3 ? strides[0] : rp * h;
-    const parac_status st = parac_image_wrap(img, data, w, h, depth, 1, (parac_dtype)dtype, ps, rp, sp, memory, device);
+    const parac_status st = parac_image_wrap(img, data, w, h, depth, channels, (parac_dtype)dtype, ps, rp, sp, memory,
+                                             device);
     if (st != PARAC_OK) {
         raise_status(st, op);
         return -1;
@@ -188,7 +204,7 @@ static int wrap_array(parac_image **img, void *data, int nd, const long long *sh
 
 /* A device array ("cuda", address, shape, strides, typestr, device) as a
  * wrapped image, no copy; `what` names it in messages ("input", "output"). */
-static int wrap_device(PyObject *t, parac_image **img, const char *what, int index, const char *op)
+static int wrap_device(PyObject *t, parac_image **img, const char *what, int index, const char *op, int channels_last)
 {
     unsigned long long addr;
     PyObject *shape, *strides;
@@ -203,13 +219,13 @@ static int wrap_device(PyObject *t, parac_image **img, const char *what, int ind
                      "float32 or float64", op, what, index + 1, typestr);
         return -1;
     }
-    const Py_ssize_t nd = PyTuple_GET_SIZE(shape);
-    if ((nd != 2 && nd != 3) || PyTuple_GET_SIZE(strides) != nd) {
+    const Py_ssize_t nd = PyTuple_GET_SIZE(shape), spatial = nd - (channels_last ? 1 : 0);
+    if ((spatial != 2 && spatial != 3) || PyTuple_GET_SIZE(strides) != nd) {
         PyErr_Format(PyExc_ValueError, "%s: %s %d has %zd dimensions; parac takes 2 (rows, columns) or 3 "
-                     "(slices, rows, columns)", op, what, index + 1, nd);
+                     "(slices, rows, columns)%s", op, what, index + 1, nd, channels_last ? " and channels" : "");
         return -1;
     }
-    long long sh[3], st[3];
+    long long sh[4], st[4];
     for (Py_ssize_t d = 0; d < nd; d++) {
         sh[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(shape, d));
         st[d] = PyLong_AsLongLong(PyTuple_GET_ITEM(strides, d));
@@ -220,12 +236,12 @@ static int wrap_device(PyObject *t, parac_image **img, const char *what, int ind
             return -1;
         }
     }
-    return wrap_array(img, (void *)(uintptr_t)addr, (int)nd, sh, st, dt, PARAC_MEMORY_CUDA, device, op);
+    return wrap_array(img, (void *)(uintptr_t)addr, (int)nd, sh, st, dt, PARAC_MEMORY_CUDA, device, op, channels_last);
 }
 
 static int wrap_device_input(run_state *s, PyObject *t, int index, const char *op)
 {
-    if (wrap_device(t, &s->in[index], "input", index, op) != 0) return -1;
+    if (wrap_device(t, &s->in[index], "input", index, op, s->channels_last) != 0) return -1;
     last_inputs[index] = (uintptr_t)s->in[index]->data;
     n_last_inputs = index + 1;
     return 0;
@@ -248,9 +264,10 @@ static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writabl
                      "float32 or float64", op, what, index + 1, v->format ? v->format : "B");
         return -1;
     }
-    if (v->ndim != 2 && v->ndim != 3) {
+    const int spatial = v->ndim - (s->channels_last ? 1 : 0);
+    if (spatial != 2 && spatial != 3) {
         PyErr_Format(PyExc_ValueError, "%s: %s %d has %d dimensions; parac takes 2 (rows, columns) or 3 "
-                     "(slices, rows, columns)", op, what, index + 1, v->ndim);
+                     "(slices, rows, columns)%s", op, what, index + 1, v->ndim, s->channels_last ? " and channels" : "");
         return -1;
     }
     for (int d = 0; d < v->ndim; d++)
@@ -259,9 +276,9 @@ static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writabl
                          v->shape[d] == 0 ? "an empty array" : "negative strides (the package copies such views)");
             return -1;
         }
-    long long shape[3], strides[3];
+    long long shape[4], strides[4];
     for (int d = 0; d < v->ndim; d++) shape[d] = v->shape[d], strides[d] = v->strides[d];
-    return wrap_array(img, v->buf, v->ndim, shape, strides, dt, PARAC_MEMORY_HOST, -1, op);
+    return wrap_array(img, v->buf, v->ndim, shape, strides, dt, PARAC_MEMORY_HOST, -1, op, s->channels_last);
 }
 
 /* An object that exports __cuda_array_interface__ as a wrapped image, no
@@ -283,7 +300,7 @@ static int wrap_cuda_array(run_state *s, PyObject *obj, parac_image **img, const
         raise_status(st, op);
         return -1;
     }
-    if (wrap_array(img, (void *)a.address, a.ndim, a.shape, a.strides, a.dtype, PARAC_MEMORY_CUDA, device, op) != 0)
+    if (wrap_array(img, (void *)a.address, a.ndim, a.shape, a.strides, a.dtype, PARAC_MEMORY_CUDA, device, op, 0) != 0)
         return -1;
     if (s->cuda_device < 0) {
         s->cuda_device = device;
@@ -319,8 +336,13 @@ static void free_image_capsule(PyObject *capsule)
     parac_image_destroy(PyCapsule_GetPointer(capsule, "parac.image"));
 }
 
-static PyObject *dims_tuple(const parac_image *img, int64_t x, int64_t y, int64_t z)
+/* (z, y, x) or (y, x) of an image, and c after them where it has more than
+ * one channel (as host outputs have their axes). */
+static PyObject *dims_tuple(const parac_image *img, int64_t x, int64_t y, int64_t z, int64_t c)
 {
+    if (img->channels > 1)
+        return img->depth > 1 ? Py_BuildValue("(LLLL)", (long long)z, (long long)y, (long long)x, (long long)c)
+                              : Py_BuildValue("(LLL)", (long long)y, (long long)x, (long long)c);
     return img->depth > 1 ? Py_BuildValue("(LLL)", (long long)z, (long long)y, (long long)x)
                           : Py_BuildValue("(LL)", (long long)y, (long long)x);
 }
@@ -330,8 +352,9 @@ static PyObject *dims_tuple(const parac_image *img, int64_t x, int64_t y, int64_
 static PyObject *device_output(parac_image **img)
 {
     const parac_image *m = *img;
-    PyObject *shape = dims_tuple(m, m->width, m->height, m->depth);
-    PyObject *strides = dims_tuple(m, m->pixel_stride, m->row_pitch, m->slice_pitch);
+    PyObject *shape = dims_tuple(m, m->width, m->height, m->depth, m->channels);
+    PyObject *strides = dims_tuple(m, m->pixel_stride, m->row_pitch, m->slice_pitch,
+                                   (int64_t)parac_dtype_size(m->dtype));
     PyObject *owner = shape && strides ? PyCapsule_New(*img, "parac.image", free_image_capsule) : NULL;
     if (!owner) {
         Py_XDECREF(shape);
@@ -536,12 +559,13 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     const char *name, *device = NULL;
     PyObject *inputs, *params, *given = Py_None;
     unsigned long long stream = 0;
-    int keep_device = 0, want_explain = 1;
-    if (!PyArg_ParseTuple(pyargs, "sO!O!z|KpOp", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
-                          &stream, &keep_device, &given, &want_explain))
+    int keep_device = 0, want_explain = 1, channels_last = 0;
+    if (!PyArg_ParseTuple(pyargs, "sO!O!z|KpOpp", &name, &PyTuple_Type, &inputs, &PyDict_Type, &params, &device,
+                          &stream, &keep_device, &given, &want_explain, &channels_last))
         return NULL;
     run_state s;
     if (!find_op(name, inputs, &s)) return NULL;
+    s.channels_last = channels_last;
     PyObject *result = NULL;
     n_last_inputs = 0;
     for (int i = 0; i < s.n_in; i++)
@@ -560,7 +584,7 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
             PyObject *g = PyTuple_GET_ITEM(given, k);
             if (g == Py_None) continue;
             /* a device array (its descriptor tuple), or a writable host array */
-            if ((PyTuple_Check(g) ? wrap_device(g, &s.given[k], "output", k, name)
+            if ((PyTuple_Check(g) ? wrap_device(g, &s.given[k], "output", k, name, s.channels_last)
                                   : wrap_host(&s, g, &s.given[k], 1, "output", k, name)) != 0)
                 goto done;
             s.out[k] = s.given[k];
@@ -881,8 +905,8 @@ static PyMethodDef methods[] = {
     {"last_inputs", py_last_inputs, METH_NOARGS,
      "The addresses of the last run's input buffers on this thread, as handed to the library."},
     {"run", py_run, METH_VARARGS,
-     "run(name, inputs, params, device, stream=0, keep_device=False, out=None, explain=True) -> (outputs, "
-     "explanation); an output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, "
+     "run(name, inputs, params, device, stream=0, keep_device=False, out=None, explain=True, channels_last=False) "
+     "-> (outputs, explanation); an output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, "
      "device) kept on the device, or None when written into the array given in out"},
     {"call", py_call, METH_VARARGS,
      "call(name, arrays, kwargs, stream=None) -> outputs kept on the device, or NotImplemented: the path for "

@@ -229,8 +229,10 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     fails("h-maxima", tmp_path / "i32.npy", out, "--h", "2", match="dtype i32 is not supported")
     fails("fill-holes", tmp_path / "i32.npy", out, match="dtype i32 is not supported")
     np.save(tmp_path / "rgb.npy", np.zeros((4, 5, 6, 7), np.uint8))
+    np.save(tmp_path / "five.npy", np.zeros((2, 4, 5, 6, 3), np.uint8))
     before = os.listdir(tmp_path)
-    fails("label", tmp_path / "rgb.npy", out, match="2D image or a 3D volume")
+    fails("label", tmp_path / "rgb.npy", out, match="1-4 interleaved channels")
+    fails("label", tmp_path / "five.npy", out, match="2D image or a 3D volume")
 
 
 def test_a_distributed_scheduler(tmp_path):
@@ -388,3 +390,86 @@ def test_fill_of_a_volume_slice_by_slice_is_refused(tmp_path):
     assert not (tmp_path / "out.zarr").exists()
     r = dask_cli("fill", tmp_path / "v.npy", tmp_path / "out.zarr", "--seeds", "40", ok=False)
     assert r.returncode == 1 and "does not use it" in r.stderr, r.stderr
+
+
+def _rgb(shape, seed, dtype=np.uint8):
+    r = np.random.default_rng(seed)
+    top = {np.uint8: 250, np.uint16: 60000}.get(dtype, 1)
+    return (r.random(shape) * top).astype(dtype)
+
+
+@pytest.mark.parametrize("name,shape,dtype", [("rgb", (61, 47, 3), np.uint8), ("rgba", (40, 33, 4), np.uint16),
+                                              ("grey-alpha", (40, 33, 2), np.float32),
+                                              ("volume-rgb", (7, 30, 20, 3), np.uint8)])
+def test_channels_equal_the_command_line(tmp_path, name, shape, dtype):
+    """Images of 2-4 interleaved channels, read as `parac` reads them (an NPY
+    of (rows, columns, 1-4)): the Gaussian and convolution filter each
+    channel, convert maps channels (luma, alpha, grey replicated) and scales
+    them; each equals `parac` on the whole file bit for bit."""
+    np.save(tmp_path / "in.npy", _rgb(shape, 3))
+    chunks = "3,11,6" if len(shape) == 4 else "13,9"
+    cases = [("gauss", ["--sigma", "2", "--method", "separable"], ["--sigma", "2"]),
+             ("convolve", ["--kernel", "1,2,1;2,4,2;1,2,1", "--border", "wrap"], None)]
+    cases += [("convert", ["--channels", str(c)], None) for c in (1, 2, 3, 4)]
+    cases += [("convert", ["--channels", "1", "--scale", "minmax", "--dtype", "u8"], None),
+              ("convert", ["--scale", "minmax", "--dtype", "f32"], None)]
+    for op, opts, dask_opts in cases:
+        parac_cli(op, tmp_path / "in.npy", tmp_path / "want.npy", *opts)
+        dask_cli(op, tmp_path / "in.npy", tmp_path / "got.npy", "--chunks", chunks, "-q", *(dask_opts or opts))
+        want, got = np.load(tmp_path / "want.npy"), np.load(tmp_path / "got.npy")
+        assert got.shape == want.shape, (op, opts)
+        np.testing.assert_array_equal(got, want, err_msg="%s %s" % (op, opts))
+
+
+def test_channels_in_every_format(tmp_path):
+    """RGB through TIFF (samples, contiguous or planar), OME-Zarr (a c axis
+    before y and x, with its pyramid) and Zarr; a grey image made RGB; a
+    3-axis array read as a volume with --layout dhw; a volume of 4 columns
+    written so that it reads back as a volume; the operations that take one
+    channel refuse more, before any work."""
+    rgb = _rgb((61, 47, 3), 4)
+    np.save(tmp_path / "rgb.npy", rgb)
+    parac_cli("gauss", tmp_path / "rgb.npy", tmp_path / "want.npy", "--sigma", "2", "--method", "separable")
+    want = np.load(tmp_path / "want.npy")
+    tifffile.imwrite(tmp_path / "in.tif", rgb, photometric="rgb", tile=(16, 16))
+    tifffile.imwrite(tmp_path / "planar.tif", np.moveaxis(rgb, -1, 0), photometric="rgb", planarconfig="separate")
+    write_zarr(tmp_path / "in.zarr", rgb, (16, 16, 1))
+    for src in ("in.tif", "planar.tif", "in.zarr"):
+        dask_cli("gauss", tmp_path / src, tmp_path / "o.tif", "--sigma", "2", "--chunks", "20", "-q")
+        with tifffile.TiffFile(tmp_path / "o.tif") as tf:
+            assert tf.series[0].axes == "YXS" and tf.pages[0].photometric == tifffile.PHOTOMETRIC.RGB
+        np.testing.assert_array_equal(tifffile.imread(tmp_path / "o.tif"), want, err_msg=src)
+    dask_cli("gauss", tmp_path / "rgb.npy", tmp_path / "o.ome.zarr", "--sigma", "2", "--chunks", "20", "--pyramid", "2",
+             "-q")
+    z = zarr.open(str(tmp_path / "o.ome.zarr"), mode="r")
+    ms = z.attrs["multiscales"][0]
+    assert [a["name"] for a in ms["axes"]] == ["c", "y", "x"]
+    assert ms["datasets"][2]["coordinateTransformations"][0]["scale"] == [1.0, 4.0, 4.0]
+    for k in range(3):
+        np.testing.assert_array_equal(np.moveaxis(z[str(k)][:], 0, -1), want[::2 ** k, ::2 ** k])
+    dask_cli("convert", tmp_path / "o.ome.zarr", tmp_path / "back.zarr", "-q")  # the c axis read back as channels
+    np.testing.assert_array_equal(read(tmp_path / "back.zarr"), want)
+    grey = _rgb((50, 41), 5)
+    np.save(tmp_path / "grey.npy", grey)
+    dask_cli("convert", tmp_path / "grey.npy", tmp_path / "g3.tif", "--channels", "3", "--chunks", "16", "-q")
+    np.testing.assert_array_equal(tifffile.imread(tmp_path / "g3.tif"), np.repeat(grey[..., None], 3, axis=2))
+    parac_cli("gauss", tmp_path / "rgb.npy", tmp_path / "want.npy", "--sigma", "1", "--method", "separable",
+              "--layout", "dhw")
+    dask_cli("gauss", tmp_path / "rgb.npy", tmp_path / "got.npy", "--sigma", "1", "--layout", "dhw", "--chunks", "9",
+             "-q")
+    got, want = np.load(tmp_path / "got.npy"), np.load(tmp_path / "want.npy")
+    assert got.shape == want.shape == (61, 47, 3, 1)  # a trailing channel: not read back as RGB
+    np.testing.assert_array_equal(got, want)
+    np.save(tmp_path / "v4.npy", _rgb((10, 12, 4), 6))  # 4 columns read as channels, as parac reads it
+    parac_cli("gauss", tmp_path / "v4.npy", tmp_path / "want.npy", "--sigma", "1.5", "--method", "separable")
+    dask_cli("gauss", tmp_path / "v4.npy", tmp_path / "got.npy", "--sigma", "1.5", "-q")
+    np.testing.assert_array_equal(np.load(tmp_path / "got.npy"), np.load(tmp_path / "want.npy"))
+    before = sorted(os.listdir(tmp_path))
+    np.save(tmp_path / "c9.npy", np.zeros((5, 6, 7, 9), np.uint8))
+    for args, match in ((("label", "rgb.npy", "x.npy"), "label takes one"),
+                        (("fill-holes", "in.tif", "x.zarr"), "fill-holes takes one"),
+                        (("regionprops", "rgb.npy", "t.csv"), "regionprops takes one"),
+                        (("gauss", "c9.npy", "x.npy", "--sigma", "1"), "1-4 interleaved channels")):
+        r = dask_cli(*[tmp_path / a if "." in a and not a.startswith("-") else a for a in args], ok=False)
+        assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
+    assert sorted(os.listdir(tmp_path)) == sorted(before + ["c9.npy"])

@@ -348,3 +348,30 @@ def test_out_is_written_by_the_library():
         parac.gauss(a, sigma=1.5, out=(out, out))
     with pytest.raises(TypeError, match="NumPy arrays"):
         parac.gauss(a, sigma=1.5, out=[[0.0]])
+
+
+def test_channel_axis_reads_interleaved_channels():
+    """channel_axis=-1: the last axis holds 1-4 channels, as the command line
+    reads an (H, W, C) file; the operations that take one channel refuse more."""
+    r = rng(31)
+    rgb = (r.random((23, 17, 3)) * 255).astype(np.uint8)
+    got = parac.gauss(rgb, sigma=1.5, method="separable", channel_axis=-1)
+    assert got.shape == rgb.shape
+    for c in range(3):  # channels are filtered each on its own
+        np.testing.assert_array_equal(got[..., c], parac.gauss(np.ascontiguousarray(rgb[..., c]), sigma=1.5,
+                                                               method="separable"))
+    grey = parac.convert(rgb, channels=1, channel_axis=-1)
+    assert grey.shape == rgb.shape[:2]
+    want = rgb.astype(np.float64) @ np.array([0.299, 0.587, 0.114])
+    assert np.abs(grey - want).max() <= 0.5 + 1e-9
+    vol = (r.random((1, 9, 8, 4)) * 1000).astype(np.uint16)  # a volume of one slice keeps its axis
+    assert parac.gauss(vol, sigma=1.0, channel_axis=3).shape == vol.shape
+    with pytest.raises(TypeError, match="3 channels; one is needed"):
+        parac.label(rgb, channel_axis=-1)
+    with pytest.raises(ValueError, match="last axis"):
+        parac.gauss(rgb, sigma=1.0, channel_axis=0)
+    with pytest.raises(ValueError, match="1-4 adjacent channels"):
+        parac.gauss(np.zeros((5, 6, 7), np.uint8), sigma=1.0, channel_axis=-1)
+    view = rgb[:, :, ::-2]  # channels apart in memory: read from a copy
+    np.testing.assert_array_equal(parac.gauss(view, sigma=1.5, method="separable", channel_axis=-1),
+                                  got[:, :, ::-2])

@@ -269,3 +269,21 @@ def test_out_on_device_arrays_is_written_by_the_library(lib):
     if lib == "cupy":
         with pytest.raises(ValueError, match="in place"):
             parac.gauss(dev, sigma=2.0, out=cupy.empty((host.shape[1], host.shape[0]), cupy.float32).T[::-1])
+
+
+def test_cupy_channels():
+    """channel_axis=-1 on CuPy arrays (the general path: the array's address,
+    its channel axis last), and a result of several channels made from one
+    keeps its channel axis on the device as on the host."""
+    cupy = pytest.importorskip("cupy")
+    rgb = (np.random.default_rng(5).random((61, 47, 3)) * 250).astype(np.uint8)
+    dev = cupy.asarray(rgb)
+    got = parac.gauss(dev, sigma=2.0, method="separable", channel_axis=-1)
+    assert isinstance(got, cupy.ndarray) and got.shape == rgb.shape
+    np.testing.assert_array_equal(cupy.asnumpy(got), parac.gauss(rgb, sigma=2.0, method="separable", channel_axis=-1,
+                                                                 device="cpu"))
+    grey = parac.convert(dev, channels=1, channel_axis=-1)
+    np.testing.assert_array_equal(cupy.asnumpy(grey), parac.convert(rgb, channels=1, channel_axis=-1, device="cpu"))
+    three = parac.convert(cupy.asarray(rgb[..., 0]), channels=3)
+    assert three.shape == (61, 47, 3)
+    np.testing.assert_array_equal(cupy.asnumpy(three), np.repeat(rgb[..., :1], 3, axis=2))
