@@ -4,7 +4,7 @@ process on the same GPUs, and against dask-image on the same cluster.
 
     python bench/dask/bench_gpus.py [--size 51200] [--chunk 8192] [--gpus 1,2] [--where host,zarr]
                                     [--ops label,fill-holes,h-maxima,gauss] [--peers] [--dir D] [--repeat R]
-                                    [--device cuda|cpu]
+                                    [--device cuda|cpu] [--profile] [--preload MODULES]
 
 Images (u8 unless said): a mask of blobs with holes (label), the contours of
 those blobs (fill-holes: the holes are the blobs' insides), a grey terrain
@@ -203,6 +203,8 @@ def host_cases(client, k, ims, refs, args):
                 return out
 
             t = best(run, args.repeat)
+            if args.profile:
+                profile(client, run)
             out = run()
             ok = (digests_of_dask(out[0]) == digests_of_array(refs[op], out[0].chunks)).all()
             report("%s, Dask, %d %s worker(s), chunks in host memory" % (op, k, kind(args)), px, t,
@@ -210,6 +212,34 @@ def host_cases(client, k, ims, refs, args):
             del out, d
         except Exception as e:  # a failed case is reported, the others still run
             print("%s, Dask, %d worker(s), host: failed: %r" % (op, k, e), flush=True)
+
+
+def profile(client, run):
+    """One more run with the scheduler's task stream: the time each kind of
+    task computed (summed over workers), the time spent moving data between
+    workers, and the longest single task of each kind: where the time goes."""
+    from dask.utils import key_split
+    from distributed import get_task_stream
+
+    with get_task_stream(client) as ts:
+        t = time.perf_counter()
+        run()
+        wall = time.perf_counter() - t
+    kinds = {}
+    moved = 0.0
+    for task in ts.data:
+        name = key_split(task["key"])
+        for ss in task.get("startstops", ()):
+            d = ss["stop"] - ss["start"]
+            if ss["action"] == "compute":
+                total, longest, n = kinds.get(name, (0.0, 0.0, 0))
+                kinds[name] = (total + d, max(longest, d), n + 1)
+            elif ss["action"] == "transfer":
+                moved += d
+    print("    profile: %.3f s wall; transfers between workers %.3f s; compute by task (sum, longest, count):"
+          % (wall, moved), flush=True)
+    for name, (total, longest, n) in sorted(kinds.items(), key=lambda kv: -kv[1][0])[:8]:
+        print("      %-40s %8.3f s %8.3f s %6d" % (name[:40], total, longest, n), flush=True)
 
 
 def zarr_cases(client, k, args):
@@ -335,6 +365,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--threads", type=int, default=1, help="threads per worker (chunks in flight per GPU)")
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--profile", action="store_true",
+                    help="host cases: one more run with the task stream (compute by kind of task, transfers)")
     ap.add_argument("--preload", default="",
                     help="modules the parac-dask process imports before parac, e.g. pandas where a pyarrow "
                          "loaded after parac's extension aborts (docs/distributed.md)")
