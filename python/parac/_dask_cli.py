@@ -163,17 +163,21 @@ def _gauss(a, p, device, method):
         raise UsageError("--sigma is required")
     for k in ("y", "z"):
         s[k] = s["x"] if s[k] is None else s[k]
-    spatial = a.ndim - (p["_channels"] > 0)
+    spatial, kw = _per_channel(a, p)
     axes = ("z", "y", "x")[-spatial:]
     depth = [0 if s[k] == 0 else p["radius"] if p["radius"] is not None else int(p["truncate"] * s[k] + 0.5)
              for k in axes] + [0] * (a.ndim - spatial)
-    kw = {k: p[k] for k in ("sigma", "sigma_y", "sigma_z", "truncate", "radius", "border", "dtype")
-          if p[k] is not None}
-    if p["_channels"]:
-        kw["channel_axis"] = -1
+    kw.update({k: p[k] for k in ("sigma", "sigma_y", "sigma_z", "truncate", "radius", "border", "dtype")
+               if p[k] is not None})
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, gauss, kw, device, method or "separable")
     return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
+
+
+def _per_channel(a, p):
+    """(spatial axes, keywords) of a local filter's call on a's blocks: with
+    channels, the last axis is theirs (no halo) and each is filtered alone."""
+    return a.ndim - (p["_channels"] > 0), ({"channel_axis": -1} if p["_channels"] else {})
 
 
 def _call(fn, kw, device, method, block):
@@ -262,11 +266,9 @@ def _convolve(a, p, device, method):
         h = _kernel_rows(p["kernel_y"], "--kernel-y").size
     else:
         raise UsageError("--kernel, or --kernel-x with --kernel-y, is required")
-    spatial = a.ndim - (p["_channels"] > 0)
+    spatial, kw = _per_channel(a, p)
     depth = ([h // 2, w // 2] if spatial == 2 else [0, h // 2, w // 2]) + [0] * (a.ndim - spatial)
-    kw = {k: p[k] for k in ("kernel", "kernel_x", "kernel_y", "border", "dtype") if p[k] is not None}
-    if p["_channels"]:
-        kw["channel_axis"] = -1
+    kw.update({k: p[k] for k in ("kernel", "kernel_x", "kernel_y", "border", "dtype") if p[k] is not None})
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, convolve, kw, device, method)
     return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
