@@ -64,14 +64,14 @@ convert_row(const char *s, int64_t sps, char *d, int64_t dps, int64_t width, int
     if (cin == cout && sps == (int64_t)(cin * isz) && dps == (int64_t)(cout * osz)) {
         const int64_t n = width * cin; /* packed rows: one flat loop */
         for (int64_t i = 0; i < n; i++)
-            parac__store_elem(d + i * osz, dout, a * parac__load_elem(s + i * isz, din) + b);
+            parac__store_elem(d + i * osz, dout, parac__mul_add(a, parac__load_elem(s + i * isz, din), b));
         return;
     }
     for (int64_t x = 0; x < width; x++) {
         double vin[4] = {0}, vout[4] = {0};
         for (int c = 0; c < cin; c++) vin[c] = parac__load_elem(s + x * sps + c * isz, din);
         parac__map_channels(vin, cin, vout, cout, opaque);
-        for (int c = 0; c < cout; c++) parac__store_elem(d + x * dps + c * osz, dout, a * vout[c] + b);
+        for (int c = 0; c < cout; c++) parac__store_elem(d + x * dps + c * osz, dout, parac__mul_add(a, vout[c], b));
     }
 }
 

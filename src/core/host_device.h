@@ -9,4 +9,16 @@
 #define PARAC_HD static inline
 #endif
 
+/* a * x + b with two roundings, as C computes it: nvcc would contract the
+ * device's expression into one fused multiply-add (one rounding), and the
+ * GPU's value would differ from the CPU's in the last bit. */
+PARAC_HD double parac__mul_add(double a, double x, double b)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(__dmul_rn(a, x), b);
+#else
+    return a * x + b;
+#endif
+}
+
 #endif

@@ -70,7 +70,7 @@ PARAC_HD void parac__map_channels(const double *in, int cin, double *out, int co
     if (out_color) {
         for (int c = 0; c < 3; c++) out[c] = in_color ? in[c] : in[0];
     } else {
-        out[0] = in_color ? 0.299 * in[0] + 0.587 * in[1] + 0.114 * in[2] : in[0];
+        out[0] = in_color ? parac__mul_add(0.114, in[2], parac__mul_add(0.587, in[1], 0.299 * in[0])) : in[0];
     }
     if (out_alpha) out[cout - 1] = alpha;
 }

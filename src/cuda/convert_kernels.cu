@@ -25,12 +25,12 @@ __device__ __forceinline__ void convert_flat_row(const TI *s, TO *d, int64_t n, 
             quad<TI> in = ((const quad<TI> *)s)[q];
             quad<TO> out;
 #pragma unroll
-            for (int k = 0; k < 4; k++) parac__store_elem(&out.v[k], DO, a * (double)in.v[k] + b);
+            for (int k = 0; k < 4; k++) parac__store_elem(&out.v[k], DO, parac__mul_add(a, (double)in.v[k], b));
             ((quad<TO> *)d)[q] = out;
         }
         done = quads * 4;
     }
-    for (int64_t i = done + tid; i < n; i += step) parac__store_elem(d + i, DO, a * (double)s[i] + b);
+    for (int64_t i = done + tid; i < n; i += step) parac__store_elem(d + i, DO, parac__mul_add(a, (double)s[i], b));
 }
 
 template <typename TI, typename TO, int DI, int DO>
@@ -55,7 +55,7 @@ __global__ void convert_kernel(char *dst, int cout, int64_t dps, int64_t drp, in
             double vin[4] = {0, 0, 0, 0}, vout[4] = {0, 0, 0, 0};
             for (int c = 0; c < cin; c++) vin[c] = (double)s[c];
             parac__map_channels(vin, cin, vout, cout, opaque);
-            for (int c = 0; c < cout; c++) parac__store_elem(d + c, DO, a * vout[c] + b);
+            for (int c = 0; c < cout; c++) parac__store_elem(d + c, DO, parac__mul_add(a, vout[c], b));
         }
     }
 }
