@@ -138,6 +138,43 @@ def test_cupy_in_cupy_out():
     np.testing.assert_array_equal(cupy.asnumpy(got), ndi.label(a, STRUCT[8])[0])
 
 
+def _big_noise(cupy, shape, density, seed):
+    """Noise of `shape` made on the GPU a slab at a time (a float temporary of the whole would not fit)."""
+    a = cupy.empty(shape, cupy.uint8)
+    r = cupy.random.default_rng(seed)
+    step = max(1, (1 << 28) // int(np.prod(shape[1:])))
+    for i in range(0, shape[0], step):
+        a[i:i + step] = r.random((min(step, shape[0] - i),) + shape[1:], dtype=cupy.float32) < density
+    return a
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("shape,conn", [((65600, 65536), 8), ((1040, 2048, 2048), 26)])
+def test_more_than_2_to_the_32_pixels_on_the_gpu(shape, conn):
+    """An image or volume of more than 2^32 pixels (positions past 32 bits, nodes numbered per tile edge)
+    labelled on the GPU equals the CPU's labels bit for bit."""
+    cupy = pytest.importorskip("cupy")
+    n = int(np.prod(shape))
+    assert n > 1 << 32
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    try:
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError):
+        host = 0
+    if free < 14 * n or host < 10 * n:
+        pytest.skip("needs %.0f GB of GPU and %.0f GB of host memory" % (14 * n / 1e9, 10 * n / 1e9))
+    d = _big_noise(cupy, shape, 0.5 if conn == 8 else 0.3, seed=3)
+    got, m = parac.label(d, connectivity=conn)
+    a = cupy.asnumpy(d)
+    del d
+    want, k = parac.label(a, connectivity=conn, device="cpu")
+    del a
+    assert m == k and m > 1000
+    for i in range(0, shape[0], 4096 if conn == 8 else 64):  # compared a slab at a time on the GPU
+        j = min(i + (4096 if conn == 8 else 64), shape[0])
+        assert bool((got[i:j] == cupy.asarray(want[i:j])).all()), "rows %d..%d differ" % (i, j)
+
+
 def test_volumes_of_one_slice():
     """A volume of one slice (a Dask block of a volume, a stack of one image)
     takes the volume's connectivities: the library sees a 2D image and the

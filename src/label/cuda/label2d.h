@@ -11,8 +11,9 @@
 extern "C" {
 #endif
 
-/* Whether a w x h image fits the kernels' grids and 31-bit indices. */
-int parac__label2d_fits(int64_t w, int64_t h);
+/* Whether a w x h image fits the kernels' grids and 32-bit nodes; why not
+ * in `why` otherwise. */
+int parac__label2d_fits(int64_t w, int64_t h, const char **why);
 
 /* Checked input and output on one device; *count: the components. */
 parac_status parac__label2d_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count,

@@ -9,11 +9,10 @@
 //      is thereby named by its first pixel in raster order (its root), and
 //      every pixel gets its root's index in the tile, flagged when the piece
 //      touches the tile's edge. Each row's roots are one 32-bit word of a
-//      bitmap in raster order; the edge pieces get a global node (their
-//      root's raster index) and a place in the tile's list.
+//      bitmap in raster order; the edge pieces get a slot in the tile's
+//      list, a global node and a key (their root's position).
 //   2. join: a thread per pixel pair across a tile edge unites their pieces'
-//      nodes (global union-find, atomicMin: a component's root becomes its
-//      first pixel in raster order).
+//      nodes (global union-find, atomicMin: the smaller node wins).
 //   3. resolve, scan and output as label_tiles.cuh says: components
 //      numbered 1..n in the raster order of their first pixel.
 // A pixel costs its input read, 2 bytes of root written and read, and its
@@ -41,10 +40,12 @@ constexpr int BUF_ROW = 34;        // u16 per row of the roots' staging buffer (
 // per lane, padded so that lanes reading the same column hit other banks).
 template <bool EQ>
 __global__ void __launch_bounds__(T *TPB)
-    tiles_kernel(src v, int conn8, tgrid g, uint16_t *R, uint32_t *G, uint32_t *B, uint16_t *EL, uint16_t *NE)
+    tiles_kernel(src v, int conn8, tgrid g, uint16_t *R, uint32_t *G, uint64_t *F, uint32_t *B, uint16_t *EL,
+                 uint16_t *NE)
 {
     __shared__ uint32_t parent[TPB][AREA];
     __shared__ uint32_t edge[TPB][T];
+    __shared__ uint16_t first_slot[TPB][T]; // the slot of each row's first edge piece
     __shared__ uint32_t keys[TPB][EQ ? T : 1][EQ ? T + 1 : 1];
     __shared__ __align__(16) uint16_t buf[TPB][T * BUF_ROW];
     const int q = threadIdx.y, lane = threadIdx.x;
@@ -125,9 +126,10 @@ __global__ void __launch_bounds__(T *TPB)
         if (run & on_edge) atomicOr(&edge[q][root >> 5], 1u << (root & 31));
     }
     const uint32_t tile = g.tile(tx, ty, 0);
-    if (row_in) B[(uint32_t)y * (uint32_t)g.nx + (uint32_t)tx] = roots;
+    if (row_in) B[(uint64_t)y * (uint64_t)g.nx + (uint64_t)tx] = roots;
     __syncwarp();
-    // The edge pieces: nodes (their own roots, so far) and the tile's list.
+    // The edge pieces: the tile's list, their nodes (their own roots, so
+    // far) and keys.
     const uint32_t e = edge[q][lane];
     uint32_t incl = __popc(e);
     #pragma unroll
@@ -136,12 +138,15 @@ __global__ void __launch_bounds__(T *TPB)
         if (lane >= d) incl += t;
     }
     uint32_t slot = incl - __popc(e);
+    first_slot[q][lane] = (uint16_t)slot;
     for (uint32_t r = e; r; r &= r - 1) {
-        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = g.global(tx, ty, 0, i);
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = tile * EDGE_SLOTS + slot++;
         G[node] = node;
-        EL[(size_t)tile * EDGE_SLOTS + slot++] = (uint16_t)i;
+        F[node] = g.key_of(tx, ty, 0, i);
+        EL[node] = (uint16_t)i;
     }
     if (lane == T - 1) NE[tile] = (uint16_t)incl;
+    __syncwarp();
     // Every pixel's root: a lane fills its row's runs in shared memory, then
     // the tile goes out in rows of 64 bytes (stored tile by tile).
     uint16_t *row_buf = buf[q] + lane * BUF_ROW;
@@ -150,8 +155,9 @@ __global__ void __launch_bounds__(T *TPB)
     for (uint32_t r = starts; r; r &= r - 1) {
         const int b = __ffs(r) - 1;
         const uint32_t len = __popc(run_bits(SL, b));
-        const uint32_t root = s[base + b];
-        const uint16_t value = (uint16_t)(root | ((edge[q][root >> 5] >> (root & 31)) & 1u ? EDGE : 0));
+        const uint32_t root = s[base + b], above = edge[q][root >> 5], bit = 1u << (root & 31);
+        const uint16_t value = (uint16_t)(above & bit ? EDGE | (first_slot[q][root >> 5] + __popc(above & (bit - 1)))
+                                                      : root);
         for (uint32_t p = 0; p < len; p++) row_buf[b + p] = value;
     }
     __syncwarp();
@@ -175,7 +181,8 @@ struct pixels {
         if (EQ) key_at(v, x, y, 0, k);
         return k;
     }
-    __device__ uint32_t node(int x, int y, uint16_t r) const { return g.global(x / T, y / T, 0, r & INDEX); }
+    // the node of an edge piece (every pixel on a tile's edge is in one)
+    __device__ uint32_t node(int x, int y, uint16_t r) const { return g.tile(x / T, y / T, 0) * EDGE_SLOTS + (r & INDEX); }
 };
 
 // A neighbour as the pass sees it: its root (BGR outside the image) and key.
@@ -239,7 +246,7 @@ template <bool EQ>
 parac_status launch_tiles(const src &v, int conn8, const tgrid &g, const work &k, cudaStream_t st)
 {
     tiles_kernel<EQ><<<dim3((unsigned)((g.nx + TPB - 1) / TPB), (unsigned)g.ny), dim3(T, TPB), 0, st>>>(
-        v, conn8, g, k.R, k.G, k.B, k.EL, k.NE);
+        v, conn8, g, k.R, k.G, k.F, k.B, k.EL, k.NE);
     PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
     const pixels<EQ> P{v, g, k.R};
     const int64_t h_items = (int64_t)g.w * (g.ny - 1), items = h_items + (int64_t)(g.nx - 1) * g.h;
@@ -255,10 +262,11 @@ parac_status launch_tiles(const src &v, int conn8, const tgrid &g, const work &k
 
 using namespace label2dk;
 
-extern "C" int parac__label2d_fits(int64_t w, int64_t h)
+extern "C" int parac__label2d_fits(int64_t w, int64_t h, const char **why)
 {
-    const int64_t ty = (h + T - 1) / T;
-    return ty <= 65535 && w * h < 0x80000000ll; // rows of tiles in a grid's y; raster indices in 31 bits
+    if ((h + T - 1) / T > 65535) return *why = "more than 65535 rows of tiles (2097120 rows)", 0;
+    const tgrid g{(int)w, (int)h, 1, (int)((w + T - 1) / T), (int)((h + T - 1) / T), 1, T, 1};
+    return fits<AREA, EDGE_SLOTS>(g, why);
 }
 
 extern "C" parac_status parac__label2d_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out,
@@ -272,5 +280,5 @@ extern "C" parac_status parac__label2d_cuda(const parac__label_spec *s, const pa
     const src v = labelk::source_of(s, in);
     const int conn8 = s->conn == 8;
     const parac_status rc = v.equal ? launch_tiles<true>(v, conn8, g, k, st) : launch_tiles<false>(v, conn8, g, k, st);
-    return finish<AREA, EDGE_SLOTS>(rc, g, k, out, count, in->device, st);
+    return finish<AREA, EDGE_SLOTS>(s->op, rc, g, k, out, count, in->device, st);
 }

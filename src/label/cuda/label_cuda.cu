@@ -10,12 +10,12 @@
 //      memory, the smaller index wins), so each piece is named by its first
 //      voxel in raster order. Every voxel gets its piece's index in the tile,
 //      flagged when the piece touches the tile's faces; each row's roots are
-//      a word of a bitmap in raster order; edge pieces get a global node
-//      (their root's raster index) and a place in the tile's list.
+//      a word of a bitmap in raster order; edge pieces get a slot in the
+//      tile's list, a global node and a key (their root's position).
 //   2. join: a thread per voxel on a tile's first faces (x, y, z) unites its
 //      piece with the pieces of its neighbours in the tile before along that
-//      axis (global union-find, atomicMin: a component's root becomes its
-//      first voxel in raster order). A voxel whose neighbour straight across
+//      axis (global union-find, atomicMin: the smaller node wins). A voxel
+//      whose neighbour straight across
 //      joins it leaves out the other neighbours in that neighbour's tile
 //      (joined there), and skips the straight pair when the pair before it
 //      along the face joins the same pieces.
@@ -70,10 +70,12 @@ __device__ inline uint32_t same_bits(const src &v, int x0, int y, int z, int y2,
 
 // Pass 1 (see the top).
 __global__ void __launch_bounds__(ROWS)
-    tiles_kernel(src v, rows_before nr, tgrid g, uint16_t *R, uint32_t *G, uint32_t *B, uint16_t *EL, uint16_t *NE)
+    tiles_kernel(src v, rows_before nr, tgrid g, uint16_t *R, uint32_t *G, uint64_t *F, uint32_t *B, uint16_t *EL,
+                 uint16_t *NE)
 {
     __shared__ uint32_t parent[VOX];
     __shared__ uint32_t sM[ROWS], sSL[ROWS], edge[ROWS], warp_sum[ROWS / 32];
+    __shared__ uint16_t first_slot[ROWS]; // the slot of each row's first edge piece
     const int row = threadIdx.x, yy = row % TY, zz = row / TY, lane = row & 31, warp = row >> 5;
     const int tx = blockIdx.x, ty = blockIdx.y, tz = blockIdx.z;
     const int x0 = tx * T, y = ty * TY + yy, z = tz * TZ + zz;
@@ -143,10 +145,11 @@ __global__ void __launch_bounds__(ROWS)
         if (run_bits(SL, b) & on_edge) atomicOr(&edge[root >> 5], 1u << (root & 31));
     }
     const uint32_t tile = g.tile(tx, ty, tz);
-    if (row_in) B[((uint32_t)z * (uint32_t)g.h + (uint32_t)y) * (uint32_t)g.nx + (uint32_t)tx] = roots;
+    if (row_in) B[((uint64_t)z * (uint64_t)g.h + (uint64_t)y) * (uint64_t)g.nx + (uint64_t)tx] = roots;
     __syncthreads();
-    // The edge pieces: nodes (their own roots, so far) and the tile's list,
-    // in order (a block-wide exclusive scan of the rows' counts).
+    // The edge pieces: the tile's list, in order (a block-wide exclusive
+    // scan of the rows' counts), their nodes (their own roots, so far) and
+    // keys.
     const uint32_t e = edge[row], cnt = __popc(e);
     uint32_t incl = cnt;
     #pragma unroll
@@ -169,11 +172,14 @@ __global__ void __launch_bounds__(ROWS)
     }
     __syncthreads();
     uint32_t slot = warp_sum[warp] + incl - cnt;
+    first_slot[row] = (uint16_t)slot;
     for (uint32_t r = e; r; r &= r - 1) {
-        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = g.global(tx, ty, tz, i);
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1), node = tile * (uint32_t)CAP + slot++;
         G[node] = node;
-        EL[(size_t)tile * CAP + slot++] = (uint16_t)i;
+        F[node] = g.key_of(tx, ty, tz, i);
+        EL[node] = (uint16_t)i;
     }
+    __syncthreads();
     // Every voxel's root, the row's 64 bytes written by its thread.
     uint32_t *out = (uint32_t *)(R + (size_t)tile * VOX + base);
     for (int i = 0; i < T; i += 2) {
@@ -181,8 +187,9 @@ __global__ void __launch_bounds__(ROWS)
         for (int k = 0; k < 2; k++) {
             uint32_t value = BGR;
             if ((M >> (i + k)) & 1u) {
-                const uint32_t root = parent[base + run_start(starts, i + k)];
-                value = root | ((edge[root >> 5] >> (root & 31)) & 1u ? EDGE : 0u);
+                const uint32_t root = parent[base + run_start(starts, i + k)], above = edge[root >> 5],
+                               bit = 1u << (root & 31);
+                value = above & bit ? EDGE | (first_slot[root >> 5] + __popc(above & (bit - 1))) : root;
             }
             pair |= value << (16 * k);
         }
@@ -200,9 +207,10 @@ struct voxels {
     {
         return R[(size_t)tile_of(x, y, z) * VOX + (uint32_t)(((z % TZ) * TY + y % TY) * T + (x & 31))];
     }
+    // the node of an edge piece (every voxel on a tile's face is in one)
     __device__ uint32_t node(int x, int y, int z, uint16_t r) const
     {
-        return g.global(x / T, y / TY, z / TZ, r & INDEX);
+        return tile_of(x, y, z) * (uint32_t)CAP + (r & INDEX);
     }
 };
 
@@ -284,19 +292,22 @@ __global__ void join_kernel(voxels P, int conn, uint32_t *G, int64_t z_items, in
     }
 }
 
+tgrid grid_of(const parac_image *in)
+{
+    const int w = (int)in->width, h = (int)in->height, d = (int)in->depth;
+    return tgrid{w, h, d, (w + T - 1) / T, (h + TY - 1) / TY, (d + TZ - 1) / TZ, TY, TZ};
+}
+
 parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count,
                      cudaStream_t st)
 {
-    const int w = (int)in->width, h = (int)in->height, d = (int)in->depth;
-    const tgrid g{w, h, d, (w + T - 1) / T, (h + TY - 1) / TY, (d + TZ - 1) / TZ, TY, TZ};
-    if (g.ny > 65535 || g.nz > 65535)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows and %d slices", s->op,
-                           65535 * TY, 65535 * TZ);
+    const tgrid g = grid_of(in);
+    const int w = g.w, h = g.h, d = g.d;
     work k;
     PARAC_TRY((work_alloc<VOX, CAP>(g, in->device, st, k)));
     const src v = labelk::source_of(s, in);
     tiles_kernel<<<dim3((unsigned)g.nx, (unsigned)g.ny, (unsigned)g.nz), ROWS, 0, st>>>(v, rows_for(s->conn), g, k.R,
-                                                                                       k.G, k.B, k.EL, k.NE);
+                                                                                       k.G, k.F, k.B, k.EL, k.NE);
     parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
     const int64_t z_items = (int64_t)w * h * (g.nz - 1), y_items = (int64_t)w * (g.ny - 1) * d,
                   items = z_items + y_items + (int64_t)(g.nx - 1) * h * d;
@@ -305,7 +316,7 @@ parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_im
                                                                  items);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    return finish<VOX, CAP>(rc, g, k, out, count, in->device, st);
+    return finish<VOX, CAP>(s->op, rc, g, k, out, count, in->device, st);
 }
 
 } // namespace
@@ -315,13 +326,21 @@ extern "C" parac_status parac__label_cuda(const parac__label_spec *s, const para
                                           int64_t *count, void *stream)
 {
     PARAC_TRY(parac__label_check(s, in, out));
-    const uint64_t n = (uint64_t)in->width * (uint64_t)in->height * (uint64_t)in->depth;
-    if (n >= 0x80000000ull)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes fewer than 2^31 pixels (raster indices "
-                           "in 31 bits); this image has %llu: use --device cpu", s->op, (unsigned long long)n);
-    if (in->depth > 1) return label3dk::label3d(s, in, out, count, (cudaStream_t)stream);
-    if (!parac__label2d_fits(in->width, in->height))
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows; this image has %lld: "
-                           "use --device cpu", s->op, 65535 * 32, (long long)in->height);
+    const char *why = "";
+    if (in->depth > 1) {
+        const labelt::tgrid g = label3dk::grid_of(in);
+        if (g.ny > 65535 || g.nz > 65535)
+            return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the CUDA method takes up to %d rows and %d slices; this "
+                               "volume has %lld and %lld: use --device cpu", s->op, 65535 * label3dk::TY, 65535 * label3dk::TZ,
+                               (long long)in->height, (long long)in->depth);
+        if (!labelt::fits<label3dk::VOX, label3dk::CAP>(g, &why))
+            return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld x %lld x %lld voxels are too many for the CUDA method "
+                               "(%s): use --device cpu", s->op, (long long)in->width, (long long)in->height,
+                               (long long)in->depth, why);
+        return label3dk::label3d(s, in, out, count, (cudaStream_t)stream);
+    }
+    if (!parac__label2d_fits(in->width, in->height, &why))
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld x %lld pixels are too many for the CUDA method (%s): use "
+                           "--device cpu", s->op, (long long)in->width, (long long)in->height, why);
     return parac__label2d_cuda(s, in, out, count, stream);
 }

@@ -1,18 +1,26 @@
-// What the 2D (label2d_cuda.cu) and 3D (label3d_cuda.cu) labellings share:
+// What the 2D (label2d_cuda.cu) and 3D (label_cuda.cu) labellings share:
 // tiles 32 pixels wide whose rows are bit masks, a piece of a component per
 // tile named by its root (its first pixel in the tile, in raster order), and
 // the passes after the unions:
-//   resolve: a thread per edge piece finds its root; pieces that are not the
-//            first of their component leave the bitmap of roots;
+//   resolve: a thread per edge piece finds its component's root node and
+//            lowers the root's key to its own (keys: positions in raster
+//            order); then a thread per edge piece whose key is not its
+//            component's leaves the bitmap of firsts;
 //   scan:    an exclusive scan of the bitmap's word counts (CUB), so that a
-//            root's number is its word's offset + the bits before it + 1;
-//   output:  a block per tile numbers its roots in shared memory, then
+//            first pixel's number is its word's offset + the bits before
+//            it + 1;
+//   output:  a block per tile numbers its pieces in shared memory, then
 //            writes every pixel's label.
-// Storage per tile: VOX roots (u16: index in the tile, EDGE when the piece
-// touches the tile's edge, BGR for background), a list of its edge pieces
-// (CAP entries, at most the pixels on its edge) and their count. Nodes (G)
-// are raster indices, touched only for edge pieces; the bitmap (B) has a
-// word per row of 32 pixels of a tile, in raster order.
+// Storage per tile: VOX roots (u16: the root's index in the tile, or EDGE |
+// the piece's slot when the piece touches the tile's edge, BGR for
+// background), a list of its edge pieces (CAP slots, at most the pixels on
+// its edge: the root's index in the tile) and their count. An edge piece's
+// node is tile * CAP + slot: the global union-find (G) and the keys (F)
+// cover edge pieces only (an eighth of the pixels' count in 2D), and nodes
+// fit 32 bits for images of many more than 2^32 pixels. A key is the
+// pixel's index in an image whose rows are padded to whole tiles: ordered as
+// raster order, and its word of the bitmap (B: a word per row of 32 pixels
+// of a tile, in raster order) is key / 32 without a division.
 #ifndef PARAC_LABEL_CUDA_LABEL_TILES_CUH
 #define PARAC_LABEL_CUDA_LABEL_TILES_CUH
 
@@ -23,6 +31,7 @@
 #include <thrust/iterator/transform_iterator.h>
 
 #include "core/device_internal.h"
+#include "core/error_internal.h"
 #include "cuda/cuda_check.h"
 #include "cuda/launch.h"
 #include "cuda/union_find.cuh"
@@ -60,19 +69,17 @@ struct tgrid {
         y = ty_ * ty + row % ty;
         z = tz_ * tz + row / ty;
     }
-    __device__ uint32_t raster(int x, int y, int z) const
+    // The key of pixel (x, y, z) (see the top) and of pixel i of a tile.
+    __device__ uint64_t key(int x, int y, int z) const
     {
-        return ((uint32_t)z * (uint32_t)h + (uint32_t)y) * (uint32_t)w + (uint32_t)x;
+        return ((uint64_t)z * (uint64_t)h + (uint64_t)y) * ((uint64_t)nx * T) + (uint64_t)x;
     }
-    __device__ uint32_t global(int tx, int ty_, int tz_, uint32_t i) const
+    __device__ uint64_t key_of(int tx, int ty_, int tz_, uint32_t i) const
     {
         int x, y, z;
         pixel(tx, ty_, tz_, i, x, y, z);
-        return raster(x, y, z);
+        return key(x, y, z);
     }
-    // The bitmap's word and bit of a raster index.
-    __device__ uint32_t word(uint32_t g) const { return (g / (uint32_t)w) * (uint32_t)nx + (g % (uint32_t)w) / T; }
-    __device__ uint32_t bitpos(uint32_t g) const { return (g % (uint32_t)w) & 31; }
 };
 
 // The first bit of the run that holds bit b, given the runs' first bits.
@@ -114,50 +121,83 @@ __device__ inline uint32_t nonzero_mask(const labelk::src &v, int x0, int y, int
     return m;
 }
 
-// Resolve: a thread per slot of every tile's edge list.
+// Resolve, first pass: a thread per slot of every tile's edge list. The
+// union-find is complete: each node points at its component's root node,
+// whose key falls to the smallest of its nodes' (keys of non-root nodes
+// stay their own).
 template <int CAP>
-__global__ void resolve_kernel(tgrid g, uint32_t *G, uint32_t *B, const uint16_t *EL, const uint16_t *NE, int64_t items)
+__global__ void resolve_kernel(uint32_t *G, uint64_t *F, const uint16_t *NE, int64_t items)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
+        const uint32_t tile = (uint32_t)(i / CAP);
+        if ((uint32_t)(i % CAP) >= NE[tile]) continue;
+        const uint32_t node = (uint32_t)i, root = parac_uf::find_root(G, node);
+        if (root == node) continue;
+        G[node] = root;
+        // read first: one component may hold most nodes (noise above the
+        // percolation threshold), and atomics on one address serialise;
+        // nodes run in tile order, so the key soon falls below most
+        const uint64_t key = F[node];
+        if (key < ((volatile uint64_t *)F)[root]) atomicMin((unsigned long long *)&F[root], (unsigned long long)key);
+    }
+}
+
+// Resolve, second pass: an edge piece whose first pixel is not its
+// component's first leaves the bitmap.
+template <int CAP>
+__global__ void firsts_kernel(tgrid g, const uint32_t *G, const uint64_t *F, uint32_t *B, const uint16_t *EL,
+                              const uint16_t *NE, int64_t items)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
         const uint32_t tile = (uint32_t)(i / CAP);
         if ((uint32_t)(i % CAP) >= NE[tile]) continue;
         int tx, ty, tz;
         g.coords(tile, tx, ty, tz);
-        const uint32_t node = g.global(tx, ty, tz, EL[i]);
-        const uint32_t root = parac_uf::find_root(G, node);
-        if (root == node) continue;
-        G[node] = root;
-        atomicAnd(&B[g.word(node)], ~(1u << g.bitpos(node)));
+        const uint64_t own = g.key_of(tx, ty, tz, EL[i]);
+        if (own != F[G[i]]) atomicAnd(&B[own >> 5], ~(1u << (own & 31)));
     }
 }
 
 struct popcount {
-    __host__ __device__ uint32_t operator()(uint32_t w) const
+    __host__ __device__ uint64_t operator()(uint32_t w) const
     {
 #ifdef __CUDA_ARCH__
-        return (uint32_t)__popc(w);
+        return (uint64_t)__popc(w);
 #else
-        return (uint32_t)__builtin_popcount(w);
+        return (uint64_t)__builtin_popcount(w);
 #endif
     }
 };
+
+// The number of the component whose first pixel has key k.
+__device__ inline int32_t number_of(const uint32_t *B, const uint64_t *O, uint64_t k)
+{
+    const uint64_t w = k >> 5;
+    return (int32_t)(O[w] + (uint64_t)__popc(B[w] & ((1u << (k & 31)) - 1u)) + 1u);
+}
 
 constexpr int OUT_THREADS = 256;
 
 // Output: a block per tile, VOX / 256 consecutive pixels of one row per
 // thread (read and written 8 and 16 bytes at a time; a lane per pixel
-// measured slower).
-template <int VOX>
+// measured slower). Pieces inside the tile are numbered at their root
+// pixel, edge pieces by slot from their component's key.
+template <int VOX, int CAP>
 __global__ void __launch_bounds__(OUT_THREADS)
-    output_kernel(tgrid g, const uint16_t *R, const uint32_t *G, const uint32_t *B, const uint32_t *O, char *out,
-                  int64_t orp, int64_t osp)
+    output_kernel(tgrid g, const uint16_t *R, const uint32_t *G, const uint64_t *F, const uint32_t *B,
+                  const uint64_t *O, const uint16_t *NE, char *out, int64_t orp, int64_t osp)
 {
     constexpr int PER = VOX / OUT_THREADS;
     static_assert(PER >= 4 && PER <= T && T % PER == 0, "a thread's pixels lie in one row");
     __shared__ int32_t label[VOX];
+    __shared__ int32_t edge_label[CAP];
     const uint32_t tile = blockIdx.x;
     int tx, ty, tz;
     g.coords(tile, tx, ty, tz);
+    for (int k = threadIdx.x; k < NE[tile]; k += OUT_THREADS) {
+        const uint32_t node = tile * (uint32_t)CAP + (uint32_t)k;
+        edge_label[k] = number_of(B, O, F[G[node]]);
+    }
     const uint32_t p0 = threadIdx.x * PER;
     const uint16_t *r = R + (size_t)tile * VOX + p0;
     uint16_t roots[PER];
@@ -168,13 +208,8 @@ __global__ void __launch_bounds__(OUT_THREADS)
         roots[k + 2] = (uint16_t)q.y, roots[k + 3] = (uint16_t)(q.y >> 16);
     }
     #pragma unroll
-    for (int k = 0; k < PER; k++) {
-        if (roots[k] == BGR || (roots[k] & INDEX) != p0 + k) continue;
-        const uint32_t node = g.global(tx, ty, tz, p0 + k);
-        const uint32_t first = (roots[k] & EDGE) ? G[node] : node;
-        const uint32_t w = g.word(first);
-        label[p0 + k] = (int32_t)(O[w] + __popc(B[w] & ((1u << g.bitpos(first)) - 1u)) + 1);
-    }
+    for (int k = 0; k < PER; k++)
+        if (roots[k] == p0 + k) label[p0 + k] = number_of(B, O, g.key_of(tx, ty, tz, p0 + k));
     __syncthreads();
     int x, y, z;
     g.pixel(tx, ty, tz, p0, x, y, z);
@@ -185,7 +220,10 @@ __global__ void __launch_bounds__(OUT_THREADS)
     for (int k = 0; k < PER; k += 4) {
         int32_t o[4];
         #pragma unroll
-        for (int j = 0; j < 4; j++) o[j] = roots[k + j] == BGR ? 0 : label[roots[k + j] & INDEX];
+        for (int j = 0; j < 4; j++) {
+            const uint16_t v = roots[k + j];
+            o[j] = v == BGR ? 0 : (v & EDGE) ? edge_label[v & INDEX] : label[v];
+        }
         if (whole) {
             *(int4 *)(row + x + k) = make_int4(o[0], o[1], o[2], o[3]);
         } else {
@@ -196,10 +234,23 @@ __global__ void __launch_bounds__(OUT_THREADS)
 
 inline size_t align256(size_t n) { return (n + 255) & ~(size_t)255; }
 
+// Whether a grid of tiles of VOX pixels with CAP edge slots fits the
+// kernels: nodes in 32 bits, the bitmap's words counted by an int (CUB),
+// tiles numbered in 32 bits; why not in `why` otherwise.
+template <int VOX, int CAP>
+bool fits(const tgrid &g, const char **why)
+{
+    const uint64_t tiles = (uint64_t)g.nx * g.ny * g.nz, words = (uint64_t)g.h * g.d * g.nx;
+    if (tiles * CAP > 0xffffffffull) return *why = "more edge pieces than 32-bit nodes number", false;
+    if (words > 0x7fffffffull) return *why = "more rows of 32 pixels than 2^31", false;
+    return true;
+}
+
 // The working memory of a labelling: one block, carved.
 struct work {
     uint16_t *R, *EL, *NE;
-    uint32_t *G, *B, *O;
+    uint32_t *G, *B;
+    uint64_t *F, *O;
     void *scratch;
     size_t scan_bytes, bytes;
     void *mem;
@@ -210,20 +261,22 @@ struct work {
 template <int VOX, int CAP>
 parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
 {
-    const size_t tiles = (size_t)g.nx * g.ny * g.nz, n = (size_t)g.w * g.h * g.d, words = (size_t)g.h * g.d * g.nx;
+    const size_t tiles = (size_t)g.nx * g.ny * g.nz, nodes = tiles * CAP, words = (size_t)g.h * g.d * g.nx;
     k.scan_bytes = 0;
     PARAC_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, k.scan_bytes,
                                                  thrust::make_transform_iterator((const uint32_t *)nullptr, popcount{}),
-                                                 (uint32_t *)nullptr, (int)words, st));
-    const size_t r_off = 0, g_off = align256(r_off + tiles * VOX * 2), b_off = align256(g_off + n * 4),
-                 o_off = align256(b_off + words * 4), el_off = align256(o_off + words * 4),
-                 ne_off = align256(el_off + tiles * CAP * 2), sc_off = align256(ne_off + tiles * 2);
+                                                 (uint64_t *)nullptr, (int)words, st));
+    const size_t r_off = 0, g_off = align256(r_off + tiles * VOX * 2), f_off = align256(g_off + nodes * 4),
+                 b_off = align256(f_off + nodes * 8), o_off = align256(b_off + words * 4),
+                 el_off = align256(o_off + words * 8), ne_off = align256(el_off + nodes * 2),
+                 sc_off = align256(ne_off + tiles * 2);
     k.bytes = sc_off + (k.scan_bytes ? k.scan_bytes : 1);
     k.mem = nullptr;
     PARAC_TRY(parac__cuda_alloc(device, k.bytes, &k.mem));
     char *m = (char *)k.mem;
     k.R = (uint16_t *)(m + r_off), k.EL = (uint16_t *)(m + el_off), k.NE = (uint16_t *)(m + ne_off);
-    k.G = (uint32_t *)(m + g_off), k.B = (uint32_t *)(m + b_off), k.O = (uint32_t *)(m + o_off);
+    k.G = (uint32_t *)(m + g_off), k.B = (uint32_t *)(m + b_off);
+    k.F = (uint64_t *)(m + f_off), k.O = (uint64_t *)(m + o_off);
     k.scratch = m + sc_off;
     return PARAC_OK;
 }
@@ -231,13 +284,17 @@ parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
 // Resolve, scan and output after the unions; the count; the memory back to
 // the pool (rc: the status of the passes before, which skip the rest).
 template <int VOX, int CAP>
-parac_status finish(parac_status rc, const tgrid &g, work &k, parac_image *out, int64_t *count, int device,
-                    cudaStream_t st)
+parac_status finish(const char *op, parac_status rc, const tgrid &g, work &k, parac_image *out, int64_t *count,
+                    int device, cudaStream_t st)
 {
     const size_t tiles = (size_t)g.nx * g.ny * g.nz, words = (size_t)g.h * g.d * g.nx;
+    const int64_t items = (int64_t)tiles * CAP;
     if (rc == PARAC_OK) {
-        const int64_t items = (int64_t)tiles * CAP;
-        resolve_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(g, k.G, k.B, k.EL, k.NE, items);
+        resolve_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(k.G, k.F, k.NE, items);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    if (rc == PARAC_OK) {
+        firsts_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(g, k.G, k.F, k.B, k.EL, k.NE, items);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (rc == PARAC_OK)
@@ -245,18 +302,27 @@ parac_status finish(parac_status rc, const tgrid &g, work &k, parac_image *out, 
             k.scratch, k.scan_bytes, thrust::make_transform_iterator((const uint32_t *)k.B, popcount{}), k.O,
             (int)words, st));
     if (rc == PARAC_OK) {
-        output_kernel<VOX><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(g, k.R, k.G, k.B, k.O, (char *)out->data,
-                                                                    out->row_pitch, out->slice_pitch);
+        output_kernel<VOX, CAP><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
+            g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    uint32_t tail[2] = {0, 0}; // the last word's offset and bits: the count
-    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&tail[0], k.O + words - 1, 4, cudaMemcpyDeviceToHost, st));
-    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&tail[1], k.B + words - 1, 4, cudaMemcpyDeviceToHost, st));
+    uint64_t last_offset = 0; // the last word's offset and bits: the count
+    uint32_t last_bits = 0;
+    if (rc == PARAC_OK)
+        rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&last_offset, k.O + words - 1, 8, cudaMemcpyDeviceToHost, st));
+    if (rc == PARAC_OK)
+        rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&last_bits, k.B + words - 1, 4, cudaMemcpyDeviceToHost, st));
     // the memory goes back to the pool: let the kernels finish first
     const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
     parac__cuda_release(device, k.mem, k.bytes);
-    if (rc == PARAC_OK && sync == PARAC_OK) *count = (int64_t)tail[0] + __builtin_popcount(tail[1]);
-    return rc != PARAC_OK ? rc : sync;
+    if (rc != PARAC_OK) return rc;
+    if (sync != PARAC_OK) return sync;
+    const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
+    if (n > INT32_MAX)
+        return parac__fail(PARAC_ERR_OVERFLOW, "%s: %llu components do not fit the int32 output (at most %d)", op,
+                           (unsigned long long)n, INT32_MAX);
+    *count = (int64_t)n;
+    return PARAC_OK;
 }
 
 } // namespace labelt
