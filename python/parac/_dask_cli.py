@@ -23,12 +23,13 @@ from ._dask_rounds import _xp
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
-           "regionprops": (1, 2), "fill": 1}
+           "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
           "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
-          "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32")}
+          "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32"),
+          "fill-label-holes": ("u8", "u16", "i32")}
 _TAKES_DEFAULT = ("u8", "u16", "f32")
 _INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
@@ -517,13 +518,20 @@ def _small_holes(a, p, device, method):
     return _dask_global.components(a, req, ("smaller", size), partial(_foreground, fg), np.uint8)[0], []
 
 
+def _label_holes(a, p, device, method):
+    from . import _dask_label_holes
+
+    res, filled = _dask_label_holes.fill_label_holes(a, _connectivity(p, a.ndim, default_face=True), device, method)
+    return res, [("filled: %d", filled)]
+
+
 def _foreground(fg, block, decided):
     xp = _xp(block)
     return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
 
 
 _RUN = {"fill": _fill, "convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
-        "remove-small-objects": _small_objects, "remove-small-holes": _small_holes,
+        "remove-small-objects": _small_objects, "remove-small-holes": _small_holes, "fill-label-holes": _label_holes,
         "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
         "regional-maxima": partial(_extrema, "regional-maxima"),
         "regional-minima": partial(_extrema, "regional-minima"),

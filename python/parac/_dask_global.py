@@ -66,12 +66,15 @@ class Request:
     areas: sum the components' pixel counts (sizes).
     zone: components with a pixel within this many pixels of the array's
     border are marked (fill: 1, clear-border: buffer + 1).
-    seed: the component holding this pixel is marked (flood)."""
+    seed: the component holding this pixel is marked (flood).
+    more(block, labels, n, start, gshape) -> dict: further facts of the
+    operation's own, added to the block's (small, on the host)."""
 
     def __init__(self, label, ndim, conn, values=False, firsts=False, areas=False, zone=0, seed=None, extra=None,
-                 device=None):
+                 device=None, more=None):
         self.label, self.ndim, self.conn, self.extra = label, ndim, conn, extra
         self.values, self.firsts, self.areas, self.zone, self.seed = values, firsts, areas, zone, seed
+        self.more = more
         # where the blocks are labelled: the label function's own device= unless given
         self.device = device if device is not None else getattr(label, "keywords", {}).get("device")
 
@@ -153,6 +156,8 @@ def _local(block, req, start, gshape, extra):
     if req.zone or req.seed is not None:
         m = np.unique(np.concatenate(marked)) if marked else np.zeros(0, np.int64)
         facts["marked"] = m[m > 0].astype(np.int64)
+    if req.more is not None:
+        facts.update(req.more(block, labels, n, start, gshape))
     if xp is np:
         return ("labels", labels), facts
     return ("gpu", moved), facts
@@ -201,18 +206,12 @@ def _pairs(p0, p1, v0, v1, rank):
     return np.concatenate(out, axis=1) if out else np.zeros((2, 0), np.int64)
 
 
-def _plan(facts, layout, req, what):
-    """Step 2: the union-find over the faces and each block's decision
-    table (a list, one per block: final labels, or kept / marked flags)."""
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
-
+def face_planes(facts, layout, req):
+    """Every plane where chunks meet, across the whole array: (axis, (labels,
+    values) of the side before, (labels, values) of the side after), the
+    labels global (each block's offset added), values None unless asked."""
     idx_of, grid, gshape = layout
-    ns = np.array([f["n"] for f in facts], dtype=np.int64)
-    offsets = np.concatenate(([0], np.cumsum(ns)[:-1]))
-    total = int(ns.sum())
-    rank = _rank(req.ndim, req.conn)
-    pairs = []
+    offsets = np.concatenate(([0], np.cumsum([f["n"] for f in facts])[:-1])).astype(np.int64)
     for ax in range(req.ndim):
         for j in range(1, grid[ax]):
             planes = []
@@ -234,8 +233,27 @@ def _plan(facts, layout, req, what):
                             val = np.zeros(shape, v.dtype)
                         val[sl] = v
                 planes.append((lab, val))
-            (p0, v0), (p1, v1) = planes
-            pairs.append(_pairs(p0, p1, v0, v1, rank))
+            yield ax, planes[0], planes[1]
+
+
+def neighbour_offsets(ndim, rank):
+    """The offsets (-1..1 per axis) of a pixel's neighbours under the connectivity."""
+    return [o for o in itertools.product((-1, 0, 1), repeat=ndim) if 0 < sum(v != 0 for v in o) <= rank]
+
+
+def join(facts, layout, req):
+    """The union-find over the faces (step 2's first half): (offsets of each
+    block's labels, their total, the labels on faces, their components, the
+    components' count, every global label's component: ids 0..total are
+    labels on no face, total + 1 + k component k of the faces)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    ns = np.array([f["n"] for f in facts], dtype=np.int64)
+    offsets = np.concatenate(([0], np.cumsum(ns)[:-1]))
+    total = int(ns.sum())
+    rank = _rank(req.ndim, req.conn)
+    pairs = [_pairs(p0, p1, v0, v1, rank) for _ax, (p0, v0), (p1, v1) in face_planes(facts, layout, req)]
     pairs = np.concatenate(pairs, axis=1) if pairs else np.zeros((2, 0), np.int64)
     # the union-find over the labels that meet on a face (ids 1..total; 0 unused)
     ids, inv = np.unique(pairs, return_inverse=True)
@@ -246,6 +264,15 @@ def _plan(facts, layout, req, what):
     # every global label's component: its own for labels on no face
     root = np.arange(total + 1, dtype=np.int64)
     root[ids] = total + 1 + comp
+    return offsets, total, ids, comp, ncomp, root
+
+
+def _plan(facts, layout, req, what):
+    """Step 2: the union-find over the faces and each block's decision
+    table (a list, one per block: final labels, or kept / marked flags)."""
+    ns = np.array([f["n"] for f in facts], dtype=np.int64)
+    offsets, total, ids, comp, ncomp, root = join(facts, layout, req)
+    m = ids.size
     if what == "number":
         # a component's number is the rank of its first pixel in raster order. Its
         # leader is the label that holds that pixel: every label on no face, and per

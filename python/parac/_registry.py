@@ -1,7 +1,7 @@
 """Python functions made from parac's operation registry (_parac.ops())."""
 import keyword
 
-from . import _device, _parac
+from . import _dask, _device, _parac
 
 # numpy is imported where arrays are handled, so that the build can write the
 # type stub with an interpreter that has no numpy
@@ -263,6 +263,17 @@ def _doc(op, inputs, params):
     return "\n".join(lines)
 
 
+def _dask_fill_label_holes(*arrays, **kwargs):
+    from . import _dask_label_holes
+
+    return _dask_label_holes.registry_call(*arrays, **kwargs)
+
+
+# the registry functions that take Dask arrays (the others are reached through
+# parac.ndimage, parac.morphology, ...; docs/distributed.md)
+_DASK = {"fill-label-holes": _dask_fill_label_holes}
+
+
 def _make(op):
     name = op["name"]
     inputs = _input_names(op)
@@ -277,6 +288,10 @@ def _make(op):
     def fn(*arrays, device=None, method=None, out=None, channel_axis=None, **kwargs):
         while len(arrays) > n_least and arrays[-1] is None:
             arrays = arrays[:-1]  # optional inputs left out
+        if name in _DASK and arrays and _dask.is_dask(arrays[0]):
+            if out is not None or channel_axis is not None:
+                raise NotImplementedError("%s: out= and channel_axis= are not supported for Dask arrays" % py_name(name))
+            return _DASK[name](*arrays, device=device, method=method, **kwargs)
         channels = _channels_last(channel_axis, arrays[0], py_name(name)) if arrays else False
         if arrays and "connectivity" in kwargs and not channels:
             _plane_connectivity(kwargs, arrays[0])

@@ -186,6 +186,30 @@ def test_an_ome_zarr_input_with_time_and_channel_axes(tmp_path):
     np.testing.assert_array_equal(read(tmp_path / "got.zarr"), np.load(tmp_path / "want.npy"))
 
 
+def spotted_labels(shape, seed, dtype):
+    """Labelled blobs with one pixel in ten cleared (holes of one label, cavities beside several)."""
+    r = np.random.default_rng(seed)
+    lab = ndi.label(r.random(shape) < 0.55, ndi.generate_binary_structure(len(shape), len(shape)))[0]
+    lab[r.random(shape) < 0.1] = 0
+    return (lab % int(np.iinfo(dtype).max) if dtype != np.int32 else lab).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int32])
+def test_fill_label_holes_equals_the_command_line(tmp_path, dtype):
+    full = dtype == np.int32  # every connectivity and chunking for one dtype
+    for shape, conns, chunkings in (((61, 83), ("4", "8"), ("17", "61,9", "1,83")),
+                                    ((13, 21, 17), ("6", "26"), ("5", "1,21,6"))):
+        src = tmp_path / "in.npy"
+        np.save(src, spotted_labels(shape, 4, dtype))
+        for conn in conns if full else conns[:1]:
+            r = parac_cli("fill-label-holes", src, tmp_path / "want.npy", "--connectivity", conn)
+            want = np.load(tmp_path / "want.npy")
+            for chunks, out in zip(chunkings if full else chunkings[:1], ("a.zarr", "b.tif", "c.npy")):
+                got = dask_cli("fill-label-holes", src, tmp_path / out, "--chunks", chunks, "--connectivity", conn)
+                np.testing.assert_array_equal(read(tmp_path / out), want, err_msg="conn %s chunks %s" % (conn, chunks))
+                assert got.stdout.strip() == r.stdout.strip()  # filled: N
+
+
 def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     img = grey((20, 30), 1)
     np.save(tmp_path / "in.npy", img)
@@ -228,6 +252,9 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     before = os.listdir(tmp_path)
     fails("h-maxima", tmp_path / "i32.npy", out, "--h", "2", match="dtype i32 is not supported")
     fails("fill-holes", tmp_path / "i32.npy", out, match="dtype i32 is not supported")
+    np.save(tmp_path / "f32.npy", img.astype(np.float32))
+    before = os.listdir(tmp_path)
+    fails("fill-label-holes", tmp_path / "f32.npy", out, match="dtype f32 is not supported")
     np.save(tmp_path / "rgb.npy", np.zeros((4, 5, 6, 7), np.uint8))
     np.save(tmp_path / "five.npy", np.zeros((2, 4, 5, 6, 3), np.uint8))
     before = os.listdir(tmp_path)

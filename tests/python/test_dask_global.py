@@ -225,6 +225,51 @@ def test_lazy_until_computed_and_refusals():
         parac.ndimage.label(da.zeros((4, 4, 4, 4), chunks=2))
 
 
+def spotted_labels(shape, seed, dtype=np.int32):
+    """Labelled blobs with one pixel in ten cleared: holes of one label, and
+    cavities beside several labels, some enclosed by a label around them."""
+    r = np.random.default_rng(seed)
+    lab = ndi.label(r.random(shape) < 0.55, ndi.generate_binary_structure(len(shape), len(shape)))[0]
+    lab[r.random(shape) < 0.1] = 0
+    return (lab % int(np.iinfo(dtype).max) if dtype != np.int32 else lab).astype(dtype)
+
+
+def nested_labels():
+    """A hole of 3 holding a ring of 7 with a hole of its own; two touching
+    cells with a gap that only both close (no label's hole)."""
+    a = np.zeros((40, 60), np.uint16)
+    a[5:35, 5:35] = 3
+    a[10:30, 10:30] = 0
+    a[15:25, 15:25] = 7
+    a[18:22, 18:22] = 0
+    a[5:15, 40:50] = 1
+    a[15:25, 40:50] = 2
+    a[14:16, 44:46] = 0
+    return a
+
+
+def test_fill_label_holes_equals_the_in_memory_call():
+    """parac.fill_label_holes of Dask arrays: every label's holes, nested
+    labels (the innermost box fills), cavities beside several labels settled
+    by one task per enclosing label's box, every chunking, 2D and 3D."""
+    cases = [(nested_labels(), (4, 8))]
+    for seed in range(3):
+        cases.append((spotted_labels((47, 61), seed, (np.int32, np.uint16, np.uint8)[seed]), (4, 8)))
+        cases.append((spotted_labels((9, 13, 11), seed), (6, 18, 26)))
+    for k, (a, conns) in enumerate(cases):
+        for conn in conns:
+            want, n = parac.fill_label_holes(a, connectivity=conn, device="cpu")
+            for chunks in chunkings_all(a.shape, k):
+                got, m = parac.fill_label_holes(da.from_array(a, chunks=chunks), connectivity=conn, device="cpu")
+                got, m = da.compute(got, m)
+                assert got.dtype == a.dtype and int(m) == n
+                np.testing.assert_array_equal(got, want, err_msg="case %d conn %d chunks %s" % (k, conn, chunks))
+    with pytest.raises(ValueError, match="negative"):
+        da.compute(*parac.fill_label_holes(da.from_array(np.array([[1, -1], [0, 2]], np.int32), chunks=1)))
+    with pytest.raises(ValueError, match="float32"):
+        parac.fill_label_holes(da.from_array(np.zeros((4, 4), np.float32), chunks=2))
+
+
 def test_on_a_local_cluster_of_worker_processes():
     """A real scheduler and real transfers: two worker processes, each
     importing parac (from PARAC_PYTHON_DIR when the build tree is tested)."""

@@ -104,6 +104,25 @@ def test_host_chunks_through_the_gpu():
                                   ndi.label(vol, np.ones((3, 3, 3)))[0])
 
 
+def test_fill_label_holes_on_the_gpu():
+    """Every label's holes of CuPy chunks and of host chunks worked on the GPU equal the CPU's in memory."""
+    r = np.random.default_rng(4)
+    for shape, conn in (((97, 131), 8), ((15, 22, 19), 6)):
+        lab = ndi.label(r.random(shape) < 0.55, ndi.generate_binary_structure(len(shape), len(shape)))[0]
+        lab[r.random(shape) < 0.1] = 0
+        lab = lab.astype(np.int32)
+        want, n = parac.fill_label_holes(lab, connectivity=conn, device="cpu")
+        chunks = tuple(max(1, s // 3) for s in shape)
+        got, m = parac.fill_label_holes(cupy_chunks(lab, chunks), connectivity=conn, device="cuda")
+        got, m = da.compute(got, m)
+        np.testing.assert_array_equal(got.get() if hasattr(got, "get") else got, want)
+        assert int(m) == n
+        got, m = da.compute(*parac.fill_label_holes(da.from_array(lab, chunks=chunks), connectivity=conn,
+                                                    device="cuda"))
+        np.testing.assert_array_equal(got, want)
+        assert int(m) == n
+
+
 def test_cupy_chunks_by_rounds():
     """Reconstruction, h-maxima and local extrema of CuPy chunks: the rounds
     run each chunk on its GPU and equal the in-memory call on the host."""

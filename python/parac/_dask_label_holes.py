@@ -1,0 +1,234 @@
+"""Every label's holes filled with that label (`fill-label-holes`) on Dask
+arrays: the CPU method's steps (src/label/label_holes_cpu.c) at the scale
+of chunks, equal to the whole array's result bit for bit.
+
+1. Each block's zero regions (cavities) are labelled and joined across the
+   faces between blocks as the other global operations join their
+   components (parac._dask_global). Of every cavity the blocks report
+   whether it touches the array's border, the smallest and largest label
+   beside it (inside the block, and across its faces from the face planes'
+   values), its box and its first pixel; of every label, its box.
+2. One task merges them: a cavity off the border with one label beside it
+   is that label's hole.
+3. A cavity with several labels beside it is a hole of label v when it is
+   not connected to the outside of v's box through pixels other than v. One
+   task per label whose box strictly holds such a cavity reads that box
+   (whole: the limit of this step is the largest such box a worker can
+   hold) and labels its pixels other than v, the box padded by one pixel of
+   outside; of the labels that enclose a cavity the innermost (smallest
+   box, then smallest label) fills it.
+4. Each block's zero pixels take their cavity's label (lazy).
+
+Steps 1-3 run when the function is called (step 3's tasks depend on what
+step 2 found); step 4 is a Dask graph.
+"""
+import itertools
+from functools import partial
+
+import numpy as np
+
+from . import _dask_global as G
+from ._dask_global import _host
+
+
+def _boxes(labels, n, start):
+    """(lo, hi) of labels 1..n of an integer block, global coordinates (n x ndim; empty labels lo > hi)."""
+    import scipy.ndimage as ndi
+
+    nd = labels.ndim
+    lo = np.full((n, nd), np.iinfo(np.int64).max, np.int64)
+    hi = np.full((n, nd), -1, np.int64)
+    for i, sl in enumerate(ndi.find_objects(labels, max_label=n)):
+        if sl is not None:
+            lo[i] = [s.start + s0 for s, s0 in zip(sl, start)]
+            hi[i] = [s.stop - 1 + s0 for s, s0 in zip(sl, start)]
+    return lo, hi
+
+
+def _label_boxes(values, start):
+    """The labels present in a block and their boxes: (ids, lo, hi)."""
+    ids = np.unique(values)
+    ids = ids[ids != 0].astype(np.int64)
+    if ids.size == 0:
+        return ids, np.zeros((0, values.ndim), np.int64), np.zeros((0, values.ndim), np.int64)
+    if int(ids[-1]) <= 4 * values.size + 1024:  # find_objects' list is as long as the largest label
+        lo, hi = _boxes(values.astype(np.intp, copy=False), int(ids[-1]), start)
+        return ids, lo[ids - 1], hi[ids - 1]
+    dense = np.searchsorted(ids, values) + 1
+    dense[values == 0] = 0
+    lo, hi = _boxes(dense, ids.size, start)
+    return ids, lo, hi
+
+
+def _beside(zero, values, rank):
+    """Pairs (cavity label, value) of the nonzero pixels beside a cavity's
+    pixels under the connectivity, over every offset: zero and values are
+    arrays of one shape (a block, or the two sides of a face)."""
+    zs, vs = [], []
+    for off in G.neighbour_offsets(zero.ndim, rank):
+        s0 = tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, zero.shape))
+        s1 = tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, zero.shape))
+        z, v = zero[s0], values[s1]
+        keep = (z > 0) & (v != 0)
+        zs.append(z[keep].astype(np.int64))
+        vs.append(v[keep].astype(np.int64))
+    return (np.concatenate(zs), np.concatenate(vs)) if zs else (np.zeros(0, np.int64),) * 2
+
+
+def _across(p, v, rank):
+    """Pairs (cavity label on one side of a face, value on the other) under
+    the connectivity: offsets of -1..1 along the face's other axes, at most
+    rank - 1 of them nonzero (as _dask_global's pairs of labels)."""
+    zs, vs = [], []
+    for off in itertools.product((-1, 0, 1), repeat=p.ndim):
+        if 1 + sum(o != 0 for o in off) > rank:
+            continue
+        s0 = tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, p.shape))
+        s1 = tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, p.shape))
+        z, w = p[s0], v[s1]
+        keep = (z > 0) & (w != 0)
+        zs.append(z[keep])
+        vs.append(w[keep].astype(np.int64))
+    return (np.concatenate(zs), np.concatenate(vs)) if zs else (np.zeros(0, np.int64),) * 2
+
+
+def _more(rank, block, labels, n, start, gshape):
+    """Step 1's facts of the operation's own (see the top)."""
+    values, zero = _host(block), _host(labels)
+    if values.size and values.dtype.kind == "i" and int(values.min()) < 0:
+        raise ValueError("fill-label-holes: negative labels are not supported")
+    z, v = _beside(zero, values, rank)
+    lo_nb = np.full(n + 1, np.iinfo(np.int64).max, np.int64)
+    hi_nb = np.zeros(n + 1, np.int64)
+    np.minimum.at(lo_nb, z, v)
+    np.maximum.at(hi_nb, z, v)
+    clo, chi = _boxes(zero, n, start)
+    ids, llo, lhi = _label_boxes(values, start)
+    return {"nb_min": lo_nb, "nb_max": hi_nb, "cav_lo": clo, "cav_hi": chi, "label_ids": ids, "label_lo": llo,
+            "label_hi": lhi}
+
+
+def _plan(facts, layout, req, rank):
+    """Step 2 (see the top): each block's cavities' components, the fill of
+    every component decided so far, the ambiguous cavities and the boxes of
+    the labels that may enclose them."""
+    offsets, total, _ids, _comp, ncomp, root = G.join(facts, layout, req)
+    size = total + 1 + ncomp
+    nd = req.ndim
+    big = np.iinfo(np.int64).max
+    nb_min, nb_max = np.full(size, big, np.int64), np.zeros(size, np.int64)
+    lo, hi = np.full((size, nd), big, np.int64), np.full((size, nd), -1, np.int64)
+    first, border = np.full(size, big, np.int64), np.zeros(size, bool)
+    for o, f in zip(offsets, facts):
+        r = root[o + 1:o + 1 + f["n"]]
+        np.minimum.at(nb_min, r, f["nb_min"][1:])
+        np.maximum.at(nb_max, r, f["nb_max"][1:])
+        np.minimum.at(first, r, f["firsts"])
+        for k in range(nd):
+            np.minimum.at(lo[:, k], r, f["cav_lo"][:, k])
+            np.maximum.at(hi[:, k], r, f["cav_hi"][:, k])
+        border[root[f["marked"] + o]] = True
+    for _ax, (p0, v0), (p1, v1) in G.face_planes(facts, layout, req):
+        for p, v in ((p0, v1), (p1, v0)):
+            z, w = _across(p, v, rank)
+            np.minimum.at(nb_min, root[z], w)
+            np.maximum.at(nb_max, root[z], w)
+    inside = ~border & (nb_max > 0)
+    fill = np.where(inside & (nb_min == nb_max), nb_max, 0)
+    ambiguous = np.flatnonzero(inside & (nb_min != nb_max))
+    ids = np.concatenate([f["label_ids"] for f in facts])
+    llo = np.concatenate([f["label_lo"] for f in facts])
+    lhi = np.concatenate([f["label_hi"] for f in facts])
+    labels = np.unique(ids)
+    where = np.searchsorted(labels, ids)
+    box_lo = np.full((labels.size, nd), big, np.int64)
+    box_hi = np.full((labels.size, nd), -1, np.int64)
+    for k in range(nd):
+        np.minimum.at(box_lo[:, k], where, llo[:, k])
+        np.maximum.at(box_hi[:, k], where, lhi[:, k])
+    # the labels whose box strictly holds an ambiguous cavity's box, and those cavities
+    holds = {}
+    for c in ambiguous:
+        for i in np.flatnonzero(np.all((lo[c] > box_lo) & (hi[c] < box_hi), axis=1)):
+            holds.setdefault(int(i), []).append(int(c))
+    jobs = [(int(labels[i]), box_lo[i], box_hi[i], np.array(cs), first[cs]) for i, cs in sorted(holds.items())]
+    return {"root": [root[o:o + 1 + f["n"]] for o, f in zip(offsets, facts)], "fill": fill, "jobs": jobs}
+
+
+def _enclosed(crop, v, lo, hi, cavities, firsts, gshape, conn, device):
+    """Step 3 for label v: [(cavity, v, box volume)] of the cavities its box
+    holds that it encloses."""
+    from . import label as _label
+
+    mask = np.pad(_host(crop) != v, 1, constant_values=True)  # the padding: the box's outside
+    regions = np.asarray(_label(mask.astype(np.uint8), connectivity=conn, device=device)[0])
+    faces = [regions[tuple(i if a == ax else slice(None) for a in range(regions.ndim))]
+             for ax in range(regions.ndim) for i in (0, -1)]
+    outside = np.unique(np.concatenate([f.ravel() for f in faces]))
+    coords = np.stack(np.unravel_index(firsts, gshape), axis=1) - lo + 1
+    at = regions[tuple(coords.T)]
+    volume = int(np.prod(hi - lo + 1))
+    return [(int(c), v, volume) for c, r in zip(cavities, at) if not np.isin(r, outside)]
+
+
+def _fill(block, decided):
+    """finish: the cavities' pixels take their decided labels."""
+    xp = G._xp(block)
+    return xp.where(decided != 0, decided, block)
+
+
+def _filled(block, decided_block):
+    return np.array([int((_host(decided_block) != _host(block)).sum())], np.int64)
+
+
+def fill_label_holes(a, conn, device=None, method=None):
+    """(the filled Dask array, a 0-d Dask array of the count of filled
+    pixels) of a Dask label array a of u8/u16/i32 (see the top)."""
+    import dask
+    import dask.array as da
+
+    if a.dtype not in (np.uint8, np.uint16, np.int32):
+        raise ValueError("fill-label-holes: labels of %s are not supported (u8, u16 or i32)" % a.dtype)
+    rank = G._rank(a.ndim, conn)
+    req = G.Request(partial(G.block_labels, kind="zero", conn=conn, device=device, method=method), a.ndim, conn,
+                    values=True, firsts=True, zone=1, more=partial(_more, rank))
+    blocks = list(G._blocks(a))
+    delayed = a.to_delayed(optimize_graph=False).ravel()
+    gshape = tuple(int(n) for n in a.shape)
+    facts = [dask.delayed(G._local, nout=2, pure=True)(d, req, start, gshape, None)[1]
+             for d, (_idx, start, _shape) in zip(delayed, blocks)]
+    layout = ([(idx, start) for idx, start, _ in blocks], tuple(len(c) for c in a.chunks), gshape)
+    plan = dask.delayed(_plan, pure=True)(facts, layout, req, rank).compute()
+    fill = plan["fill"].copy()
+    if plan["jobs"]:
+        found = dask.compute(*[dask.delayed(_enclosed, pure=True)(
+            a[tuple(slice(int(l), int(h) + 1) for l, h in zip(lo, hi))], v, lo, hi, cav, firsts, gshape, conn,
+            device) for v, lo, hi, cav, firsts in plan["jobs"]])
+        best = {}
+        for c, v, volume in itertools.chain.from_iterable(found):
+            if c not in best or (volume, v) < best[c]:
+                best[c] = (volume, v)
+        for c, (_volume, v) in best.items():
+            fill[c] = v
+    fill = fill.astype(a.dtype)
+    meta = getattr(a, "_meta", None)
+    out = np.empty(tuple(len(c) for c in a.chunks), dtype=object)
+    counts = []
+    for d, r, (idx, _start, shape) in zip(delayed, plan["root"], blocks):
+        table = fill[r]
+        table[0] = 0
+        res = dask.delayed(G._apply, pure=True)(("relabel", None), d, table, _fill, req, None)
+        out[idx] = da.from_delayed(res, shape=shape, dtype=a.dtype, meta=meta)
+        counts.append(dask.delayed(_filled, pure=True)(d, res))
+    total = da.from_delayed(dask.delayed(lambda cs: int(np.sum(cs)), pure=True)(counts), shape=(), dtype=np.int64)
+    return da.block(out.tolist()), total
+
+
+def registry_call(labels, connectivity=None, device=None, method=None):
+    """parac.fill_label_holes of a Dask array: (the filled array, the count
+    of filled pixels as a 0-d Dask array); connectivity of the holes as the
+    registry's (default 4 / 6)."""
+    conn = connectivity or (4 if labels.ndim == 2 else 6)
+    if conn not in ((4, 8) if labels.ndim == 2 else (6, 18, 26)):
+        raise ValueError("fill_label_holes: connectivity %s is not valid for a %dD array" % (conn, labels.ndim))
+    return fill_label_holes(labels, conn, device=device, method=method)
