@@ -363,6 +363,8 @@ def peers(ims, refs, k, args):
                    best(go(ndfilters.gaussian_filter(dc, SIGMA)), args.repeat))
             mine = chunked("gauss", dc, args.device)[0]
             t = best(go(mine), args.repeat)
+            if args.profile:
+                profile(client, lambda: settle(client, client.persist(mine)))
             note = ""
             if "gauss" in refs:
                 ok = (digests_of_dask(mine) == digests_of_array(refs["gauss"], mine.chunks)).all()

@@ -79,8 +79,12 @@ def structure(conn, ndim):
 
 
 def same_partition(a, b):
-    pairs = np.unique(np.stack([a.ravel().astype(np.int64), b.ravel().astype(np.int64)]), axis=1)
-    return np.array_equal(a == 0, b == 0) and pairs.shape[1] == len(np.unique(a))
+    """Whether labels a and b cut the image into the same components (any numbering): as many distinct
+    (a, b) pairs as labels of a, and the same background. The pairs are one int64 key each (a sort of a
+    1-D array, where np.unique over the pairs' axis took tens of seconds at 8K)."""
+    a, b = a.ravel().astype(np.int64), b.ravel().astype(np.int64)
+    keys = a * (int(b.max(initial=0)) + 1) + b
+    return np.array_equal(a == 0, b == 0) and len(np.unique(keys)) == len(np.unique(a))
 
 
 def main():
