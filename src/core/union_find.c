@@ -5,12 +5,12 @@
 #include "error_internal.h"
 #include "union_find.h"
 
-parac_status parac__uf_links_alloc(parac__uf_links *l, const int64_t *first, int64_t rows, int threads,
+parac_status parac__uf_links_alloc(parac__uf_links *l, const int64_t *first, const int64_t *bounds, int threads,
                                    int64_t reach)
 {
     l->n = l->cap = 0;
     for (int t = 1; t < threads; t++) {
-        const int64_t r0 = rows * t / threads, r1 = rows * (t + 1) / threads;
+        const int64_t r0 = bounds[t], r1 = bounds[t + 1];
         const int64_t lo = r0 - reach < 0 ? 0 : r0 - reach, hi = r0 + reach > r1 ? r1 : r0 + reach;
         l->cap += first[hi] - first[lo];
     }
@@ -29,8 +29,7 @@ int64_t parac__uf_local_roots(const uint32_t *parent, uint32_t *root, int64_t k0
     int64_t n = 0;
     for (int64_t k = k0; k < k1; k++) {
         const uint32_t p = parent[k];
-        /* a parent before the strip: a link of the boundary joins, resolved in 2 */
-        root[k] = p == (uint32_t)k || p < (uint32_t)k0 ? (uint32_t)k : root[p];
+        root[k] = p == (uint32_t)k ? (uint32_t)k : root[p]; /* parents lie in the strip before 2 */
         n += p == (uint32_t)k;
     }
     return n;

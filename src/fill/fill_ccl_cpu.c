@@ -7,8 +7,9 @@
  *   C. joins overlapping runs of neighbouring rows inside its strip
  *      (union-find, the smaller number is the root; a strip's runs belong
  *      to one thread, so no atomics);
- * then one thread joins the runs that meet across strip boundaries (D); the
- * roots are found without walking chains (E, core/union_find.h), every
+ * then every run takes its strip-local root, one thread joins the runs that
+ * meet across strip boundaries by those roots (D), and the final roots are
+ * found without walking chains (E, core/union_find.h); every
  * thread marks the roots of its border runs outside, and writes its rows
  * (F). The work per pixel is a comparison and a store; everything else is
  * per run. */
@@ -143,7 +144,7 @@ static void join_row(ccl *c, int64_t r, int64_t lo, int64_t hi, int across)
             if (c->x0[a] > c->x1[b] + grow || c->x0[b] > c->x1[a] + grow) {
                 /* no overlap */
             } else if (across) {
-                parac__uf_unite_recorded(c->parent, (uint32_t)a, (uint32_t)b, &c->links);
+                parac__uf_unite_recorded(c->parent, c->root, (uint32_t)a, (uint32_t)b, &c->links);
             } else {
                 parac__uf_unite(c->parent, (uint32_t)a, (uint32_t)b);
             }
@@ -246,13 +247,17 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
         c.outside = parac__malloc(m * sizeof *c.outside);
         if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
-        else
-            rc = parac__uf_links_alloc(&c.links, c.first, c.rows, c.threads, c.g.z_border ? c.g.h + 1 : 1);
+        else {
+            int64_t bounds[PARAC__MAX_THREADS + 1]; /* the strips' first rows, as strip() cuts them */
+            for (int t = 0; t <= c.threads; t++) bounds[t] = c.rows * t / c.threads;
+            rc = parac__uf_links_alloc(&c.links, c.first, bounds, c.threads, c.g.z_border ? c.g.h + 1 : 1);
+        }
     }
     if (rc == PARAC_OK) {
         for (int64_t k = 0; k < n; k++) atomic_init(&c.outside[k], 0);
         parac__run_threads(c.threads, phase_record, &c);
         parac__run_threads(c.threads, phase_join, &c);
+        parac__run_threads(c.threads, phase_local_roots, &c);
         /* D: the rows of each strip whose neighbours lie in an earlier strip */
         for (int t = 1; t < c.threads; t++) {
             int64_t r0, r1;
@@ -260,7 +265,6 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
             const int64_t reach = c.g.z_border ? c.g.h + 1 : 1; /* the farthest backward neighbour */
             for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
-        parac__run_threads(c.threads, phase_local_roots, &c);
         parac__uf_resolve_links(c.parent, c.root, &c.links);
         parac__run_threads(c.threads, phase_roots, &c);
         parac__run_threads(c.threads, phase_output, &c);

@@ -8,14 +8,15 @@
  *      rows inside the strip (union-find: the smaller number is the root,
  *      so a component's root is its first run in raster order; a strip's
  *      runs belong to one thread, so no atomics);
- * then one thread joins the runs that meet across strip boundaries (D),
- * recording every root it links under another strip's tree. The roots are
- * then found without walking chains (E): each thread, in run order, gives
- * every run its parent's strip-local root (parents precede their runs);
- * one thread resolves the recorded links in index order; each thread
- * replaces every run's local root by that root's final root. Union by index
- * builds chains as long as a spiral has turns, and walking them from every
- * run costs the square of that. A prefix sum over the strips numbers the
+ * then the roots are found without walking chains: each thread, in run
+ * order, gives every run its parent's strip-local root (E1: parents precede
+ * their runs); one thread joins the runs that meet across strip boundaries
+ * by their local roots (D), recording every local root it links under
+ * another strip's; it resolves the recorded links in index order (E2);
+ * each thread replaces every run's local root by that root's final root
+ * (E3). Union by index builds chains as long as a spiral has turns, and
+ * walking them from every run, or from every boundary run in D, costs the
+ * square of that. A prefix sum over the strips numbers the
  * roots in raster order, each thread numbers its roots (F) and writes its
  * rows (G). Work per pixel: a comparison and a store; everything else is
  * per run. */
@@ -52,12 +53,13 @@ typedef struct labeller {
     int n_back;
     back_row back[13];
     int threads;
+    int64_t bounds[PARAC__MAX_THREADS + 1]; /* strip t: rows [bounds[t], bounds[t + 1]) */
 } labeller;
 
 static void strip(const labeller *c, int t, int64_t *r0, int64_t *r1)
 {
-    *r0 = c->rows * t / c->threads;
-    *r1 = c->rows * (t + 1) / c->threads;
+    *r0 = c->bounds[t];
+    *r1 = c->bounds[t + 1];
 }
 
 static const void *row_of(const parac_image *im, int64_t r, int64_t h)
@@ -228,7 +230,7 @@ static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi, int across)
             while (b0 < be && x1[b0] + grow < x0[a]) b0++;
             for (int64_t b = b0; b < be && x0[b] <= x1[a] + grow; b++) {
                 if (equal && value_at(c, r, x0[a]) != value_at(c, q, x0[b])) continue;
-                if (across) parac__uf_unite_recorded(parent, (uint32_t)a, (uint32_t)b, &c->links);
+                if (across) parac__uf_unite_recorded(parent, c->root, (uint32_t)a, (uint32_t)b, &c->links);
                 /* a root (a run not joined yet, mostly) goes under b's root, which is smaller: b's row is earlier */
                 else if (parent[a] == (uint32_t)a) parent[a] = parac__uf_find_halving(parent, (uint32_t)b);
                 else parac__uf_unite(parent, (uint32_t)a, (uint32_t)b);
@@ -244,6 +246,43 @@ static void phase_join(void *arg, int t, int threads)
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) join_row(c, r, r0, r1, 0);
+}
+
+/* Strips of equal work after A: a row costs its runs and its pixels' share
+ * (the output's stores; a run's joins and roots cost about as much as 16
+ * pixels' stores), so that a spiral, whose middle rows cross every turn and
+ * whose top rows cross few, does not leave most strips waiting on the
+ * middle ones. Each strip keeps at least one row. */
+static void balance_strips(labeller *c)
+{
+    const double per_row = (double)c->w / 16, total = (double)c->first[c->rows] + per_row * (double)c->rows;
+    int64_t r = 0;
+    for (int t = 1; t < c->threads; t++) {
+        const double goal = total * t / c->threads;
+        while (r < c->rows && (double)c->first[r] + per_row * (double)r < goal) r++;
+        const int64_t lo = c->bounds[t - 1] + 1, hi = c->rows - (c->threads - t);
+        c->bounds[t] = r < lo ? lo : r > hi ? hi : r;
+        r = c->bounds[t];
+    }
+    c->bounds[c->threads] = c->rows;
+}
+
+/* The local roots that D linked under another strip's are roots no more:
+ * each leaves its strip's count. */
+static void uncount_links(labeller *c)
+{
+    for (int64_t i = 0; i < c->links.n; i++) {
+        const int64_t x = c->links.at[i];
+        int t = 0;
+        for (int lo = 0, hi = c->threads - 1; lo <= hi;) { /* the last strip whose first run is <= x */
+            const int mid = (lo + hi) / 2;
+            int64_t r0, r1;
+            strip(c, mid, &r0, &r1);
+            if (c->first[r0] <= x) t = mid, lo = mid + 1;
+            else hi = mid - 1;
+        }
+        c->roots[t]--;
+    }
 }
 
 /* E1 and E3 (core/union_find.h). */
@@ -302,6 +341,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     c.rows = c.h * c.d;
     c.threads = parac__thread_count(s->threads);
     if (c.threads > c.rows) c.threads = (int)c.rows;
+    for (int t = 0; t <= c.threads; t++) c.bounds[t] = c.rows * t / c.threads; /* A: rows of equal pixels */
     /* the backward neighbour rows of the connectivity */
     for (int dz = -1; dz <= 0; dz++)
         for (int dy = -1; dy <= 1; dy++) {
@@ -314,6 +354,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
     parac__run_threads(c.threads, phase_count, &c);
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
+    balance_strips(&c);
     const int64_t n = c.first[c.rows];
     parac_status rc = PARAC_OK;
     int nan = 0;
@@ -333,11 +374,12 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         if (!c.x0 || !c.x1 || !c.parent || !c.root)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
         else
-            rc = parac__uf_links_alloc(&c.links, c.first, c.rows, c.threads, c.d > 1 ? c.h + 1 : 1);
+            rc = parac__uf_links_alloc(&c.links, c.first, c.bounds, c.threads, c.d > 1 ? c.h + 1 : 1);
     }
     if (rc == PARAC_OK) {
         parac__run_threads(c.threads, phase_record, &c);
         parac__run_threads(c.threads, phase_join, &c);
+        parac__run_threads(c.threads, phase_local_roots, &c);
         /* D: the rows of each strip whose backward neighbours lie in an earlier strip */
         for (int t = 1; t < c.threads; t++) {
             int64_t r0, r1;
@@ -345,7 +387,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
             const int64_t reach = c.d > 1 ? c.h + 1 : 1; /* the farthest backward neighbour row */
             for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
-        parac__run_threads(c.threads, phase_local_roots, &c);
+        uncount_links(&c);
         parac__uf_resolve_links(c.parent, c.root, &c.links);
         parac__run_threads(c.threads, phase_final_roots, &c);
         int64_t total = 0;
