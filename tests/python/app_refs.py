@@ -86,3 +86,31 @@ def resize(rgb, oh, ow):
     top = x[:, r0][:, :, c0] * (1 - ay) + x[:, r0][:, :, c1] * ay
     bot = x[:, r1][:, :, c0] * (1 - ay) + x[:, r1][:, :, c1] * ay
     return top * (1 - ax)[:, None] + bot * ax[:, None]
+
+
+def nl_means(rgb, sigma, patch=7, search=7):
+    """Halide's nl_means: rgb 3 x H x W float32 -> 3 x H x W float64. Edges
+    repeated (each read clamped on its own); for every offset of the search
+    area the squared colour difference, summed over the patch down its rows
+    then across, weighs the moved image by exp(-sum / (sigma^2 patch^2));
+    the weighted mean, clamped to 0..1."""
+    x = rgb.astype(np.float64)
+    _, H, W = x.shape
+    r, s = patch // 2, search // 2
+
+    def clamped(dy, dx, pad):  # the image read at (y + dy, x + dx), rows -pad..H+pad-1, columns -pad..W+pad-1
+        ys = np.clip(np.arange(-pad, H + pad) + dy, 0, H - 1)
+        xs = np.clip(np.arange(-pad, W + pad) + dx, 0, W - 1)
+        return x[:, ys][:, :, xs]
+
+    acc = np.zeros((4, H, W))
+    base = clamped(0, 0, r)
+    for sy in range(-s, s + 1):
+        for sx in range(-s, s + 1):
+            d = ((base - clamped(sy, sx, r)) ** 2).sum(0)
+            rows = sum(d[k:k + H] for k in range(patch))
+            b = sum(rows[:, k:k + W] for k in range(patch))
+            w = np.exp(-b / (sigma * sigma * patch * patch))
+            acc[:3] += w * clamped(sy, sx, 0)
+            acc[3] += w
+    return np.clip(acc[:3] / acc[3], 0, 1)

@@ -97,6 +97,18 @@ def test_median5(target, flags):
 
 
 @pytest.mark.parametrize("target,flags", VARIANTS)
+def test_nl_means(target, flags):
+    rng = np.random.default_rng(8)
+    for shape in SIZES + [(1, 5), (9, 2)]:
+        clean = np.linspace(0, 1, shape[0] * shape[1]).reshape(shape)
+        img = np.clip(clean + rng.normal(0, 0.1, (3,) + shape), 0, 1).astype(np.float32)  # a ramp under noise
+        for sigma in (0.12, 0.5):
+            got = program("nl_means", target, flags).nl_means(img, sigma=sigma)
+            assert got.shape == img.shape and got.dtype == np.float32
+            close(got, app_refs.nl_means(img, sigma), 1e-5)
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
 def test_max_filter(target, flags):
     rng = np.random.default_rng(5)
     for shape in [(23, 37), (70, 61), (3, 80)]:

@@ -40,6 +40,7 @@ void hist(int H, int W, uint8_t *in, uint8_t *out);
 void max_filter(int H, int W, float *in, float *out);
 void median5(int H, int W, uint8_t *in, uint8_t *out);
 void resize(int H, int W, int OH, int OW, float *in, float *out);
+void nl_means(int H, int W, float sigma, float *in, float *out);
 
 typedef struct buffers {
     int H, W;
@@ -61,6 +62,7 @@ static double b_max(int H, int W) { return 24 * px(H, W); }
 static double b_median(int H, int W) { return 2 * px(H, W); }
 static double b_down(int H, int W) { return 12 * px(H, W) + 12 * px(H / 2, W / 2); }
 static double b_up(int H, int W) { return 12 * px(H, W) + 12 * px(2 * H, 2 * W); }
+static double b_nlm(int H, int W) { return 24 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
@@ -69,12 +71,13 @@ static void run_max(buffers *b) { max_filter(b->H, b->W, b->in, b->out); }
 static void run_median(buffers *b) { median5(b->H, b->W, b->in, b->out); }
 static void run_down(buffers *b) { resize(b->H, b->W, b->H / 2, b->W / 2, b->in, b->out); }
 static void run_up(buffers *b) { resize(b->H, b->W, 2 * b->H, 2 * b->W, b->in, b->out); }
+static void run_nlm(buffers *b) { nl_means(b->H, b->W, 0.12f, b->in, b->out); } /* Halide's test's sigma */
 
 static const suite_app apps[] = {
     {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
     {"hist", 0, b_hist, run_hist},           {"max_filter", 1, b_max, run_max},
     {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
-    {"resize_up2", 1, b_up, run_up},
+    {"resize_up2", 1, b_up, run_up},         {"nl_means", 1, b_nlm, run_nlm},
 };
 
 #include "bench_timing.h"
