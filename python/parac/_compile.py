@@ -135,18 +135,38 @@ def _written(analysis):
     return set(re.findall(r"^\s*var (\w+): write", analysis, flags=re.M))
 
 
-def _dim(expr, values):
-    """A dimension expression (C, integers) with the scalars' values."""
+def _macros(src):
+    """The source's object-like #defines: name -> body (comments out); a name
+    defined twice or #undef'd has no one value and is left out, as paracc
+    leaves it out of its constants."""
+    found, twice = {}, set()
+    for m in re.finditer(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(\(?)(.*)$", src, flags=re.M):
+        kind, name, paren, body = m.groups()
+        if kind == "undef" or name in found:
+            twice.add(name)
+        if kind == "define" and not paren:
+            found[name] = re.sub(r"/\*.*?\*/", " ", body).split("//")[0].strip()
+    return {k: v for k, v in found.items() if k not in twice}
+
+
+def _dim(expr, values, macros=None, depth=0):
+    """A dimension expression (C, integers) with the scalars' values and the
+    file's object-like macros."""
     py = re.sub(r"(?<![/])/(?![/])", "//", expr)
-    if not re.fullmatch(r"[\w\s+\-*/%()]*", py):
+    if not re.fullmatch(r"[\w\s+\-*/%()]*", py) or depth > 16:
         raise ValueError("parac.compile: cannot evaluate the dimension %r" % expr)
-    return int(eval(py, {"__builtins__": {}}, dict(values)))  # only names, numbers and arithmetic
+    env = dict(values)
+    for name in set(re.findall(r"[A-Za-z_]\w*", py)) - set(env):
+        if macros and name in macros:
+            env[name] = _dim(macros[name], values, macros, depth + 1)
+    return int(eval(py, {"__builtins__": {}}, env))  # only names, numbers and arithmetic
 
 
 class _Function:
-    def __init__(self, lib, name, ret, params, written):
+    def __init__(self, lib, name, ret, params, written, macros=None):
         self.__name__ = name
         self._params = params
+        self._macros = macros or {}
         self._outputs = [p for p in params if p.matrix and p.name in written]
         if ret != "void" and ret not in _C_TYPES:
             raise ValueError("parac.compile: %s returns %r, which Python calls do not take yet" % (name, ret))
@@ -194,7 +214,7 @@ class _Function:
             if not p.matrix:
                 call.append(given.get(p.name, values[p.name]))
                 continue
-            shape = tuple(_dim(d, values) for d in p.dims)
+            shape = tuple(_dim(d, values, self._macros) for d in p.dims)
             dt = np.dtype(_C_TYPES[p.ctype][0])
             a = given.get(p.name)
             if a is None:
@@ -289,7 +309,8 @@ def compile(source, target="c", *, flags=(), cc=None):
             raise RuntimeError("parac.compile: %s failed on paracc's output:\n%s" % (cc, r.stderr.strip()))
         lib = ctypes.CDLL(so)
         written = _written(analysis)
-        functions = [_Function(lib, n, ret, ps, written) for n, ret, ps in _functions(text)]
+        macros = _macros(text)
+        functions = [_Function(lib, n, ret, ps, written, macros) for n, ret, ps in _functions(text)]
         if not functions:
             raise ValueError("parac.compile: the program has no function with a parac_matrix parameter")
         return Program(functions, d)

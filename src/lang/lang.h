@@ -464,6 +464,11 @@ void sema_check_writes(Program *prog);
 /* sema_macros.c: reports the #defines whose body names a matrix (macros
  * reach the generated code unexpanded) */
 void sema_check_macros(Program *prog);
+/* The file's object-like #defines, for lang_macro_value (sema_program's first step). */
+void sema_collect_macros(Program *prog);
+/* The value of an object-like macro whose body is an integer constant
+ * expression (*ok false otherwise, or for no such macro). */
+long lang_macro_value(const char *name, bool *ok);
 void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void fuse_program(Program *prog);                 /* fuse.c (fuse_*.c): kernel fusion */
 void merge_launches(Program *prog);               /* merge_launches.c: small independent iterators in one launch */

@@ -405,6 +405,7 @@ void sema_program(Program *prog)
 {
     Sema S = {0};
     S.prog = prog;
+    sema_collect_macros(prog);
     sema_push_scope(&S);
     for (Node *n = prog->top; n; n = n->next) {
         switch (n->kind) {

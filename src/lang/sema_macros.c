@@ -3,12 +3,19 @@
  * a kernel argument, a device buffer. A macro whose body names a matrix
  * would be accepted here and fail in the C compiler, or index the wrong
  * elements, so it is an error at the #define, after sema has seen every
- * matrix of the file. */
+ * matrix of the file.
+ *
+ * Where the compiler needs a constant (a window's length and stride, a
+ * border width), an object-like macro whose body is an integer constant
+ * expression (`#define PATCH 7`, `#define R (PATCH / 2)`) has its value:
+ * the body is parsed as an expression and evaluated as C's preprocessor
+ * would (lang_macro_value). */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "lang/lang.h"
+#include "lang/parse.h"
 
 enum { MAX_MATRICES = 256, MAX_PARAMS = 32 };
 
@@ -112,4 +119,128 @@ void sema_check_macros(Program *prog)
                            "where '%s' is not the array the source indexes; write the access in the code or in a "
                            "function of the file", m->name, m->name);
     }
+}
+
+/* ---- integer macros -------------------------------------------------------- */
+
+enum { MAX_MACROS = 512, MACRO_DEPTH = 16 };
+
+typedef struct Macro {
+    char name[64];
+    const char *body; /* the text after the name, to the line's end */
+    int state;        /* 0 not evaluated, 1 evaluating, 2 constant, 3 not a constant */
+    long value;
+} Macro;
+
+static Macro macros[MAX_MACROS];
+static int nmacros;
+
+/* Whether a body may be an integer constant expression: numbers, names,
+ * operators and parentheses only (no strings, braces, ';', '#'). Others are
+ * not parsed at all, so that no diagnostic comes from a macro's body. */
+static bool looks_constant(const char *b)
+{
+    int depth = 0, any = 0;
+    for (const char *p = b; *p; p++) {
+        if (p[0] == '/' && (p[1] == '*' || p[1] == '/')) return false;
+        if (isalnum((unsigned char)*p) || *p == '_') {
+            any = 1;
+            continue;
+        }
+        if (*p == '(') depth++;
+        else if (*p == ')') {
+            if (--depth < 0) return false;
+        } else if (!strchr(" \t+-*/%<>=!&|^~?:", *p)) {
+            return false;
+        }
+    }
+    return any && depth == 0;
+}
+
+/* A macro's body with its comments blanked (a copy in the arena). */
+static const char *without_comments(const char *body)
+{
+    const size_t n = strlen(body);
+    char *t = lang_alloc(n + 1);
+    memcpy(t, body, n);
+    for (char *p = t; *p; p++) {
+        if (p[0] == '/' && p[1] == '/') {
+            *p = '\0';
+            break;
+        }
+        if (p[0] == '/' && p[1] == '*') {
+            char *e = strstr(p + 2, "*/");
+            char *stop = e ? e + 2 : p + strlen(p);
+            memset(p, ' ', (size_t)(stop - p));
+            p = stop - 1;
+        }
+    }
+    return t;
+}
+
+void sema_collect_macros(Program *prog)
+{
+    nmacros = 0;
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_DIRECTIVE || !n->text) continue;
+        const char *p = n->text + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "define", 6) != 0 || (p[6] != ' ' && p[6] != '\t')) continue;
+        p += 6;
+        while (*p == ' ' || *p == '\t') p++;
+        const char *b = p;
+        while (isalnum((unsigned char)*p) || *p == '_') p++;
+        if (p == b || p - b >= 64 || *p == '(' || nmacros == MAX_MACROS) continue; /* function-like: no value */
+        Macro *m = &macros[nmacros++];
+        snprintf(m->name, sizeof m->name, "%.*s", (int)(p - b), b);
+        m->body = without_comments(p);
+        m->state = looks_constant(m->body) ? 0 : 3;
+    }
+    /* a name defined twice or undefined anywhere has no one value: none is used */
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_DIRECTIVE || !n->text) continue;
+        const char *p = n->text + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "undef", 5) != 0) continue;
+        for (p += 5; *p == ' ' || *p == '\t'; p++) {}
+        for (int i = 0; i < nmacros; i++)
+            if (!strncmp(p, macros[i].name, strlen(macros[i].name)) &&
+                !(isalnum((unsigned char)p[strlen(macros[i].name)]) || p[strlen(macros[i].name)] == '_'))
+                macros[i].state = 3;
+    }
+    for (int i = 0; i < nmacros; i++)
+        for (int j = i + 1; j < nmacros; j++)
+            if (!strcmp(macros[i].name, macros[j].name)) macros[i].state = macros[j].state = 3;
+}
+
+long lang_macro_value(const char *name, bool *ok)
+{
+    static int depth;
+    *ok = false;
+    if (!name) return 0;
+    Macro *m = NULL;
+    for (int i = 0; i < nmacros && !m; i++)
+        if (!strcmp(macros[i].name, name)) m = &macros[i];
+    if (!m || m->state == 3 || m->state == 1 || depth >= MACRO_DEPTH) return 0;
+    if (m->state == 0) {
+        m->state = 1;
+        SourceFile *f = lang_alloc(sizeof *f);
+        f->name = name;
+        f->len = strlen(m->body);
+        char *text = lang_alloc(f->len + 1);
+        memcpy(text, m->body, f->len);
+        f->text = text;
+        Parser P = {0};
+        P.tok = tokenize(f);
+        P.file = f;
+        depth++;
+        Node *e = P.tok && P.tok->kind != TK_EOF ? parse_conditional(&P) : NULL;
+        bool constant = false;
+        const long v = e && !P.failed && P.tok && P.tok->kind == TK_EOF ? const_eval(e, &constant) : 0;
+        depth--;
+        m->state = constant ? 2 : 3;
+        m->value = v;
+    }
+    *ok = m->state == 2;
+    return m->value;
 }

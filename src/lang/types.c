@@ -144,6 +144,8 @@ long const_eval(Node *n, bool *ok)
     case ND_CAST:
         if (!ty_is_integer(n->cast_ty)) return 0;
         return const_eval(n->lhs, ok);
+    case ND_VAR: /* a name: an object-like macro of constant value (sema_macros.c), else not constant */
+        return n->var ? 0 : lang_macro_value(n->name, ok);
     default:
         return 0;
     }

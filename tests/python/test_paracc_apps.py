@@ -153,6 +153,37 @@ void m(int H, int W, int parac_matrix &in[H][W], int parac_matrix &out[H][W])
         parac.compile(src.replace("#define SCALE 1e0f", "#define SCALE in[0][0]"), "c")
 
 
+_MACRO_WINDOWS = """
+#define PATCH 5
+#define R (PATCH / 2)   /* a macro of macros */
+#define EVERY 2
+#define TAPS (R + 1)
+void w(int H, int W, float parac_matrix &in[H][W], float parac_matrix &out[H - 2 * R][W - 2 * R])
+{
+    parac_iterator s(0:H - 2 * R; 0:W - 2 * R) {
+        out[sx][sy] = parac_matrix_sum(in[sx:PATCH][sy:PATCH]) + parac_matrix_max(in[sx:TAPS:EVERY][sy + R:1]);
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_macro_constants_in_windows(target, flags):
+    """Window lengths and strides from object-like macros of constant value
+    (nl_means.pc had to spell 7 where its PATCH said it), as C's preprocessor
+    evaluates them; a macro defined twice has no one value and stays refused."""
+    a = np.random.default_rng(9).random((19, 23)).astype(np.float32)
+    H, W = a.shape
+    box = sum(a[i:H - 4 + i, j:W - 4 + j] for i in range(5) for j in range(5))
+    peak = np.maximum(np.maximum(a[0:H - 4, 2:W - 2], a[2:H - 2, 2:W - 2]), a[4:H, 2:W - 2])
+    got = parac.compile(_MACRO_WINDOWS, target, flags=flags).w(a)
+    np.testing.assert_allclose(got, box + peak, rtol=1e-6)
+    if target == "c" and not flags:
+        twice = _MACRO_WINDOWS.replace("#define EVERY 2", "#define EVERY 2\n#undef PATCH\n#define PATCH 5")
+        with pytest.raises(ValueError, match="a window length must be a constant"):
+            parac.compile(twice, "c")
+
+
 def _table_program():
     curve = [(i * 37) % 1000 for i in range(1024)]
     gain = [round(0.25 * ((i * 7) % 41), 2) for i in range(4 * 300)]
