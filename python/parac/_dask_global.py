@@ -188,16 +188,23 @@ def _first_pixels(labels, n, start, gshape):
     return np.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), gshape).astype(np.int64)
 
 
-def _pairs(p0, p1, v0, v1, rank):
-    """The pairs of global labels (p0 on one side of a face, p1 on the
-    other) that touch under the connectivity: offsets of -1..1 along the
-    face's other axes, at most rank - 1 of them nonzero."""
-    out = []
-    for off in itertools.product((-1, 0, 1), repeat=p0.ndim):
+def face_shifts(shape, rank):
+    """(s0, s1) for two planes of `shape` on either side of a face: the
+    slices that put pixels that touch under the connectivity side by side
+    (offsets of -1..1 along the face's axes, at most rank - 1 of them
+    nonzero)."""
+    for off in itertools.product((-1, 0, 1), repeat=len(shape)):
         if 1 + sum(o != 0 for o in off) > rank:
             continue
-        s0 = tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, p0.shape))
-        s1 = tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, p0.shape))
+        yield (tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, shape)),
+               tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, shape)))
+
+
+def _pairs(p0, p1, v0, v1, rank):
+    """The pairs of global labels (p0 on one side of a face, p1 on the
+    other) that touch under the connectivity."""
+    out = []
+    for s0, s1 in face_shifts(p0.shape, rank):
         a, b = p0[s0], p1[s1]
         keep = (a > 0) & (b > 0)
         if v0 is not None:

@@ -77,14 +77,9 @@ def _beside(zero, values, rank):
 
 def _across(p, v, rank):
     """Pairs (cavity label on one side of a face, value on the other) under
-    the connectivity: offsets of -1..1 along the face's other axes, at most
-    rank - 1 of them nonzero (as _dask_global's pairs of labels)."""
+    the connectivity."""
     zs, vs = [], []
-    for off in itertools.product((-1, 0, 1), repeat=p.ndim):
-        if 1 + sum(o != 0 for o in off) > rank:
-            continue
-        s0 = tuple(slice(max(0, -o), n - max(0, o)) for o, n in zip(off, p.shape))
-        s1 = tuple(slice(max(0, o), n - max(0, -o)) for o, n in zip(off, p.shape))
+    for s0, s1 in G.face_shifts(p.shape, rank):
         z, w = p[s0], v[s1]
         keep = (z > 0) & (w != 0)
         zs.append(z[keep])

@@ -1,15 +1,11 @@
 /* The library's host allocations, with the countdown that tests use to make
  * one of them (or all from one on) fail. The countdown is atomic: allocations
  * happen on OpenMP and worker threads too. */
-#define _DEFAULT_SOURCE /* madvise */
 #include "core/alloc_internal.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 static _Atomic long countdown; /* allocations left before the failing one; 0: off */
 static _Atomic int sticky_failure;
@@ -52,19 +48,6 @@ void *parac__calloc(size_t count, size_t size) { return fails() ? NULL : calloc(
 void *parac__realloc(void *p, size_t size) { return fails() ? NULL : realloc(p, size); }
 
 void *parac__aligned_alloc(size_t alignment, size_t size) { return fails() ? NULL : aligned_alloc(alignment, size); }
-
-void *parac__malloc_large(size_t size)
-{
-    const size_t huge = (size_t)2 << 20;
-    if (size < 2 * huge) return parac__malloc(size);
-    if (fails()) return NULL;
-    const size_t rounded = (size + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, rounded);
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    if (p) (void)madvise(p, rounded, MADV_HUGEPAGE); /* advice only: where huge pages are off, small ones serve */
-#endif
-    return p;
-}
 
 char *parac__strdup(const char *s)
 {

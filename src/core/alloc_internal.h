@@ -16,11 +16,6 @@ void *parac__calloc(size_t count, size_t size);
 void *parac__realloc(void *p, size_t size);
 void *parac__aligned_alloc(size_t alignment, size_t size);
 char *parac__strdup(const char *s);
-/* parac__malloc for large scratch arrays filled by many threads: aligned to
- * and advised for 2 MB pages, so that first touches fault once per 2 MB
- * instead of once per 4 KB (the faults of a fresh 100 MB array serialise
- * 16 threads in the kernel). Release with free(). */
-void *parac__malloc_large(size_t size);
 
 /* Tests: from now, the n-th allocation fails, and every one after it too
  * when `sticky` (n = 0: none fails). parac__alloc_failures() counts the

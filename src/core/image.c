@@ -169,6 +169,11 @@ void *parac__host_alloc_huge(size_t bytes)
     return p;
 }
 
+void *parac__host_alloc_scratch(size_t bytes)
+{
+    return bytes >= ((size_t)4 << 20) ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
+}
+
 static void *host_alloc(size_t bytes)
 {
     if (bytes > HUGE_MIN) return parac__host_alloc_huge(bytes);

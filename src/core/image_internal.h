@@ -25,5 +25,9 @@ int parac__rows_contiguous(const parac_image *image);
  * mapping then costs one fault per 2 MiB instead of one per 4 KiB. Released
  * with free(); NULL when out of memory. */
 void *parac__host_alloc_huge(size_t bytes);
+/* Scratch arrays that many threads fill at once (runs, grids): huge pages
+ * from 4 MiB on (the faults of a fresh 75 MiB array serialise 16 threads in
+ * the kernel), parac__malloc below. Released with free(). */
+void *parac__host_alloc_scratch(size_t bytes);
 
 #endif

@@ -19,6 +19,7 @@
 
 #include "core/alloc_internal.h"
 #include "../core/error_internal.h"
+#include "../core/image_internal.h"
 #include "fill_pixels.h"
 #include "core/threads.h"
 #include "core/union_find.h"
@@ -239,12 +240,12 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
                          s->op, (long long)n);
     } else {
         const size_t m = (size_t)(n ? n : 1);
-        c.x0 = parac__malloc_large(m * sizeof *c.x0);
-        c.x1 = parac__malloc_large(m * sizeof *c.x1);
-        c.parent = parac__malloc_large(m * sizeof *c.parent);
-        c.root = parac__malloc_large(m * sizeof *c.root);
-        c.border = parac__malloc_large(m);
-        c.outside = parac__malloc_large(m * sizeof *c.outside);
+        c.x0 = parac__host_alloc_scratch(m * sizeof *c.x0);
+        c.x1 = parac__host_alloc_scratch(m * sizeof *c.x1);
+        c.parent = parac__host_alloc_scratch(m * sizeof *c.parent);
+        c.root = parac__host_alloc_scratch(m * sizeof *c.root);
+        c.border = parac__host_alloc_scratch(m);
+        c.outside = parac__host_alloc_scratch(m * sizeof *c.outside);
         if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
         else {

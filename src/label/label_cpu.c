@@ -27,6 +27,7 @@
 
 #include "../core/alloc_internal.h"
 #include "../core/error_internal.h"
+#include "../core/image_internal.h"
 #include "../core/neighbourhood.h"
 #include "../core/threads.h"
 #include "../core/union_find.h"
@@ -367,10 +368,10 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
                          s->op, (long long)n);
     } else {
         const size_t m = (size_t)(n ? n : 1);
-        c.x0 = parac__malloc_large(m * sizeof *c.x0);
-        c.x1 = parac__malloc_large(m * sizeof *c.x1);
-        c.parent = parac__malloc_large(m * sizeof *c.parent);
-        c.root = parac__malloc_large(m * sizeof *c.root);
+        c.x0 = parac__host_alloc_scratch(m * sizeof *c.x0);
+        c.x1 = parac__host_alloc_scratch(m * sizeof *c.x1);
+        c.parent = parac__host_alloc_scratch(m * sizeof *c.parent);
+        c.root = parac__host_alloc_scratch(m * sizeof *c.root);
         if (!c.x0 || !c.x1 || !c.parent || !c.root)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
         else

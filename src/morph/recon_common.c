@@ -10,8 +10,6 @@
 #include "core/neighbourhood.h"
 #include "recon_grid.h"
 
-#define GRID_HUGE_MIN ((size_t)4 << 20)
-
 int parac__recon_neighbours(int conn, int is_3d, int d[26][3])
 {
     if (is_3d ? !parac__conn_is_3d(conn) : !(conn == 4 || conn == 8)) return 0;
@@ -136,8 +134,8 @@ parac_status parac__grid_alloc(parac__grid *g, parac_dtype dtype, int conn, int6
     /* working images of a few MiB or more: huge pages, since the engines
      * write them whole right away */
     const size_t bytes = es * (size_t)g->total;
-    g->I = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
-    g->J = bytes >= GRID_HUGE_MIN ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
+    g->I = parac__host_alloc_scratch(bytes);
+    g->J = parac__host_alloc_scratch(bytes);
     g->row = parac__malloc((es + 1) * (size_t)(w + 2));
     if (!g->I || !g->J || !g->row) {
         parac__grid_free(g);

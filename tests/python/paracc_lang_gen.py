@@ -426,12 +426,22 @@ def _window_shape(prog):
             return h, w, (sx if h > 1 else 1), (sy if w > 1 else 1)
 
 
-def _window_text(m, x, y, h, w, sx, sy):
+# object-like macros of the file (head below) that windows may spell their lengths and strides with
+WINDOW_MACROS = {1: "WIN1", 3: "WIN3", 5: "WIN5"}
+STRIDE_MACROS = {1: "WIN1", 2: "STEP2"}
+MACRO_LINES = ("#define WIN1 1\n"
+               "#define WIN3 (WIN1 + 2) /* a macro of a macro */\n"
+               "#define WIN5 (2 * WIN3 - 1)\n"
+               "#define STEP2 (WIN5 / 2)\n")
+
+
+def _window_text(m, x, y, h, w, sx, sy, macros=False):
     def ax(i, n, s):
         if n == 1:
             return i
         r = (n // 2) * s
-        return f"{i} - {r}:{n}:{s}" if s != 1 else f"{i} - {r}:{n}"
+        ln, st = (WINDOW_MACROS[n], STRIDE_MACROS[s]) if macros else (n, s)
+        return f"{i} - {r}:{ln}:{st}" if s != 1 or macros else f"{i} - {r}:{ln}"
     return f"{m}[{ax(x, h, sx)}][{ax(y, w, sy)}]"
 
 
@@ -456,7 +466,10 @@ def stage_window(prog, srcs, dst):
     rule = _rule(prog, m, ((h // 2) * sx, (w // 2) * sy))
     op = prog.force.pop("window", None) or prog.pick(WINDOW_OPS)
     prog.kinds.append("window_" + op)
-    win = _window_text(m, x, y, h, w, sx, sy)
+    macros = prog.n % 3 == 0  # every third stage's window, drawing nothing (the draws of the cases stay)
+    if macros:
+        prog.kinds.append("window_macros")
+    win = _window_text(m, x, y, h, w, sx, sy, macros)
     pre = ""
     if op in ("conv", "dot"):
         kname = prog.fresh("k")
@@ -836,7 +849,7 @@ def draw(rng, dt=None, lead=None):
     wts = [int(rng.integers(-2, 4)) for _ in range(3)]
     decl = "".join(f"    {T} parac_matrix {t}[H][W];\n" for t in temps)
     head = (f'const char parac_main_dtype[] = "{dt}";\n\n'
-            f"#define LIMIT {LIMIT}\n"
+            f"#define LIMIT {LIMIT}\n" + MACRO_LINES +
             f"typedef {T} pixel;\n\n"
             f"static {prog.V} clampv({prog.V} v) {{ return v < -LIMIT ? -LIMIT : v > LIMIT ? LIMIT : v; }}\n\n")
     plane = (f"static void plane(int H, int W, pixel *in_data, pixel *out_data)\n{{\n"
