@@ -1,6 +1,6 @@
 // Halide 14 versions of the ParaC application suite (examples/apps/), as
 // peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
-// max_filter, stencil_chain) with the same arithmetic as the ParaC programs,
+// max_filter, stencil_chain, nl_means) with the same arithmetic as the ParaC programs,
 // each with a hand-written GPU schedule in the manner of Halide's apps
 // (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
 // single thread; max_filter's slices over columns) and, with
@@ -262,9 +262,73 @@ private:
     RDom r;
 };
 
+// nl_means.pc: Halide's nl_means (patch and search area 7 x 7, sigma 0.12),
+// edges repeated: per offset of the search area the squared colour
+// difference summed down the patch's rows, then across, weighs the moved
+// image by exp(-sum / (sigma^2 7^2)); the weighted mean clamped to 0..1.
+class NlMeans : public Generator<NlMeans> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate()
+    {
+        const int patch = 7, search = 7;
+        const float sigma = 0.12f;
+        Func in = BoundaryConditions::repeat_edge(input);
+        Expr e0 = in(x, y, 0) - in(x + dx, y + dy, 0), e1 = in(x, y, 1) - in(x + dx, y + dy, 1),
+             e2 = in(x, y, 2) - in(x + dx, y + dy, 2);
+        d(x, y, dx, dy) = e0 * e0 + e1 * e1 + e2 * e2;
+        RDom p(-patch / 2, patch);
+        blur_y(x, y, dx, dy) = sum(d(x, y + p, dx, dy));
+        blur(x, y, dx, dy) = sum(blur_y(x + p, y, dx, dy));
+        w(x, y, dx, dy) = exp(blur(x, y, dx, dy) * (-1.0f / (sigma * sigma * patch * patch)));
+        s = RDom(-search / 2, search, -search / 2, search); // s.x the column offset, inner
+        acc(x, y, c) = 0.0f;
+        acc(x, y, c) += w(x, y, s.x, s.y) * select(c == 3, 1.0f, in(x + s.x, y + s.y, clamp(c, 0, 2)));
+        output(x, y, c) = clamp(acc(x, y, c) / acc(x, y, 3), 0.0f, 1.0f);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        if (check) { // the differences summed once per offset
+            blur_y.compute_root();
+            acc.compute_root();
+            return;
+        }
+        Var t("t");
+        if (!gpu) { // rows over the cores, vectors along x
+            blur_y.compute_root().fuse(dx, dy, t).parallel(t).vectorize(x, 8, TailStrategy::GuardWithIf);
+            acc.compute_root().bound(c, 0, 4).reorder(c, x, y).unroll(c).parallel(y).vectorize(x, 8, TailStrategy::GuardWithIf);
+            acc.update().reorder(c, x, s.x, s.y, y).unroll(c).parallel(y).vectorize(x, 8, TailStrategy::GuardWithIf);
+            output.compute_root().parallel(y).vectorize(x, 8, TailStrategy::GuardWithIf);
+            return;
+        }
+        // each offset's patch sums down the rows, a kernel per offset; then a
+        // thread per pixel adds its 49 weighted neighbours, four sums at once
+        blur_y.compute_root().fuse(dx, dy, t).gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        acc.compute_root().bound(c, 0, 4).reorder(c, x, y).unroll(c).gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        acc.update().reorder(c, s.x, s.y, x, y).unroll(c).gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+        output.compute_root().reorder(c, x, y).bound(c, 0, 3).unroll(c).gpu_tile(x, y, xi, yi, 32, 8, TailStrategy::GuardWithIf);
+    }
+
+private:
+    Var dx{"dx"}, dy{"dy"};
+    Func d{"d"}, blur_y{"blur_y"}, blur{"blur"}, w{"w"}, acc{"acc"};
+    RDom s;
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
 HALIDE_REGISTER_GENERATOR(StencilChain, suite_stencil_chain)
 HALIDE_REGISTER_GENERATOR(Hist, suite_hist)
 HALIDE_REGISTER_GENERATOR(MaxFilter, suite_max_filter)
+HALIDE_REGISTER_GENERATOR(NlMeans, suite_nl_means)
