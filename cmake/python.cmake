@@ -14,7 +14,8 @@ if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
   if(Python3_Development.Module_FOUND)
     set(PARAC_HAVE_PYTHON_MODULE ON)
     Python3_add_library(parac_python MODULE WITH_SOABI ${PROJECT_SOURCE_DIR}/src/python/module.c
-      ${PROJECT_SOURCE_DIR}/src/python/cuda_array.c ${PROJECT_SOURCE_DIR}/src/python/ops.c)
+      ${PROJECT_SOURCE_DIR}/src/python/cuda_array.c ${PROJECT_SOURCE_DIR}/src/python/ops.c
+      ${PROJECT_SOURCE_DIR}/src/python/errors.c ${PROJECT_SOURCE_DIR}/src/python/copy.c)
     set_target_properties(parac_python PROPERTIES OUTPUT_NAME _parac
       LIBRARY_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/python/parac C_VISIBILITY_PRESET hidden)
     target_link_libraries(parac_python PRIVATE parac_static)

@@ -4,7 +4,7 @@ label and the Gaussian (σ = 5), and the same fill-holes in process on the
 whole array (read whole, computed on the GPU, written whole).
 
     python bench/dask/bench_wsi.py [--size N] [--chunk C] [--dir D] [--device cuda] [--ops a,b,c] [--gpus K]
-                                   [--no-in-process]
+                                   [--no-in-process] [--preload MODULES]
 
 One line per case: wall time of the whole command and pixels per second.
 h-maxima (h = 20) reads a grey terrain of domes made beside the slide.
@@ -29,6 +29,8 @@ def main():
     ap.add_argument("--device", default="cuda")
     ap.add_argument("--ops", default="fill-holes,label,gauss")
     ap.add_argument("--gpus", type=int, default=0)
+    ap.add_argument("--preload", default="", help="modules the parac-dask process imports before parac "
+                    "(see bench_gpus.py --preload)")
     ap.add_argument("--no-in-process", action="store_true", help="skip the whole-array call (it needs the "
                     "image and its result in host memory, and below 2^31 pixels on the GPU)")
     args = ap.parse_args()
@@ -61,7 +63,11 @@ def main():
     for op in args.ops.split(","):
         src = os.path.join(d, "terrain.zarr" if op == "h-maxima" else "slide.zarr")
         t = time.perf_counter()
-        r = subprocess.run([sys.executable, "-m", "parac._dask_cli", op, src, os.path.join(d, op + ".zarr"),
+        run = ["-m", "parac._dask_cli"]
+        if args.preload:
+            run = ["-c", "import runpy; %s; runpy.run_module('parac._dask_cli', run_name='__main__', alter_sys=True)"
+                   % "; ".join("import " + m for m in args.preload.split(","))]
+        r = subprocess.run([sys.executable] + run + [op, src, os.path.join(d, op + ".zarr"),
                             "--device", args.device, "-q"] + opts.get(op, []) + opts.get("all", []),
                            capture_output=True, text=True)
         dt = time.perf_counter() - t

@@ -124,6 +124,16 @@ PARAC_API parac_status parac_image_download(parac_image **out, const parac_image
 /* Set every element to zero. */
 PARAC_API parac_status parac_image_clear(parac_image *image, void *stream);
 
+/* Threads that fill and empty the pinned buffers through which large copies
+ * between pageable host memory and a GPU are staged (16 MiB and more): 0,
+ * the default, takes OpenMP's thread count, at most 8. Copying is bound by
+ * memory, not cores: a process that holds OpenMP to one thread for its
+ * computing (Dask's worker processes set OMP_NUM_THREADS=1) still copies
+ * several times faster with several. For the whole process; negative values
+ * are taken as 0, values above 64 as 64. */
+PARAC_API void parac_set_copy_threads(int threads);
+PARAC_API int parac_copy_threads(void); /* the value set (0: the default) */
+
 /* Images copied between host and device memory since the process started
  * (parac_image_copy and all that goes through it: uploads, downloads, the
  * registry's residency changes), for the process, any thread: to the device,

@@ -30,9 +30,15 @@ def is_dask(a):
     return type(a).__module__.split(".")[0] == "dask" and hasattr(a, "map_overlap")
 
 
-def local(a, depth, wrap, block_fn, dtype):
+def local(a, depth, wrap, block_fn, dtype, device=None):
     """block_fn over a's blocks with halos of depth[i] pixels along axis i
-    (see the top); a Dask array of dtype, chunked as a."""
+    (see the top); a Dask array of dtype, chunked as a. With device naming
+    one GPU ("cuda", "cuda:N"), host blocks are assembled on that GPU (each
+    piece copied once) and block_fn gets the padded block there; the result
+    comes back to the host without its halo (a host block's padded copy and
+    its padded result never exist in host memory)."""
+    from ._dask_global import host_chunks_gpu
+
     import dask.array as da
     from dask.base import tokenize
     from dask.highlevelgraph import HighLevelGraph
@@ -43,12 +49,14 @@ def local(a, depth, wrap, block_fn, dtype):
     src = a.rechunk(whole) if whole else a
     halos = [0 if d >= a.shape[i] else int(d) for i, d in enumerate(depth)]
     axes = [_axis_pieces(c, h, wrap) for c, h in zip(src.chunks, halos)]
-    name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str)
+    gpu = host_chunks_gpu(device, a)
+    name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str, gpu)
     dsk = {}
     for idx in np.ndindex(*src.numblocks):
         per_axis = [axes[i][k] for i, k in enumerate(idx)]  # (pieces, trim) of each axis
         keys = [(src.name,) + tuple(p[0] for p in combo) for combo in itertools.product(*[pa[0] for pa in per_axis])]
-        dsk[(name,) + idx] = (_gather_apply, block_fn, [pa[0] for pa in per_axis], [pa[1] for pa in per_axis], keys)
+        dsk[(name,) + idx] = (_gather_apply, block_fn, [pa[0] for pa in per_axis], [pa[1] for pa in per_axis], keys,
+                              gpu)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
     res = da.Array(graph, name, src.chunks, dtype=dtype, meta=_meta(a, dtype))
     return res if res.chunks == a.chunks else res.rechunk(a.chunks)
@@ -81,9 +89,19 @@ def _axis_pieces(chunks, halo, wrap):
     return out
 
 
-def _gather_apply(block_fn, pieces, trim, blocks):
+def _gather_apply(block_fn, pieces, trim, blocks, gpu=None):
     """One output block: the padded input assembled from its neighbours'
-    pieces (on the blocks' device), block_fn applied, the halo cut off."""
+    pieces (on the blocks' device, or on GPU gpu for host blocks), block_fn
+    applied, the halo cut off."""
+    if gpu is not None:
+        from ._device import to_gpu, to_host
+
+        g = None if gpu < 0 else gpu
+        # only the parts of each block that the padded block holds cross the link
+        combos = list(itertools.product(*[range(len(p)) for p in pieces]))
+        moved = [to_gpu(b[tuple(p[m][1] for p, m in zip(pieces, combo))], g) for b, combo in zip(blocks, combos)]
+        whole = [[(0, slice(0, s.stop - s.start)) for _b, s in p] for p in pieces]
+        return to_host(_gather_apply(block_fn, whole, trim, moved))
     if len(blocks) == 1 and all(len(p) == 1 for p in pieces):
         padded = blocks[0][tuple(p[0][1] for p in pieces)]
     else:

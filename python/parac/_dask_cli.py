@@ -172,7 +172,7 @@ def _gauss(a, p, device, method):
                if p[k] is not None})
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, gauss, kw, device, method or "separable")
-    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
+    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype, device), []
 
 
 def _per_channel(a, p):
@@ -272,7 +272,7 @@ def _convolve(a, p, device, method):
     kw.update({k: p[k] for k in ("kernel", "kernel_x", "kernel_y", "border", "dtype") if p[k] is not None})
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
     block = partial(_call, convolve, kw, device, method)
-    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype), []
+    return _dask.local(a, depth, p["border"].split(":")[0] == "wrap", block, dtype, device), []
 
 
 def _floodfill(a, p, device, method):

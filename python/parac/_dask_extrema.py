@@ -17,13 +17,15 @@ on chunks so that the result equals the in-memory call bit for bit:
 - a pixel-wise comparison of the image with the reconstruction.
 
 The reconstruction computes (persists) its rounds; the last step is a lazy
-graph on the persisted chunks.
+graph on the persisted chunks. Host chunks for one GPU (device "cuda",
+"cuda:N") are copied there once, before the marker: every step then runs
+on the GPU and only the uint8 result comes back to the host.
 """
 import math
 
 import numpy as np
 
-from ._dask_rounds import _xp
+from ._dask_rounds import _back, _xp
 
 _MAX = {"uint8": 255, "uint16": 65535}
 
@@ -61,7 +63,7 @@ def _computing_dtype(dtype, lo, hi):
 def _cast(block, dt, who):
     """A chunk in the computing dtype; values that would change are refused."""
     xp = _xp(block)
-    w = block.astype(dt)
+    w = block.astype(dt, copy=False)
     if block.dtype != dt and block.dtype != np.bool_ and not bool(xp.all(w.astype(block.dtype) == block)):
         raise TypeError("%s: values of dtype %s do not fit uint8, uint16 or float32 exactly; parac computes in "
                         "those" % (who, block.dtype))
@@ -74,10 +76,20 @@ def _marker_sub_h(block, h, minima):
     xp = _xp(block)
     if block.dtype == np.float32:
         return block + np.float32(h) if minima else block - np.float32(h)
+    return _saturated_step(block, int(h), minima)
+
+
+def _saturated_step(block, h, up):
+    """block + h (up) or block - h, saturating at the integer dtype's ends,
+    in the block's own dtype (no wider copy of a whole chunk)."""
+    xp = _xp(block)
     top = _MAX[block.dtype.name]
-    wide = block.astype(np.int64)
-    out = xp.minimum(wide + int(h), top) if minima else xp.maximum(wide - int(h), 0)
-    return out.astype(block.dtype)
+    t = block.dtype.type
+    if h >= top:
+        return xp.full(block.shape, top if up else 0, block.dtype)
+    if up:
+        return xp.where(block < t(top - h), block + t(h), t(top))
+    return xp.where(block > t(h), block - t(h), t(0))
 
 
 def _marker_pred(block, minima):
@@ -85,22 +97,27 @@ def _marker_pred(block, minima):
     xp = _xp(block)
     if block.dtype == np.float32:
         return xp.nextafter(block, np.float32(np.inf if minima else -np.inf))
-    top = _MAX[block.dtype.name]
-    wide = block.astype(np.int64)
-    out = xp.minimum(wide + 1, top) if minima else xp.maximum(wide - 1, 0)
-    return out.astype(block.dtype)
+    return _saturated_step(block, 1, minima)
 
 
 def _h_extent(image, rec, h, minima, scale):
     """Where the reconstruction lies at least h below (above) the image."""
-    d = rec.astype(np.float64) - image.astype(np.float64) if minima else \
-        image.astype(np.float64) - rec.astype(np.float64)
-    return (d >= h).astype(np.uint8) * np.uint8(scale)
+    xp = _xp(image)
+    if image.dtype.kind in "ub" and rec.dtype == image.dtype:
+        # integers: the reconstruction never crosses the image (below it for
+        # maxima, above for minima), so the difference is exact in the dtype
+        d = rec - image if minima else image - rec
+        hit = d >= h
+    else:
+        d = rec.astype(np.float64) - image.astype(np.float64) if minima else \
+            image.astype(np.float64) - rec.astype(np.float64)
+        hit = d >= h
+    return xp.where(hit, np.uint8(scale), np.uint8(0))
 
 
 def _regional(image, rec, minima, scale):
     """Where the image lies above (below) its reconstruction from the next value."""
-    return ((image < rec) if minima else (image > rec)).astype(np.uint8) * np.uint8(scale)
+    return _xp(image).where((image < rec) if minima else (image > rec), np.uint8(scale), np.uint8(0))
 
 
 def _zero_block(block):
@@ -128,11 +145,11 @@ def h_extrema(image, h, minima, conn, device=None, algorithm=None, scale=1, who=
         h = math.ceil(h)  # integer images: whole steps, as scikit-image
     if h > hi - lo:  # no extremum that deep: all false, as scikit-image
         return _zeros(image)
-    im = image.map_blocks(_cast, dt, who, dtype=dt)
+    im, gpu = _working_image(image, dt, device, who)
     marker = im.map_blocks(_marker_sub_h, h, minima, dtype=dt)
     rec, _rounds = reconstruct_rounds(marker, im, "erosion" if minima else "dilation", conn, device, algorithm,
                                       who=who)
-    return im.map_blocks(_h_extent, rec, h, minima, scale, dtype=np.uint8)
+    return _back(im.map_blocks(_h_extent, rec, h, minima, scale, dtype=np.uint8), gpu)
 
 
 def regional_extrema(image, minima, conn, device=None, algorithm=None, scale=1, who="parac"):
@@ -144,8 +161,22 @@ def regional_extrema(image, minima, conn, device=None, algorithm=None, scale=1, 
     if lo == hi:  # a flat image has none, as scikit-image
         return _zeros(image)
     dt = _computing_dtype(image.dtype, lo, hi)
-    im = image.map_blocks(_cast, dt, who, dtype=dt)
+    im, gpu = _working_image(image, dt, device, who)
     marker = im.map_blocks(_marker_pred, minima, dtype=dt)
     rec, _rounds = reconstruct_rounds(marker, im, "erosion" if minima else "dilation", conn, device, algorithm,
                                       who=who)
-    return im.map_blocks(_regional, rec, minima, scale, dtype=np.uint8)
+    return _back(im.map_blocks(_regional, rec, minima, scale, dtype=np.uint8), gpu)
+
+
+def _working_image(image, dt, device, who):
+    """(the image in the computing dtype, the GPU its host chunks went to or
+    None). Host chunks for one GPU are copied there once and kept (persisted):
+    the marker, the rounds and the last comparison all read them there, and
+    only the uint8 result comes back."""
+    from ._dask_global import host_chunks_gpu
+    from ._dask_rounds import to_gpu_chunks
+
+    gpu = host_chunks_gpu(device, image)
+    if gpu is None:
+        return image.map_blocks(_cast, dt, who, dtype=dt), None
+    return to_gpu_chunks(image, gpu).map_blocks(_cast, dt, who, dtype=dt).persist(), gpu

@@ -43,7 +43,12 @@ def _xp(a):
 
 
 def _host(a):
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+    """a in host memory: a CuPy array's copy (large ones through parac's staged copies), else a itself."""
+    if hasattr(a, "get") and not isinstance(a, np.ndarray):
+        from ._device import to_host
+
+        return to_host(a)
+    return np.asarray(a)
 
 
 def _blocks(a):
@@ -90,6 +95,20 @@ def _gpu_index(device):
     return None
 
 
+def host_chunks_gpu(device, *arrays):
+    """The GPU that host (NumPy) chunks of these Dask arrays should be worked
+    on, moved there once, when device names one GPU and CuPy is installed:
+    its index (-1: the current one) or None (keep them where they are)."""
+    gpu = _gpu_index(device)
+    if gpu is None or any(not isinstance(getattr(a, "_meta", None), np.ndarray) for a in arrays):
+        return None
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        return None
+    return gpu
+
+
 def _on_gpu(block, req):
     """A host block whose work goes to one GPU, copied there once (CuPy,
     where it is installed); else None. Every step of the block then runs on
@@ -99,13 +118,12 @@ def _on_gpu(block, req):
     if gpu is None or _xp(block) is not np:
         return None
     try:
-        import cupy
+        import cupy  # noqa: F401
     except ImportError:  # parac's own copies then: the labels come back to the host
         return None
-    if gpu < 0:
-        return cupy.asarray(block)
-    with cupy.cuda.Device(gpu):
-        return cupy.asarray(block)
+    from ._device import to_gpu
+
+    return to_gpu(block, None if gpu < 0 else gpu)
 
 
 def _rank(ndim, conn):
@@ -262,9 +280,14 @@ def join(facts, layout, req):
     rank = _rank(req.ndim, req.conn)
     pairs = [_pairs(p0, p1, v0, v1, rank) for _ax, (p0, v0), (p1, v1) in face_planes(facts, layout, req)]
     pairs = np.concatenate(pairs, axis=1) if pairs else np.zeros((2, 0), np.int64)
-    # the union-find over the labels that meet on a face (ids 1..total; 0 unused)
-    ids, inv = np.unique(pairs, return_inverse=True)
-    inv = inv.reshape(pairs.shape)
+    # the union-find over the labels that meet on a face (ids 1..total; 0
+    # unused), numbered densely by a table rather than a sort of the pairs
+    present = np.zeros(total + 1, bool)
+    present[pairs.ravel()] = True
+    ids = np.flatnonzero(present)
+    dense = np.cumsum(present, dtype=np.int64) - 1
+    inv = dense[pairs]
+    del present, dense
     m = ids.size
     graph = coo_matrix((np.ones(inv.shape[1], np.int8), (inv[0], inv[1])), shape=(m, m))
     ncomp, comp = connected_components(graph, directed=False) if m else (0, np.zeros(0, np.int64))
@@ -300,6 +323,7 @@ def _plan(facts, layout, req, what):
             raise OverflowError("parac: %d components do not fit int32 labels" % n)
         final = np.zeros(total + 1, np.int32)
         rank = np.empty(n, np.int32)
+        # the leaders' first pixels are sorted runs (one per block): the stable sort merges them
         rank[np.argsort(firsts[leader], kind="stable")] = np.arange(1, n + 1, dtype=np.int32)
         final[leader] = rank
         if m:

@@ -24,7 +24,9 @@ original and the result gives the result.
 
 Each round computes (persists) a graph: these functions compute, they do
 not return a lazy graph of unknown length. The result is a Dask array of
-persisted chunks.
+persisted chunks. Host (NumPy) chunks for one GPU (device "cuda" or
+"cuda:N") are copied there once, before the first round, and stay there
+until the result is copied back: a round moves only rims between chunks.
 """
 import numpy as np
 
@@ -37,9 +39,15 @@ def work_dtype(dtype):
     return np.dtype(_WORK.get(str(dtype), "float32"))
 
 
-def _to_work(block, dtype, who):
+def _to_work(block, dtype, who, gpu=None):
+    """A block in the work dtype (a view where it is one already), moved to
+    GPU gpu first when given (-1: the current one)."""
+    if gpu is not None:
+        from ._device import to_gpu
+
+        block = to_gpu(block, None if gpu < 0 else gpu)
     xp = _xp(block)
-    w = block.astype(dtype)
+    w = block.astype(dtype, copy=False)
     if str(block.dtype) not in _WORK and not bool(xp.all(w.astype(block.dtype) == block)):
         raise TypeError("%s: values of dtype %s do not fit float32 exactly; parac computes in uint8, uint16 or "
                         "float32" % (who, block.dtype))
@@ -57,7 +65,8 @@ def _xp(a):
 def _piece(block, off):
     """The part of a neighbouring block that lies next to the block at offset
     off from it (-1: its last index on that axis, 1: its first, 0: all)."""
-    return block[tuple(slice(-1, None) if o == -1 else slice(0, 1) if o == 1 else slice(None) for o in off)]
+    # a copy: a view would carry its whole block with it to another worker
+    return block[tuple(slice(-1, None) if o == -1 else slice(0, 1) if o == 1 else slice(None) for o in off)].copy()
 
 
 def _expanded(center, pieces):
@@ -122,9 +131,19 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
 
     if marker.shape != mask.shape:
         raise ValueError("%s: the seed and the mask differ in shape: %s and %s" % (who, marker.shape, mask.shape))
+    from ._dask_global import host_chunks_gpu
+
     dt = work_dtype(np.result_type(marker.dtype, mask.dtype))
-    cur = marker.map_blocks(_to_work, dt, who, dtype=dt)
-    mask = mask.rechunk(marker.chunks).map_blocks(_to_work, dt, who, dtype=dt)
+    # host chunks for one GPU go there once and stay for every round; the
+    # result comes back to the host at the end
+    gpu = host_chunks_gpu(device, marker, mask)
+    kw = {"dtype": dt}
+    if gpu is not None:
+        import cupy
+
+        kw["meta"] = cupy.empty((0,) * marker.ndim, dt)
+    cur = marker.map_blocks(_to_work, dt, who, gpu, **kw)
+    mask = mask.rechunk(marker.chunks).map_blocks(_to_work, dt, who, gpu, **kw)
     cur, mask = dask.persist(cur, mask)
     grid = cur.numblocks
     if max_rounds is None:
@@ -141,7 +160,7 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
             whole = _assemble(cur_b, cur, dt, meta)
             res = dask.delayed(_whole, pure=True)(whole, mask, method, conn, device, algorithm)
             (out,) = dask.persist(da.from_delayed(res, shape=cur.shape, dtype=dt, meta=meta).rechunk(cur.chunks))
-            return out, rounds
+            return _back(out, gpu), rounds
         tasks = {}
         for idx in active:
             pieces = {off: dask.delayed(_piece, pure=True)(cur_b[n], off)
@@ -158,7 +177,29 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
         # a chunk is computed again only when a piece of its halo changed: the
         # others are already the fixed point of the halo they hold
         active = {tuple(i + o for i, o in zip(k, d)) for k, ds in zip(keys, flags) for d in ds}
-    return _assemble(cur_b, cur, dt, meta), rounds
+    return _back(_assemble(cur_b, cur, dt, meta), gpu), rounds
+
+
+def _moved(block, gpu):
+    from ._device import to_gpu
+
+    return to_gpu(block, None if gpu < 0 else gpu)
+
+
+def to_gpu_chunks(a, gpu):
+    """a's host chunks copied to GPU gpu (-1: the current one), lazily."""
+    import cupy
+
+    return a.map_blocks(_moved, gpu, dtype=a.dtype, meta=cupy.empty((0,) * a.ndim, a.dtype))
+
+
+def _back(a, gpu):
+    """a's chunks copied back to the host where they came from there (gpu given)."""
+    if gpu is None:
+        return a
+    from ._dask_global import _host
+
+    return a.map_blocks(_host, dtype=a.dtype, meta=np.empty((0,) * a.ndim, a.dtype))
 
 
 def _assemble(blocks, like, dt, meta):

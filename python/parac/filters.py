@@ -103,7 +103,7 @@ def _gaussian_dask(image, sigma, mode, cval, preserve_range, truncate, channel_a
 
     if axis is not None and len(image.chunks[axis]) > 1:
         image = image.rechunk({axis: -1})
-    return _dask.local(image, depth, mode == "wrap", block, dtype)
+    return _dask.local(image, depth, mode == "wrap", block, dtype, device)
 
 
 def _sigmas(sigma, spatial, ndim, axis):

@@ -102,7 +102,7 @@ def _gaussian_dask(a, sigma, mode, cval, truncate, output, radius, device, metho
         return gaussian_filter(b, sig, mode=mode, cval=cval, truncate=truncate, radius=radius, device=device,
                                method=method or "separable")
 
-    return _dask.local(a, depth, mode in ("wrap", "grid-wrap"), block, a.dtype)
+    return _dask.local(a, depth, mode in ("wrap", "grid-wrap"), block, a.dtype, device)
 
 
 def _gauss_args(s, truncate, border, radius, method=None):
@@ -318,7 +318,7 @@ def _correlate(input, weights, output, mode, cval, origin, axes, device, method,
 
         # a halo of half the kernel and one more (the convolution's centre moves for even sizes)
         depth = [0] * (input.ndim - len(shape[-2:])) + [n // 2 + 1 for n in shape[-2:]]
-        return _dask.local(input, depth, mode in ("wrap", "grid-wrap"), block, input.dtype)
+        return _dask.local(input, depth, mode in ("wrap", "grid-wrap"), block, input.dtype, device)
     kind = _device.kind_of(input)
     a = input if kind else np.asarray(input)
     name = _dtype_name(a)

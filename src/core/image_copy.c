@@ -19,6 +19,15 @@ void parac_image_transfer_counts(uint64_t *to_device, uint64_t *to_host, uint64_
     if (bytes) *bytes = atomic_load(&transfer_bytes);
 }
 
+static _Atomic int copy_threads; /* parac_set_copy_threads: 0 is the default */
+
+void parac_set_copy_threads(int threads)
+{
+    atomic_store(&copy_threads, threads < 0 ? 0 : threads > 64 ? 64 : threads);
+}
+
+int parac_copy_threads(void) { return atomic_load(&copy_threads); }
+
 void parac__count_transfer(int to_host, uint64_t bytes)
 {
     atomic_fetch_add(to_host ? &transfers_to_host : &transfers_to_device, 1);

@@ -19,6 +19,7 @@
 #include <cuda_runtime_api.h>
 
 #include "core/alloc_internal.h"
+#include "parac/image.h"
 #include "cuda_check.h"
 #include "staged_copy.h"
 
@@ -123,7 +124,8 @@ static void give_set(stage_set *s)
 /* rows of row_bytes from src (pitch sp) to dst (pitch dp), on several threads */
 static void copy_rows_host(char *dst, size_t dp, const char *src, size_t sp, size_t row_bytes, size_t rows)
 {
-    const int threads = omp_get_max_threads() < STAGE_THREADS ? omp_get_max_threads() : STAGE_THREADS;
+    const int set = parac_copy_threads(); /* the caller's choice, else OpenMP's count up to 8 */
+    const int threads = set > 0 ? set : omp_get_max_threads() < STAGE_THREADS ? omp_get_max_threads() : STAGE_THREADS;
     if (dp == row_bytes && sp == row_bytes) { /* one block: cut it into equal parts */
         const size_t total = row_bytes * rows;
 #pragma omp parallel for schedule(static) num_threads(threads)

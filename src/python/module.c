@@ -42,29 +42,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "copy.h"
 #include "cuda_array.h"
+#include "errors.h"
 #include "ops.h"
 #include "parac/parac.h"
-
-static PyObject *raise_status(parac_status st, const char *what)
-{
-    const char *msg = parac_error_message();
-    PyObject *type = PyExc_RuntimeError;
-    switch (st) {
-    case PARAC_ERR_INVALID_ARGUMENT:
-    case PARAC_ERR_OVERFLOW: type = PyExc_ValueError; break;
-    case PARAC_ERR_OUT_OF_MEMORY: type = PyExc_MemoryError; break;
-    case PARAC_ERR_IO:
-    case PARAC_ERR_FORMAT: type = PyExc_OSError; break;
-    case PARAC_ERR_UNSUPPORTED: type = PyExc_TypeError; break;
-    default: break;
-    }
-    if (!msg || !*msg) msg = parac_status_string(st);
-    const size_t n = strlen(what);
-    if (strncmp(msg, what, n) == 0 && msg[n] == ':') PyErr_SetString(type, msg); /* it names the operation */
-    else PyErr_Format(type, "%s: %s", what, msg);
-    return NULL;
-}
 
 /* The addresses of the last run's inputs on this thread, as handed to the
  * library: the package's tests check that arrays are used in place. */
@@ -196,7 +178,7 @@ static int wrap_array(parac_image **img, void *data, int nd, const long long *sh
     const parac_status st = parac_image_wrap(img, data, w, h, depth, channels, (parac_dtype)dtype, ps, rp, sp, memory,
                                              device);
     if (st != PARAC_OK) {
-        raise_status(st, op);
+        parac_py_raise_status(st, op);
         return -1;
     }
     return 0;
@@ -297,7 +279,7 @@ static int wrap_cuda_array(run_state *s, PyObject *obj, parac_image **img, const
     int device = -1;
     parac_status st = parac_cuda_pointer_device((const void *)a.address, &device);
     if (st != PARAC_OK) {
-        raise_status(st, op);
+        parac_py_raise_status(st, op);
         return -1;
     }
     if (wrap_array(img, (void *)a.address, a.ndim, a.shape, a.strides, a.dtype, PARAC_MEMORY_CUDA, device, op, 0) != 0)
@@ -439,7 +421,7 @@ static PyObject *output_tuple(parac_image **img, const char *op)
         Py_BEGIN_ALLOW_THREADS
         st = parac_image_download(&host, *img, 0, NULL);
         Py_END_ALLOW_THREADS
-        if (st != PARAC_OK) return raise_status(st, op);
+        if (st != PARAC_OK) return parac_py_raise_status(st, op);
     } else {
         host = *img;
         *img = NULL;
@@ -504,7 +486,7 @@ static PyObject *execute(run_state *s, const char *name, const char *device, uns
     if (s->ctx && !is_cached(s->ctx)) parac_context_destroy(s->ctx);
     s->ctx = NULL;
     Py_END_ALLOW_THREADS
-    if (st != PARAC_OK) return raise_status(st, name);
+    if (st != PARAC_OK) return parac_py_raise_status(st, name);
     PyObject *outs = PyTuple_New(s->n_out + n_res);
     if (!outs) return NULL;
     for (int k = 0; k < n_res; k++) { /* the operation's numbers after its images: whole ones as int */
@@ -593,7 +575,7 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
     }
     parac_status st = parac_args_create(&s.args);
     if (st != PARAC_OK) {
-        raise_status(st, name);
+        parac_py_raise_status(st, name);
         goto done;
     }
     PyObject *key, *value;
@@ -607,7 +589,7 @@ static PyObject *py_run(PyObject *self, PyObject *pyargs)
         const char *k = PyUnicode_AsUTF8(key), *v = PyUnicode_AsUTF8(value);
         if (!k || !v) goto done;
         if ((st = parac_args_set(s.args, k, v)) != PARAC_OK) {
-            raise_status(st, name);
+            parac_py_raise_status(st, name);
             goto done;
         }
     }
@@ -732,7 +714,7 @@ static PyObject *py_call(PyObject *self, PyObject *pyargs)
     }
     parac_status st = parac_args_create(&s.args);
     if (st != PARAC_OK) {
-        raise_status(st, name);
+        parac_py_raise_status(st, name);
         goto done;
     }
     PyObject *key, *value;
@@ -748,7 +730,7 @@ static PyObject *py_call(PyObject *self, PyObject *pyargs)
             goto done;
         }
         if ((st = parac_args_set(s.args, k, v)) != PARAC_OK) {
-            raise_status(st, name);
+            parac_py_raise_status(st, name);
             goto done;
         }
     }
@@ -776,7 +758,7 @@ static PyObject *py_read(PyObject *self, PyObject *pyargs)
     Py_BEGIN_ALLOW_THREADS
     st = parac_image_read(path, &o, &img);
     Py_END_ALLOW_THREADS
-    if (st != PARAC_OK) return raise_status(st, "imread");
+    if (st != PARAC_OK) return parac_py_raise_status(st, "imread");
     PyObject *r = output_tuple(&img, "imread");
     parac_image_destroy(img);
     return r;
@@ -818,7 +800,7 @@ static PyObject *py_write(PyObject *self, PyObject *pyargs)
         goto done;
     }
     if (format && (st = parac_format_from_name(format, &o.format)) != PARAC_OK) {
-        raise_status(st, "imwrite");
+        parac_py_raise_status(st, "imwrite");
         goto done;
     }
     const int64_t w = v.shape[spatial - 1], h = v.shape[spatial - 2], depth = spatial == 3 ? v.shape[0] : 1;
@@ -830,7 +812,7 @@ static PyObject *py_write(PyObject *self, PyObject *pyargs)
         st = parac_image_write(path, img, &o);
         Py_END_ALLOW_THREADS
     }
-    if (st != PARAC_OK) raise_status(st, "imwrite");
+    if (st != PARAC_OK) parac_py_raise_status(st, "imwrite");
     else {
         Py_INCREF(Py_None);
         result = Py_None;
@@ -879,7 +861,7 @@ static PyObject *py_write_table(PyObject *self, PyObject *pyargs)
         st = parac_table_write(path, img, rows, columns, (int)n_columns);
         Py_END_ALLOW_THREADS
     }
-    if (st != PARAC_OK) raise_status(st, "write_table");
+    if (st != PARAC_OK) parac_py_raise_status(st, "write_table");
     else {
         Py_INCREF(Py_None);
         result = Py_None;
@@ -908,6 +890,13 @@ static PyMethodDef methods[] = {
      "run(name, inputs, params, device, stream=0, keep_device=False, out=None, explain=True, channels_last=False) "
      "-> (outputs, explanation); an output is (Image, shape, dtype), (\"cuda\", owner, address, shape, strides, dtype, "
      "device) kept on the device, or None when written into the array given in out"},
+    {"copy_bytes", parac_py_copy_bytes, METH_VARARGS,
+     "copy_bytes(host, address, device, to_device, stream=0): the bytes of a C-contiguous host buffer to device "
+     "memory at address on GPU device, or back (to_device false: the host buffer is written), through the "
+     "library's pipelined pinned staging; ordered on stream (a cudaStream_t as an integer)"},
+    {"set_copy_threads", parac_py_set_copy_threads, METH_VARARGS,
+     "set_copy_threads(n) -> the value before: the threads of the staged host <-> GPU copies (0: OpenMP's count, "
+     "at most 8)"},
     {"call", py_call, METH_VARARGS,
      "call(name, arrays, kwargs, stream=None) -> outputs kept on the device, or NotImplemented: the path for "
      "CUDA arrays (__cuda_array_interface__), keyword arguments by their Python names"},

@@ -138,6 +138,18 @@ static void test_host_copies_are_no_transfers(void **state)
     parac_image_destroy(b);
 }
 
+static void test_copy_threads_setting(void **state)
+{
+    (void)state;
+    assert_int_equal(parac_copy_threads(), 0); /* the default */
+    parac_set_copy_threads(6);
+    assert_int_equal(parac_copy_threads(), 6);
+    parac_set_copy_threads(1000);
+    assert_int_equal(parac_copy_threads(), 64);
+    parac_set_copy_threads(-3);
+    assert_int_equal(parac_copy_threads(), 0);
+}
+
 static void test_wrap(void **state)
 {
     uint8_t buf[4 * 6 * 2];
@@ -195,7 +207,7 @@ int main(void)
         cmocka_unit_test(test_create_pitch_and_fields), cmocka_unit_test(test_bad_geometry),
         cmocka_unit_test(test_views),      cmocka_unit_test(test_copy_and_clone),
         cmocka_unit_test(test_wrap),       cmocka_unit_test(test_dtype_names),
-        cmocka_unit_test(test_host_copies_are_no_transfers),
+        cmocka_unit_test(test_host_copies_are_no_transfers), cmocka_unit_test(test_copy_threads_setting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

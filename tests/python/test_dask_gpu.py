@@ -144,6 +144,58 @@ def test_cupy_chunks_by_rounds():
                                       parac.morphology.local_minima(f, connectivity=1))
 
 
+def test_host_chunks_by_rounds_and_halos_on_the_gpu():
+    """NumPy chunks with device="cuda": the rounds move each chunk to the GPU once and keep it there, the
+    local operations assemble each padded block there; the results come back as NumPy chunks equal to the
+    in-memory call (u8 and u16, h near the dtype's top, chunks smaller than the halo). Host arrays of
+    16 MiB and more cross through the staged copies; the threshold is lowered so that these small ones do."""
+    from parac import _device
+
+    r = np.random.default_rng(6)
+    grids = np.meshgrid(np.linspace(0, 9, 190), np.linspace(0, 7, 241), indexing="ij")
+    img = (np.floor((np.sin(grids[0] * 1.3) + np.cos(grids[1] * 0.9) + 2.2) * 50) + r.integers(0, 3, (190, 241))
+           ).astype(np.uint8)
+    wide = img.astype(np.uint16) * 250 + r.integers(0, 200, img.shape).astype(np.uint16)
+    marker = np.where(img > 30, img - 30, 0).astype(np.uint8)
+    f = img.astype(np.float32) / 7
+    old = _device.STAGED_MIN
+    _device.STAGED_MIN = 1 << 12
+    try:
+        for chunks in ((64, 80), (190, 17), (7, 241)):
+            d, dm = da.from_array(img, chunks=chunks), da.from_array(marker, chunks=chunks)
+
+            def host(x):
+                got = x.compute()
+                assert isinstance(got, np.ndarray), type(got)
+                return got
+
+            np.testing.assert_array_equal(host(parac.morphology.reconstruction(dm, d, device="cuda")),
+                                          parac.morphology.reconstruction(marker, img))
+            np.testing.assert_array_equal(host(parac.morphology.h_maxima(d, 12, device="cuda")),
+                                          parac.morphology.h_maxima(img, 12))
+            np.testing.assert_array_equal(host(parac.morphology.h_minima(d, 7.5, device="cuda")),
+                                          parac.morphology.h_minima(img, 7.5))
+            dw = da.from_array(wide, chunks=chunks)
+            for h in (300, 65000):
+                np.testing.assert_array_equal(host(parac.morphology.h_maxima(dw, h, device="cuda")),
+                                              parac.morphology.h_maxima(wide, h))
+            np.testing.assert_array_equal(host(parac.morphology.local_maxima(d, device="cuda")),
+                                          parac.morphology.local_maxima(img))
+            df = da.from_array(f, chunks=chunks)
+            np.testing.assert_array_equal(host(parac.morphology.local_minima(df, connectivity=1, device="cuda")),
+                                          parac.morphology.local_minima(f, connectivity=1))
+            for mode in ("reflect", "wrap", "constant"):
+                np.testing.assert_array_equal(host(parac.ndimage.gaussian_filter(df, 3, mode=mode, device="cuda")),
+                                              parac.ndimage.gaussian_filter(f, 3, mode=mode, method="separable"))
+            k = r.random((5, 4)).astype(np.float32)
+            np.testing.assert_array_equal(host(parac.ndimage.convolve(df, k, device="cuda")),
+                                          parac.ndimage.convolve(f, k))
+            np.testing.assert_array_equal(host(parac.filters.gaussian(d, 2, device="cuda")),
+                                          parac.filters.gaussian(img, 2, method="separable"))
+    finally:
+        _device.STAGED_MIN = old
+
+
 def test_local_cuda_cluster_one_worker_per_gpu():
     dask_cuda = pytest.importorskip("dask_cuda")
     distributed = pytest.importorskip("distributed")

@@ -375,3 +375,19 @@ def test_channel_axis_reads_interleaved_channels():
     view = rgb[:, :, ::-2]  # channels apart in memory: read from a copy
     np.testing.assert_array_equal(parac.gauss(view, sigma=1.5, method="separable", channel_axis=-1),
                                   got[:, :, ::-2])
+
+
+def test_copy_bytes_refuses_bad_arguments():
+    """The Dask layer's staged copy (parac._parac.copy_bytes): no device address, a read-only host buffer
+    to write into, a non-contiguous host buffer: clear errors, no crash (on any machine, with or without a GPU)."""
+    from parac import _parac
+
+    a = np.zeros((4, 5), np.float32)
+    with pytest.raises(ValueError, match="address of 0"):
+        _parac.copy_bytes(a, 0, 0, True)
+    ro = np.zeros(8, np.uint8)
+    ro.flags.writeable = False
+    with pytest.raises((BufferError, TypeError, ValueError)):
+        _parac.copy_bytes(ro, 4096, 0, False)
+    with pytest.raises((BufferError, TypeError, ValueError)):
+        _parac.copy_bytes(a[:, ::2], 4096, 0, True)

@@ -29,7 +29,9 @@ def _opencl_present():
     if PARAC is None:
         return False
     r = subprocess.run([str(PARAC), "devices"], capture_output=True, text=True)
-    return any(line.startswith("opencl:") and "none" not in line for line in r.stdout.splitlines())
+    # a device is listed with its compute units; "unavailable" (a build without the OpenCL runtime)
+    # and "no platform found" are not devices
+    return any(line.startswith("opencl:") and "compute units" in line for line in r.stdout.splitlines())
 
 
 def _cuda_present():

@@ -41,9 +41,48 @@ print("ok", n)
 @pytest.mark.parametrize("slot", ["4096", "65536", "32M"])
 def test_staged_copies_equal_the_cpu(slot):
     pytest.importorskip("numpy")
+    assert _staged(SCRIPT, slot) == ["ok", "13"]
+
+
+def _staged(script, slot):
+    """script's output words, run in a new process with every copy staged through buffers of slot bytes."""
     env = dict(os.environ, PARAC_STAGED_COPY_MIN="1", PARAC_STAGED_COPY_SLOT=slot)
     if _dir:
         env["PYTHONPATH"] = os.pathsep.join([_dir] + [p for p in [env.get("PYTHONPATH")] if p])
-    r = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=600)
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert r.stdout.split() == ["ok", "13"]
+    return r.stdout.split()
+
+
+COPY_SCRIPT = r"""
+import numpy as np, cupy, parac
+from parac import _device
+_device.STAGED_MIN = 1        # every copy through the library's staging
+r = np.random.default_rng(5)
+n = 0
+for shape, dt in (((3,), np.uint8), ((1 << 20,), np.uint8), (((1 << 20) + 7,), np.float32),
+                  ((513, 1029), np.bool_), ((37, 101, 333), np.int64), ((2049, 2051), np.uint16)):
+    a = (r.random(shape) * 250).astype(dt)
+    g = _device.to_gpu(a)
+    assert isinstance(g, cupy.ndarray) and g.dtype == a.dtype and g.shape == a.shape
+    assert (cupy.asnumpy(g) == a).all(), (shape, dt)
+    h = _device.to_host(g * 1 if dt != np.bool_ else ~g)
+    assert isinstance(h, np.ndarray) and h.flags.c_contiguous
+    assert (h == (a * 1 if dt != np.bool_ else ~a)).all(), (shape, dt)
+    n += 1
+# a strided view in, and an array on a second GPU where there is one
+v = (r.random((300, 700)) * 9).astype(np.float32)[:, 5:600]
+assert (_device.to_gpu(v).get() == v).all()
+if cupy.cuda.runtime.getDeviceCount() > 1:
+    g = _device.to_gpu(v, 1)
+    assert g.device.id == 1 and (g.get() == v).all() and (_device.to_host(g) == v).all()
+print("ok", n)
+"""
+
+
+@pytest.mark.parametrize("slot", ["1M", "3M", "32M"])
+def test_to_gpu_and_back_through_staging(slot):
+    """parac._device.to_gpu / to_host (the Dask layer's copies of host chunks) through the staged copies:
+    buffers of one and three 1 MiB rows and the default, sizes below, at and past a row, every element size."""
+    pytest.importorskip("cupy")
+    assert _staged(COPY_SCRIPT, slot) == ["ok", "6"]
