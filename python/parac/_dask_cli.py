@@ -23,13 +23,13 @@ from ._dask_rounds import _xp
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
-           "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1}
+           "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1, "skeleton": 1}
 _DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
           "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
           "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32"),
-          "fill-label-holes": ("u8", "u16", "i32")}
+          "fill-label-holes": ("u8", "u16", "i32"), "skeleton": ("u8", "u16", "i32")}
 _TAKES_DEFAULT = ("u8", "u16", "f32")
 _INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
@@ -525,12 +525,69 @@ def _label_holes(a, p, device, method):
     return res, [("filled: %d", filled)]
 
 
+def _skeleton(a, p, device, method):
+    """Every label's curve skeleton, one task per label
+    (python/parac/_skeleton_labels.py): IN is a label volume (0: background),
+    each label skeletonized as `parac skeleton` skeletonizes a volume that
+    holds it alone, with the same --method (auto: chosen per label by the
+    size of its cut); OUT holds each label on its skeleton's voxels, in the
+    labels' dtype. A volume of one object (0 and one value, 255 for a mask)
+    gives what `parac skeleton` writes. --graph FILE.json: every label's
+    graph and the labels without a skeleton, with the reason."""
+    import json
+    import os
+
+    from ._skeleton_labels import skeletons_dask
+
+    who = "parac-dask skeleton"
+    if a.ndim != 3:
+        raise UsageError("skeleton: a volume (slices, rows, columns) of labels, got %d dimensions" % a.ndim)
+    if p.get("threshold") is not None:
+        raise UsageError("--threshold: parac-dask skeleton reads labels (each nonzero value is one object); "
+                         "make a mask of one value first (parac-dask convert, or `parac skeleton` on one object)")
+    graph = p.get("graph")
+    if graph is not None:
+        if os.path.splitext(graph)[1].lower() != ".json":
+            raise UsageError("--graph %s: the graphs of several labels are written as .json" % graph)
+        if not os.path.isdir(os.path.dirname(os.path.abspath(graph))):
+            raise UsageError("--graph %s: no such directory" % graph)
+    spacing = None
+    if p.get("spacing") is not None:
+        try:
+            sx, sy, sz = (float(v) for v in str(p["spacing"]).split(","))
+        except ValueError:
+            raise UsageError("--spacing: SX,SY,SZ, three numbers, got %r" % p["spacing"]) from None
+        if not all(v > 0 for v in (sx, sy, sz)):
+            raise UsageError("--spacing: sizes > 0, got %r" % p["spacing"])
+        spacing = (sz, sy, sx)
+    kw = dict(field_strength=p["field_strength"], charge_distance=p["charge_distance"], divergence=p["divergence"],
+              spacing=spacing, rules=p["rules"], device=device, method=method)
+    skel, results = skeletons_dask(a, kw, int(p["charge_distance"]) + 2, graph is not None, who)
+
+    def report(res):
+        """The summary lines; the graphs written (atomically) where asked."""
+        done = [lab for lab, _c, _g, why in res if not why]
+        skipped = {int(lab): why for lab, _c, _g, why in res if why}
+        if graph is not None:
+            doc = {"labels": {str(int(lab)): g for lab, _c, g, why in res if not why},
+                   "skipped": {str(lab): why for lab, why in skipped.items()}}
+            tmp = graph + ".part"
+            with open(tmp, "w") as f:
+                json.dump(doc, f)
+            os.replace(tmp, graph)
+        lines = ["skeletons: %d of %d labels" % (len(done), len(res))]
+        lines += ["label %d: no skeleton (%s)" % (lab, why) for lab, why in sorted(skipped.items())]
+        return "\n".join(lines)
+
+    return skel, [(report, results)]
+
+
 def _foreground(fg, block, decided):
     xp = _xp(block)
     return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
 
 
-_RUN = {"fill": _fill, "convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
+_RUN = {"skeleton": _skeleton, "fill": _fill, "convert": _convert, "gauss": _gauss, "convolve": _convolve, "floodfill": _floodfill, "fill-holes": _fill_holes, "clear-border": _clear_border, "label": _label,
         "remove-small-objects": _small_objects, "remove-small-holes": _small_holes, "fill-label-holes": _label_holes,
         "h-maxima": partial(_extrema, "h-maxima"), "h-minima": partial(_extrema, "h-minima"),
         "regional-maxima": partial(_extrema, "regional-maxima"),
@@ -641,13 +698,15 @@ def run(argv):
         store, finish = _dask_files.store_graph(res, out, ns.pyramid, ns.downsample, p.get("_out_channels", nch))
         try:
             values = compute([store] + [v for _f, v in extra])[1:]
+            # a line to print: fmt % value, or fmt(value) (which may write a side file first)
+            lines = [fmt(v) if callable(fmt) else fmt % v for (fmt, _v), v in zip(extra, values)]
         except BaseException:
             finish.abandon()
             raise
         finish()
     if not ns.quiet:
-        for (fmt, _v), v in zip(extra, values):
-            print(fmt % v)
+        for line in lines:
+            print(line)
     return 0
 
 

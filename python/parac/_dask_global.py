@@ -14,7 +14,9 @@ the seed-and-union-find scheme of region filling at the scale of chunks:
    block's corner or edge meet too) give the pairs of labels that touch
    under the connectivity; one task joins them with a union-find (scipy's
    connected components over the face labels only: small beside the image)
-   and decides every component: its final number, or whether it is kept;
+   and decides every component: whether it is kept, or its final number (for
+   label the ranking of first pixels is spread over one task per band of
+   blocks: see "numbering" below);
 3. each block is relabelled through its slice of that decision (a table
    lookup on the block's device).
 
@@ -271,6 +273,17 @@ def join(facts, layout, req):
     block's labels, their total, the labels on faces, their components, the
     components' count, every global label's component: ids 0..total are
     labels on no face, total + 1 + k component k of the faces)."""
+    offsets, total, ids, comp, ncomp = _face_components(facts, layout, req)
+    # every global label's component: its own for labels on no face
+    root = np.arange(total + 1, dtype=np.int64)
+    root[ids] = total + 1 + comp
+    return offsets, total, ids, comp, ncomp, root
+
+
+def _face_components(facts, layout, req):
+    """(offsets of each block's labels, their total, the global labels that
+    meet a label of another block on a face (sorted), the component of each
+    of them, the components' count)."""
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
@@ -291,47 +304,14 @@ def join(facts, layout, req):
     m = ids.size
     graph = coo_matrix((np.ones(inv.shape[1], np.int8), (inv[0], inv[1])), shape=(m, m))
     ncomp, comp = connected_components(graph, directed=False) if m else (0, np.zeros(0, np.int64))
-    # every global label's component: its own for labels on no face
-    root = np.arange(total + 1, dtype=np.int64)
-    root[ids] = total + 1 + comp
-    return offsets, total, ids, comp, ncomp, root
+    return offsets, total, ids, comp, ncomp
 
 
 def _plan(facts, layout, req, what):
-    """Step 2: the union-find over the faces and each block's decision
-    table (a list, one per block: final labels, or kept / marked flags)."""
+    """Step 2 of the marking operations: the union-find over the faces and
+    each block's table of kept / marked flags (a list, one per block)."""
     ns = np.array([f["n"] for f in facts], dtype=np.int64)
     offsets, total, ids, comp, ncomp, root = join(facts, layout, req)
-    m = ids.size
-    if what == "number":
-        # a component's number is the rank of its first pixel in raster order. Its
-        # leader is the label that holds that pixel: every label on no face, and per
-        # component on faces the member with the smallest first pixel. The leaders'
-        # first pixels are sorted runs, one per block: a stable sort merges them.
-        firsts = np.concatenate([np.zeros(1, np.int64)] + [f["firsts"] for f in facts])
-        leader = np.ones(total + 1, bool)
-        leader[0] = False
-        if m:
-            by_comp = np.lexsort((firsts[ids], comp))
-            heads = by_comp[np.concatenate(([True], comp[by_comp][1:] != comp[by_comp][:-1]))]
-            leader_of = np.empty(ncomp, np.int64)
-            leader_of[comp[heads]] = ids[heads]
-            leader[ids] = False
-            leader[leader_of] = True
-        n = int(leader.sum())
-        if n > np.iinfo(np.int32).max:
-            raise OverflowError("parac: %d components do not fit int32 labels" % n)
-        final = np.zeros(total + 1, np.int32)
-        rank = np.empty(n, np.int32)
-        # the leaders' first pixels are sorted runs (one per block): the stable sort merges them
-        rank[np.argsort(firsts[leader], kind="stable")] = np.arange(1, n + 1, dtype=np.int32)
-        final[leader] = rank
-        if m:
-            final[ids] = final[leader_of[comp]]
-        tables = [final[o:o + 1 + k].copy() for o, k in zip(offsets, ns)]
-        for t in tables:
-            t[0] = 0
-        return {"tables": tables, "n": n}
     # kept / marked components, as flags per global label
     flag = np.zeros(total + 1 + ncomp, bool)
     if what == "marked":
@@ -345,6 +325,158 @@ def _plan(facts, layout, req, what):
     flag = flag[root]
     flag[0] = False
     return {"tables": [np.concatenate(([False], flag[o + 1:o + 1 + k])) for o, k in zip(offsets, ns)]}
+
+
+# ---- numbering (label): step 2 spread over bands of blocks ----------------
+#
+# A component's number is the rank of its first pixel in raster order, and its
+# leader the label that holds that pixel: every label on no face, and per
+# component on faces its member with the smallest first pixel. Every first
+# pixel of a band of blocks (the blocks of one index along the first axis)
+# comes before every first pixel of the next band, so each band ranks its own
+# leaders (a task per band, in parallel: the first pixels are most of step 1's
+# facts) and a prefix sum of the bands' counts places them; one task joins the
+# faces (small: the first pixels of labels on faces only) and, after the
+# bands, gives the labels that follow another block's leader its number.
+
+def _face_facts(facts):
+    """Step 1's facts less the first pixels of labels on no face (most of
+    them): what the join needs."""
+    f = {k: v for k, v in facts.items() if k != "firsts"}
+    on_face = np.unique(np.concatenate([np.zeros(1, np.int64)] + [np.asarray(s).ravel().astype(np.int64)
+                                                                 for pair in facts["faces"] for s in pair]))
+    on_face = on_face[on_face > 0]
+    f["face_firsts"] = (on_face, facts["firsts"][on_face - 1])
+    return f
+
+
+def _number_join(facts, layout, req):
+    """The union-find over the faces and each face component's leader: per
+    block, its labels that follow a leader elsewhere ("drop", local, sorted)
+    and its labels that lead a face component ("lead", local)."""
+    offsets, total, ids, comp, ncomp = _face_components(facts, layout, req)
+    nb = len(facts)
+    if ids.size == 0:
+        empty = [np.zeros(0, np.int64)] * nb
+        return {"drop": empty, "lead": empty, "follow": (np.zeros(0, np.int64), np.zeros(0, np.int64)),
+                "leaders": np.zeros(0, np.int64), "offsets": offsets}
+    gid = np.concatenate([f["face_firsts"][0] + o for f, o in zip(facts, offsets)])
+    gfirst = np.concatenate([f["face_firsts"][1] for f in facts])
+    first = gfirst[np.searchsorted(gid, ids)]
+    by_comp = np.lexsort((first, comp))
+    heads = by_comp[np.concatenate(([True], comp[by_comp][1:] != comp[by_comp][:-1]))]
+    leader_of = np.empty(ncomp, np.int64)
+    leader_of[comp[heads]] = ids[heads]
+    follows = ids != leader_of[comp]
+    # the labels of block b: offsets[b] < label <= offsets[b] + n_b (ids are sorted)
+    cut = np.searchsorted(ids, np.concatenate((offsets + 1, [total + 1])), side="left")
+    drop, lead = [], []
+    for b in range(nb):
+        mine, f = ids[cut[b]:cut[b + 1]] - offsets[b], follows[cut[b]:cut[b + 1]]
+        drop.append(mine[f])
+        lead.append(mine[~f])
+    return {"drop": drop, "lead": lead, "follow": (ids[follows], comp[follows]), "leaders": leader_of,
+            "offsets": offsets}
+
+
+def _band_ranks(firsts, drops, leads):
+    """One band's leaders ranked by first pixel (1..m): per block of the band
+    (in raster order of blocks) the rank of each local label (0: not a
+    leader), the ranks of its face leaders, and m."""
+    keep, runs = [], []
+    for f, d in zip(firsts, drops):
+        k = np.ones(f.size, bool)
+        k[d - 1] = False
+        keep.append(k)
+        runs.append(f[k])
+    lf = np.concatenate(runs) if runs else np.zeros(0, np.int64)
+    rank = np.empty(lf.size, np.int32)
+    # each block's run is sorted already: the stable sort merges them
+    rank[np.argsort(lf, kind="stable")] = np.arange(1, lf.size + 1, dtype=np.int32)
+    ranks, lead_ranks, at = [], [], 0
+    for k, ld in zip(keep, leads):
+        r = np.zeros(k.size + 1, np.int32)
+        n = int(k.sum())
+        r[1:][k] = rank[at:at + n]
+        at += n
+        ranks.append(r)
+        lead_ranks.append(r[ld])
+    return {"ranks": ranks, "lead_ranks": lead_ranks, "m": int(lf.size)}
+
+
+def _number_finish(joined, counts, lead_ranks, bands):
+    """After the bands: the count of components, each band's first number,
+    and per block the numbers of its labels that follow a leader elsewhere."""
+    counts = np.array(counts, np.int64)
+    n = int(counts.sum())
+    if n > np.iinfo(np.int32).max:
+        raise OverflowError("parac: %d components do not fit int32 labels" % n)
+    start = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    band_of = np.empty(len(joined["drop"]), np.int64)
+    place = {}
+    for j, members in enumerate(bands):
+        for k, b in enumerate(members):
+            band_of[b] = j
+            place[b] = (j, k)
+    offsets = joined["offsets"]
+    # the number of each face component: its leader's band start and rank there
+    leaders = joined["leaders"]
+    number = np.zeros(leaders.size, np.int64)
+    order = np.argsort(leaders)
+    ordered = leaders[order]
+    cut = np.searchsorted(ordered, np.concatenate((offsets + 1, [np.iinfo(np.int64).max])), side="left")
+    for b in range(len(offsets)):
+        if cut[b] == cut[b + 1]:
+            continue
+        j, k = place[b]
+        # lead[b] holds this block's face leaders, sorted as ordered[cut[b]:cut[b + 1]] are
+        number[order[cut[b]:cut[b + 1]]] = start[j] + lead_ranks[j][k].astype(np.int64)
+    ids, comps = joined["follow"]
+    blocks = []
+    for b, d in enumerate(joined["drop"]):
+        gl = d + offsets[b]
+        blocks.append((int(start[band_of[b]]), d, number[comps[np.searchsorted(ids, gl)]].astype(np.int32)))
+    return {"n": n, "blocks": blocks}
+
+
+def _number_table(ranks, fin):
+    """A block's table: local label -> final number."""
+    start, drop, numbers = fin
+    t = ranks.copy()
+    t[t > 0] += np.int32(start)
+    t[drop] = numbers
+    return t
+
+
+def _numbered(local, blocks, layout, req):
+    """Step 2 for "number" as a graph: (each block's delayed table, the
+    delayed result holding "n")."""
+    import operator
+
+    import dask
+
+    get = dask.delayed(operator.getitem, pure=True)
+    joined = dask.delayed(_number_join, pure=True)([dask.delayed(_face_facts, pure=True)(f) for _, f in local],
+                                                     layout, req)
+    drop, lead = get(joined, "drop"), get(joined, "lead")
+    bands = {}
+    for b, (idx, _start, _shape) in enumerate(blocks):
+        bands.setdefault(idx[0], []).append(b)
+    members = [bands[j] for j in sorted(bands)]
+    out = []
+    for m in members:
+        facts = [local[b][1] for b in m]
+        out.append(dask.delayed(_band_ranks, pure=True)([get(f, "firsts") for f in facts],
+                                                          [get(drop, b) for b in m], [get(lead, b) for b in m]))
+    fin = dask.delayed(_number_finish, pure=True)(joined, [get(o, "m") for o in out],
+                                                   [get(o, "lead_ranks") for o in out], members)
+    fins = get(fin, "blocks")
+    tables = [None] * len(blocks)
+    for j, m in enumerate(members):
+        ranks = get(out[j], "ranks")
+        for k, b in enumerate(m):
+            tables[b] = dask.delayed(_number_table, pure=True)(get(ranks, k), get(fins, b))
+    return tables, fin
 
 
 def _apply(kept, block, table, finish, req, extra):
@@ -376,14 +508,17 @@ def components(a, req, what, finish, dtype):
     local = [dask.delayed(_local, nout=2, pure=True)(d, req, start, gshape, req.extra)
              for d, (idx, start, shape) in zip(delayed_blocks, blocks)]
     layout = ([(idx, start) for idx, start, _ in blocks], tuple(len(c) for c in a.chunks), gshape)
-    plan = dask.delayed(_plan, pure=True)([f for _, f in local], layout, req, what)
-    tables = dask.delayed(operator.getitem, pure=True)(plan, "tables")
+    if what == "number":
+        tables, plan = _numbered(local, blocks, layout, req)
+    else:
+        plan = dask.delayed(_plan, pure=True)([f for _, f in local], layout, req, what)
+        tables = [dask.delayed(operator.getitem, pure=True)(dask.delayed(operator.getitem, pure=True)(plan, "tables"),
+                                                            b) for b in range(len(blocks))]
     meta = getattr(a, "_meta", None)
     meta = meta.astype(dtype)[(slice(0, 0),) * a.ndim] if meta is not None else None
     out = np.empty(tuple(len(c) for c in a.chunks), dtype=object)
     for b, ((labels, _), d, (idx, start, shape)) in enumerate(zip(local, delayed_blocks, blocks)):
-        table = dask.delayed(operator.getitem, pure=True)(tables, b)
-        res = dask.delayed(_apply, pure=True)(labels, d, table, finish, req, req.extra)
+        res = dask.delayed(_apply, pure=True)(labels, d, tables[b], finish, req, req.extra)
         out[idx] = da.from_delayed(res, shape=shape, dtype=dtype, meta=meta)
     return da.block(out.tolist()), plan
 

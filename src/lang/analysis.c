@@ -32,6 +32,81 @@ static const char *side_name(int axis, int ndim)
     return axis == 0 ? "rows" : "columns";
 }
 
+/* ---- loop variables with constant bounds ----------------------------------
+ * `for (int v = A; v < B; v++)` (or <=; or counting down with > / >= and
+ * --; or += 1 / -= 1) whose body neither assigns v nor takes its address:
+ * the declaration scopes v to the loop, so wherever it is read it lies in
+ * A..B-1. A read under a border rule at such an offset (`in[mx + i][my + j]`)
+ * is then bounded, and the rule gives its values outside the image. */
+enum { MAX_LOOP_BOUNDS = 64 };
+
+static bool changes_var(const Node *n, const Obj *v, int depth)
+{
+    if (!n || depth > 400) return false;
+    if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var == v) return true;
+    if ((n->kind == ND_POSTFIX || n->kind == ND_UNARY) && n->op &&
+        (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")) && n->lhs &&
+        n->lhs->kind == ND_VAR && n->lhs->var == v)
+        return true;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (changes_var(c, v, depth + 1)) return true;
+    return false;
+}
+
+/* The step of inc on v: +1, -1, or 0 (another form). */
+static int unit_step(const Node *inc, const Obj *v)
+{
+    if (!inc || !inc->lhs || inc->lhs->kind != ND_VAR || inc->lhs->var != v || !inc->op) return 0;
+    if (inc->kind == ND_POSTFIX || inc->kind == ND_UNARY)
+        return !strcmp(inc->op, "++") ? 1 : !strcmp(inc->op, "--") ? -1 : 0;
+    if (inc->kind == ND_ASSIGN && (!strcmp(inc->op, "+=") || !strcmp(inc->op, "-="))) {
+        bool ok;
+        long k = const_eval(inc->rhs, &ok);
+        if (!ok || k != 1) return 0;
+        return inc->op[0] == '+' ? 1 : -1;
+    }
+    return 0;
+}
+
+/* A `for` of the form above: its variable and range into *b. */
+static bool loop_bound(const Node *f, LoopBound *b)
+{
+    const Node *init = f->init;
+    if (!init || init->kind != ND_DECL || !init->decls || init->decls->next || !f->cond || !f->inc) return false;
+    const Node *d = init->decls;
+    const Obj *v = d->var;
+    /* signed: an unsigned offset would wrap where the read leaves the image, past the rule's tests */
+    if (!v || !ty_is_integer(v->ty) || v->ty->is_unsigned || v->ty->kind == TY_CHAR || v->ty->kind == TY_BOOL ||
+        !d->init)
+        return false;
+    bool ok;
+    const long a = const_eval(d->init, &ok);
+    if (!ok) return false;
+    const Node *c = f->cond;
+    if (c->kind != ND_BINARY || !c->op || !c->lhs || c->lhs->kind != ND_VAR || c->lhs->var != v) return false;
+    const long e = const_eval(c->rhs, &ok);
+    if (!ok) return false;
+    const int step = unit_step(f->inc, v);
+    long lo, hi;
+    if (step > 0 && !strcmp(c->op, "<")) lo = a, hi = e - 1;
+    else if (step > 0 && !strcmp(c->op, "<=")) lo = a, hi = e;
+    else if (step < 0 && !strcmp(c->op, ">")) lo = e + 1, hi = a;
+    else if (step < 0 && !strcmp(c->op, ">=")) lo = e, hi = a;
+    else return false;
+    if (lo > hi || hi - lo > 4096 || changes_var(f->body, v, 0) || changes_var(f->cond, v, 0)) return false;
+    *b = (LoopBound){.var = v, .lo = lo, .hi = hi};
+    return true;
+}
+
+static void collect_loop_bounds(const Node *n, LoopBound *b, int *nb, int depth)
+{
+    if (!n || depth > 400) return;
+    if (n->kind == ND_FOR && *nb < MAX_LOOP_BOUNDS && loop_bound(n, &b[*nb])) (*nb)++;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) collect_loop_bounds(c, b, nb, depth + 1);
+}
+
 static void check_border(Region *r)
 {
     Iterator *it = r->iter;
@@ -39,18 +114,37 @@ static void check_border(Region *r)
     Obj *v = rule->var;
     int nd = v->ty->ndim;
     for (int d = 0; d < nd; d++) r->border_aff[d].axis = -1;
+    LoopBound bounds[MAX_LOOP_BOUNDS];
+    int nbounds = 0;
+    collect_loop_bounds(it->body, bounds, &nbounds, 0);
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != v || a->is_write) continue;
         bool out[2] = {false, false};
+        long alo[3] = {a->lo[0], a->lo[1], a->lo[2]}, ahi[3] = {a->hi[0], a->hi[1], a->hi[2]};
         for (int d = 0; d < nd; d++) {
             Affine f = a->aff[d];
             if (!f.ok && d < 2 && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
+                /* an offset held in loop variables of known bounds: its reach is known too */
+                Node *ix = a->node->idx[d];
+                const bool slice = ix->kind == ND_SLICE;
+                const long len = slice ? ix->axis : 1, st = slice ? ix->reduction_id : 1;
+                int axis;
+                long coef, lo, hi;
+                if (lang_bounded_index(slice ? ix->lhs : ix, bounds, nbounds, &axis, &coef, &lo, &hi) && axis >= 0 &&
+                    coef > 0) {
+                    f = (Affine){.ok = true, .axis = axis, .coef = coef, .offset = lo};
+                    alo[d] = lo;
+                    ahi[d] = hi + (len - 1) * st;
+                }
+            }
+            if (!f.ok && d < 2 && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
                 /* where such an index falls outside the image nothing would give it the rule's value */
                 diag_error_tok(a->node->tok, "this read of '%s' is under border rule '%s', but its %s index is not a "
-                               "constant times an index variable plus a constant (a loop variable or a local "
-                               "holds part of it): the compiler cannot tell where it leaves the image, so the "
-                               "rule could not apply; index with the iterator's variables and constants, or "
-                               "read a window", v->name, rule->name, nd == 1 ? "" : d == 0 ? "row" : "column");
+                               "constant times an index variable plus a constant and loop variables of constant bounds "
+                               "(a local or a loop variable whose range is not known holds part of it): the "
+                               "compiler cannot tell where it leaves the image, so the rule could not apply; index "
+                               "with the iterator's variables, constants and `for (int i = A; i <= B; i++)` "
+                               "variables, or read a window", v->name, rule->name, nd == 1 ? "" : d == 0 ? "row" : "column");
                 continue;
             }
             if (!f.ok || f.axis < 0 || f.coef <= 0) continue;
@@ -62,7 +156,7 @@ static void check_border(Region *r)
                                "border rule '%s' cannot split the iteration space", v->name, rule->name);
                 continue;
             }
-            long lo = a->lo[d], hi = a->hi[d];
+            long lo = alo[d], hi = ahi[d];
             if (lo < 0) {
                 out[d] = true;
                 if (-lo > r->need_lo[d]) r->need_lo[d] = (int)-lo;
@@ -82,8 +176,8 @@ static void check_border(Region *r)
         }
         if (nd == 2 && out[0] && out[1]) {
             /* corners this access can reach */
-            for (long x = a->lo[0]; x <= a->hi[0]; x++)
-                for (long y = a->lo[1]; y <= a->hi[1]; y++) {
+            for (long x = alo[0]; x <= ahi[0]; x++)
+                for (long y = alo[1]; y <= ahi[1]; y++) {
                     int sx = x < 0 ? (int)x : 0, sy = y < 0 ? (int)y : 0;
                     if (x > 0) sx = (int)x;
                     if (y > 0) sy = (int)y;

@@ -530,6 +530,16 @@ int tree_mentions(Node *n, const Obj *o, int depth);
 bool tree_same(const Node *a, const Node *b);
 /* linear.c: accesses a (of iterator ia) and b (of ib) touch no common element */
 bool lang_accesses_apart(const Node *a, const Iterator *ia, const Node *b, const Iterator *ib);
+/* A loop variable of an iterator's body whose values are known: declared by
+ * its `for` and stepped by one between constant bounds (analysis.c). */
+typedef struct LoopBound {
+    const Obj *var;
+    long lo, hi;
+} LoopBound;
+/* e as coef * it<axis> + (a constant and loop variables of b[0..nb)): its
+ * axis (-1: none), coef and the least and greatest offset; false when e has
+ * another part (a host scalar, a variable of unknown value, data). */
+bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, long *coef, long *lo, long *hi);
 /* linear.c: a and b are the same linear form of scalars and indices */
 bool lang_same_linear(const Node *a, const Node *b);
 /* The same, with m's objects b read as its objects a (the arms of a branch,

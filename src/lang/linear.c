@@ -174,3 +174,30 @@ bool lang_same_linear(const Node *a, const Node *b)
         if (d.k[i]) return false;
     return true;
 }
+
+bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, long *coef, long *lo, long *hi)
+{
+    Lin l = lin_of(e, 0);
+    if (!l.ok) return false;
+    *axis = -1;
+    *coef = 0;
+    *lo = *hi = l.c;
+    for (int i = 0; i < l.n; i++) {
+        const Node *a = l.atom[i];
+        const long k = l.k[i];
+        if (k == 0) continue;
+        if (a->kind == ND_ITER_INDEX) {
+            if (*axis >= 0) return false; /* two iterator indices on one axis */
+            *axis = a->axis;
+            *coef = k;
+            continue;
+        }
+        const LoopBound *found = NULL;
+        for (int j = 0; a->kind == ND_VAR && j < nb; j++)
+            if (b[j].var == a->var) found = &b[j];
+        if (!found) return false;
+        *lo += k > 0 ? k * found->lo : k * found->hi;
+        *hi += k > 0 ? k * found->hi : k * found->lo;
+    }
+    return true;
+}

@@ -470,7 +470,10 @@ def stage_window(prog, srcs, dst):
     if macros:
         prog.kinds.append("window_macros")
     win = _window_text(m, x, y, h, w, sx, sy, macros)
-    pre = ""
+    # some sums and convolutions written as loops over the offsets: reads at loop variables of
+    # constant bounds under the rule (drawing nothing: the draws of the cases stay)
+    loops = not macros and prog.n % 2 == 0 and op in ("sum", "conv", "dot")
+    pre, lines = "", []
     if op in ("conv", "dot"):
         kname = prog.fresh("k")
         kvals, pre = _small_matrix(prog, kname, h, w)
@@ -480,10 +483,25 @@ def stage_window(prog, srcs, dst):
         e_text = f"parac_matrix_kth({win}, {kk})"
     else:
         e_text = f"parac_matrix_{op}({win})"
+    if loops:
+        prog.kinds.append("window_loops")
+        read = f"{m}[{x} + {sx} * i][{y} + {sy} * j]"
+        term = read if op == "sum" else f"{kname}[i + {h // 2}][j + {w // 2}] * {read}"
+        down = prog.n % 2 == 1  # the columns counted down: the sum's order follows (below)
+        lines = [f"{prog.V} lw = 0;", f"for (int i = -{h // 2}; i <= {h // 2}; i++)",
+                 f"    for (int j = {w // 2}; j >= -{w // 2}; j -= 1)" if down else
+                 f"    for (int j = -{w // 2}; j < {w // 2 + 1}; ++j)",
+                 f"        lw += {term};"]
+        e_text = "lw"
     extra = prog.pick(srcs) if prog.rng.random() < 0.5 else None
 
     def val(env):
         vs = _window_values(env, m, h, w, sx, sy)
+        ks = kvals if op in ("conv", "dot") else None
+        if loops and down:  # each row's columns in the loop's order
+            order = [i * w + j for i in range(h) for j in reversed(range(w))]
+            vs = [vs[k] for k in order]
+            ks = [ks[k] for k in order] if ks is not None else None
         if op in ("sum",):
             acc = vs[0]
             for v in vs[1:]:
@@ -503,7 +521,7 @@ def stage_window(prog, srcs, dst):
                 acc = np.trunc(acc).astype(np.int64)
         else:
             acc = None
-            for kv, v in zip(kvals, vs):
+            for kv, v in zip(ks, vs):
                 t = prog.arith(prog.const(kv) * v)
                 acc = t if acc is None else prog.arith(acc + t)
         if extra is not None:
@@ -515,7 +533,8 @@ def stage_window(prog, srcs, dst):
     clamp = op != "mean" and prog.rng.random() < 0.6
     text, f = _wrap_store(prog, e, clamp)
     prog.body.append(pre + rule.text() +
-                     f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({rule.name}) {{\n"
+                     f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({rule.name}) {{\n" +
+                     "".join(f"        {line}\n" for line in lines) +
                      f"        {dst}[{x}][{y}] = {text};\n    }}\n")
 
     def step(p, f=f, dst=dst):

@@ -500,3 +500,70 @@ def test_channels_in_every_format(tmp_path):
         r = dask_cli(*[tmp_path / a if "." in a and not a.startswith("-") else a for a in args], ok=False)
         assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, r.stderr
     assert sorted(os.listdir(tmp_path)) == sorted(before + ["c9.npy"])
+
+
+def segmentation(dtype):
+    """Touching labels with sparse numbers, one on the volume's border, one in two pieces, one too thin."""
+    v = np.zeros((24, 30, 36), dtype)
+    v[3:12, 4:13, 3:30] = 7
+    v[3:12, 13:22, 5:28] = 300
+    v[0:6, 24:30, 0:36] = 12
+    v[14:20, 22:28, 22:34] = 5
+    v[14:20, 22:28, 6:12] = 5
+    v[22, 2:28, 2] = 9
+    return v
+
+
+@pytest.mark.parametrize("dtype,chunks", [(np.uint16, "10,11,12"), (np.int32, "7")])
+def test_skeleton_of_every_label(tmp_path, dtype, chunks):
+    """parac-dask skeleton: each label as `parac skeleton` skeletonizes the volume holding it alone (the
+    Python call of every label in memory, which its own tests hold to that), the graphs and the labels
+    without a skeleton in the JSON file; a one-object mask gives `parac skeleton`'s own output."""
+    import json
+
+    import parac
+
+    v = segmentation(dtype)
+    np.save(tmp_path / "seg.npy", v)
+    out, graph = tmp_path / "skel.zarr", tmp_path / "graphs.json"
+    r = dask_cli("skeleton", tmp_path / "seg.npy", out, "--chunks", chunks, "--device", "cpu", "--method", "exact",
+                 "--graph", graph, "--spacing", "1,1,2")
+    got = read(out)
+    want, graphs, skipped = parac.morphology.skeletonize_pf_labels(v, method="exact", spacing=(2, 1, 1),
+                                                                   return_graphs=True)
+    assert got.dtype == v.dtype
+    np.testing.assert_array_equal(got, want)
+    assert set(np.unique(got)) == {0, 7, 300, 12, 5}
+    doc = json.loads(graph.read_text())
+    assert set(doc["labels"]) == {"7", "300", "12", "5"} and set(doc["skipped"]) == {"9"}
+    for lab, g in graphs.items():
+        mine = doc["labels"][str(lab)]
+        assert len(mine["segments"]) == len(g["segments"])
+        np.testing.assert_allclose([n["position"] for n in mine["nodes"]], [n["position"] for n in g["nodes"]])
+    assert "skeletons: 4 of 5 labels" in r.stdout and "label 9: no skeleton" in r.stdout
+    mask = np.where(v == 7, 255, 0).astype(np.uint8)
+    np.save(tmp_path / "one.npy", mask)
+    dask_cli("skeleton", tmp_path / "one.npy", tmp_path / "one-dask.npy", "--chunks", chunks, "--device", "cpu",
+             "--method", "exact", "-q")
+    parac_cli("skeleton", tmp_path / "one.npy", tmp_path / "one-parac.npy", "--layout", "dhw", "--method", "exact")
+    a, b = np.load(tmp_path / "one-dask.npy"), np.load(tmp_path / "one-parac.npy")
+    assert a.dtype == b.dtype == np.uint8 and a.any()
+    np.testing.assert_array_equal(a, b)
+
+
+def test_skeleton_bad_input(tmp_path):
+    v = segmentation(np.uint16)
+    np.save(tmp_path / "seg.npy", v)
+    np.save(tmp_path / "flat.npy", v[3])
+    np.save(tmp_path / "f32.npy", v.astype(np.float32))
+    before = sorted(os.listdir(tmp_path))
+    out = tmp_path / "out.npy"
+    for args, match in (((tmp_path / "seg.npy", out, "--threshold", "3"), "--threshold"),
+                        ((tmp_path / "flat.npy", out), "got 2 dimensions"),
+                        ((tmp_path / "f32.npy", out), "dtype f32 is not supported"),
+                        ((tmp_path / "seg.npy", out, "--graph", tmp_path / "g.swc"), "written as .json"),
+                        ((tmp_path / "seg.npy", out, "--graph", tmp_path / "no" / "g.json"), "no such directory"),
+                        ((tmp_path / "seg.npy", out, "--spacing", "1,x,1"), "--spacing")):
+        r = dask_cli("skeleton", *args, "--device", "cpu", ok=False)
+        assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
+        assert sorted(os.listdir(tmp_path)) == before

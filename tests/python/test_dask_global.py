@@ -66,6 +66,32 @@ def test_label_equals_scipy_in_2d():
                 np.testing.assert_array_equal(got, want, err_msg="%s %s %s" % (name, chunks, st))
 
 
+def test_label_numbered_by_bands_of_random_chunkings():
+    """The numbering is spread over bands of blocks (one task per index along the first axis, the
+    labels that follow a leader in another band numbered after them): random sizes, densities and
+    chunkings, chunks of one row (a band each), 2D and 3D, every connectivity, nonzero and equal-value
+    labels, against scipy and scikit-image."""
+    skm = pytest.importorskip("skimage.measure")
+    r = np.random.default_rng(11)
+    for trial in range(24):
+        nd = 2 if trial % 3 else 3
+        shape = tuple(int(v) for v in r.integers(5, 48 if nd == 2 else 14, nd))
+        a = r.random(shape) < r.uniform(0.2, 0.8)
+        if trial % 4 == 0:
+            a = ndi.uniform_filter(r.random(shape), 3) > 0.5
+        chunks = (1,) + shape[1:] if trial % 6 == 1 else tuple(int(r.integers(1, s + 1)) for s in shape)
+        st = ndi.generate_binary_structure(nd, int(r.integers(1, nd + 1)))
+        want, want_n = ndi.label(a, st)
+        got, got_n = da.compute(*parac.ndimage.label(da.from_array(a, chunks=chunks), st))
+        assert int(got_n) == want_n, (trial, shape, chunks)
+        np.testing.assert_array_equal(got, want, err_msg="%s %s" % (shape, chunks))
+        v = (r.random(shape) * 3).astype(np.uint8)
+        conn = int(r.integers(1, nd + 1))
+        np.testing.assert_array_equal(
+            parac.measure.label(da.from_array(v, chunks=chunks), background=1, connectivity=conn).compute(),
+            skm.label(v, background=1, connectivity=conn), err_msg="equal values %s %s" % (shape, chunks))
+
+
 def test_label_equals_scipy_in_3d():
     r = np.random.default_rng(2)
     for k, p in enumerate((0.25, 0.5)):

@@ -290,3 +290,28 @@ def test_the_command_on_the_gpu_equals_the_cpu(tmp_path):
         assert p.returncode == 0, p.stderr
         tables.append(out.read_bytes())
     assert tables[0] == tables[1]
+
+
+def test_skeleton_command_on_the_gpu(tmp_path):
+    """parac-dask skeleton --device cuda: every label's field on the GPU, equal to the same call in memory
+    (skeletonize_pf_labels with device="cuda", each label's method chosen alike by its cut's size)."""
+    import subprocess
+
+    env = dict(os.environ)
+    if _dir:
+        env["PYTHONPATH"] = os.pathsep.join([_dir] + [p for p in [env.get("PYTHONPATH")] if p])
+    v = np.zeros((24, 30, 36), np.uint16)
+    v[3:12, 4:13, 3:30] = 7
+    v[3:12, 13:22, 5:28] = 300
+    v[0:6, 24:30, 0:36] = 12
+    v[14:20, 22:28, 6:34] = 5
+    np.save(tmp_path / "seg.npy", v)
+    out = tmp_path / "skel.npy"
+    p = subprocess.run([sys.executable, "-m", "parac._dask_cli", "skeleton", str(tmp_path / "seg.npy"), str(out),
+                        "--chunks", "9,11,13", "--device", "cuda", "-q"], capture_output=True, text=True, env=env,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    want = parac.morphology.skeletonize_pf_labels(v, device="cuda")
+    got = np.load(out)
+    assert set(np.unique(got)) == {0, 7, 300, 12, 5}
+    np.testing.assert_array_equal(got, want)
