@@ -34,7 +34,9 @@ static const char *side_name(int axis, int ndim)
 
 /* ---- loop variables with constant bounds ----------------------------------
  * `for (int v = A; v < B; v++)` (or <=; or counting down with > / >= and
- * --; or += 1 / -= 1) whose body neither assigns v nor takes its address:
+ * --; or += 1 / -= 1) whose body neither assigns v nor takes its address,
+ * nor passes v to a call that may be a macro, and that no #define of the
+ * file names (macros reach the generated code unexpanded):
  * the declaration scopes v to the loop, so wherever it is read it lies in
  * A..B-1. A read under a border rule at such an offset (`in[mx + i][my + j]`)
  * is then bounded, and the rule gives its values outside the image. */
@@ -44,6 +46,11 @@ static bool changes_var(const Node *n, const Obj *v, int depth)
 {
     if (!n || depth > 400) return false;
     if (n->kind == ND_ASSIGN && n->lhs && n->lhs->kind == ND_VAR && n->lhs->var == v) return true;
+    if (n->kind == ND_CALL && !(n->lhs && n->lhs->var && n->lhs->var->is_func)) {
+        /* not a function of this file: maybe a macro, which may assign an argument named v */
+        for (const Node *a = n->args; a; a = a->next)
+            if (a->kind == ND_VAR && a->var == v) return true;
+    }
     if ((n->kind == ND_POSTFIX || n->kind == ND_UNARY) && n->op &&
         (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")) && n->lhs &&
         n->lhs->kind == ND_VAR && n->lhs->var == v)
@@ -70,7 +77,7 @@ static int unit_step(const Node *inc, const Obj *v)
 }
 
 /* A `for` of the form above: its variable and range into *b. */
-static bool loop_bound(const Node *f, LoopBound *b)
+static bool loop_bound(const Program *prog, const Node *f, LoopBound *b)
 {
     const Node *init = f->init;
     if (!init || init->kind != ND_DECL || !init->decls || init->decls->next || !f->cond || !f->inc) return false;
@@ -95,19 +102,20 @@ static bool loop_bound(const Node *f, LoopBound *b)
     else if (step < 0 && !strcmp(c->op, ">=")) lo = e, hi = a;
     else return false;
     if (lo > hi || hi - lo > 4096 || changes_var(f->body, v, 0) || changes_var(f->cond, v, 0)) return false;
+    if (v->name && lang_defines_mention(prog, v->name)) return false; /* a macro of the file may assign it */
     *b = (LoopBound){.var = v, .lo = lo, .hi = hi};
     return true;
 }
 
-static void collect_loop_bounds(const Node *n, LoopBound *b, int *nb, int depth)
+static void collect_loop_bounds(const Program *prog, const Node *n, LoopBound *b, int *nb, int depth)
 {
     if (!n || depth > 400) return;
-    if (n->kind == ND_FOR && *nb < MAX_LOOP_BOUNDS && loop_bound(n, &b[*nb])) (*nb)++;
+    if (n->kind == ND_FOR && *nb < MAX_LOOP_BOUNDS && loop_bound(prog, n, &b[*nb])) (*nb)++;
     NodeKids k = {.n = n};
-    for (Node *c; (c = lang_next_kid(&k));) collect_loop_bounds(c, b, nb, depth + 1);
+    for (Node *c; (c = lang_next_kid(&k));) collect_loop_bounds(prog, c, b, nb, depth + 1);
 }
 
-static void check_border(Region *r)
+static void check_border(const Program *prog, Region *r)
 {
     Iterator *it = r->iter;
     BorderRule *rule = it->rule;
@@ -116,7 +124,7 @@ static void check_border(Region *r)
     for (int d = 0; d < nd; d++) r->border_aff[d].axis = -1;
     LoopBound bounds[MAX_LOOP_BOUNDS];
     int nbounds = 0;
-    collect_loop_bounds(it->body, bounds, &nbounds, 0);
+    collect_loop_bounds(prog, it->body, bounds, &nbounds, 0);
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != v || a->is_write) continue;
         bool out[2] = {false, false};
@@ -199,7 +207,7 @@ static void check_border(Region *r)
         if (r->need_lo[d] || r->need_hi[d]) r->has_border = true;
 }
 
-static void analyse_region(Region *r)
+static void analyse_region(const Program *prog, Region *r)
 {
     r->vector_width = 1;
     if (!r->iter) {
@@ -259,7 +267,7 @@ static void analyse_region(Region *r)
         }
     }
     r->cls = block ? CLASS_LOCAL_BLOCK : CLASS_POINT;
-    if (it->rule && it->rule->var) check_border(r);
+    if (it->rule && it->rule->var) check_border(prog, r);
     /* plan defaults: x of the work-group runs along the last iterator axis */
     if (it->ndim == 1) {
         r->wg[0] = 256;
@@ -277,5 +285,5 @@ static void analyse_region(Region *r)
 
 void analyse_program(Program *prog)
 {
-    for (Region *r = prog->regions; r; r = r->next) analyse_region(r);
+    for (Region *r = prog->regions; r; r = r->next) analyse_region(prog, r);
 }

@@ -469,6 +469,9 @@ void sema_collect_macros(Program *prog);
 /* The value of an object-like macro whose body is an integer constant
  * expression (*ok false otherwise, or for no such macro). */
 long lang_macro_value(const char *name, bool *ok);
+/* Whether a #define of the file mentions the identifier `name` (a macro
+ * used in a loop could assign a variable of that name unseen). */
+bool lang_defines_mention(const Program *prog, const char *name);
 void if_convert_program(Program *prog);           /* if_convert.c: conditional assignments as selects */
 void fuse_program(Program *prog);                 /* fuse.c (fuse_*.c): kernel fusion */
 void merge_launches(Program *prog);               /* merge_launches.c: small independent iterators in one launch */

@@ -244,3 +244,20 @@ long lang_macro_value(const char *name, bool *ok)
     *ok = m->state == 2;
     return m->value;
 }
+
+bool lang_defines_mention(const Program *prog, const char *name)
+{
+    const size_t len = strlen(name);
+    for (const Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_DIRECTIVE || !n->text) continue;
+        const char *p = n->text + 1;
+        while (*p == ' ' || *p == '\t') p++;
+        if (strncmp(p, "define", 6) != 0) continue;
+        for (const char *q = p + 6; (q = strstr(q, name)) != NULL; q += len) {
+            const bool before = q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_');
+            const bool after = isalnum((unsigned char)q[len]) || q[len] == '_';
+            if (!before && !after) return true;
+        }
+    }
+    return false;
+}

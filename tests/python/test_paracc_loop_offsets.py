@@ -84,6 +84,11 @@ def test_loop_offsets_follow_the_border_rule(target, flags):
     (("for (int i = -2; i <= 2; i++)", "for (int i = -2; i <= H / 100; i++)"), "row index is not a constant"),
     # unsigned: the offset would wrap where the read leaves the image
     (("for (int j = -2; j < 3; j++)", "for (unsigned j = 0; j < 5; j++)"), "column index is not a constant"),
+    # a macro that may assign the variable: passed to it, or named in a #define of the file
+    (("s += in[mx + i][my + j] * (float)(3 + i * j);",
+      "{ s += in[mx + i][my + j] * (float)(3 + i * j); BUMP(j); }"), "column index is not a constant"),
+    (("s += in[mx + i][my + j] * (float)(3 + i * j);",
+      "{ s += in[mx + i][my + j] * (float)(3 + i * j); STEP; }"), "column index is not a constant"),
     # further than the rule covers
     (("for (int i = -2; i <= 2; i++)", "for (int i = -3; i <= 2; i++)"),
      "reaches 3 rows before the image but border rule 'mirror' covers 2"),
@@ -91,6 +96,8 @@ def test_loop_offsets_follow_the_border_rule(target, flags):
 def test_loops_of_unknown_range_are_refused(change, match):
     src = PROGRAM.replace(*change)
     assert src != PROGRAM
+    if "BUMP" in src or "STEP" in src:
+        src = src.replace("#include <math.h>", "#include <math.h>\n#define BUMP(x) ((x) -= 5)\n#define STEP j -= 5")
     if "unsigned" in change[1]:
         src = src.replace("in[mx + i][my + j]", "in[mx + i][my + j - 2]")
     with pytest.raises(ValueError, match=match):
