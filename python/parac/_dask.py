@@ -96,10 +96,9 @@ def _gather_apply(block_fn, pieces, trim, blocks, gpu=None):
     if gpu is not None:
         from ._device import to_gpu, to_host
 
-        g = None if gpu < 0 else gpu
         # only the parts of each block that the padded block holds cross the link
         combos = list(itertools.product(*[range(len(p)) for p in pieces]))
-        moved = [to_gpu(b[tuple(p[m][1] for p, m in zip(pieces, combo))], g) for b, combo in zip(blocks, combos)]
+        moved = [to_gpu(b[tuple(p[m][1] for p, m in zip(pieces, combo))], gpu) for b, combo in zip(blocks, combos)]
         whole = [[(0, slice(0, s.stop - s.start)) for _b, s in p] for p in pieces]
         return to_host(_gather_apply(block_fn, whole, trim, moved))
     if len(blocks) == 1 and all(len(p) == 1 for p in pieces):

@@ -125,7 +125,7 @@ def _on_gpu(block, req):
         return None
     from ._device import to_gpu
 
-    return to_gpu(block, None if gpu < 0 else gpu)
+    return to_gpu(block, gpu)
 
 
 def _rank(ndim, conn):

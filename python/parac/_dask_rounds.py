@@ -45,7 +45,7 @@ def _to_work(block, dtype, who, gpu=None):
     if gpu is not None:
         from ._device import to_gpu
 
-        block = to_gpu(block, None if gpu < 0 else gpu)
+        block = to_gpu(block, gpu)
     xp = _xp(block)
     w = block.astype(dtype, copy=False)
     if str(block.dtype) not in _WORK and not bool(xp.all(w.astype(block.dtype) == block)):
@@ -180,17 +180,13 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     return _back(_assemble(cur_b, cur, dt, meta), gpu), rounds
 
 
-def _moved(block, gpu):
-    from ._device import to_gpu
-
-    return to_gpu(block, None if gpu < 0 else gpu)
-
-
 def to_gpu_chunks(a, gpu):
     """a's host chunks copied to GPU gpu (-1: the current one), lazily."""
     import cupy
 
-    return a.map_blocks(_moved, gpu, dtype=a.dtype, meta=cupy.empty((0,) * a.ndim, a.dtype))
+    from ._device import to_gpu
+
+    return a.map_blocks(to_gpu, gpu, dtype=a.dtype, meta=cupy.empty((0,) * a.ndim, a.dtype))
 
 
 def _back(a, gpu):

@@ -175,15 +175,15 @@ def _copy_threads():
 
 
 def to_gpu(a, gpu=None):
-    """A host array's copy on GPU gpu (None: CuPy's current device), as a
-    C-contiguous CuPy array."""
+    """A host array's copy on GPU gpu (None or negative: CuPy's current
+    device), as a C-contiguous CuPy array."""
     import contextlib
 
     import cupy
     import numpy as np
 
     a = np.ascontiguousarray(a)
-    with cupy.cuda.Device(gpu) if gpu is not None else contextlib.nullcontext():
+    with cupy.cuda.Device(gpu) if gpu is not None and gpu >= 0 else contextlib.nullcontext():
         if a.nbytes < STAGED_MIN or a.nbytes == 0:
             return cupy.asarray(a)
         from . import _parac
