@@ -110,7 +110,7 @@ def _split_top(text):
 
 
 def _functions(src):
-    """(name, [params]) of every function definition with a matrix parameter."""
+    """(name, [params]) of every exported function definition with a matrix parameter."""
     src = _strip_comments(src)
     out = []
     for m in re.finditer(r"\b(\w+)\s*\(", src):
@@ -124,8 +124,11 @@ def _functions(src):
         if depth or not rest.startswith("{") or not at_top:
             continue
         params = _split_top(src[m.end():i - 1])
+        words = src[line_start:m.start()].split()
+        if "static" in words:  # not exported: no NAME_try() to call
+            continue
         if any("parac_matrix" in p for p in params):
-            ret = " ".join(src[line_start:m.start()].replace("static", " ").replace("inline", " ").split())
+            ret = " ".join(src[line_start:m.start()].replace("inline", " ").split())
             out.append((m.group(1), ret, [_Param(p) for p in params]))
     return out
 

@@ -96,6 +96,7 @@ static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE
         sema_program(prog);
         sema_check_writes(prog);
         sema_check_macros(prog);
+        sema_check_matrix_calls(prog);
     }
     if (ast_only) {
         dump_ast(prog, opt->dump_out ? opt->dump_out : stdout);

@@ -139,6 +139,59 @@ void dump_hast(Program *prog, FILE *o)
     }
 }
 
+/* ---- matrices written through calls (parac.compile's outputs) -------------- */
+typedef struct Written { Obj **v; int n, cap; } Written;
+
+static bool written_has(const Written *w, const Obj *o)
+{
+    for (int i = 0; i < w->n; i++)
+        if (w->v[i] == o) return true;
+    return false;
+}
+
+static void written_add(Written *w, Obj *o)
+{
+    if (w->n == w->cap) {
+        const int cap = w->cap ? 2 * w->cap : 32;
+        Obj **v = lang_alloc(sizeof *v * (size_t)cap);
+        if (w->n) memcpy(v, w->v, sizeof *v * (size_t)w->n);
+        w->v = v;
+        w->cap = cap;
+    }
+    w->v[w->n++] = o;
+}
+
+/* Arguments of calls to parac__m_NAME whose parameter is written: written too. */
+static bool through_calls(Node *n, Written *w, int depth)
+{
+    if (!n || depth > 400 || n->kind == ND_ITERATOR) return false;
+    bool grew = false;
+    if (n->handle_param && n->var && written_has(w, n->handle_param) && !written_has(w, n->var)) {
+        written_add(w, n->var);
+        grew = true;
+    }
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) grew |= through_calls(c, w, depth + 1);
+    return grew;
+}
+
+static void dump_calls(Program *prog, FILE *o)
+{
+    Written w = {0};
+    for (Region *r = prog->regions; r; r = r->next)
+        for (VarUse *u = r->vars; u; u = u->next)
+            if (u->written && !written_has(&w, u->var)) written_add(&w, u->var);
+    const int direct = w.n;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (Node *f = prog->top; f; f = f->next)
+            if (f->kind == ND_FUNC) grew |= through_calls(f->body, &w, 0);
+    }
+    if (w.n == direct) return;
+    fputs("calls of this file's functions with matrices\n", o);
+    for (int i = direct; i < w.n; i++) fprintf(o, "  var %s: write (by a callee)\n", w.v[i]->name);
+}
+
 void dump_analysis(Program *prog, FILE *o)
 {
     for (Region *r = prog->regions; r; r = r->next) {
@@ -180,5 +233,5 @@ void dump_analysis(Program *prog, FILE *o)
         }
         fprintf(o, "  plan: work-group %dx%dx%d, vector width %d, local tiles %s\n", r->wg[0], r->wg[1], r->wg[2],
                 r->vector_width, r->use_local_tiles ? "yes" : "no");
-    }
+    }    dump_calls(prog, o);
 }

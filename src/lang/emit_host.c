@@ -21,41 +21,65 @@
 extern const char lang_prelude_helpers[], lang_prelude_failures[], lang_prelude_device[];
 
 /* ---- functions ---------------------------------------------------------------- */
-static void print_signature(PrintCtx *p, Node *f)
+/* The entry point of calls from this file (sema_calls.c): each matrix
+ * parameter travels as its host storage, its sizes and pitch {d0, d1, d2,
+ * pitch} and, on the device targets, its device copy. */
+static const char *handle_name(const char *name) { return lang_format("parac__m_%s", name); }
+
+static void print_signature(PrintCtx *p, Node *f, bool handles)
 {
-    if (f->is_static) print_fmt(p, "static ");
-    if (f->is_inline) print_fmt(p, "inline ");
-    print_type_decl(p->out, f->ty->base, f->name, false);
+    if (handles) print_fmt(p, "static ");
+    else if (f->is_static) print_fmt(p, "static ");
+    if (f->is_inline && !handles) print_fmt(p, "inline ");
+    print_type_decl(p->out, f->ty->base, handles ? handle_name(f->name) : f->name, false);
     print_fmt(p, "(");
     if (!f->ty->params) print_fmt(p, f->ty->variadic ? "" : "void");
     for (Node *q = f->ty->params; q; q = q->next) {
         if (q != f->ty->params) print_fmt(p, ", ");
-        print_type_decl(p->out, q->ty, q->var ? q->var->name : q->name ? q->name : "", false);
+        const char *name = q->var ? q->var->name : q->name ? q->name : "";
+        print_type_decl(p->out, q->ty, name, false);
+        if (handles && q->var && q->ty->kind == TY_MATRIX) {
+            print_fmt(p, ", const long *%s_shape", name);
+            if (host_ocl(p)) print_fmt(p, ", parac_%s_matrix *%s_devp", host_rt(p), name);
+        }
     }
     if (f->ty->variadic) print_fmt(p, ", ...");
     print_fmt(p, ")");
 }
 
-static void emit_function(PrintCtx *p, Node *f)
+/* A matrix parameter's sizes, pitch and device copy at the function's start. */
+static void param_prologue(PrintCtx *p, Node *f, Node *q, bool handles)
+{
+    Obj *o = q->var;
+    print_line(p, "/* %s:%d: parameter %s parac_matrix &%s%s */", p->host->file, q->tok->line,
+         ty_c_name(o->ty->base, false), o->name, handles ? " (with its sizes, pitch and device copy)" : "");
+    host_matrix_dims(p, o);
+    if (handles) {
+        print_line(p, "parac__same_shape(%s_shape, %s_d0, %s_d1, %s_d2, \"%s:%d\", \"%s\");", o->name, o->name, o->name,
+             o->name, p->host->file, q->tok->line, o->name);
+        print_line(p, "const long %s_pitch = %s_shape[3];", o->name, o->name);
+    } else
+        print_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
+    host_matrix_unused(p, o);
+    if (!handles) host_matrix_bind(p, o);
+    if (host_ocl(p) && o->used_in_kernel) host_push_matrix(p, o, f->body);
+}
+
+/* f's body (handles: as parac__m_NAME). */
+static void emit_function(PrintCtx *p, Node *f, bool handles)
 {
     p->host->func = f;
+    p->host->handles = handles;
     p->host->sp = 0;
-    print_fmt(p, "/* %s:%d */\n", p->host->file, f->tok->line);
-    print_signature(p, f);
+    print_fmt(p, "/* %s:%d%s */\n", p->host->file, f->tok->line,
+              handles ? ": the entry point of calls from this file, matrices passed with their sizes, pitch and "
+                        "device copy" : "");
+    print_signature(p, f, handles);
     print_fmt(p, "\n{\n");
     p->indent = 1;
     p->host->block = f->body;
-    for (Node *q = f->ty->params; q; q = q->next) {
-        if (!q->var || q->var->ty->kind != TY_MATRIX) continue;
-        Obj *o = q->var;
-        print_line(p, "/* %s:%d: parameter %s parac_matrix &%s */", p->host->file, q->tok->line,
-             ty_c_name(o->ty->base, false), o->name);
-        host_matrix_dims(p, o);
-        print_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
-        host_matrix_unused(p, o);
-        host_matrix_bind(p, o);
-        if (host_ocl(p) && o->used_in_kernel) host_push_matrix(p, o, f->body);
-    }
+    for (Node *q = f->ty->params; q; q = q->next)
+        if (q->var && q->var->ty->kind == TY_MATRIX) param_prologue(p, f, q, handles);
     /* the body's statements, inside the function's own braces */
     for (Node *s = f->body->args; s;) {
         Node *saved = p->host->block;
@@ -68,6 +92,40 @@ static void emit_function(PrintCtx *p, Node *f)
         while (k-- > 0 && s) s = s->next;
     }
     host_block_end(p, f->body);
+    p->indent = 0;
+    print_fmt(p, "}\n\n");
+    p->host->func = NULL;
+    p->host->handles = false;
+}
+
+/* NAME for callers outside the file, where parac__m_NAME holds the body: its
+ * matrices bound as packed host rows, then passed on. */
+static void emit_public_wrapper(PrintCtx *p, Node *f)
+{
+    p->host->func = f;
+    p->host->sp = 0;
+    print_fmt(p, "/* %s:%d */\n", p->host->file, f->tok->line);
+    print_signature(p, f, false);
+    print_fmt(p, "\n{\n");
+    p->indent = 1;
+    for (Node *q = f->ty->params; q; q = q->next)
+        if (q->var && q->var->ty->kind == TY_MATRIX) param_prologue(p, f, q, false);
+    Type *rt = f->ty->base;
+    const bool has_value = rt && rt->kind != TY_VOID;
+    print_indent(p);
+    if (has_value) {
+        print_type_decl(p->out, rt, "parac_result", false);
+        print_fmt(p, " = ");
+    }
+    print_fmt(p, "%s(", handle_name(f->name));
+    for (Node *q = f->ty->params; q; q = q->next) {
+        const char *name = q->var ? q->var->name : "";
+        print_fmt(p, "%s%s", q != f->ty->params ? ", " : "", name);
+        if (q->var && q->ty->kind == TY_MATRIX) host_print_matrix_extras(p, q->var);
+    }
+    print_fmt(p, ");\n");
+    host_release_all(p);
+    if (has_value) print_line(p, "return parac_result;");
     p->indent = 0;
     print_fmt(p, "}\n\n");
     p->host->func = NULL;
@@ -115,6 +173,7 @@ static const HostHooks hooks = {
     .needs_wrap = host_needs_wrap,
     .cond_expr = host_cond_expr,
     .stmt_run = host_strip_run,
+    .matrix_extras = host_print_matrix_extras,
 };
 
 /* NAME_try(): the function with its failures returned instead of reported.
@@ -205,6 +264,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     p->hooks = &hooks;
     p->line_marks = !prog->opt || !prog->opt->no_line;
     const bool dev = target_has_device(target), cuda = target == TARGET_CUDA;
+    host_mark_param_use(prog);
     const char *api = cuda ? "CUDA" : "OpenCL", *x = cuda ? "cu" : "cl";
     print_fmt(p, "/* %s: generated by paracc from %s (target %s).\n", c_name, p->host->file, target_name(target));
     if (dev)
@@ -214,6 +274,7 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
     fprintf(o, "%s\n", lang_prelude_helpers);
     if (dev) print_fmt(p, "#include <parac/%s.h>\n\n", cuda ? "cuda" : "opencl");
     fprintf(o, "#define PARAC__OUT_OF_MEMORY %d /* PARAC_ERR_OUT_OF_MEMORY */\n", (int)PARAC_ERR_OUT_OF_MEMORY);
+    fprintf(o, "#define PARAC__INVALID_ARGUMENT %d /* PARAC_ERR_INVALID_ARGUMENT */\n", (int)PARAC_ERR_INVALID_ARGUMENT);
     fprintf(o, "%s\n", lang_prelude_failures);
     if (!dev) print_order_helpers(p, prog);
     if (dev) {
@@ -246,6 +307,12 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
             break;
         case ND_DECL:
             print_stmt(p, n);
+            /* a prototype of a function with parac__m_NAME: that one's too */
+            for (Node *d = n->decls; d; d = d->next)
+                if (d->var && d->var->is_func && d->var->handle_variant && d->var->func_def) {
+                    print_signature(p, d->var->func_def, true);
+                    print_fmt(p, ";\n");
+                }
             break;
         case ND_FUNC:
             if (dev && n->is_static && device_only(prog, n)) {
@@ -254,7 +321,16 @@ void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name
                 break;
             }
             assign_blocks(n->body, n->body);
-            emit_function(p, n);
+            if (n->var && n->var->handle_variant) {
+                emit_function(p, n, true);
+                if (!n->is_static || n->var->plain_called) emit_public_wrapper(p, n);
+                else {
+                    print_fmt(p, "/* %s:%d: static function %s is called only from this file with matrices: see %s */\n\n",
+                              p->host->file, n->tok->line, n->name, handle_name(n->name));
+                    break;
+                }
+            } else
+                emit_function(p, n, false);
             emit_try_wrapper(p, n);
             break;
         case ND_BORDER_RULE:

@@ -15,6 +15,7 @@ struct HostEmitter {
     Obj **stack;
     Node **stack_block;
     int sp, cap;
+    bool handles;      /* printing parac__m_NAME: matrix parameters are the caller's */
 };
 
 /* Whether the target has a device, and the runtime's prefixes in generated
@@ -28,8 +29,15 @@ void host_push_matrix(PrintCtx *p, Obj *o, Node *block); /* in scope until `bloc
 void host_matrix_dims(PrintCtx *p, Obj *o);   /* NAME_d0..d2 */
 void host_matrix_bind(PrintCtx *p, Obj *o);   /* its device copy (device targets) */
 void host_matrix_unused(PrintCtx *p, Obj *o); /* no warnings where a size is not used */
+/* o's device copy in generated code: &NAME_dev, or NAME_devp for a matrix
+ * parameter of parac__m_NAME (the caller's) */
+const char *host_dev(const PrintCtx *p, const Obj *o);
+/* after a matrix argument of parac__m_NAME: its sizes and pitch, its device copy */
+void host_print_matrix_extras(PrintCtx *p, Obj *o);
 void host_decl_matrix(PrintCtx *p, Node *d);
 void host_block_end(PrintCtx *p, Node *block);
+void host_release_all(PrintCtx *p);           /* every matrix in scope (the public wrapper's end) */
+void host_mark_param_use(Program *prog);      /* host_used of the parac__m_NAME parameters */
 bool host_needs_wrap(PrintCtx *p, Node *n);
 void host_before_stmt(PrintCtx *p, Node *n);
 void host_after_stmt(PrintCtx *p, Node *n);

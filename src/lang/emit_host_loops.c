@@ -250,10 +250,10 @@ void host_iterator(PrintCtx *p, Node *n)
                 for (int d = 0; d < nd; d++)
                     print_fmt(p, "%sparac_first[%d] == 0 && parac_n[%d] == %s_d%d", d ? " && " : "", d, d, m->name,
                               lead + d);
-                print_fmt(p, ") parac_%s_matrix_overwritten(&%s_dev); /* every element written, none read */\n",
-                          host_rt(p), m->name);
+                print_fmt(p, ") parac_%s_matrix_overwritten(%s); /* every element written, none read */\n",
+                          host_rt(p), host_dev(p, m));
             }
-            print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
+            print_line(p, "PARAC__CHECK(parac_%s_to_device(%s));", host_rt(p), host_dev(p, m));
         }
         if (r->fold_red) {
             Obj *m = r->fold_red->red_var;
@@ -279,7 +279,7 @@ void host_iterator(PrintCtx *p, Node *n)
         print_indent(p);
         print_fmt(p, "const parac_%s_arg parac_args[] = {", host_rt(p));
         for (int d = 0; d < nd; d++) print_fmt(p, "%sPARAC_%s_VALUE(parac_first_i[%d])", d ? ", " : "", host_RT(p), d);
-        for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_%s_MATRIX(&%s_dev)", host_RT(p), r->mats[i]->name);
+        for (int i = 0; i < r->nmats; i++) print_fmt(p, ", PARAC_%s_MATRIX(%s)", host_RT(p), host_dev(p, r->mats[i]));
         for (int i = 0; i < r->nscalars; i++) print_fmt(p, ", PARAC_%s_VALUE(parac_arg_%s)", host_RT(p), r->scalars[i]->name);
         if (r->fold_red) print_fmt(p, ", PARAC_CU_VALUE(parac_fold_slot)");
         print_fmt(p, "};\n");
@@ -345,7 +345,7 @@ void host_iterator(PrintCtx *p, Node *n)
             if (!a->is_write) continue;
             bool dup = false;
             for (Access *b = r->accesses; b != a; b = b->next) dup |= b->is_write && b->var == a->var;
-            if (!dup) print_line(p, "parac_%s_device_modified(&%s_dev);", host_rt(p), a->var->name);
+            if (!dup) print_line(p, "parac_%s_device_modified(%s);", host_rt(p), host_dev(p, a->var));
         }
     }
     p->indent--;

@@ -53,6 +53,17 @@ void host_matrix_bind(PrintCtx *p, Obj *o)
     print_line(p, "parac__hold(parac__release_dev, &%s_dev);", o->name);
 }
 
+const char *host_dev(const PrintCtx *p, const Obj *o)
+{
+    return p->host->handles && o->is_param ? lang_format("%s_devp", o->name) : lang_format("&%s_dev", o->name);
+}
+
+void host_print_matrix_extras(PrintCtx *p, Obj *o)
+{
+    print_fmt(p, ", (const long[4]){%s_d0, %s_d1, %s_d2, %s_pitch}", o->name, o->name, o->name, o->name);
+    if (host_ocl(p)) print_fmt(p, ", %s", host_dev(p, o));
+}
+
 void host_matrix_unused(PrintCtx *p, Obj *o)
 {
     print_line(p, "(void)%s_d0; (void)%s_d1; (void)%s_d2; (void)%s_pitch;", o->name, o->name, o->name, o->name);
@@ -71,11 +82,32 @@ static bool host_names(const Node *n, const Obj *o, int depth)
             if (host_names(n->iter->r[d].lb, o, depth + 1) || host_names(n->iter->r[d].ub, o, depth + 1)) return true;
         return false;
     }
+    /* passed on to a function of the file that uses it in kernels only */
+    if (n->handle_param && !n->handle_param->host_used) return false;
     if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o) return true;
     NodeKids k = {.n = n};
     for (const Node *c; (c = lang_next_kid(&k));)
         if (host_names(c, o, depth + 1)) return true;
     return false;
+}
+
+/* Which matrix parameters of the functions with parac__m_NAME their host
+ * code reads or writes, directly or through the callees it passes them to:
+ * a caller's matrix passed only to parameters that are not may live on the
+ * device only. Grows to a fixed point over the calls. */
+void host_mark_param_use(Program *prog)
+{
+    for (bool changed = true; changed;) {
+        changed = false;
+        for (Node *f = prog->top; f; f = f->next) {
+            if (f->kind != ND_FUNC || !f->var || !f->var->handle_variant) continue;
+            for (Node *q = f->ty->params; q; q = q->next)
+                if (q->var && q->var->ty->kind == TY_MATRIX && !q->var->host_used && host_names(f->body, q->var, 0)) {
+                    q->var->host_used = true;
+                    changed = true;
+                }
+        }
+    }
 }
 
 void host_decl_matrix(PrintCtx *p, Node *d)
@@ -142,11 +174,17 @@ void host_decl_matrix(PrintCtx *p, Node *d)
 /* Release (and for references, bring back) the matrices of one scope. */
 static void release(PrintCtx *p, Obj *o)
 {
+    if (p->host->handles && o->is_param) return; /* the caller's */
     if (host_ocl(p) && o->used_in_kernel) {
-        if (o->is_ref) print_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev));", host_rt(p), o->name);
-        print_line(p, "parac__drop_dev(&%s_dev);", o->name);
+        if (o->is_ref) print_line(p, "PARAC__CHECK(parac_%s_to_host(%s));", host_rt(p), host_dev(p, o));
+        print_line(p, "parac__drop_dev(%s);", host_dev(p, o));
     }
     if (!o->is_ref && !o->device_only) print_line(p, "parac__free_matrix(%s);", o->name);
+}
+
+void host_release_all(PrintCtx *p)
+{
+    while (p->host->sp > 0) release(p, p->host->stack[--p->host->sp]);
 }
 
 void host_block_end(PrintCtx *p, Node *block)
@@ -235,15 +273,15 @@ static void emit_reduction(PrintCtx *p, Node *op)
              id, id);
         print_line(p, "else {");
         p->indent++;
-        print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
-        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
-             host_rt(p), r->kernel, m->name, id, id);
+        print_line(p, "PARAC__CHECK(parac_%s_to_device(%s));", host_rt(p), host_dev(p, m));
+        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", %s, sizeof parac_acc_%d, &parac_acc_%d));",
+             host_rt(p), r->kernel, host_dev(p, m), id, id);
         p->indent--;
         print_line(p, "}");
     } else if (host_ocl(p)) {
-        print_line(p, "PARAC__CHECK(parac_%s_to_device(&%s_dev));", host_rt(p), m->name);
-        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", &%s_dev, sizeof parac_acc_%d, &parac_acc_%d));",
-             host_rt(p), r ? r->kernel : "?", m->name, id, id);
+        print_line(p, "PARAC__CHECK(parac_%s_to_device(%s));", host_rt(p), host_dev(p, m));
+        print_line(p, "PARAC__CHECK(parac_%s_reduce(parac__session(), \"%s\", %s, sizeof parac_acc_%d, &parac_acc_%d));",
+             host_rt(p), r ? r->kernel : "?", host_dev(p, m), id, id);
     } else {
         const char *clause = op->pop == OP_MIN ? "min" : op->pop == OP_MAX ? "max" : "+";
         print_line(p, "#pragma omp parallel for reduction(%s:parac_acc_%d)", clause, id);
@@ -271,20 +309,42 @@ static void emit_reduction(PrintCtx *p, Node *op)
 
 /* ---- transfers around host statements (device targets) ------------------------ */
 
-static bool mentions_storage(Node *n, Obj *o)
-{
-    if (node_mentions(n, o)) return true;
-    if (o->bound_obj && node_mentions(n, o->bound_obj)) return true;
-    return false;
-}
+
 
 /* Whether the host statement n reads or writes o's storage. The global
  * reductions of the statement run on the device before it (emit_reduction),
  * so the matrices they read are not touched by the host. */
+static void find_handle_args(Node *e, Node **list, int *n, int depth)
+{
+    if (!e || *n >= 96 || depth > 400 || e->kind == ND_ITERATOR) return;
+    if (e->handle_param) {
+        list[(*n)++] = e;
+        return;
+    }
+    NodeKids k = {.n = e};
+    for (Node *c; (c = lang_next_kid(&k));) find_handle_args(c, list, n, depth + 1);
+}
+
+/* Whether expression n reads o's storage on the host: not as an argument
+ * passed on to parac__m_NAME with its device copy. */
+static bool mentions_storage(Node *n, Obj *o)
+{
+    Node *skip[96];
+    int k = 0;
+    find_handle_args(n, skip, &k, 0);
+    if (node_mentions_except(n, o, skip, k)) return true;
+    if (o->bound_obj && node_mentions_except(n, o->bound_obj, skip, k)) return true;
+    return false;
+}
+
 static bool stmt_touches(PrintCtx *p, Node *n, Obj *o)
 {
-    Node *red[32];
-    const int k = host_ocl(p) ? stmt_reductions(n, red) : 0;
+    /* not the statement's reductions, which run on the device before it
+     * (emit_reduction), nor its matrices passed to parac__m_NAME with their
+     * device copies (the callee moves what it needs) */
+    Node *red[96];
+    int k = host_ocl(p) ? stmt_reductions(n, red) : 0;
+    if (host_ocl(p)) find_handle_args(n, red, &k, 0);
     if (node_mentions_except(n, o, red, k)) return true;
     if (o->bound_obj && node_mentions_except(n, o->bound_obj, red, k)) return true;
     return false;
@@ -320,7 +380,7 @@ void host_before_stmt(PrintCtx *p, Node *n)
         for (int i = 0; i < p->host->sp; i++) {
             Obj *o = p->host->stack[i];
             if (o && o->used_in_kernel && stmt_touches(p, n, o))
-                print_line(p, "PARAC__CHECK(parac_%s_to_host(&%s_dev)); /* the host reads or writes %s */", host_rt(p), o->name,
+                print_line(p, "PARAC__CHECK(parac_%s_to_host(%s)); /* the host reads or writes %s */", host_rt(p), host_dev(p, o),
                      o->name);
         }
 }
@@ -330,7 +390,7 @@ void host_after_stmt(PrintCtx *p, Node *n)
     if (!host_touches(p, n) || n->kind == ND_RETURN) return;
     for (int i = 0; i < p->host->sp; i++) {
         Obj *o = p->host->stack[i];
-        if (o && o->used_in_kernel && stmt_touches(p, n, o)) print_line(p, "parac_%s_host_modified(&%s_dev);", host_rt(p), o->name);
+        if (o && o->used_in_kernel && stmt_touches(p, n, o)) print_line(p, "parac_%s_host_modified(%s);", host_rt(p), host_dev(p, o));
     }
 }
 
@@ -342,7 +402,7 @@ void host_cond_expr(PrintCtx *p, Node *e)
         for (int i = 0; i < p->host->sp; i++) {
             Obj *o = p->host->stack[i];
             if (o && o->used_in_kernel && mentions_storage(e, o)) {
-                print_fmt(p, "%sparac__host_copy(&%s_dev, __LINE__), ", n ? "" : "(", o->name);
+                print_fmt(p, "%sparac__host_copy(%s, __LINE__), ", n ? "" : "(", host_dev(p, o));
                 n++;
             }
         }
@@ -368,6 +428,12 @@ void host_before_return(PrintCtx *p, Node *ret)
     print_line(p, "{");
     p->indent++;
     for (int i = 0; i < k; i++) emit_reduction(p, list[i]);
+    /* the value may read matrices that kernels wrote */
+    for (int i = 0; ret->lhs && host_ocl(p) && i < p->host->sp; i++) {
+        Obj *o = p->host->stack[i];
+        if (o && o->used_in_kernel && stmt_touches(p, ret, o))
+            print_line(p, "PARAC__CHECK(parac_%s_to_host(%s)); /* the value reads %s */", host_rt(p), host_dev(p, o), o->name);
+    }
     Type *rt = p->host->func ? p->host->func->ty->base : NULL;
     bool has_value = ret->lhs && rt && rt->kind != TY_VOID;
     if (has_value) {

@@ -206,6 +206,11 @@ struct Node {
      * may update (a histogram's hist[v] += 1; a sum into shared elements):
      * printed as the target's atomic add (sema_writes.c) */
     bool atomic_update;
+    /* a host call of a function of this file whose matrix arguments are all
+     * matrices: it calls parac__m_NAME, which takes each with its sizes, pitch
+     * and device copy (sema_calls.c, emit_host.c) */
+    bool handle_call;
+    Obj *handle_param; /* an argument of such a call: the parameter it binds */
 };
 
 struct Obj {
@@ -224,6 +229,12 @@ struct Obj {
     Node *func_def;     /* functions defined in this file */
     bool used_in_kernel;
     bool device_only;   /* emit_host.c: only kernels use it, no host storage */
+    /* functions: called from this file with matrices (parac__m_NAME is
+     * emitted), called otherwise too (NAME with packed host rows is needed) */
+    bool handle_variant, plain_called;
+    /* a matrix parameter of a function with parac__m_NAME: host code of the
+     * function (or of a callee it passes the matrix to) reads or writes it */
+    bool host_used;
     int id;
 };
 
@@ -464,6 +475,9 @@ void sema_check_writes(Program *prog);
 /* sema_macros.c: reports the #defines whose body names a matrix (macros
  * reach the generated code unexpanded) */
 void sema_check_macros(Program *prog);
+/* sema_calls.c: host calls passing matrices to functions of this file (the
+ * parac__m_NAME entry point); declared matrices passed otherwise */
+void sema_check_matrix_calls(Program *prog);
 /* The file's object-like #defines, for lang_macro_value (sema_program's first step). */
 void sema_collect_macros(Program *prog);
 /* The value of an object-like macro whose body is an integer constant
@@ -633,6 +647,7 @@ struct HostHooks {
     bool (*needs_wrap)(PrintCtx *p, Node *n);   /* before/after code needs braces */
     int (*stmt_run)(PrintCtx *p, Node *s);      /* prints statements from s as one; returns how many, or 0 */
     void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
+    void (*matrix_extras)(PrintCtx *p, Obj *m); /* after a matrix argument of parac__m_NAME */
 };
 
 /* ---- types.c: constant values, operator names, small matrices ---------- */

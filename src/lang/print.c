@@ -447,18 +447,25 @@ void print_expr(PrintCtx *p, Node *n)
         print_expr(p, n->rhs);
         out(p, ")");
         return;
-    case ND_CALL:
+    case ND_CALL: {
+        /* a host call passing matrices to a function of the file (sema_calls.c) */
+        const bool handles = n->handle_call && !p->in_kernel && p->hooks && p->hooks->matrix_extras;
         if (n->lhs && n->lhs->kind != ND_VAR) {
             print_expr(p, n->lhs);
+        } else if (handles) {
+            out(p, "parac__m_");
+            out(p, n->name);
         } else
             out(p, p->opencl && !p->cuda ? opencl_func_name(n->name) : n->name);
         out(p, "(");
         for (Node *a = n->args; a; a = a->next) {
             if (a != n->args) out(p, ", ");
             print_expr(p, a);
+            if (handles && a->handle_param) p->hooks->matrix_extras(p, a->var);
         }
         out(p, ")");
         return;
+    }
     case ND_INDEX: {
         /* C arrays, constant matrices, and matrix reads inside border values */
         Node *base = n;

@@ -335,14 +335,6 @@ Node *sema_expr(Sema *S, Node *n)
             *a = sema_expr(S, *a);
             (*a)->next = an;
             if (is_small(*a)) diag_error_tok((*a)->tok, "a small matrix cannot be passed to a C function");
-            Obj *m = (*a)->kind == ND_VAR ? (*a)->var : NULL;
-            if (m && m->ty && m->ty->kind == TY_MATRIX && !m->is_param && !m->is_ref)
-                /* the callee takes packed rows in host memory; a declared matrix has padded rows and may
-                 * live on the device only */
-                diag_error_tok((*a)->tok, "'%s' is a matrix declared in this function (its rows padded, its data possibly on "
-                               "the device only) and cannot be passed to '%s', which takes rows one after another "
-                               "in host memory; pass a matrix bound to C storage (parac_matrix &M[..] = pointer) "
-                               "or a parameter", m->name, n->name ? n->name : "the function");
         }
         Obj *f = n->lhs->var;
         n->ty = f && f->ty->kind == TY_FUNC ? f->ty->base : ty_basic(TY_INT, false);

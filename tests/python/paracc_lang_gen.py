@@ -25,6 +25,8 @@ to a function of the file by reference.
 
 A draw that would overflow 32-bit integers (undefined in C) or divide by zero
 raises Reject and the caller draws again."""
+import zlib
+
 import numpy as np
 
 TYPES = {"u8": ("unsigned char", np.uint8), "u16": ("unsigned short", np.uint16),
@@ -855,9 +857,20 @@ def draw(rng, dt=None, lead=None):
     for k, kind in enumerate(names):
         dst = f"A{k + 1}"
         temps.append(dst)
+        mark = len(prog.body)
         step = STAGES[kind](prog, srcs, dst)
         if step is None:
             step = stage_point(prog, srcs, dst)
+        if zlib.crc32("".join(prog.body[mark:]).encode()) % 10 < 3:
+            # the stage as a function of the file, called with the plane's matrices
+            # (declared ones among them: padded rows, on the device only); chosen
+            # by the stage's text, not the generator, whose draws stay as they were
+            fn = f"stage_fn{k + 1}"
+            params = ", ".join(f"pixel parac_matrix &{m}[H][W]" for m in srcs + [dst])
+            prog.helpers.append(f"static void {fn}(int H, int W, {params})\n{{\n" + "".join(prog.body[mark:]) + "}\n\n")
+            del prog.body[mark:]
+            prog.body.append(f"    {fn}(H, W, {', '.join(srcs + [dst])});\n")
+            prog.kinds.append("called")
         steps.append(step)
         srcs = srcs + [dst] if len(srcs) < 3 else [srcs[0], srcs[-1], dst]
     # the last stage writes every output pixel
@@ -885,7 +898,7 @@ def draw(rng, dt=None, lead=None):
                  f"    parac_iterator ch(0:C:1; 0:H:1; 0:W:1) {{\n"
                  f"        P[chx][chy][chz] = (pixel)(clampv(P[chx][chy][chz] * wts[chx % 3][0] + chx));\n    }}\n")
     main += "}\n"
-    src = head + plane + main
+    src = head + "".join(prog.helpers) + plane + main
 
     def oracle(img):
         C, H, W = img.shape

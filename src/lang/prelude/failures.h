@@ -157,3 +157,15 @@ PARAC__HELPER void parac__free_matrix(void *p)
     parac__unhold(p);
     parac__storage_free(p);
 }
+
+/* A matrix passed to parac__m_NAME (a call from the same file) must have the
+ * sizes its parameter declares (shape: d0, d1, d2, pitch); `where` is the
+ * parameter's place in the source. */
+PARAC__HELPER void parac__same_shape(const long *shape, long d0, long d1, long d2, const char *where, const char *name)
+{
+    if (shape[0] == d0 && shape[1] == d1 && shape[2] == d2) return;
+    char what[256];
+    snprintf(what, sizeof what, "the matrix passed as '%s' has %ld x %ld x %ld elements where the parameter declares "
+             "%ld x %ld x %ld", name, shape[0], shape[1], shape[2], d0, d1, d2);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+}

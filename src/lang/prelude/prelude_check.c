@@ -2,6 +2,7 @@
  * with the project's warnings in the order a generated file has it: once as
  * the C target has it, once for each device runtime (PARAC_CHECK_RT). */
 #define PARAC__OUT_OF_MEMORY 3
+#define PARAC__INVALID_ARGUMENT 1
 #include "helpers.h"
 #include "failures.h"
 
