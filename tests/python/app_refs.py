@@ -114,3 +114,93 @@ def nl_means(rgb, sigma, patch=7, search=7):
             acc[:3] += w * clamped(sy, sx, 0)
             acc[3] += w
     return np.clip(acc[:3] / acc[3], 0, 1)
+
+
+def interpolate(rgba, levels):
+    """rgba: 4 x H x W float32 (alpha in plane 3) -> 3 x H x W float64:
+    Halide's interpolate with each pyramid level of its own size, (H + 1) / 2
+    x (W + 1) / 2 below H x W, its edge pixels repeated."""
+    def down(d):
+        h, w = d.shape[1:]
+        p = np.pad(d, ((0, 0), (1, 1), (1, 1)), mode="edge")
+        rows = np.arange(0, h, 2) + 1  # 2i in the padded rows
+        cols = np.arange(0, w, 2) + 1
+        dx = (p[:, :, cols - 1] + 2 * p[:, :, cols] + p[:, :, cols + 1]) * 0.25  # along the columns first
+        return (dx[:, rows - 1] + 2 * dx[:, rows] + dx[:, rows + 1]) * 0.25
+
+    def interp(d, n):
+        if n <= 1:
+            return d
+        h, w = d.shape[1:]
+        i = interp(down(d), n - 1)
+        ch, cw = i.shape[1:]
+        r0, r1 = np.arange(h) // 2, np.minimum((np.arange(h) + 1) // 2, ch - 1)
+        k0, k1 = np.arange(w) // 2, np.minimum((np.arange(w) + 1) // 2, cw - 1)
+        top = (i[:, r0][:, :, k0] + i[:, r0][:, :, k1]) / 2
+        bottom = (i[:, r1][:, :, k0] + i[:, r1][:, :, k1]) / 2
+        return d + (1 - d[3]) * ((top + bottom) / 2)
+
+    x = rgba.astype(np.float64)
+    d0 = np.concatenate([x[:3] * x[3], x[3:]])  # colours premultiplied, alpha itself
+    i0 = interp(d0, levels)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return i0[:3] / i0[3]
+
+
+def local_laplacian(rgb, levels, alpha, beta, J):
+    """rgb: 3 x H x W uint16 -> 3 x H x W uint16: Halide's local_laplacian with
+    each pyramid level of its own size, (H + 1) / 2 x (W + 1) / 2 below H x W,
+    its edge repeated; float32 operation by operation, as the app computes."""
+    f32 = np.float32
+
+    def down(a):  # C x h x w -> C x (h+1)/2 x (w+1)/2: [1 3 3 1] / 8 along the columns, then the rows
+        h, w = a.shape[1:]
+        r = np.arange(0, h, 2)
+        k = np.arange(0, w, 2)
+        rr = [np.clip(r + d, 0, h - 1) for d in (-1, 0, 1, 2)]
+        kk = [np.clip(k + d, 0, w - 1) for d in (-1, 0, 1, 2)]
+        x = [(a[:, ri][:, :, kk[0]] + f32(3) * (a[:, ri][:, :, kk[1]] + a[:, ri][:, :, kk[2]]) + a[:, ri][:, :, kk[3]]) / f32(8)
+             for ri in rr]
+        return (x[0] + f32(3) * (x[1] + x[2]) + x[3]) / f32(8)
+
+    def coarse_index(h, w, ch, cw):
+        r, k = np.arange(h), np.arange(w)
+        ra, rb = np.clip(r // 2 - 1 + 2 * (r % 2), 0, ch - 1), r // 2
+        ka, kb = np.clip(k // 2 - 1 + 2 * (k % 2), 0, cw - 1), k // 2
+        return ra, rb, ka, kb
+
+    def up(c, idx):  # h x w from the coarse plane c
+        ra, rb, ka, kb = idx
+        q = f32(0.25)
+        t = f32(0.75)
+        return q * (q * c[ra][:, ka] + t * c[ra][:, kb]) + t * (q * c[rb][:, ka] + t * c[rb][:, kb])
+
+    def split(lum):
+        lv = lum * f32(levels - 1)
+        li = np.clip(lv.astype(np.int64), 0, levels - 2)
+        return li, lv - li.astype(f32)
+
+    def level(j, G, L):
+        h, w = L.shape[1:]
+        li, lf = split(L[0])
+        rows, cols = np.meshgrid(np.arange(h), np.arange(w), indexing="ij")
+        if j == J - 1:
+            return (f32(1) - lf) * G[li, rows, cols] + lf * G[li + 1, rows, cols]
+        Gn, Ln = down(G), down(L)
+        on = level(j + 1, Gn, Ln)
+        idx = coarse_index(h, w, *Ln.shape[1:])
+        upG = np.stack([up(Gn[k], idx) for k in range(levels)])
+        l0 = G[li, rows, cols] - upG[li, rows, cols]
+        l1 = G[li + 1, rows, cols] - upG[li + 1, rows, cols]
+        return up(on, idx) + ((f32(1) - lf) * l0 + lf * l1)
+
+    fl = rgb.astype(f32) / f32(65535)
+    gray = f32(0.299) * fl[0] + f32(0.587) * fl[1] + f32(0.114) * fl[2]
+    k = np.arange(levels).reshape(-1, 1, 1)
+    lvl = (k * (f32(1) / f32(levels - 1))).astype(f32)
+    idx = np.clip((gray * f32(levels - 1) * f32(256)).astype(np.int64), 0, (levels - 1) * 256)
+    fx = (idx - 256 * k).astype(f32) / f32(256)
+    G = (f32(beta) * (gray - lvl) + lvl + f32(alpha) * fx * np.exp(-fx * fx / f32(2))).astype(f32)
+    outG = level(0, G, gray[None])
+    c = outG * (fl + f32(0.01)) / (gray + f32(0.01))
+    return (np.clip(c, 0, 1) * f32(65535)).astype(np.uint16)

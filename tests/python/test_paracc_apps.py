@@ -221,3 +221,42 @@ def test_tables_have_a_limit():
           "parac_iterator s(0:H; 0:W) { o[sx][sy] = t[sx][sy]; } }"
     with pytest.raises(ValueError, match="constant matrix 't' needs constant sizes of at most 65536 values"):
         parac.compile(src, "c")
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_interpolate(target, flags):
+    rng = np.random.default_rng(9)
+    for shape, levels in (((23, 37), 10), ((64, 45), 4), ((1, 1), 3), ((2, 7), 1), ((130, 9), 6)):
+        img = rng.random((4,) + shape).astype(np.float32)
+        img[3] = rng.random(shape) < 0.6  # alpha 0 or 1: holes the coarser levels fill
+        got = program("interpolate", target, flags).interpolate(img, levels=levels)
+        want = app_refs.interpolate(img, levels)
+        assert got.shape == (3,) + shape
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6, err_msg=str((shape, levels)))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_local_laplacian(target, flags):
+    rng = np.random.default_rng(10)
+    for shape, levels, J, alpha, beta in (((23, 37), 8, 8, 1.0, 1.0), ((64, 45), 5, 4, 2.0, 0.5), ((1, 1), 8, 3, 1.0, 1.0),
+                                          ((3, 2), 2, 1, 0.5, 1.5), ((130, 9), 8, 6, 1.0, 0.25)):
+        img = rng.integers(0, 65536, (3,) + shape).astype(np.uint16)
+        got = program("local_laplacian", target, flags).local_laplacian(img, levels=levels, alpha=alpha, beta=beta, J=J)
+        want = app_refs.local_laplacian(img, levels, alpha, beta, J)
+        # float32 as the app; expf and, in kernels, contracted a*b+c move a value across a
+        # step of 1/65535 here and there. The remapping's index truncates the luminance
+        # times 256 (levels - 1): where that lies within rounding of an integer, one more
+        # ulp moves the index, and the output there and next to it, by about 256 steps
+        diff = np.abs(got.astype(np.int64) - want)
+        share = 200 if target == "c" else 50
+        assert np.count_nonzero(diff) <= max(2, diff.size // share), (shape, np.count_nonzero(diff))
+        far = np.abs(diff).max(axis=0) > 1
+        if far.any():
+            g = img.astype(np.float64) / 65535
+            t = (0.299 * g[0] + 0.587 * g[1] + 0.114 * g[2]) * (levels - 1) * 256
+            step = np.abs(t - np.round(t)) < 1e-3
+            near = np.zeros_like(step)
+            for dr in (-1, 0, 1):
+                for dc in (-1, 0, 1):
+                    near |= np.roll(np.roll(step, dr, 0), dc, 1)
+            assert not (far & ~near).any(), (shape, diff.max(), np.argwhere(far & ~near)[:5])

@@ -7,7 +7,7 @@
 // after two warm-up calls). Schedules: the hand-written GPU one and Li2018's;
 // on the host's cores, Halide's CPU schedule of each app and Adams2019's.
 //
-//   bench_halide_suite [--runs N] [--sizes 2560x1536,4096x4096] [--targets cpu,cuda] [--json FILE]
+//   bench_halide_suite [--runs N] [--sizes 2560x1536,4096x4096] [--targets cpu,cuda] [--apps a,b] [--json FILE]
 // (rows x columns)
 #include <cmath>
 #include <cstdio>
@@ -26,6 +26,8 @@ void stencil_chain(int H, int W, uint16_t *in, uint16_t *out);
 void hist(int H, int W, uint8_t *in, uint8_t *out);
 void max_filter(int H, int W, float *in, float *out);
 void nl_means(int H, int W, float sigma, float *in, float *out);
+void interpolate(int H, int W, int levels, float *in, float *out);
+void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 }
 #ifdef SUITE_HOST
 // build.sh --host: the algorithms with Halide's default schedule on the
@@ -34,6 +36,8 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 #include "hist_host.h"
 #include "max_filter_host.h"
 #include "nl_means_host.h"
+#include "interpolate_host.h"
+#include "local_laplacian_host.h"
 #include "stencil_chain_host.h"
 #define harris_cuda harris_host
 #define harris_cuda_auto harris_host
@@ -43,6 +47,14 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 #define max_filter_cuda_auto max_filter_host
 #define nl_means_cuda nl_means_host
 #define nl_means_cuda_auto nl_means_host
+#define interpolate_cuda interpolate_host
+#define interpolate_cuda_auto interpolate_host
+#define interpolate_cpu interpolate_host
+#define interpolate_cpu_auto interpolate_host
+#define local_laplacian_cuda local_laplacian_host
+#define local_laplacian_cuda_auto local_laplacian_host
+#define local_laplacian_cpu local_laplacian_host
+#define local_laplacian_cpu_auto local_laplacian_host
 #define stencil_chain_cuda stencil_chain_host
 #define stencil_chain_cuda_auto stencil_chain_host
 #define harris_cpu harris_host
@@ -64,6 +76,14 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 #include "max_filter_cpu_auto.h"
 #include "nl_means_cpu.h"
 #include "nl_means_cpu_auto.h"
+#include "interpolate_cpu.h"
+#include "interpolate_cpu_auto.h"
+#include "interpolate_cuda.h"
+#include "interpolate_cuda_auto.h"
+#include "local_laplacian_cpu.h"
+#include "local_laplacian_cpu_auto.h"
+#include "local_laplacian_cuda.h"
+#include "local_laplacian_cuda_auto.h"
 #include "stencil_chain_cpu.h"
 #include "stencil_chain_cpu_auto.h"
 #include "harris_cuda.h"
@@ -86,6 +106,10 @@ typedef int (*pipeline)(halide_buffer_t *, halide_buffer_t *);
 
 // nl_means.pc with the sigma of Halide's test (0.12), as the generator fixes it
 void nl_means_sigma(int H, int W, float *in, float *out) { nl_means(H, W, 0.12f, in, out); }
+// interpolate.pc with the generator's 10 levels
+void interpolate_10(int H, int W, float *in, float *out) { interpolate(H, W, 10, in, out); }
+// local_laplacian.pc with the generator's parameters (8 intensity levels, alpha = beta = 1, 8 pyramid levels)
+void local_laplacian_8(int H, int W, uint16_t *in, uint16_t *out) { local_laplacian(H, W, 8, 1.0f, 1.0f, 8, in, out); }
 
 struct job {
     pipeline fn;
@@ -108,26 +132,45 @@ void print_halide_error(void *, const char *msg) { fprintf(stderr, "Halide: %s\n
 struct opts {
     int runs = 20;
     bool cpu = true, cuda = true;
+    const char *apps = nullptr; // --apps a,b: only these
     FILE *json = nullptr;
 };
 
+bool wanted(const opts &o, const char *app)
+{
+    if (!o.apps) return true;
+    const size_t n = strlen(app);
+    for (const char *p = o.apps; (p = strstr(p, app)); p += n)
+        if ((p == o.apps || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return true;
+    return false;
+}
+
 // Halide's output against the C target's: integers exactly (hist: within the
 // 2 levels that contracted float arithmetic may move a grey pixel's bin by,
-// on at most 1 % of the pixels), floats within 1e-4 of the largest value.
+// on at most 1 % of the pixels; local_laplacian within 1 on at most 1 %, beyond
+// on at most 0.1 %),
+// floats within 1e-4 of the largest value.
 template <typename T>
 bool same(const char *app, const T *got, const T *want, size_t n)
 {
-    const bool hist = !strcmp(app, "hist"), harris = !strcmp(app, "harris") || !strcmp(app, "nl_means");
+    const bool hist = !strcmp(app, "hist"),
+               harris = !strcmp(app, "harris") || !strcmp(app, "nl_means") || !strcmp(app, "interpolate"),
+               llf = !strcmp(app, "local_laplacian");
     size_t bad = 0, moved = 0;
     double worst = 0, scale = 1;
     for (size_t i = 0; i < n; i++) scale = std::fmax(scale, std::fabs((double)want[i]));
     for (size_t i = 0; i < n; i++) {
         const double d = std::fabs((double)got[i] - (double)want[i]);
         worst = std::fmax(worst, d);
-        bad += harris ? d > 1e-4 * scale : hist ? d > 2 : d != 0;
+        bad += harris ? d > 1e-4 * scale : hist ? d > 2 : llf ? d > 1 : d != 0;
         moved += d != 0;
     }
-    if (bad || (hist && moved > n / 100)) {
+    // local_laplacian: expf and contracted a*b+c move a 16-bit output by one step here
+    // and there, and where the luminance lies within rounding of a step of the
+    // remapping's index (truncated luminance x 256 (levels - 1)), move that index
+    // and the output there by about 256 steps: at most 0.1 % of the values
+    if (llf && bad <= n / 1000) bad = 0;
+    if (bad || ((hist || llf) && moved > n / 100)) {
         fprintf(stderr, "bench_halide_suite: %s differs from the ParaC C target at %zu of %zu values (largest %g)\n", app,
                 bad ? bad : moved, n, worst);
         return false;
@@ -139,6 +182,7 @@ template <typename TI, typename TO>
 int check_and_time(const char *app, pipeline fn, const char *schedule, int H, int W, int cin, int OH, int OW, int cout,
                    void (*paracc_c)(int, int, TI *, TO *), const opts &o)
 {
+    if (!wanted(o, app)) return 0;
     Buffer<TI> in = cin > 1 ? Buffer<TI>(W, H, cin) : Buffer<TI>(W, H);
     Buffer<TO> out = cout > 1 ? Buffer<TO>(OW, OH, cout) : Buffer<TO>(OW, OH);
     std::vector<TO> want((size_t)OW * OH * cout);
@@ -151,7 +195,7 @@ int check_and_time(const char *app, pipeline fn, const char *schedule, int H, in
     int e = call(&j, 0);
     if (e == 0 && cuda) e = out.copy_to_host();
     if (e != 0) { // the schedule's own failure (an autoscheduler's tiles reading outside the input): reported, not timed
-        printf("  %-13s %5dx%-5d  %-22s failed: Halide error %d\n", app, H, W, schedule, e);
+        printf("  %-15s %5dx%-5d  %-22s failed: Halide error %d\n", app, H, W, schedule, e);
         return 0;
     }
     if (!same(app, out.data(), want.data(), want.size())) return 1;
@@ -160,7 +204,7 @@ int check_and_time(const char *app, pipeline fn, const char *schedule, int H, in
         fprintf(stderr, "bench_halide_suite: %s %dx%d failed while timed\n", app, H, W);
         return 1;
     }
-    printf("  %-13s %5dx%-5d  %-22s %8.4f ms (wall%s)\n", app, H, W, schedule, st.median_ms, cuda ? ", device sync" : "");
+    printf("  %-15s %5dx%-5d  %-22s %8.4f ms (wall%s)\n", app, H, W, schedule, st.median_ms, cuda ? ", device sync" : "");
     if (o.json) {
         char case_name[64];
         snprintf(case_name, sizeof case_name, "%s_%dx%d", app, H, W);
@@ -195,6 +239,12 @@ int one_size(int H, int W, const opts &o)
         rc |= check_and_time<float, float>("max_filter", mf, name, H, W, 3, H, W, 3, max_filter, o);
         const pipeline nl = cuda ? (autosched ? nl_means_cuda_auto : nl_means_cuda) : (autosched ? nl_means_cpu_auto : nl_means_cpu);
         rc |= check_and_time<float, float>("nl_means", nl, name, H, W, 3, H, W, 3, nl_means_sigma, o);
+        const pipeline ip = cuda ? (autosched ? interpolate_cuda_auto : interpolate_cuda)
+                                 : (autosched ? interpolate_cpu_auto : interpolate_cpu);
+        rc |= check_and_time<float, float>("interpolate", ip, name, H, W, 4, H, W, 3, interpolate_10, o);
+        const pipeline ll = cuda ? (autosched ? local_laplacian_cuda_auto : local_laplacian_cuda)
+                                 : (autosched ? local_laplacian_cpu_auto : local_laplacian_cpu);
+        rc |= check_and_time<uint16_t, uint16_t>("local_laplacian", ll, name, H, W, 3, H, W, 3, local_laplacian_8, o);
     }
     return rc;
 }
@@ -209,6 +259,7 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--runs")) o.runs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--json")) json_path = argv[i + 1];
+        else if (!strcmp(argv[i], "--apps")) o.apps = argv[i + 1];
         else if (!strcmp(argv[i], "--targets")) {
             o.cpu = strstr(argv[i + 1], "cpu") != nullptr;
             o.cuda = strstr(argv[i + 1], "cuda") != nullptr;
@@ -221,7 +272,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     halide_set_error_handler(print_halide_error);
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means): the hand-written GPU schedule and "
+    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian): the hand-written GPU schedule and "
            "Li2018's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n");
     std::string list(sizes);
     int rc = 0;

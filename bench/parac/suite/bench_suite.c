@@ -8,7 +8,7 @@
  * the app must move at least (its input read once, its output written
  * once) as a rate and as a share of the device's copy rate.
  *
- *   bench_parac_suite_cuda [--runs N] [--sizes 2560x1536,4096x4096] [--wall 1] [--kernels 1] [--json FILE]
+ *   bench_parac_suite_cuda [--runs N] [--sizes 2560x1536,4096x4096] [--wall 1] [--kernels 1] [--apps a,b] [--json FILE]
  * (--kernels 1: each kernel's mean time per call as well)
  * (sizes are rows x columns; 2560 x 1536 is the size of Halide's apps) */
 #include <stdint.h>
@@ -41,6 +41,8 @@ void max_filter(int H, int W, float *in, float *out);
 void median5(int H, int W, uint8_t *in, uint8_t *out);
 void resize(int H, int W, int OH, int OW, float *in, float *out);
 void nl_means(int H, int W, float sigma, float *in, float *out);
+void interpolate(int H, int W, int levels, float *in, float *out);
+void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 
 typedef struct buffers {
     int H, W;
@@ -63,6 +65,8 @@ static double b_median(int H, int W) { return 2 * px(H, W); }
 static double b_down(int H, int W) { return 12 * px(H, W) + 12 * px(H / 2, W / 2); }
 static double b_up(int H, int W) { return 12 * px(H, W) + 12 * px(2 * H, 2 * W); }
 static double b_nlm(int H, int W) { return 24 * px(H, W); }
+static double b_interp(int H, int W) { return 28 * px(H, W); }
+static double b_llf(int H, int W) { return 12 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
@@ -72,15 +76,28 @@ static void run_median(buffers *b) { median5(b->H, b->W, b->in, b->out); }
 static void run_down(buffers *b) { resize(b->H, b->W, b->H / 2, b->W / 2, b->in, b->out); }
 static void run_up(buffers *b) { resize(b->H, b->W, 2 * b->H, 2 * b->W, b->in, b->out); }
 static void run_nlm(buffers *b) { nl_means(b->H, b->W, 0.12f, b->in, b->out); } /* Halide's test's sigma */
+static void run_interp(buffers *b) { interpolate(b->H, b->W, 10, b->in, b->out); } /* Halide's 10 levels */
+static void run_llf(buffers *b) { local_laplacian(b->H, b->W, 8, 1.0f, 1.0f, 8, b->in, b->out); } /* Halide's test's */
 
 static const suite_app apps[] = {
     {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
     {"hist", 0, b_hist, run_hist},           {"max_filter", 1, b_max, run_max},
     {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
     {"resize_up2", 1, b_up, run_up},         {"nl_means", 1, b_nlm, run_nlm},
+    {"interpolate", 1, b_interp, run_interp}, {"local_laplacian", 0, b_llf, run_llf},
 };
 
 #include "bench_timing.h"
+
+/* --apps a,b: whether `app` is one of them (all without the option) */
+static int wanted(const char *list, const char *app)
+{
+    if (!list) return 1;
+    const size_t n = strlen(app);
+    for (const char *p = list; (p = strstr(p, app)); p += n)
+        if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == 0)) return 1;
+    return 0;
+}
 
 static double time_call(const suite_app *a, buffers *b)
 {
@@ -107,9 +124,10 @@ static double median_of(const suite_app *a, buffers *b, int runs, int wall)
 int main(int argc, char **argv)
 {
     int runs = 20, wall = 0, per_kernel = 0;
-    const char *sizes = "2560x1536,4096x4096", *json_path = NULL;
+    const char *sizes = "2560x1536,4096x4096", *json_path = NULL, *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--runs")) runs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--apps")) only = argv[i + 1];
         else if (!strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
         else if (!strcmp(argv[i], "--wall")) wall = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--kernels")) per_kernel = atoi(argv[i + 1]);
@@ -138,24 +156,25 @@ int main(int argc, char **argv)
             return 1;
         }
         const size_t n = (size_t)H * W;
-        buffers b = {H, W, malloc(n * 12), malloc(n * 48)}; /* 3 float planes in; 3 planes at twice the size out */
+        buffers b = {H, W, malloc(n * 16), malloc(n * 48)}; /* 4 float planes in; 3 planes at twice the size out */
         if (!b.in || !b.out) {
             fprintf(stderr, "bench_parac_suite: out of memory for %dx%d\n", H, W);
             return 1;
         }
         for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
-            bench_fill_lcg(b.in, n * 12, apps[a].as_float);
+            if (!wanted(only, apps[a].name)) continue;
+            bench_fill_lcg(b.in, n * 16, apps[a].as_float);
             apps[a].run(&b); /* builds (or loads) the kernels */
             apps[a].run(&b);
             if (per_kernel) snapshot_kernel_times();
             const double med = median_of(&apps[a], &b, runs, 0);
             const double bytes = apps[a].bytes(H, W), gbs = bytes / (med * 1e6);
-            printf("  %-13s %5dx%-5d  %s %8.4f ms  %7.0f GB/s", apps[a].name, H, W,
+            printf("  %-15s %5dx%-5d  %s %8.4f ms  %7.0f GB/s", apps[a].name, H, W,
                    strcmp(BACKEND, "c") ? "kernels" : "wall   ", med, gbs);
             if (copy_gbs > 0) printf("  %5.1f %% of copy", 100.0 * gbs / copy_gbs);
             printf("\n");
             if (per_kernel) print_kernel_times(runs);
-            if (wall) printf("  %-13s %5dx%-5d  call    %8.4f ms (wall: copies to the device and back included)\n",
+            if (wall) printf("  %-15s %5dx%-5d  call    %8.4f ms (wall: copies to the device and back included)\n",
                              apps[a].name, H, W, median_of(&apps[a], &b, runs, 1));
             if (json) {
                 char case_name[64];

@@ -1,11 +1,13 @@
 // Halide 14 versions of the ParaC application suite (examples/apps/), as
 // peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
-// max_filter, stencil_chain, nl_means) with the same arithmetic as the ParaC programs,
+// max_filter, stencil_chain, nl_means, interpolate, local_laplacian) with the same arithmetic as the ParaC programs,
 // each with a hand-written GPU schedule in the manner of Halide's apps
 // (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
 // single thread; max_filter's slices over columns) and, with
 // auto_schedule=true, the Li2018 autoscheduler's. Buffers are planar: x the
 // column, y the row, c the channel. Built by build.sh in this folder.
+#include <algorithm>
+
 #include "Halide.h"
 
 using namespace Halide;
@@ -325,6 +327,257 @@ private:
     RDom s;
 };
 
+// interpolate.pc: Halide's interpolate (10 levels) with each pyramid level
+// of its own size, ceil(W / 2^l) x ceil(H / 2^l), its edge repeated (Halide's
+// app reads its levels' functions past their edges, with a clamp at level
+// 4; the ParaC program's levels are matrices): the colours premultiplied by
+// alpha, and alpha, brought down by [1 2 1] / 4 with 2x downsampling, back up
+// by averages of neighbours, each level filling what its own alpha leaves
+// open; the colours divided by the result's alpha.
+class Interpolate : public Generator<Interpolate> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    GeneratorParam<int> levels{"levels", 10};
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate()
+    {
+        const int L = levels;
+        std::vector<Expr> w(L), h(L);
+        w[0] = input.width();
+        h[0] = input.height();
+        for (int l = 1; l < L; l++) {
+            w[l] = (w[l - 1] + 1) / 2;
+            h[l] = (h[l - 1] + 1) / 2;
+        }
+        // level l read at (xx, yy), its edge repeated (clamped in the
+        // expression: a Func for the clamp trips Adams2019's unrolling)
+        auto at = [&](Func f, int l, Expr xx, Expr yy, Expr cc) {
+            return f(clamp(xx, 0, w[l] - 1), clamp(yy, 0, h[l] - 1), cc);
+        };
+        for (int l = 0; l < L; l++) {
+            down.emplace_back("down_" + std::to_string(l));
+            interp.emplace_back("interp_" + std::to_string(l));
+        }
+        // (the edge repeated for schedules that compute past it; the reads the
+        // algorithm makes are inside)
+        Func in = BoundaryConditions::repeat_edge(input);
+        down[0](x, y, c) = select(c < 3, in(x, y, c) * in(x, y, 3), in(x, y, 3));
+        for (int l = 1; l < L; l++) {
+            Func dx("downx_" + std::to_string(l));
+            const Func &p = down[l - 1];
+            dx(x, y, c) = (at(p, l - 1, x * 2 - 1, y, c) + 2.0f * at(p, l - 1, x * 2, y, c) + at(p, l - 1, x * 2 + 1, y, c)) * 0.25f;
+            down[l](x, y, c) = (dx(x, y * 2 - 1, c) + 2.0f * dx(x, y * 2, c) + dx(x, y * 2 + 1, c)) * 0.25f;
+        }
+        interp[L - 1](x, y, c) = down[L - 1](x, y, c);
+        for (int l = L - 2; l >= 0; l--) {
+            Func ux("upx_" + std::to_string(l));
+            const Func &q = interp[l + 1];
+            ux(x, y, c) = (at(q, l + 1, x / 2, y, c) + at(q, l + 1, (x + 1) / 2, y, c)) / 2.0f;
+            Expr up = (ux(x, y / 2, c) + ux(x, (y + 1) / 2, c)) / 2.0f;
+            interp[l](x, y, c) = down[l](x, y, c) + (1.0f - down[l](x, y, 3)) * up;
+        }
+        output(x, y, c) = interp[0](x, y, c) / interp[0](x, y, 3);
+    }
+
+    void schedule()
+    {
+        const int L = levels;
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 4}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        if (check) { // every level whole
+            for (int l = 1; l < L; l++) down[l].compute_root();
+            for (int l = 1; l < L; l++) interp[l].compute_root();
+            return;
+        }
+        Var xii("xii"), yii("yii");
+        if (!gpu) { // Halide's CPU schedule of the app: the levels down whole, the levels up per strip of 32 rows
+            const int vec = natural_vector_size<float>();
+            for (int l = 1; l < L; l++)
+                down[l].compute_root().bound(c, 0, 4).reorder(x, c, y).split(y, yo, yi, 8).parallel(yo)
+                    .vectorize(x, vec, TailStrategy::GuardWithIf);
+            output.bound(c, 0, 3).split(x, xo, xi, vec, TailStrategy::GuardWithIf).split(y, yo, yi, 32, TailStrategy::GuardWithIf)
+                .reorder(xi, c, xo, yi, yo).unroll(c).vectorize(xi).parallel(yo);
+            for (int l = 1; l < L; l++)
+                interp[l].store_at(output, yo).compute_at(output, yi).vectorize(x, vec, TailStrategy::GuardWithIf);
+            return;
+        }
+        // Halide's GPU schedule of the app, but for its levels 1 and 2: each
+        // level down a kernel; the odd levels up from 3 a kernel (the even ones
+        // inlined into them); the output 2 x 2 pixels a thread. The app
+        // computes levels 1 and 2 up per tile of the output, in shared memory:
+        // with each level's edge repeated, that kernel fails to launch
+        // (CUDA_ERROR_INVALID_VALUE on the H200), so here they are kernels too
+        auto tiles = [&](Func f) {
+            f.reorder(c, x, y).tile(x, y, xi, yi, 32, 32, TailStrategy::GuardWithIf)
+                .tile(xi, yi, xii, yii, 2, 2, TailStrategy::GuardWithIf).gpu_blocks(x, y).gpu_threads(xi, yi)
+                .unroll(xii).unroll(yii).unroll(c);
+        };
+        output.bound(c, 0, 3);
+        tiles(output);
+        for (int l = 1; l < L; l++)
+            down[l].compute_root().bound(c, 0, 4).reorder(c, x, y).unroll(c).gpu_tile(x, y, xi, yi, 16, 16, TailStrategy::GuardWithIf);
+        for (int l = 1; l < L; l++)
+            if (l <= 2 || l % 2 == 1) {
+                interp[l].compute_root().bound(c, 0, 4);
+                tiles(interp[l]);
+            }
+    }
+
+private:
+    std::vector<Func> down, interp;
+};
+
+// local_laplacian.pc: Halide's local_laplacian (8 pyramid levels, 8
+// intensity levels, alpha = beta = 1, here generator parameters where the app
+// takes them at run time) with each pyramid level of its own size, its edge
+// repeated (Halide's app reads its pyramids past their edges).
+class LocalLaplacian : public Generator<LocalLaplacian> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    GeneratorParam<int> pyramid_levels{"pyramid_levels", 8};
+    GeneratorParam<int> levels{"levels", 8};
+    GeneratorParam<float> alpha{"alpha", 1.0f};
+    GeneratorParam<float> beta{"beta", 1.0f};
+    Input<Buffer<uint16_t, 3>> input{"input"};
+    Output<Buffer<uint16_t, 3>> output{"output"};
+
+    void generate()
+    {
+        const int J = pyramid_levels, K = levels;
+        const float a = alpha, b = beta;
+        w.resize(J);
+        h.resize(J);
+        w[0] = input.width();
+        h[0] = input.height();
+        for (int j = 1; j < J; j++) {
+            w[j] = (w[j - 1] + 1) / 2;
+            h[j] = (h[j - 1] + 1) / 2;
+        }
+        Expr fx = cast<float>(x) / 256.0f;
+        remap(x) = a * fx * exp(-fx * fx / 2.0f);
+        // (the edge repeated for schedules that compute past it; the reads the
+        // algorithm makes are inside)
+        Func in = BoundaryConditions::repeat_edge(input);
+        floating(x, y, c) = in(x, y, c) / 65535.0f;
+        gray(x, y) = 0.299f * floating(x, y, 0) + 0.587f * floating(x, y, 1) + 0.114f * floating(x, y, 2);
+        for (int j = 0; j < J; j++) {
+            gP.emplace_back("gPyramid_" + std::to_string(j));
+            lP.emplace_back("lPyramid_" + std::to_string(j));
+            inG.emplace_back("inGPyramid_" + std::to_string(j));
+            outL.emplace_back("outLPyramid_" + std::to_string(j));
+            outG.emplace_back("outGPyramid_" + std::to_string(j));
+        }
+        Expr level = k * (1.0f / (K - 1));
+        Expr idx = clamp(cast<int>(gray(x, y) * cast<float>(K - 1) * 256.0f), 0, (K - 1) * 256);
+        gP[0](x, y, k) = b * (gray(x, y) - level) + level + remap(idx - 256 * k);
+        inG[0](x, y) = gray(x, y);
+        for (int j = 1; j < J; j++) {
+            gP[j](x, y, k) = down(gP[j - 1], j - 1, {k});
+            inG[j](x, y) = down(inG[j - 1], j - 1, {});
+        }
+        lP[J - 1](x, y, k) = gP[J - 1](x, y, k);
+        for (int j = J - 2; j >= 0; j--) lP[j](x, y, k) = gP[j](x, y, k) - up(gP[j + 1], j + 1, {k});
+        for (int j = 0; j < J; j++) {
+            Expr lv = inG[j](x, y) * cast<float>(K - 1);
+            Expr li = clamp(cast<int>(lv), 0, K - 2);
+            Expr lf = lv - cast<float>(li);
+            outL[j](x, y) = (1.0f - lf) * lP[j](x, y, li) + lf * lP[j](x, y, li + 1);
+        }
+        outG[J - 1](x, y) = outL[J - 1](x, y);
+        for (int j = J - 2; j >= 0; j--) outG[j](x, y) = up(outG[j + 1], j + 1, {}) + outL[j](x, y);
+        Expr color = outG[0](x, y) * (floating(x, y, c) + 0.01f) / (gray(x, y) + 0.01f);
+        output(x, y, c) = cast<uint16_t>(clamp(color, 0.0f, 1.0f) * 65535.0f);
+    }
+
+    void schedule()
+    {
+        const int J = pyramid_levels;
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        remap.compute_root();
+        if (check) { // every level whole
+            for (int j = 0; j < J; j++) {
+                gP[j].compute_root();
+                inG[j].compute_root();
+                outG[j].compute_root();
+            }
+            return;
+        }
+        if (!gpu) { // Halide's CPU schedule of the app
+            Var yo("yo");
+            output.reorder(c, x, y).split(y, yo, y, 64, TailStrategy::GuardWithIf).parallel(yo)
+                .vectorize(x, 8, TailStrategy::GuardWithIf);
+            gray.compute_root().parallel(y, 32).vectorize(x, 8, TailStrategy::GuardWithIf);
+            for (int j = 1; j < std::min(5, J); j++) {
+                inG[j].compute_root().parallel(y, 32).vectorize(x, 8, TailStrategy::GuardWithIf);
+                gP[j].compute_root().reorder_storage(x, k, y).reorder(k, y).parallel(y, 8).vectorize(x, 8, TailStrategy::GuardWithIf);
+                outG[j].store_at(output, yo).compute_at(output, y).vectorize(x, 8, TailStrategy::GuardWithIf);
+            }
+            outG[0].compute_at(output, y).vectorize(x, 8, TailStrategy::GuardWithIf);
+            for (int j = 5; j < J; j++) {
+                inG[j].compute_root();
+                gP[j].compute_root().parallel(k);
+                outG[j].compute_root();
+            }
+            return;
+        }
+        // Halide's GPU schedule of the app: every level of the three pyramids a
+        // kernel, 16 x 8 threads a block, 2 x 2 from level 4
+        output.compute_root().reorder(c, x, y).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+        for (int j = 0; j < J; j++) {
+            const int bw = j > 3 ? 2 : 16, bh = j > 3 ? 2 : 8;
+            if (j > 0) {
+                inG[j].compute_root().gpu_tile(x, y, xi, yi, bw, bh, TailStrategy::GuardWithIf);
+                gP[j].compute_root().reorder(k, x, y).gpu_tile(x, y, xi, yi, bw, bh, TailStrategy::GuardWithIf);
+            }
+            outG[j].compute_root().gpu_tile(x, y, xi, yi, bw, bh, TailStrategy::GuardWithIf);
+        }
+    }
+
+private:
+    Var k{"k"};
+    std::vector<Expr> w, h;
+    Func remap{"remap"}, floating{"floating"}, gray{"gray"};
+    std::vector<Func> gP, lP, inG, outL, outG;
+
+    // level j of f at (xx, yy), its edge repeated
+    Expr at(Func f, int j, Expr xx, Expr yy, std::vector<Expr> rest)
+    {
+        std::vector<Expr> args = {clamp(xx, 0, w[j] - 1), clamp(yy, 0, h[j] - 1)};
+        args.insert(args.end(), rest.begin(), rest.end());
+        return f(args);
+    }
+
+    // [1 3 3 1] / 8 along x, then y, every other pixel, of level j of f
+    Expr down(Func f, int j, std::vector<Expr> rest)
+    {
+        auto row = [&](Expr yy) {
+            return (at(f, j, 2 * x - 1, yy, rest) + 3.0f * (at(f, j, 2 * x, yy, rest) + at(f, j, 2 * x + 1, yy, rest)) +
+                    at(f, j, 2 * x + 2, yy, rest)) / 8.0f;
+        };
+        return (row(2 * y - 1) + 3.0f * (row(2 * y) + row(2 * y + 1)) + row(2 * y + 2)) / 8.0f;
+    }
+
+    // bilinear (1/4, 3/4) along x, then y, from level j of f
+    Expr up(Func f, int j, std::vector<Expr> rest)
+    {
+        auto row = [&](Expr yy) {
+            return 0.25f * at(f, j, (x / 2) - 1 + 2 * (x % 2), yy, rest) + 0.75f * at(f, j, x / 2, yy, rest);
+        };
+        return 0.25f * row((y / 2) - 1 + 2 * (y % 2)) + 0.75f * row(y / 2);
+    }
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
@@ -332,3 +585,5 @@ HALIDE_REGISTER_GENERATOR(StencilChain, suite_stencil_chain)
 HALIDE_REGISTER_GENERATOR(Hist, suite_hist)
 HALIDE_REGISTER_GENERATOR(MaxFilter, suite_max_filter)
 HALIDE_REGISTER_GENERATOR(NlMeans, suite_nl_means)
+HALIDE_REGISTER_GENERATOR(Interpolate, suite_interpolate)
+HALIDE_REGISTER_GENERATOR(LocalLaplacian, suite_local_laplacian)
