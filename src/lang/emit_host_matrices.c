@@ -309,45 +309,36 @@ static void emit_reduction(PrintCtx *p, Node *op)
 
 /* ---- transfers around host statements (device targets) ------------------------ */
 
+/* Whether n names o (or, skip aside, any node in it), outside the arguments
+ * passed on to parac__m_NAME with their device copies: the callee moves what
+ * it needs, and the caller's host copy may not exist. */
+static bool names_on_host(Node *n, Obj *o, Node *const *skip, int nskip)
+{
+    if (!n || n->handle_param) return false;
+    for (int i = 0; i < nskip; i++)
+        if (n == skip[i]) return false;
+    if ((n->kind == ND_VAR || n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == o) return true;
+    if (n->kind == ND_ITERATOR) return false;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (names_on_host(c, o, skip, nskip)) return true;
+    return false;
+}
 
+/* Whether expression n reads o's storage on the host. */
+static bool mentions_storage(Node *n, Obj *o)
+{
+    return names_on_host(n, o, NULL, 0) || (o->bound_obj && names_on_host(n, o->bound_obj, NULL, 0));
+}
 
 /* Whether the host statement n reads or writes o's storage. The global
  * reductions of the statement run on the device before it (emit_reduction),
  * so the matrices they read are not touched by the host. */
-static void find_handle_args(Node *e, Node **list, int *n, int depth)
-{
-    if (!e || *n >= 96 || depth > 400 || e->kind == ND_ITERATOR) return;
-    if (e->handle_param) {
-        list[(*n)++] = e;
-        return;
-    }
-    NodeKids k = {.n = e};
-    for (Node *c; (c = lang_next_kid(&k));) find_handle_args(c, list, n, depth + 1);
-}
-
-/* Whether expression n reads o's storage on the host: not as an argument
- * passed on to parac__m_NAME with its device copy. */
-static bool mentions_storage(Node *n, Obj *o)
-{
-    Node *skip[96];
-    int k = 0;
-    find_handle_args(n, skip, &k, 0);
-    if (node_mentions_except(n, o, skip, k)) return true;
-    if (o->bound_obj && node_mentions_except(n, o->bound_obj, skip, k)) return true;
-    return false;
-}
-
 static bool stmt_touches(PrintCtx *p, Node *n, Obj *o)
 {
-    /* not the statement's reductions, which run on the device before it
-     * (emit_reduction), nor its matrices passed to parac__m_NAME with their
-     * device copies (the callee moves what it needs) */
-    Node *red[96];
-    int k = host_ocl(p) ? stmt_reductions(n, red) : 0;
-    if (host_ocl(p)) find_handle_args(n, red, &k, 0);
-    if (node_mentions_except(n, o, red, k)) return true;
-    if (o->bound_obj && node_mentions_except(n, o->bound_obj, red, k)) return true;
-    return false;
+    Node *red[32];
+    const int k = host_ocl(p) ? stmt_reductions(n, red) : 0;
+    return names_on_host(n, o, red, k) || (o->bound_obj && names_on_host(n, o->bound_obj, red, k));
 }
 
 static bool host_touches(PrintCtx *p, Node *n)
