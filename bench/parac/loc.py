@@ -30,7 +30,8 @@ def code_lines(path):
     return sum(1 for line in text.splitlines() if line.strip())
 
 
-SUITE = [("harris", "Harris"), ("stencil_chain", "StencilChain"), ("hist", "Hist"), ("max_filter", "MaxFilter")]
+SUITE = [("harris", "Harris"), ("stencil_chain", "StencilChain"), ("hist", "Hist"), ("max_filter", "MaxFilter"),
+         ("nl_means", "NlMeans"), ("interpolate", "Interpolate"), ("local_laplacian", "LocalLaplacian")]
 
 
 def block_after(text, start):
@@ -70,7 +71,12 @@ def suite():
     print("|---|---|---|---|---|")
     for app, cls in SUITE:
         start = src.index("class %s " % cls)
+        body = block_after(src, start)
         algorithm = lines_of(block_after(src, src.index("void generate()", start)))
+        # the class's own helpers (local_laplacian's down / up / at): algorithm too
+        private = body[body.index("private:"):] if "private:" in body else ""
+        for m in re.finditer(r"\n    \w[^;{}\n]*\)\n    \{", private):
+            algorithm += 1 + lines_of(block_after(private, m.start()))
         sched = block_after(src, src.index("void schedule()", start))
         for head in ("if (auto_schedule)", "if (check)", "if (!gpu)"):
             sched = without_branch(sched, head)
