@@ -233,5 +233,6 @@ void dump_analysis(Program *prog, FILE *o)
         }
         fprintf(o, "  plan: work-group %dx%dx%d, vector width %d, local tiles %s\n", r->wg[0], r->wg[1], r->wg[2],
                 r->vector_width, r->use_local_tiles ? "yes" : "no");
-    }    dump_calls(prog, o);
+    }
+    dump_calls(prog, o);
 }

@@ -28,8 +28,7 @@ static const char *handle_name(const char *name) { return lang_format("parac__m_
 
 static void print_signature(PrintCtx *p, Node *f, bool handles)
 {
-    if (handles) print_fmt(p, "static ");
-    else if (f->is_static) print_fmt(p, "static ");
+    if (handles || f->is_static) print_fmt(p, "static "); /* parac__m_NAME serves this file only */
     if (f->is_inline && !handles) print_fmt(p, "inline ");
     print_type_decl(p->out, f->ty->base, handles ? handle_name(f->name) : f->name, false);
     print_fmt(p, "(");
