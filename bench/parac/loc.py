@@ -31,7 +31,8 @@ def code_lines(path):
 
 
 SUITE = [("harris", "Harris"), ("stencil_chain", "StencilChain"), ("hist", "Hist"), ("max_filter", "MaxFilter"),
-         ("nl_means", "NlMeans"), ("interpolate", "Interpolate"), ("local_laplacian", "LocalLaplacian")]
+         ("nl_means", "NlMeans"), ("interpolate", "Interpolate"), ("local_laplacian", "LocalLaplacian"),
+         ("bilateral_grid", "BilateralGrid")]
 
 
 def block_after(text, start):

@@ -206,6 +206,12 @@ struct Node {
      * may update (a histogram's hist[v] += 1; a sum into shared elements):
      * printed as the target's atomic add (sema_writes.c) */
     bool atomic_update;
+    /* the same updates of elements of any type at an index from data, where
+     * indices beside it follow every axis of the iterator (acc[x][y][bin] +=
+     * v): each iteration's elements are its own, so the update is plain; the
+     * matrix is read and written nowhere else in the iterator, as for an
+     * atomic update (sema_writes.c) */
+    bool scatter_own;
     /* a host call of a function of this file whose matrix arguments are all
      * matrices: it calls parac__m_NAME, which takes each with its sizes, pitch
      * and device copy (sema_calls.c, emit_host.c) */

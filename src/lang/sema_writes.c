@@ -21,6 +21,10 @@
  * histogram, a sum into shared elements). It is marked atomic_update and
  * each target prints it as its atomic add, so the totals are exact in any
  * order; the matrix may not be read otherwise in that iterator (below).
+ * An update of elements of any type whose other indices follow every axis
+ * with constant coefficients (acc[x][y][bin] += v, bin from data) gives
+ * each iteration elements of its own whatever the data: it is a plain
+ * update (scatter_own), under the same rule on reads.
  *
  * A matrix the iterator writes may be read only where the iteration writes
  * it (the same indices as one of its writes: node for node, or the same
@@ -229,11 +233,47 @@ static bool atomic_form(const Node *n)
     return true; /* ++ / -- */
 }
 
+/* n updates an element of any arithmetic type: +=, -=, ++ or --. */
+static bool update_form(const Node *n)
+{
+    const Node *lhs = n->lhs;
+    if (!lhs || lhs->kind != ND_MAT_ELEM || !lhs->var || !lhs->var->ty || !lhs->var->ty->base) return false;
+    if (n->kind == ND_ASSIGN) return n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-="));
+    return true; /* ++ / -- */
+}
+
+/* Every axis of the iterator is followed by an index of lhs with a constant
+ * nonzero coefficient: two iterations differ in some such index, whatever
+ * the other indices hold, so each iteration's elements are its own. */
+static bool axes_followed_by_constants(Walk *w, const Node *lhs)
+{
+    for (int d = 0; d < w->it->ndim; d++) {
+        bool follows = false;
+        for (int p = 0; p < lhs->nidx && p < 3 && !follows; p++) {
+            IndexForm f = form_of(w, lhs->idx[p], 0);
+            follows = f.kind == FORM_AXIS && f.axis == d && !f.symbolic && f.coef != 0;
+        }
+        if (!follows) return false;
+    }
+    return true;
+}
+
 /* Reports write `lhs` (a matrix element or window written in iterator it)
  * unless it gives each iteration elements of its own; an update of the
  * atomic form (n) that does not is marked atomic instead. */
 static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
 {
+    if (update_form(n)) {
+        /* an index from data beside indices that follow every axis (a
+         * histogram per pixel or per cell: acc[x][y][bin] += v): the
+         * iteration's elements are its own, a plain update of any type */
+        bool data = false;
+        for (int p = 0; p < lhs->nidx && p < 3; p++) data |= form_of(w, lhs->idx[p], 0).kind == FORM_OTHER;
+        if (data && axes_followed_by_constants(w, lhs)) {
+            n->scatter_own = true;
+            return;
+        }
+    }
     if (atomic_form(n)) {
         bool own = true;
         for (int p = 0; p < lhs->nidx && p < 3 && own; p++) own = form_of(w, lhs->idx[p], 0).kind != FORM_OTHER;
@@ -266,9 +306,10 @@ static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
         if (f[p].kind == FORM_OTHER) {
             diag_error_tok(at, "'%s' is written at an index that does not follow the iterator '%s' (index %d: %s): "
                            "its iterations run in parallel and may write the same element; a scatter or a sum "
-                           "into shared elements is supported only as an update of int or unsigned int elements "
-                           "by an integer (+=, -=, ++, --), which is made atomic", m, it->name, p + 1,
-                           w->why[0] ? w->why : "it is not of the form a * index + b");
+                           "into shared elements is supported only as an update (+=, -=, ++, --) of int or "
+                           "unsigned int elements by an integer, which is made atomic, or of any elements where "
+                           "the other indices follow every axis of '%s'", m, it->name, p + 1,
+                           w->why[0] ? w->why : "it is not of the form a * index + b", it->name);
             return;
         }
     }
@@ -287,8 +328,8 @@ static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
         else
             diag_error_tok(at, "'%s' is written at the same element by every iteration along %s%s (no index "
                            "follows it): the iterations of '%s' run in parallel; a sum into shared elements is "
-                           "supported only as an update of int or unsigned int elements by an integer (+=, -=, "
-                           "++, --), which is made atomic", m, it->name, axis_name(d), it->name);
+                           "supported only as an update (+=, -=, ++, --) of int or unsigned int elements by an "
+                           "integer, which is made atomic", m, it->name, axis_name(d), it->name);
         return;
     }
 }
@@ -320,7 +361,8 @@ static bool is_write_of_matrix(const Node *n)
 
 typedef struct Writes {
     const Node *at[64];
-    bool atomic[64];
+    bool atomic[64];  /* any element may change: an atomic update or an update at an index from data */
+    bool scatter[64]; /* the latter */
     int n;
     bool too_many;
 } Writes;
@@ -330,7 +372,8 @@ static void collect_writes(Writes *ws, const Node *n)
     if (!n) return;
     if (is_write_of_matrix(n)) {
         if (ws->n < (int)(sizeof ws->at / sizeof ws->at[0])) {
-            ws->atomic[ws->n] = n->atomic_update;
+            ws->atomic[ws->n] = n->atomic_update || n->scatter_own;
+            ws->scatter[ws->n] = n->scatter_own;
             ws->at[ws->n++] = n->lhs;
         } else
             ws->too_many = true;
@@ -360,7 +403,14 @@ static void check_reads(const Iterator *it, const Writes *ws, const Node *n, con
         for (int i = 0; i < *nreported; i++) seen |= reported[i] == n->var;
         bool atomic = false;
         for (int i = 0; i < ws->n; i++) atomic |= ws->at[i]->var == n->var && ws->atomic[i];
-        if (written && (!same || atomic) && !seen && *nreported < 64) {
+        const Node *scatter = NULL; /* an update at an index from data (scatter_own) */
+        for (int i = 0; i < ws->n && !scatter; i++)
+            if (ws->at[i]->var == n->var && ws->atomic[i] && ws->scatter[i] && ws->at[i] != n) scatter = ws->at[i];
+        if (written && scatter && !seen && *nreported < 64) {
+            reported[(*nreported)++] = n->var;
+            diag_error_tok(n->tok, "'%s' is read here and updated at an index from data in '%s' (line %d): "
+                           "read it in a later iterator", n->var->name, it->name, scatter->tok->line);
+        } else if (written && (!same || atomic) && !seen && *nreported < 64) {
             reported[(*nreported)++] = n->var;
             diag_error_tok(n->tok, "'%s' is read at %s that other iterations of '%s' write: its iterations run in "
                            "parallel, so the value read would depend on their order; read '%s' only where the "
@@ -406,10 +456,15 @@ static void check_iterator(const Iterator *it)
     for (int i = 0; i < ws->n; i++)
         for (int j = 0; j < ws->n; j++)
             if (ws->atomic[i] && !ws->atomic[j] && ws->at[i]->var == ws->at[j]->var) {
-                diag_error_tok(ws->at[j]->tok, "'%s' is written here and updated atomically elsewhere in '%s' "
-                               "(line %d), where any iteration may update any element: the two would race; "
-                               "write it in an iterator of its own", ws->at[j]->var->name, it->name,
-                               ws->at[i]->tok->line);
+                if (ws->scatter[i])
+                    diag_error_tok(ws->at[j]->tok, "'%s' is written here and updated at an index from data "
+                                   "elsewhere in '%s' (line %d): write it in an iterator of its own",
+                                   ws->at[j]->var->name, it->name, ws->at[i]->tok->line);
+                else
+                    diag_error_tok(ws->at[j]->tok, "'%s' is written here and updated atomically elsewhere in '%s' "
+                                   "(line %d), where any iteration may update any element: the two would race; "
+                                   "write it in an iterator of its own", ws->at[j]->var->name, it->name,
+                                   ws->at[i]->tok->line);
                 return;
             }
 }

@@ -204,3 +204,51 @@ def local_laplacian(rgb, levels, alpha, beta, J):
     outG = level(0, G, gray[None])
     c = outG * (fl + f32(0.01)) / (gray + f32(0.01))
     return (np.clip(c, 0, 1) * f32(65535)).astype(np.uint16)
+
+
+def bilateral_grid(img, r_sigma, s=8):
+    """Halide's bilateral_grid: img H x W float32 -> H x W float64. The
+    intensities clamped to 0..1; cell (gr, gc) holds the pixels of rows
+    gr s - s/2 .. gr s + s/2 - 1 and the columns alike (edges repeated); a
+    histogram of each cell's sums and counts by bins round(v / r_sigma); the
+    histogram blurred by [1 4 6 4 1] along the bins, then across the cells'
+    columns, then down their rows; each pixel's sum and count interpolated
+    trilinearly at its cell and intensity, and their ratio. The bins' and the
+    interpolation's indices are computed in float32, as the app does."""
+    H, W = img.shape
+    v32 = np.clip(img.astype(np.float32), np.float32(0), np.float32(1))
+    inv = np.float32(1) / np.float32(r_sigma)
+    Z = int(inv) + 2
+    GR, GC = (H - 1) // s + 2, (W - 1) // s + 2
+    # the cells -2 .. GR + 1 and -2 .. GC + 1: the blurs across read two beyond
+    rows = np.clip(np.arange(-2, GR + 2)[:, None] * s - s // 2 + np.arange(s)[None, :], 0, H - 1)
+    cols = np.clip(np.arange(-2, GC + 2)[:, None] * s - s // 2 + np.arange(s)[None, :], 0, W - 1)
+    block = v32[rows[:, :, None, None], cols[None, None, :, :]]   # cell row, j, cell column, i
+    bins = (block * inv + np.float32(0.5)).astype(np.int64)
+    nb = int(bins.max()) + 1
+    hist = np.zeros((2, GR + 4, GC + 4, nb + 4))                    # bins shifted by 2: the blur reads 2 below 0
+    R = np.broadcast_to(np.arange(GR + 4)[:, None, None, None], block.shape)
+    C = np.broadcast_to(np.arange(GC + 4)[None, None, :, None], block.shape)
+    np.add.at(hist[0], (R, C, bins + 2), block.astype(np.float64))
+    np.add.at(hist[1], (R, C, bins + 2), 1.0)
+    taps = (1.0, 4.0, 6.0, 4.0, 1.0)
+    if hist.shape[3] < Z + 4:
+        hist = np.concatenate([hist, np.zeros(hist.shape[:3] + (Z + 4 - hist.shape[3],))], axis=3)
+    bz = sum(t * hist[..., k:k + Z] for k, t in enumerate(taps))
+    bx = sum(t * bz[:, :, k:k + GC] for k, t in enumerate(taps))
+    by = sum(t * bx[:, k:k + GR] for k, t in enumerate(taps))
+    zv = v32 * inv                                                  # float32, as the app
+    zi = zv.astype(np.int64)
+    zf = (zv - zi.astype(np.float32)).astype(np.float64)
+    r, c = np.arange(H)[:, None], np.arange(W)[None, :]
+    ri, ci = r // s, c // s
+    rf, cf = (r % s) / s, (c % s) / s
+
+    def lerp(a, b, t):
+        return a * (1 - t) + b * t
+
+    def at(ch, z):
+        g = by[ch]
+        return lerp(lerp(g[ri, ci, z], g[ri, ci + 1, z], cf), lerp(g[ri + 1, ci, z], g[ri + 1, ci + 1, z], cf), rf)
+
+    return lerp(at(0, zi), at(0, zi + 1), zf) / lerp(at(1, zi), at(1, zi + 1), zf)

@@ -260,3 +260,15 @@ def test_local_laplacian(target, flags):
                 for dc in (-1, 0, 1):
                     near |= np.roll(np.roll(step, dr, 0), dc, 1)
             assert not (far & ~near).any(), (shape, diff.max(), np.argwhere(far & ~near)[:5])
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_bilateral_grid(target, flags):
+    rng = np.random.default_rng(11)
+    for shape, r_sigma in (((23, 37), 0.1), ((64, 45), 0.25), ((1, 1), 0.1), ((2, 9), 0.07), ((130, 17), 1.0)):
+        # intensities a little beyond 0..1 on both sides: the app clamps them
+        img = (rng.random(shape) * 1.2 - 0.1).astype(np.float32)
+        got = program("bilateral_grid", target, flags).bilateral_grid(img, r_sigma=r_sigma)
+        assert got.shape == shape
+        np.testing.assert_allclose(got, app_refs.bilateral_grid(img, r_sigma), rtol=1e-4, atol=1e-5,
+                                   err_msg=str((shape, r_sigma)))

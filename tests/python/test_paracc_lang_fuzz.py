@@ -31,6 +31,10 @@ def _have(kind):
     if PARAC is None or not PARAC.exists():
         return False
     r = subprocess.run([str(PARAC), "devices"], capture_output=True, text=True)
+    # an OpenCL device is listed with its compute units; a build without the OpenCL
+    # runtime says "unavailable" and a machine without a platform "no platform found"
+    if kind == "opencl":
+        return any(line.startswith("opencl:") and "compute units" in line for line in r.stdout.splitlines())
     return bool(re.search(r"^%s: (?!none)" % kind, r.stdout, re.M))
 
 
@@ -134,7 +138,7 @@ def test_the_cases_cover_every_construct_and_variant():
         seen.update(kinds)
         dts.add(dt)
     want = {"point_expr", "point_locals", "point_loop", "point_loopcol", "reduce", "vector", "element", "inplace",
-            "blocks_ewise", "blocks_product", "gather", "scatter", "whole_ewise", "whole_conv", "channels",
+            "blocks_ewise", "blocks_product", "gather", "scatter", "scatter_own", "whole_ewise", "whole_conv", "channels",
             "window_macros", "window_loops", "called"}
     want |= {"window_" + op for op in gen.WINDOW_OPS}
     assert want <= seen, sorted(want - seen)

@@ -28,6 +28,7 @@ void max_filter(int H, int W, float *in, float *out);
 void nl_means(int H, int W, float sigma, float *in, float *out);
 void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
+void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 }
 #ifdef SUITE_HOST
 // build.sh --host: the algorithms with Halide's default schedule on the
@@ -39,6 +40,11 @@ void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, u
 #include "interpolate_host.h"
 #include "local_laplacian_host.h"
 #include "stencil_chain_host.h"
+#include "bilateral_grid_host.h"
+#define bilateral_grid_cuda bilateral_grid_host
+#define bilateral_grid_cuda_auto bilateral_grid_host
+#define bilateral_grid_cpu bilateral_grid_host
+#define bilateral_grid_cpu_auto bilateral_grid_host
 #define harris_cuda harris_host
 #define harris_cuda_auto harris_host
 #define hist_cuda hist_host
@@ -96,6 +102,10 @@ void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, u
 #include "nl_means_cuda_auto.h"
 #include "stencil_chain_cuda.h"
 #include "stencil_chain_cuda_auto.h"
+#include "bilateral_grid_cpu.h"
+#include "bilateral_grid_cpu_auto.h"
+#include "bilateral_grid_cuda.h"
+#include "bilateral_grid_cuda_auto.h"
 #endif
 
 using Halide::Runtime::Buffer;
@@ -110,6 +120,13 @@ void nl_means_sigma(int H, int W, float *in, float *out) { nl_means(H, W, 0.12f,
 void interpolate_10(int H, int W, float *in, float *out) { interpolate(H, W, 10, in, out); }
 // local_laplacian.pc with the generator's parameters (8 intensity levels, alpha = beta = 1, 8 pyramid levels)
 void local_laplacian_8(int H, int W, uint16_t *in, uint16_t *out) { local_laplacian(H, W, 8, 1.0f, 1.0f, 8, in, out); }
+// bilateral_grid.pc and its Halide versions with the r_sigma of Halide's test (0.1)
+const float R_SIGMA = 0.1f;
+void bilateral_grid_01(int H, int W, float *in, float *out) { bilateral_grid(H, W, R_SIGMA, in, out); }
+int bilateral_grid_cuda_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda(in, R_SIGMA, out); }
+int bilateral_grid_cuda_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda_auto(in, R_SIGMA, out); }
+int bilateral_grid_cpu_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu(in, R_SIGMA, out); }
+int bilateral_grid_cpu_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu_auto(in, R_SIGMA, out); }
 
 struct job {
     pipeline fn;
@@ -154,7 +171,8 @@ template <typename T>
 bool same(const char *app, const T *got, const T *want, size_t n)
 {
     const bool hist = !strcmp(app, "hist"),
-               harris = !strcmp(app, "harris") || !strcmp(app, "nl_means") || !strcmp(app, "interpolate"),
+               harris = !strcmp(app, "harris") || !strcmp(app, "nl_means") || !strcmp(app, "interpolate") ||
+                        !strcmp(app, "bilateral_grid"),
                llf = !strcmp(app, "local_laplacian");
     size_t bad = 0, moved = 0;
     double worst = 0, scale = 1;
@@ -245,6 +263,9 @@ int one_size(int H, int W, const opts &o)
         const pipeline ll = cuda ? (autosched ? local_laplacian_cuda_auto : local_laplacian_cuda)
                                  : (autosched ? local_laplacian_cpu_auto : local_laplacian_cpu);
         rc |= check_and_time<uint16_t, uint16_t>("local_laplacian", ll, name, H, W, 3, H, W, 3, local_laplacian_8, o);
+        const pipeline bg = cuda ? (autosched ? bilateral_grid_cuda_auto_01 : bilateral_grid_cuda_01)
+                                 : (autosched ? bilateral_grid_cpu_auto_01 : bilateral_grid_cpu_01);
+        rc |= check_and_time<float, float>("bilateral_grid", bg, name, H, W, 1, H, W, 1, bilateral_grid_01, o);
     }
     return rc;
 }
@@ -272,7 +293,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     halide_set_error_handler(print_halide_error);
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian): the hand-written GPU schedule and "
+    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian, bilateral_grid): the hand-written GPU schedule and "
            "Li2018's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n");
     std::string list(sizes);
     int rc = 0;

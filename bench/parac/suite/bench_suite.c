@@ -43,6 +43,7 @@ void resize(int H, int W, int OH, int OW, float *in, float *out);
 void nl_means(int H, int W, float sigma, float *in, float *out);
 void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
+void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 
 typedef struct buffers {
     int H, W;
@@ -67,6 +68,7 @@ static double b_up(int H, int W) { return 12 * px(H, W) + 12 * px(2 * H, 2 * W);
 static double b_nlm(int H, int W) { return 24 * px(H, W); }
 static double b_interp(int H, int W) { return 28 * px(H, W); }
 static double b_llf(int H, int W) { return 12 * px(H, W); }
+static double b_bilateral(int H, int W) { return 8 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
@@ -78,6 +80,7 @@ static void run_up(buffers *b) { resize(b->H, b->W, 2 * b->H, 2 * b->W, b->in, b
 static void run_nlm(buffers *b) { nl_means(b->H, b->W, 0.12f, b->in, b->out); } /* Halide's test's sigma */
 static void run_interp(buffers *b) { interpolate(b->H, b->W, 10, b->in, b->out); } /* Halide's 10 levels */
 static void run_llf(buffers *b) { local_laplacian(b->H, b->W, 8, 1.0f, 1.0f, 8, b->in, b->out); } /* Halide's test's */
+static void run_bilateral(buffers *b) { bilateral_grid(b->H, b->W, 0.1f, b->in, b->out); }          /* Halide's test's r_sigma */
 
 static const suite_app apps[] = {
     {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
@@ -85,6 +88,7 @@ static const suite_app apps[] = {
     {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
     {"resize_up2", 1, b_up, run_up},         {"nl_means", 1, b_nlm, run_nlm},
     {"interpolate", 1, b_interp, run_interp}, {"local_laplacian", 0, b_llf, run_llf},
+    {"bilateral_grid", 1, b_bilateral, run_bilateral},
 };
 
 #include "bench_timing.h"

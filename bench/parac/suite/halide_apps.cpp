@@ -1,6 +1,6 @@
 // Halide 14 versions of the ParaC application suite (examples/apps/), as
 // peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
-// max_filter, stencil_chain, nl_means, interpolate, local_laplacian) with the same arithmetic as the ParaC programs,
+// max_filter, stencil_chain, nl_means, interpolate, local_laplacian, bilateral_grid) with the same arithmetic as the ParaC programs,
 // each with a hand-written GPU schedule in the manner of Halide's apps
 // (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
 // single thread; max_filter's slices over columns) and, with
@@ -578,6 +578,95 @@ private:
     }
 };
 
+// bilateral_grid.pc: Halide's bilateral_grid (cells of 8 x 8 pixels, r_sigma
+// at run time): a histogram of each cell's clamped intensities (sums and
+// counts by bins of r_sigma, the cell's pixels starting half a cell before
+// it, edges repeated), blurred by [1 4 6 4 1] along the bins, the columns
+// and the rows of cells, read trilinearly at each pixel; the sums' ratio.
+class BilateralGrid : public Generator<BilateralGrid> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<float, 2>> input{"input"};
+    Input<float> r_sigma{"r_sigma"};
+    Output<Buffer<float, 2>> output{"output"};
+
+    void generate()
+    {
+        const int S = 8;
+        Func in = BoundaryConditions::repeat_edge(input);
+        Expr inv = 1.0f / r_sigma;
+        r = RDom(0, S, 0, S);
+        Expr v = clamp(in(x * S + r.x - S / 2, y * S + r.y - S / 2), 0.0f, 1.0f);
+        histogram(x, y, z, c) = 0.0f;
+        histogram(x, y, cast<int>(v * inv + 0.5f), c) += select(c == 0, v, 1.0f);
+        blurz(x, y, z, c) = histogram(x, y, z - 2, c) + histogram(x, y, z - 1, c) * 4 + histogram(x, y, z, c) * 6 +
+                            histogram(x, y, z + 1, c) * 4 + histogram(x, y, z + 2, c);
+        blurx(x, y, z, c) = blurz(x - 2, y, z, c) + blurz(x - 1, y, z, c) * 4 + blurz(x, y, z, c) * 6 +
+                            blurz(x + 1, y, z, c) * 4 + blurz(x + 2, y, z, c);
+        blury(x, y, z, c) = blurx(x, y - 2, z, c) + blurx(x, y - 1, z, c) * 4 + blurx(x, y, z, c) * 6 +
+                            blurx(x, y + 1, z, c) * 4 + blurx(x, y + 2, z, c);
+        Expr zv = clamp(input(x, y), 0.0f, 1.0f) * inv;
+        Expr zi = cast<int>(zv), xc = x / S, yc = y / S;
+        Expr zf = zv - zi, xf = cast<float>(x % S) / S, yf = cast<float>(y % S) / S;
+        auto plane = [&](Expr zz) {
+            return lerp(lerp(blury(xc, yc, zz, c), blury(xc + 1, yc, zz, c), xf),
+                        lerp(blury(xc, yc + 1, zz, c), blury(xc + 1, yc + 1, zz, c), xf), yf);
+        };
+        interpolated(x, y, c) = lerp(plane(zi), plane(zi + 1), zf);
+        output(x, y) = interpolated(x, y, 0) / interpolated(x, y, 1);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}});
+            r_sigma.set_estimate(0.1f);
+            histogram.set_estimate(z, -2, 16);
+            blurz.set_estimate(z, 0, 12);
+            blurx.set_estimate(z, 0, 12);
+            blury.set_estimate(z, 0, 12);
+            output.set_estimates({{0, EST_W}, {0, EST_H}});
+            return;
+        }
+        if (check) { // the grid whole at each step
+            histogram.compute_root();
+            blurz.compute_root();
+            blurx.compute_root();
+            blury.compute_root();
+            return;
+        }
+        if (!gpu) { // Halide's CPU schedule of the app
+            blurz.compute_at(blurx, y).reorder(c, z, x, y).vectorize(x, 8).unroll(c);
+            histogram.compute_at(blurz, y);
+            histogram.update().reorder(c, r.x, r.y, x, y).unroll(c);
+            blurx.compute_root().reorder(c, x, z, y).parallel(y).vectorize(x, 8).unroll(c);
+            blury.compute_at(output, y).store_in(MemoryType::Stack).reorder(c, x, y, z).reorder_storage(c, z, x, y)
+                .vectorize(x, 8).unroll(c);
+            output.compute_root().parallel(y, 8).vectorize(x, 8);
+            return;
+        }
+        // Halide's GPU schedule of the app: the histogram of 8 x 8 cells in
+        // shared memory and their z blur one kernel, each blur across a kernel,
+        // the interpolation per output pixel
+        Var zi("zi");
+        blurz.compute_root().reorder(c, z, x, y).gpu_tile(x, y, xi, yi, 8, 8);
+        histogram.reorder(c, z, x, y).compute_at(blurz, x).gpu_threads(x, y);
+        histogram.update().reorder(c, r.x, r.y, x, y).gpu_threads(x, y).unroll(c);
+        blurx.compute_root().reorder(c, x, y, z).reorder_storage(c, x, y, z).vectorize(c).unroll(y, 2, TailStrategy::RoundUp)
+            .gpu_tile(x, y, z, xi, yi, zi, 32, 8, 1, TailStrategy::RoundUp);
+        blury.compute_root().reorder(c, x, y, z).reorder_storage(c, x, y, z).vectorize(c).unroll(y, 2, TailStrategy::RoundUp)
+            .gpu_tile(x, y, z, xi, yi, zi, 32, 8, 1, TailStrategy::RoundUp);
+        output.compute_root().gpu_tile(x, y, xi, yi, 32, 8);
+        interpolated.compute_at(output, xi).vectorize(c);
+    }
+
+private:
+    Var z{"z"};
+    Func histogram{"histogram"}, blurz{"blurz"}, blurx{"blurx"}, blury{"blury"}, interpolated{"interpolated"};
+    RDom r;
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
@@ -587,3 +676,4 @@ HALIDE_REGISTER_GENERATOR(MaxFilter, suite_max_filter)
 HALIDE_REGISTER_GENERATOR(NlMeans, suite_nl_means)
 HALIDE_REGISTER_GENERATOR(Interpolate, suite_interpolate)
 HALIDE_REGISTER_GENERATOR(LocalLaplacian, suite_local_laplacian)
+HALIDE_REGISTER_GENERATOR(BilateralGrid, suite_bilateral_grid)
