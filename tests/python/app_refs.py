@@ -252,3 +252,51 @@ def bilateral_grid(img, r_sigma, s=8):
         return lerp(lerp(g[ri, ci, z], g[ri, ci + 1, z], cf), lerp(g[ri + 1, ci, z], g[ri + 1, ci + 1, z], cf), rf)
 
     return lerp(at(0, zi), at(0, zi + 1), zf) / lerp(at(1, zi), at(1, zi + 1), zf)
+
+
+def pyramid_blending(a, b, mask, levels):
+    """PolyMage's pyramid_blending: a, b 3 x H x W and mask H x W float32 ->
+    3 x H x W float64. Gaussian pyramids by [1 4 6 4 1] / 16 along the
+    columns then the rows at every other pixel (each level ceil(n / 2) of
+    the one above, its edge repeated); expansion (1, 6, 1) / 8 at even
+    indices, (4, 4) / 8 at odd ones; Laplacian levels blended by the mask's
+    pyramid and collapsed from the coarsest level."""
+    taps = np.array([1, 4, 6, 4, 1]) / 16.0
+
+    def down(p):
+        n, m = p.shape[-2:]
+        rows = np.clip(2 * np.arange((n + 1) // 2)[:, None] - 2 + np.arange(5)[None, :], 0, n - 1)
+        cols = np.clip(2 * np.arange((m + 1) // 2)[:, None] - 2 + np.arange(5)[None, :], 0, m - 1)
+        x = sum(taps[i] * p[..., :, cols[:, i]] for i in range(5))
+        return sum(taps[j] * x[..., rows[:, j], :] for j in range(5))
+
+    def spread(n, m):  # fine index -> three coarse indices and their weights
+        k, odd = np.arange(n) // 2, np.arange(n) % 2
+        idx = np.clip(np.stack([k - 1 + odd, k + odd, k + 1], 1), 0, m - 1)
+        wt = np.where(odd[:, None] == 1, [0.5, 0.5, 0.0], [0.125, 0.75, 0.125])
+        return idx, wt
+
+    def expand(q, n, m):
+        ri, rw = spread(n, q.shape[-2])
+        ci, cw = spread(m, q.shape[-1])
+        x = sum(rw[:, k][:, None] * q[..., ri[:, k], :] for k in range(3))
+        return sum(cw[:, k] * x[..., :, ci[:, k]] for k in range(3))
+
+    ga, gb, gm = [a.astype(np.float64)], [b.astype(np.float64)], [mask.astype(np.float64)]
+    for _ in range(1, levels):
+        ga.append(down(ga[-1]))
+        gb.append(down(gb[-1]))
+        gm.append(down(gm[-1]))
+    blend = []
+    for lv in range(levels):
+        la, lb = ga[lv], gb[lv]
+        if lv < levels - 1:
+            n, m = la.shape[-2:]
+            la = la - expand(ga[lv + 1], n, m)
+            lb = lb - expand(gb[lv + 1], n, m)
+        blend.append(la * gm[lv] + lb * (1 - gm[lv]))
+    out = blend[-1]
+    for lv in range(levels - 2, -1, -1):
+        n, m = blend[lv].shape[-2:]
+        out = expand(out, n, m) + blend[lv]
+    return out

@@ -272,3 +272,17 @@ def test_bilateral_grid(target, flags):
         assert got.shape == shape
         np.testing.assert_allclose(got, app_refs.bilateral_grid(img, r_sigma), rtol=1e-4, atol=1e-5,
                                    err_msg=str((shape, r_sigma)))
+
+
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_pyramid_blending(target, flags):
+    rng = np.random.default_rng(12)
+    for shape, levels in (((23, 37), 4), ((64, 45), 3), ((1, 1), 4), ((2, 7), 1), ((130, 9), 5), ((5, 3), 2)):
+        a, b = rgb(rng, shape), rgb(rng, shape)
+        mask = np.zeros(shape, np.float32)
+        mask[: shape[0] * 2 // 5] = 1.0                       # PolyMage's mask: one side of a row
+        mask += (rng.random(shape) * 0.2).astype(np.float32)  # and soft values
+        got = program("pyramid_blending", target, flags).pyramid_blending(a, b, mask, levels=levels)
+        assert got.shape == (3,) + shape
+        np.testing.assert_allclose(got, app_refs.pyramid_blending(a, b, mask, levels), rtol=1e-5, atol=2e-6,
+                                   err_msg=str((shape, levels)))

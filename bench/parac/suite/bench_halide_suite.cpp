@@ -29,6 +29,7 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
+void pyramid_blending(int H, int W, int levels, float *a, float *b, float *mask, float *out);
 }
 #ifdef SUITE_HOST
 // build.sh --host: the algorithms with Halide's default schedule on the
@@ -45,6 +46,11 @@ void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 #define bilateral_grid_cuda_auto bilateral_grid_host
 #define bilateral_grid_cpu bilateral_grid_host
 #define bilateral_grid_cpu_auto bilateral_grid_host
+#include "pyramid_blending_host.h"
+#define pyramid_blending_cuda pyramid_blending_host
+#define pyramid_blending_cuda_auto pyramid_blending_host
+#define pyramid_blending_cpu pyramid_blending_host
+#define pyramid_blending_cpu_auto pyramid_blending_host
 #define harris_cuda harris_host
 #define harris_cuda_auto harris_host
 #define hist_cuda hist_host
@@ -106,6 +112,10 @@ void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 #include "bilateral_grid_cpu_auto.h"
 #include "bilateral_grid_cuda.h"
 #include "bilateral_grid_cuda_auto.h"
+#include "pyramid_blending_cpu.h"
+#include "pyramid_blending_cpu_auto.h"
+#include "pyramid_blending_cuda.h"
+#include "pyramid_blending_cuda_auto.h"
 #endif
 
 using Halide::Runtime::Buffer;
@@ -127,6 +137,12 @@ int bilateral_grid_cuda_01(halide_buffer_t *in, halide_buffer_t *out) { return b
 int bilateral_grid_cuda_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda_auto(in, R_SIGMA, out); }
 int bilateral_grid_cpu_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu(in, R_SIGMA, out); }
 int bilateral_grid_cpu_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu_auto(in, R_SIGMA, out); }
+// pyramid_blending.pc with the generator's 4 levels (PolyMage's), its 7 input planes a, b and the mask
+void pyramid_blending_4(int H, int W, float *in, float *out)
+{
+    const size_t n = (size_t)H * W;
+    pyramid_blending(H, W, 4, in, in + 3 * n, in + 6 * n, out);
+}
 
 struct job {
     pipeline fn;
@@ -172,7 +188,7 @@ bool same(const char *app, const T *got, const T *want, size_t n)
 {
     const bool hist = !strcmp(app, "hist"),
                harris = !strcmp(app, "harris") || !strcmp(app, "nl_means") || !strcmp(app, "interpolate") ||
-                        !strcmp(app, "bilateral_grid"),
+                        !strcmp(app, "bilateral_grid") || !strcmp(app, "pyramid_blending"),
                llf = !strcmp(app, "local_laplacian");
     size_t bad = 0, moved = 0;
     double worst = 0, scale = 1;
@@ -266,6 +282,9 @@ int one_size(int H, int W, const opts &o)
         const pipeline bg = cuda ? (autosched ? bilateral_grid_cuda_auto_01 : bilateral_grid_cuda_01)
                                  : (autosched ? bilateral_grid_cpu_auto_01 : bilateral_grid_cpu_01);
         rc |= check_and_time<float, float>("bilateral_grid", bg, name, H, W, 1, H, W, 1, bilateral_grid_01, o);
+        const pipeline pb = cuda ? (autosched ? pyramid_blending_cuda_auto : pyramid_blending_cuda)
+                                 : (autosched ? pyramid_blending_cpu_auto : pyramid_blending_cpu);
+        rc |= check_and_time<float, float>("pyramid_blending", pb, name, H, W, 7, H, W, 3, pyramid_blending_4, o);
     }
     return rc;
 }
@@ -293,7 +312,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     halide_set_error_handler(print_halide_error);
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian, bilateral_grid): the hand-written GPU schedule and "
+    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian, bilateral_grid, pyramid_blending): the hand-written GPU schedule and "
            "Li2018's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n");
     std::string list(sizes);
     int rc = 0;

@@ -44,6 +44,7 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
+void pyramid_blending(int H, int W, int levels, float *a, float *b, float *mask, float *out);
 
 typedef struct buffers {
     int H, W;
@@ -69,6 +70,7 @@ static double b_nlm(int H, int W) { return 24 * px(H, W); }
 static double b_interp(int H, int W) { return 28 * px(H, W); }
 static double b_llf(int H, int W) { return 12 * px(H, W); }
 static double b_bilateral(int H, int W) { return 8 * px(H, W); }
+static double b_blend(int H, int W) { return 40 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
@@ -81,6 +83,12 @@ static void run_nlm(buffers *b) { nl_means(b->H, b->W, 0.12f, b->in, b->out); } 
 static void run_interp(buffers *b) { interpolate(b->H, b->W, 10, b->in, b->out); } /* Halide's 10 levels */
 static void run_llf(buffers *b) { local_laplacian(b->H, b->W, 8, 1.0f, 1.0f, 8, b->in, b->out); } /* Halide's test's */
 static void run_bilateral(buffers *b) { bilateral_grid(b->H, b->W, 0.1f, b->in, b->out); }          /* Halide's test's r_sigma */
+static void run_blend(buffers *b) /* PolyMage's 4 levels; the input's planes: a (3), b (3), the mask */
+{
+    float *in = b->in;
+    const size_t n = (size_t)b->H * b->W;
+    pyramid_blending(b->H, b->W, 4, in, in + 3 * n, in + 6 * n, b->out);
+}
 
 static const suite_app apps[] = {
     {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
@@ -88,7 +96,7 @@ static const suite_app apps[] = {
     {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
     {"resize_up2", 1, b_up, run_up},         {"nl_means", 1, b_nlm, run_nlm},
     {"interpolate", 1, b_interp, run_interp}, {"local_laplacian", 0, b_llf, run_llf},
-    {"bilateral_grid", 1, b_bilateral, run_bilateral},
+    {"bilateral_grid", 1, b_bilateral, run_bilateral}, {"pyramid_blending", 1, b_blend, run_blend},
 };
 
 #include "bench_timing.h"
@@ -160,14 +168,14 @@ int main(int argc, char **argv)
             return 1;
         }
         const size_t n = (size_t)H * W;
-        buffers b = {H, W, malloc(n * 16), malloc(n * 48)}; /* 4 float planes in; 3 planes at twice the size out */
+        buffers b = {H, W, malloc(n * 28), malloc(n * 48)}; /* 7 float planes in; 3 planes at twice the size out */
         if (!b.in || !b.out) {
             fprintf(stderr, "bench_parac_suite: out of memory for %dx%d\n", H, W);
             return 1;
         }
         for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
             if (!wanted(only, apps[a].name)) continue;
-            bench_fill_lcg(b.in, n * 16, apps[a].as_float);
+            bench_fill_lcg(b.in, n * 28, apps[a].as_float);
             apps[a].run(&b); /* builds (or loads) the kernels */
             apps[a].run(&b);
             if (per_kernel) snapshot_kernel_times();

@@ -22,7 +22,7 @@ CXX=${CXX:-g++}
 $CXX -std=c++17 -O1 -I$inc bench/parac/suite/halide_apps.cpp /usr/src/halide14/GenGen.cpp -o "$out/gen" -lHalide14 -ldl -lpthread
 cuda=x86-64-linux-cuda-cuda_capability_86-no_runtime
 cpu=x86-64-linux-sse41-avx-f16c-fma-avx2
-apps="harris stencil_chain hist max_filter nl_means interpolate local_laplacian bilateral_grid"
+apps="harris stencil_chain hist max_filter nl_means interpolate local_laplacian bilateral_grid pyramid_blending"
 for app in $apps; do
   "$paracc" examples/apps/$app.pc --target c -o "$out/parac_$app"
   cc -std=c11 -O2 -fopenmp -c "$out/parac_$app.c" -o "$out/parac_$app.o"

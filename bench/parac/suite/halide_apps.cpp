@@ -1,6 +1,6 @@
 // Halide 14 versions of the ParaC application suite (examples/apps/), as
 // peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
-// max_filter, stencil_chain, nl_means, interpolate, local_laplacian, bilateral_grid) with the same arithmetic as the ParaC programs,
+// max_filter, stencil_chain, nl_means, interpolate, local_laplacian, bilateral_grid; PolyMage's pyramid_blending) with the same arithmetic as the ParaC programs,
 // each with a hand-written GPU schedule in the manner of Halide's apps
 // (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
 // single thread; max_filter's slices over columns) and, with
@@ -667,6 +667,127 @@ private:
     RDom r;
 };
 
+// pyramid_blending.pc: PolyMage's pyramid_blending (4 levels) with each
+// level of its own size, its edge repeated: Gaussian pyramids of two RGB
+// images and a mask by [1 4 6 4 1] / 16 with 2x downsampling, Laplacian
+// levels (less the level below expanded: (1, 6, 1) / 8 at even indices,
+// (4, 4) / 8 at odd ones), blended by the mask's level, collapsed. Input:
+// 7 planes (a: 0-2, b: 3-5, the mask: 6).
+class PyramidBlending : public Generator<PyramidBlending> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    GeneratorParam<int> levels{"levels", 4};
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate()
+    {
+        const int L = levels;
+        w.resize(L);
+        h.resize(L);
+        w[0] = input.width();
+        h[0] = input.height();
+        for (int l = 1; l < L; l++) {
+            w[l] = (w[l - 1] + 1) / 2;
+            h[l] = (h[l - 1] + 1) / 2;
+        }
+        for (int l = 0; l < L; l++) {
+            gA.emplace_back("gA_" + std::to_string(l));
+            gB.emplace_back("gB_" + std::to_string(l));
+            gM.emplace_back("gM_" + std::to_string(l));
+            O.emplace_back("O_" + std::to_string(l));
+        }
+        gA[0](x, y, c) = input(x, y, c);
+        gB[0](x, y, c) = input(x, y, c + 3);
+        gM[0](x, y, c) = input(x, y, 6);
+        for (int l = 1; l < L; l++) {
+            gA[l](x, y, c) = down(gA[l - 1], l - 1);
+            gB[l](x, y, c) = down(gB[l - 1], l - 1);
+            gM[l](x, y, c) = down(gM[l - 1], l - 1);
+        }
+        const int T = L - 1;
+        O[T](x, y, c) = gA[T](x, y, c) * gM[T](x, y, 0) + gB[T](x, y, c) * (1.0f - gM[T](x, y, 0));
+        for (int l = T - 1; l >= 0; l--) {
+            Expr m = gM[l](x, y, 0);
+            O[l](x, y, c) = up(O[l + 1], l + 1) + ((gA[l](x, y, c) - up(gA[l + 1], l + 1)) * m +
+                                                   (gB[l](x, y, c) - up(gB[l + 1], l + 1)) * (1.0f - m));
+        }
+        output(x, y, c) = O[0](x, y, c);
+    }
+
+    void schedule()
+    {
+        const int L = levels;
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 7}});
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        if (check) { // every level whole
+            for (int l = 1; l < L; l++) {
+                gA[l].compute_root();
+                gB[l].compute_root();
+                gM[l].compute_root();
+                O[l].compute_root();
+            }
+            return;
+        }
+        if (!gpu) { // each level whole, rows over the cores, vectors along x
+            for (int l = 1; l < L; l++)
+                for (Func f : {gA[l], gB[l], gM[l], O[l]})
+                    f.compute_root().parallel(y, 8).vectorize(x, 8, TailStrategy::GuardWithIf);
+            output.parallel(y, 8).vectorize(x, 8, TailStrategy::GuardWithIf);
+            return;
+        }
+        // a kernel per level of each pyramid and of the collapse, the three
+        // colours of a pixel by one thread (in the manner of local_laplacian's)
+        output.reorder(c, x, y).bound(c, 0, 3).unroll(c).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+        for (int l = 1; l < L; l++) {
+            gA[l].compute_root().bound(c, 0, 3).reorder(c, x, y).unroll(c).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+            gB[l].compute_root().bound(c, 0, 3).reorder(c, x, y).unroll(c).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+            gM[l].compute_root().bound(c, 0, 1).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+            O[l].compute_root().bound(c, 0, 3).reorder(c, x, y).unroll(c).gpu_tile(x, y, xi, yi, 16, 8, TailStrategy::GuardWithIf);
+        }
+    }
+
+private:
+    std::vector<Expr> w, h;
+    std::vector<Func> gA, gB, gM, O;
+
+    // level j of f at (xx, yy), its edge repeated
+    Expr at(Func f, int j, Expr xx, Expr yy) { return f(clamp(xx, 0, w[j] - 1), clamp(yy, 0, h[j] - 1), c); }
+
+    // [1 4 6 4 1] along x of five rows, then along y, every other pixel of level j of f
+    Expr down(Func f, int j)
+    {
+        const float t[5] = {1, 4, 6, 4, 1};
+        Expr s = 0.0f;
+        for (int jj = 0; jj < 5; jj++) {
+            Expr row = 0.0f;
+            for (int i = 0; i < 5; i++) row = row + t[i] * at(f, j, 2 * x - 2 + i, 2 * y - 2 + jj);
+            s = s + t[jj] * row;
+        }
+        return s / 256.0f;
+    }
+
+    // level j of f expanded to the level above: along y, then along x
+    Expr up(Func f, int j)
+    {
+        Expr ox = x % 2 == 1, oy = y % 2 == 1, ix = x / 2, iy = y / 2;
+        Expr cx[3] = {ix - 1 + select(ox, 1, 0), ix + select(ox, 1, 0), ix + 1};
+        Expr cy[3] = {iy - 1 + select(oy, 1, 0), iy + select(oy, 1, 0), iy + 1};
+        Expr wx[3] = {select(ox, 0.5f, 0.125f), select(ox, 0.5f, 0.75f), select(ox, 0.0f, 0.125f)};
+        Expr wy[3] = {select(oy, 0.5f, 0.125f), select(oy, 0.5f, 0.75f), select(oy, 0.0f, 0.125f)};
+        Expr s = 0.0f;
+        for (int a = 0; a < 3; a++) {
+            Expr col = wy[0] * at(f, j, cx[a], cy[0]) + wy[1] * at(f, j, cx[a], cy[1]) + wy[2] * at(f, j, cx[a], cy[2]);
+            s = s + wx[a] * col;
+        }
+        return s;
+    }
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
@@ -677,3 +798,4 @@ HALIDE_REGISTER_GENERATOR(NlMeans, suite_nl_means)
 HALIDE_REGISTER_GENERATOR(Interpolate, suite_interpolate)
 HALIDE_REGISTER_GENERATOR(LocalLaplacian, suite_local_laplacian)
 HALIDE_REGISTER_GENERATOR(BilateralGrid, suite_bilateral_grid)
+HALIDE_REGISTER_GENERATOR(PyramidBlending, suite_pyramid_blending)
