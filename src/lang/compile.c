@@ -87,8 +87,12 @@ int lang_compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *
 static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE *kernels)
 {
     lang_diag.errors = 0;
-    Token *toks = tokenize(file);
+    const char **macro_matrices = NULL;
+    int nmacro_matrices = 0;
+    Token *toks = lang_expand_matrix_macros(tokenize(file), &macro_matrices, &nmacro_matrices);
     Program *prog = parse_program(file, toks);
+    prog->macro_matrices = macro_matrices;
+    prog->nmacro_matrices = nmacro_matrices;
     prog->base = opt->base_name ? opt->base_name : "parac";
     prog->opt = opt;
     bool ast_only = opt->dump && !strcmp(opt->dump, "ast");

@@ -5,10 +5,11 @@
  * declarations in a private header: sema.h, parse.h, fuse.h, emit_host.h,
  * emit_kernels.h, print.h):
  *   tokenize.c            source text -> tokens (directive lines kept verbatim)
+ *   macros.c              uses of macros that name matrices expanded in the tokens
  *   parse.c, parse_expr.c tokens -> AST (C plus ParaC productions)
  *   sema.c, sema_expr.c, sema_iter.c  scopes, types, ParaC rules, desugaring
  *   sema_writes.c         each iteration of an iterator writes elements of its own
- *   sema_macros.c         no macro names a matrix (macros are passed on unexpanded)
+ *   sema_macros.c         no macro left unexpanded names a matrix (the others reach the C compiler)
  *   if_convert.c          conditional assignments as selects, common statements hoisted
  *   fuse.c (fuse_stencil.c, fuse_tile.c, fuse_choice.c, fuse_common.c)  kernel fusion
  *   merge_launches.c      small independent iterators in one launch
@@ -458,6 +459,10 @@ typedef struct Program {
     const char *base;      /* output base name (kernel prefix) */
     Node **reductions;     /* independent operators */
     int nreductions;
+    /* the names macros.c took for matrices' (the uses of macros naming
+     * them expanded), for sema_check_macros */
+    const char **macro_matrices;
+    int nmacro_matrices;
 } Program;
 
 /* ---- options.c: the command line as the passes ask it ------------------ */
@@ -473,13 +478,18 @@ int lang_stage_rows(const CompileOptions *opt); /* rows per work-item of a stage
  * fusion, fuse.c with its parts behind fuse.h) exports only its entry point
  * and calls no other pass ---------------------------------------------- */
 Token *tokenize(const SourceFile *file);          /* tokenize.c: source text -> tokens */
+/* macros.c: the uses of the file's macros that name a matrix (in the body,
+ * or a matrix itself as an argument) expanded in the tokens, as C's
+ * preprocessor would; the names it took for matrices' in *names, *n */
+Token *lang_expand_matrix_macros(Token *toks, const char ***names, int *n);
 Program *parse_program(SourceFile *file, Token *tokens); /* parse.c: tokens -> AST */
 void sema_program(Program *prog);                 /* sema*.c: scopes, types, ParaC rules, desugaring */
 /* sema_writes.c: every iterator's writes give each iteration elements of
  * its own (else they would race): reports those that do not */
 void sema_check_writes(Program *prog);
-/* sema_macros.c: reports the #defines whose body names a matrix (macros
- * reach the generated code unexpanded) */
+/* sema_macros.c: reports the #defines whose body names a matrix that
+ * macros.c did not know as one (their uses would reach the generated code
+ * unexpanded) */
 void sema_check_macros(Program *prog);
 /* sema_calls.c: host calls passing matrices to functions of this file (the
  * parac__m_NAME entry point); declared matrices passed otherwise */

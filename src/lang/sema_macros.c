@@ -1,9 +1,10 @@
 /* Macros reach the generated C and kernels unexpanded (tokenize.c), where a
  * matrix is no longer the array the source indexes: a pointer with a pitch,
- * a kernel argument, a device buffer. A macro whose body names a matrix
- * would be accepted here and fail in the C compiler, or index the wrong
- * elements, so it is an error at the #define, after sema has seen every
- * matrix of the file.
+ * a kernel argument, a device buffer. macros.c expands the uses of macros
+ * that name matrices before parsing; a macro whose body names a matrix that
+ * it did not know as one (its uses left as they were) would be accepted
+ * here and fail in the C compiler, or index the wrong elements, so it is an
+ * error at the #define, after sema has seen every matrix of the file.
  *
  * Where the compiler needs a constant (a window's length and stride, a
  * border width), an object-like macro whose body is an integer constant
@@ -114,7 +115,9 @@ void sema_check_macros(Program *prog)
     for (Node *n = prog->top; n; n = n->next) {
         if (n->kind != ND_DIRECTIVE || !n->text) continue;
         const Obj *m = matrix_in_define(n->text, s);
-        if (m)
+        bool expanded = false; /* macros.c expanded the uses of macros that name it */
+        for (int i = 0; m && i < prog->nmacro_matrices && !expanded; i++) expanded = !strcmp(prog->macro_matrices[i], m->name);
+        if (m && !expanded)
             diag_error_tok(n->tok, "this macro names parac_matrix '%s': macros reach the generated code unexpanded, "
                            "where '%s' is not the array the source indexes; write the access in the code or in a "
                            "function of the file", m->name, m->name);

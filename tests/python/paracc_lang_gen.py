@@ -385,11 +385,13 @@ def stage_point(prog, srcs, dst):
         f = _body_stage(prog, it, dst, "acc", fl, [f"{prog.V} acc = 0;", f"for (int k = 0; k < {K}; k++)",
                                                     f"    acc += {e.text} * (k + 1);"])
     else:
-        # reads at a loop variable's columns (or rows), bounds constant: no border rule involved
+        # reads at a loop variable's columns (or rows), bounds constant: no border rule involved;
+        # spelled through a macro that takes the matrix itself (expanded by paracc)
         m = prog.pick(srcs)
         K = prog.ri(2, 4)
         along_rows = prog.rng.random() < 0.5
-        idx = f"{m}[k][{y}]" if along_rows else f"{m}[{x}][k]"
+        idx = f"AT2({m}, k, {y})" if along_rows else f"AT2({m}, {x}, k)"
+        prog.kinds.append("macro_matrix")
 
         def fl(env, m=m, K=K, along_rows=along_rows, e=e):
             v = e(env)
@@ -434,7 +436,8 @@ STRIDE_MACROS = {1: "WIN1", 2: "STEP2"}
 MACRO_LINES = ("#define WIN1 1\n"
                "#define WIN3 (WIN1 + 2) /* a macro of a macro */\n"
                "#define WIN5 (2 * WIN3 - 1)\n"
-               "#define STEP2 (WIN5 / 2)\n")
+               "#define STEP2 (WIN5 / 2)\n"
+               "#define AT2(m, r, c) m[r][c] /* a matrix through an argument: paracc expands its uses */\n")
 
 
 def _window_text(m, x, y, h, w, sx, sy, macros=False):
