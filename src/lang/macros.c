@@ -211,11 +211,11 @@ static Token *copy_at(const Token *t, const Token *at)
 
 static Token *expand_list(Token *head, int depth);
 
-/* The use of macro d at `name` (for a function-like one, its arguments
- * between the parentheses, the last one `close`): its expansion, scanned
+/* The use of macro d at `name` (for a function-like one, its arguments,
+ * each a list of tokens already expanded): its expansion, scanned
  * again, ending with a pointer to its last token in *last; NULL if it is
  * not to be expanded here. */
-static Token *expand_use(Def *d, Token *name, Token *close, Token *args[][2], int nargs, int depth, Token **last)
+static Token *expand_use(Def *d, Token *name, Token *args[][2], int nargs, int depth, Token **last)
 {
     bool bare = false; /* a matrix passed itself, not one of its elements */
     for (int a = 0; a < nargs; a++)
@@ -234,7 +234,6 @@ static Token *expand_use(Def *d, Token *name, Token *close, Token *args[][2], in
         diag_error_tok(name, "macro '%s' takes %d arguments, %d given", d->name, d->nparams, nargs);
         return NULL;
     }
-    (void)close;
     Token head = {0}, *cur = &head;
     for (const Token *b = d->body; b && b->kind != TK_EOF; b = b->next) {
         int param = -1;
@@ -278,7 +277,7 @@ static Token *expand_list(Token *head, int depth)
         }
         Token *args[MAX_ARGS][2];
         int nargs = 0;
-        Token *close = t, *after = t->next;
+        Token *after = t->next;
         if (d->fn) {
             if (!is_punct(t->next, "(")) { /* the name alone: no invocation */
                 prev = t;
@@ -305,7 +304,6 @@ static Token *expand_list(Token *head, int depth)
                 t = t->next;
                 continue;
             }
-            close = u;
             after = u->next;
         }
         /* the arguments as C's preprocessor substitutes them: with their own
@@ -317,7 +315,7 @@ static Token *expand_list(Token *head, int depth)
             args[a][1] = NULL;
         }
         Token *last = NULL;
-        Token *out = expand_use(d, t, close, args, nargs, depth, &last);
+        Token *out = expand_use(d, t, args, nargs, depth, &last);
         if (!out) {
             prev = t;
             t = t->next;

@@ -220,26 +220,23 @@ static const char *axis_name(int axis)
     return axis >= 0 && axis < 3 ? letters[axis] : "?";
 }
 
-/* The update n can be an atomic add: +=, -=, ++ or -- of an int or
- * unsigned int matrix element, by an integer. */
-static bool atomic_form(const Node *n)
-{
-    const Node *lhs = n->lhs;
-    if (!lhs || lhs->kind != ND_MAT_ELEM || !lhs->var || !lhs->var->ty || !lhs->var->ty->base) return false;
-    const Type *t = lhs->var->ty->base;
-    if (t->kind != TY_INT || ty_size(t) != 4) return false;
-    if (n->kind == ND_ASSIGN)
-        return n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-=")) && n->rhs && ty_is_integer(n->rhs->ty);
-    return true; /* ++ / -- */
-}
-
-/* n updates an element of any arithmetic type: +=, -=, ++ or --. */
+/* n updates a matrix element: +=, -=, ++ or -- (of any element type). */
 static bool update_form(const Node *n)
 {
     const Node *lhs = n->lhs;
     if (!lhs || lhs->kind != ND_MAT_ELEM || !lhs->var || !lhs->var->ty || !lhs->var->ty->base) return false;
     if (n->kind == ND_ASSIGN) return n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-="));
     return true; /* ++ / -- */
+}
+
+/* The update n can be an atomic add: an update of an int or unsigned int
+ * matrix element, by an integer. */
+static bool atomic_form(const Node *n)
+{
+    if (!update_form(n)) return false;
+    const Type *t = n->lhs->var->ty->base;
+    if (t->kind != TY_INT || ty_size(t) != 4) return false;
+    return n->kind != ND_ASSIGN || (n->rhs && ty_is_integer(n->rhs->ty));
 }
 
 /* Every axis of the iterator is followed by an index of lhs with a constant

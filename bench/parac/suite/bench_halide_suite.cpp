@@ -133,10 +133,10 @@ void local_laplacian_8(int H, int W, uint16_t *in, uint16_t *out) { local_laplac
 // bilateral_grid.pc and its Halide versions with the r_sigma of Halide's test (0.1)
 const float R_SIGMA = 0.1f;
 void bilateral_grid_01(int H, int W, float *in, float *out) { bilateral_grid(H, W, R_SIGMA, in, out); }
-int bilateral_grid_cuda_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda(in, R_SIGMA, out); }
-int bilateral_grid_cuda_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda_auto(in, R_SIGMA, out); }
-int bilateral_grid_cpu_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu(in, R_SIGMA, out); }
-int bilateral_grid_cpu_auto_01(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu_auto(in, R_SIGMA, out); }
+int bilateral_grid_r01_cuda(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda(in, R_SIGMA, out); }
+int bilateral_grid_r01_cuda_auto(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cuda_auto(in, R_SIGMA, out); }
+int bilateral_grid_r01_cpu(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu(in, R_SIGMA, out); }
+int bilateral_grid_r01_cpu_auto(halide_buffer_t *in, halide_buffer_t *out) { return bilateral_grid_cpu_auto(in, R_SIGMA, out); }
 // pyramid_blending.pc with the generator's 4 levels (PolyMage's), its 7 input planes a, b and the mask
 void pyramid_blending_4(int H, int W, float *in, float *out)
 {
@@ -261,30 +261,22 @@ int one_size(int H, int W, const opts &o)
         const char *name = names[s];
         const bool cuda = strstr(name, "cuda") != nullptr, autosched = strstr(name, "li2018") || strstr(name, "adams");
         if ((cuda && !o.cuda) || (!cuda && !o.cpu) || (autosched && (H < 600 || W < 600))) continue;
-        const pipeline h = cuda ? (autosched ? harris_cuda_auto : harris_cuda) : (autosched ? harris_cpu_auto : harris_cpu);
-        const pipeline sc = cuda ? (autosched ? stencil_chain_cuda_auto : stencil_chain_cuda)
-                                 : (autosched ? stencil_chain_cpu_auto : stencil_chain_cpu);
-        const pipeline hi = cuda ? (autosched ? hist_cuda_auto : hist_cuda) : (autosched ? hist_cpu_auto : hist_cpu);
-        const pipeline mf = cuda ? (autosched ? max_filter_cuda_auto : max_filter_cuda)
-                                 : (autosched ? max_filter_cpu_auto : max_filter_cpu);
-        rc |= check_and_time<float, float>("harris", h, name, H, W, 3, H - 6, W - 6, 1, harris, o);
-        rc |= check_and_time<uint16_t, uint16_t>("stencil_chain", sc, name, H, W, 1, H - 32, W - 32, 1, stencil_chain, o);
-        rc |= check_and_time<uint8_t, uint8_t>("hist", hi, name, H, W, 3, H, W, 3, hist, o);
-        rc |= check_and_time<float, float>("max_filter", mf, name, H, W, 3, H, W, 3, max_filter, o);
-        const pipeline nl = cuda ? (autosched ? nl_means_cuda_auto : nl_means_cuda) : (autosched ? nl_means_cpu_auto : nl_means_cpu);
-        rc |= check_and_time<float, float>("nl_means", nl, name, H, W, 3, H, W, 3, nl_means_sigma, o);
-        const pipeline ip = cuda ? (autosched ? interpolate_cuda_auto : interpolate_cuda)
-                                 : (autosched ? interpolate_cpu_auto : interpolate_cpu);
-        rc |= check_and_time<float, float>("interpolate", ip, name, H, W, 4, H, W, 3, interpolate_10, o);
-        const pipeline ll = cuda ? (autosched ? local_laplacian_cuda_auto : local_laplacian_cuda)
-                                 : (autosched ? local_laplacian_cpu_auto : local_laplacian_cpu);
-        rc |= check_and_time<uint16_t, uint16_t>("local_laplacian", ll, name, H, W, 3, H, W, 3, local_laplacian_8, o);
-        const pipeline bg = cuda ? (autosched ? bilateral_grid_cuda_auto_01 : bilateral_grid_cuda_01)
-                                 : (autosched ? bilateral_grid_cpu_auto_01 : bilateral_grid_cpu_01);
-        rc |= check_and_time<float, float>("bilateral_grid", bg, name, H, W, 1, H, W, 1, bilateral_grid_01, o);
-        const pipeline pb = cuda ? (autosched ? pyramid_blending_cuda_auto : pyramid_blending_cuda)
-                                 : (autosched ? pyramid_blending_cpu_auto : pyramid_blending_cpu);
-        rc |= check_and_time<float, float>("pyramid_blending", pb, name, H, W, 7, H, W, 3, pyramid_blending_4, o);
+        // the app's library for this schedule (its _cuda, _cuda_auto, _cpu or _cpu_auto)
+#define SCHEDULE(app) (cuda ? (autosched ? app##_cuda_auto : app##_cuda) : (autosched ? app##_cpu_auto : app##_cpu))
+        rc |= check_and_time<float, float>("harris", SCHEDULE(harris), name, H, W, 3, H - 6, W - 6, 1, harris, o);
+        rc |= check_and_time<uint16_t, uint16_t>("stencil_chain", SCHEDULE(stencil_chain), name, H, W, 1, H - 32, W - 32, 1,
+                                                 stencil_chain, o);
+        rc |= check_and_time<uint8_t, uint8_t>("hist", SCHEDULE(hist), name, H, W, 3, H, W, 3, hist, o);
+        rc |= check_and_time<float, float>("max_filter", SCHEDULE(max_filter), name, H, W, 3, H, W, 3, max_filter, o);
+        rc |= check_and_time<float, float>("nl_means", SCHEDULE(nl_means), name, H, W, 3, H, W, 3, nl_means_sigma, o);
+        rc |= check_and_time<float, float>("interpolate", SCHEDULE(interpolate), name, H, W, 4, H, W, 3, interpolate_10, o);
+        rc |= check_and_time<uint16_t, uint16_t>("local_laplacian", SCHEDULE(local_laplacian), name, H, W, 3, H, W, 3,
+                                                 local_laplacian_8, o);
+        rc |= check_and_time<float, float>("bilateral_grid", SCHEDULE(bilateral_grid_r01), name, H, W, 1, H, W, 1,
+                                           bilateral_grid_01, o);
+        rc |= check_and_time<float, float>("pyramid_blending", SCHEDULE(pyramid_blending), name, H, W, 7, H, W, 3,
+                                           pyramid_blending_4, o);
+#undef SCHEDULE
     }
     return rc;
 }
