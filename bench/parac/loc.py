@@ -32,7 +32,7 @@ def code_lines(path):
 
 SUITE = [("harris", "Harris"), ("stencil_chain", "StencilChain"), ("hist", "Hist"), ("max_filter", "MaxFilter"),
          ("nl_means", "NlMeans"), ("interpolate", "Interpolate"), ("local_laplacian", "LocalLaplacian"),
-         ("bilateral_grid", "BilateralGrid"), ("pyramid_blending", "PyramidBlending")]
+         ("bilateral_grid", "BilateralGrid"), ("pyramid_blending", "PyramidBlending"), ("camera_pipe", "CameraPipe")]
 
 
 def block_after(text, start):

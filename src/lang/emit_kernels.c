@@ -601,21 +601,36 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
             if (dialect(p)->cuda) print_fmt(p, "alignas(%ld) ", (long)ty_size(et) * V); /* stored as one vector */
             print_fmt(p, "%s parac_st%d_%s[%d];\n", ty_c_name(et, true), i, r->merge_lhs[i]->var->name, V);
         }
-        print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
-        print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
-        print_fmt(p, p->no_returns ? "        if (k%d >= k%dlo && k%d < k%dhi) {\n" : "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n",
-                  last, last, last, last);
-        print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
-                  axis_step(it, last));
-        if (dialect(p)->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
-        p->indent = 2;
-        p->merging = true;
-    }
-    print_stmt(p, it->body);
-    p->merging = false;
-    if (V > 1) {
-        print_fmt(p, p->no_returns ? "    }\n    }\n" : "    }\n");
+        /* A work-item whose V outputs all lie inside runs them with no test
+           between: one basic block, where the compiler finds the values that
+           neighbouring outputs share (a window's columns) and computes them
+           once; the tested loop is for the partial work-items at the edges.
+           Not past a tiled kernel's barrier (PoCL's work-group loops); see
+           plan_whole_items. */
+        const bool whole_path = !p->no_returns && !border && plan_whole_items(r);
+        for (int pass = whole_path ? 0 : 1; pass < 2; pass++) {
+            if (whole_path)
+                print_fmt(p, pass == 0 ? "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n" : "    } else {\n", last, last,
+                          last, V, last);
+            print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
+            print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
+            if (pass == 1)
+                print_fmt(p, p->no_returns ? "        if (k%d >= k%dlo && k%d < k%dhi) {\n"
+                                           : "        if (k%d < k%dlo || k%d >= k%dhi) continue;\n",
+                          last, last, last, last);
+            print_fmt(p, "        const int %s%c = first%d + k%d * %ld;\n", it->name, "xyz"[last], last, last,
+                      axis_step(it, last));
+            if (dialect(p)->cuda) print_fmt(p, "        (void)%s%c;\n", it->name, "xyz"[last]);
+            p->indent = 2;
+            p->merging = true;
+            print_stmt(p, it->body);
+            p->merging = false;
+            print_fmt(p, p->no_returns ? "    }\n    }\n" : "    }\n");
+        }
+        if (whole_path) print_fmt(p, "    }\n");
         merged_stores(p, r, last, src);
+    } else {
+        print_stmt(p, it->body);
     }
     if (R > 1) print_fmt(p, p->no_returns ? "    }\n    }\n" : "    }\n");
     if (p->no_returns) print_fmt(p, "    }\n");

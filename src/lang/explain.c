@@ -72,6 +72,9 @@ void explain_program(Program *prog, FILE *o)
                     parac_op_name(r->fold_red->red_op), r->fold_red->red_var->name, r->fold_red->node->tok->line);
         fprintf(o, "  vector width: %d (%s)\n", r->vector_width, r->why_vector);
         if (r->why_rows) fprintf(o, "  rows per work-item: %d (%s)\n", r->rows_per_item, r->why_rows);
+        if (plan_whole_items(r))
+            fprintf(o, "  whole work-items: the %d outputs untested where all lie inside (one block of code, their "
+                       "shared values computed once; -fno-whole-items)\n", r->vector_width);
         if (r->vector_width > 1) {
             if (r->nloads) {
                 fprintf(o, "  vector loads:");

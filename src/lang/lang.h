@@ -426,6 +426,7 @@ typedef struct Region {
     int nloads;
     const char *why_loads;
     int rows_per_item;       /* outputs per work-item along the first axis (2D, coarsened kernels); 1 = one */
+    bool whole_items;        /* V > 1: a work-item whose outputs all lie inside runs them untested (-fwhole-items) */
     RowVar rowvars[8];
     int nrowvars;
     const char *why_rows;
@@ -472,6 +473,7 @@ typedef enum { TARGET_C, TARGET_OPENCL, TARGET_CUDA } Target;
 static inline bool target_has_device(Target t) { return t == TARGET_OPENCL || t == TARGET_CUDA; }
 const char *target_name(Target t);
 bool plan_flag(const CompileOptions *opt, int flag, int min_level); /* a -f flag, or its level default */
+bool plan_whole_items(const Region *r); /* plan.c: whole work-items run their outputs untested */
 int lang_stage_rows(const CompileOptions *opt); /* rows per work-item of a staged iterator */
 
 /* ---- the passes, in the order compile.c runs them; each file (or, for
@@ -693,6 +695,7 @@ struct CompileOptions {
     int fold_reductions;  /* -1: by level (the CUDA target); 0: -fno-fold-reductions */
     int merge_launches;   /* -1: by level (device targets, -O2); 0: -fno-merge-launches */
     int stage_stencils;   /* -1: by level (device targets, -O2); 0: -fno-stage-stencils */
+    int whole_items;      /* -1: by level (device targets, -O1); 0: -fno-whole-items */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

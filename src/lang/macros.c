@@ -37,8 +37,9 @@ typedef struct Def {
     bool busy;       /* being expanded: not again inside its own expansion */
     int nparams;
     char params[MAX_PARAMS][64];
-    Token *body;     /* its tokens, to the TK_EOF */
-    bool names_matrix;
+    Token *body;     /* its tokens, to the TK_EOF (none when `hashes`) */
+    const char *text; /* the body as written */
+    bool names_matrix; /* its body names a matrix itself */
 } Def;
 
 typedef struct Expander {
@@ -107,6 +108,20 @@ static Def *find_def(const Token *t)
     return NULL;
 }
 
+static bool is_param(const Def *d, const char *w, size_t n)
+{
+    for (int i = 0; i < d->nparams; i++)
+        if (strlen(d->params[i]) == n && !strncmp(d->params[i], w, n)) return true;
+    return false;
+}
+
+static Def *find_def_text(const char *w, size_t n)
+{
+    for (int i = E->ndefs - 1; i >= 0; i--)
+        if (E->defs[i].live && strlen(E->defs[i].name) == n && !strncmp(E->defs[i].name, w, n)) return &E->defs[i];
+    return NULL;
+}
+
 /* A directive: #define and #undef change the table; #if and its kin count
  * the conditional depth. */
 static void directive(const Token *t, int *cond)
@@ -172,13 +187,12 @@ static void directive(const Token *t, int *cond)
             }
             const char *b = q;
             while (isalnum((unsigned char)*q) || *q == '_') q++;
-            bool param = false, matrix = false;
-            for (int i = 0; i < d->nparams; i++)
-                param |= strlen(d->params[i]) == (size_t)(q - b) && !strncmp(d->params[i], b, (size_t)(q - b));
+            bool matrix = false;
             for (int i = 0; i < E->nnames; i++)
                 matrix |= strlen(E->names[i]) == (size_t)(q - b) && !strncmp(E->names[i], b, (size_t)(q - b));
-            d->names_matrix |= matrix && !param;
+            d->names_matrix |= matrix && !is_param(d, b, (size_t)(q - b));
         }
+        d->text = text;
         return;
     }
     SourceFile *f = lang_alloc(sizeof *f);
@@ -186,15 +200,38 @@ static void directive(const Token *t, int *cond)
     f->text = text;
     f->len = len;
     d->body = tokenize(f);
+    d->text = text;
     for (const Token *b = d->body; b && b->kind != TK_EOF; b = b->next) {
         /* (a body that starts with # comes back as a directive line) */
         if (b->kind == TK_DIRECTIVE || (b->kind == TK_PUNCT && (tok_is(b, "#") || tok_is(b, "##")))) d->hashes = true;
-        if (names_matrix(b)) {
-            bool param = false;
-            for (int i = 0; i < d->nparams; i++) param |= tok_named(b, d->params[i]);
-            d->names_matrix |= !param;
-        }
+        if (names_matrix(b)) d->names_matrix |= !is_param(d, b->loc, (size_t)b->len);
     }
+}
+
+/* Whether a use of d names a matrix: its body names one itself, or names a
+ * macro that does (C expands the body's macros at the use, with the
+ * definitions live there: `#define AT(r, c) CLAMPED(img, r, c)` is such a
+ * macro when CLAMPED's body names img or AT passes it one). The body's
+ * words are read from its text, which macros with # or ## also have. */
+static bool def_names_matrix(Def *d, int depth)
+{
+    if (d->names_matrix) return true;
+    if (d->busy || depth >= MAX_DEPTH || !d->text) return false;
+    bool found = false;
+    d->busy = true;
+    for (const char *q = d->text; *q && !found;) {
+        if (!(isalpha((unsigned char)*q) || *q == '_')) {
+            q++;
+            continue;
+        }
+        const char *w = q;
+        while (isalnum((unsigned char)*q) || *q == '_') q++;
+        const size_t n = (size_t)(q - w);
+        Def *m = is_param(d, w, n) ? NULL : find_def_text(w, n);
+        if (m && m != d) found = def_names_matrix(m, depth + 1);
+    }
+    d->busy = false;
+    return found;
 }
 
 /* A copy of t placed at `at` (the use's macro name). */
@@ -221,11 +258,12 @@ static Token *expand_use(Def *d, Token *name, Token *args[][2], int nargs, int d
     for (int a = 0; a < nargs; a++)
         for (Token *t = args[a][0]; t && t != args[a][1]; t = t->next)
             if (names_matrix(t) && !is_punct(t->next, "[")) bare = true;
-    if (!d->names_matrix && !bare) return NULL;
+    const bool body = def_names_matrix(d, 0);
+    if (!body && !bare) return NULL;
     if (d->hashes || d->variadic || d->conditional || depth >= MAX_DEPTH) {
         diag_error_tok(name, "macro '%s' names a matrix %s, and paracc writes such a use out itself (the generated "
                        "code holds no matrix of that name), but not %s: write the code out", d->name,
-                       d->names_matrix ? "in its body" : "through an argument",
+                       body ? "in its body" : "through an argument",
                        d->hashes ? "with # or ## in the body" : d->variadic ? "with variable arguments"
                        : d->conditional ? "for a macro defined under #if" : "so many macros deep");
         return NULL;

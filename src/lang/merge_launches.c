@@ -63,8 +63,11 @@ static void note_read(Member *m, Obj *o)
 static void collect(Member *m, Node *n, int depth)
 {
     if (!n) return;
-    if (depth > 400 || n->kind == ND_ITERATOR || n->kind == ND_CALL) {
-        m->overflow = true; /* calls may write anything */
+    /* a call inside an iterator is given numbers only (sema_calls.c refuses a
+       matrix there), so it reads and writes no matrix but through its arguments,
+       which are walked as any expression (powf in a table's iterator) */
+    if (depth > 400 || n->kind == ND_ITERATOR) {
+        m->overflow = true;
         return;
     }
     const bool mat = (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;

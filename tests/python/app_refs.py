@@ -300,3 +300,82 @@ def pyramid_blending(a, b, mask, levels):
         n, m = blend[lv].shape[-2:]
         out = expand(out, n, m) + blend[lv]
     return out
+
+
+def camera_pipe(raw, m3200, m7000, color_temp, gamma, contrast, sharpen, black, white):
+    """Halide's camera_pipe: a raw Bayer image RH x RW uint16 (GRBG: green at
+    even row and column) -> 3 x (RH - 24) x (RW - 32) uint8, output pixel
+    (r, c) being raw pixel (r + 12, c + 16). Hot pixels clamped to the
+    largest of the four at distance 2; green at red and blue sites from the
+    direction (across or down) of the smaller difference; red and blue at
+    green sites from their neighbours' average corrected by green's; red at
+    blue and blue at red along the diagonal of the smaller difference, also
+    corrected; all in wrapping 16-bit arithmetic read as signed. A 3 x 4
+    colour matrix (interpolated between two calibrations by inverse colour
+    temperature, Q8.8, rounded down by 256); a 1024-entry tone curve (gamma,
+    then a quadratic contrast curve, float32 as the app); a sharpening by
+    the [1 2 1] blur's difference times the strength in 1/32."""
+    f32 = np.float32
+    RH, RW = raw.shape
+    H, W = RH - 24, RW - 32
+    a = raw.astype(np.int64)
+
+    def at(img, dr, dc):  # img[r + dr][c + dc] over the whole array (what wraps around is never used)
+        return np.roll(img, (-dr, -dc), axis=(-2, -1))
+
+    def avg(x, y):
+        return (x + y + 1) // 2
+
+    def s16(v):
+        return ((v + 32768) % 65536) - 32768
+
+    cap = np.maximum(np.maximum(at(a, 0, -2), at(a, 0, 2)), np.maximum(at(a, -2, 0), at(a, 2, 0)))
+    den = np.minimum(a, cap)
+    den = np.pad(den, ((0, RH % 2), (0, RW % 2)))
+    gr, rr, bb, gb = den[0::2, 0::2], den[0::2, 1::2], den[1::2, 0::2], den[1::2, 1::2]
+
+    def h(img, dj, di):  # a half-resolution plane at row + dj, column + di
+        return at(img, dj, di)
+
+    def pick(da, db, va, vb):  # the value of the direction with the smaller difference (the second on a tie)
+        return np.where(da < db, va, vb)
+
+    g_r = pick(np.abs(h(gr, 0, 1) - gr), np.abs(h(gb, -1, 0) - gb), avg(h(gr, 0, 1), gr), avg(h(gb, -1, 0), gb))
+    g_b = pick(np.abs(h(gb, 0, -1) - gb), np.abs(h(gr, 1, 0) - gr), avg(h(gb, 0, -1), gb), avg(h(gr, 1, 0), gr))
+    r_gr = gr - avg(g_r, h(g_r, 0, -1)) + avg(h(rr, 0, -1), rr)
+    b_gr = gr - avg(g_b, h(g_b, -1, 0)) + avg(bb, h(bb, -1, 0))
+    r_gb = gb - avg(g_r, h(g_r, 1, 0)) + avg(rr, h(rr, 1, 0))
+    b_gb = gb - avg(g_b, h(g_b, 0, 1)) + avg(bb, h(bb, 0, 1))
+    rp = g_b - avg(g_r, h(g_r, 1, -1)) + avg(rr, h(rr, 1, -1))
+    rn = g_b - avg(h(g_r, 0, -1), h(g_r, 1, 0)) + avg(h(rr, 0, -1), h(rr, 1, 0))
+    r_b = pick(np.abs(rr - h(rr, 1, -1)), np.abs(h(rr, 0, -1) - h(rr, 1, 0)), rp, rn)
+    bp = g_r - avg(g_b, h(g_b, -1, 1)) + avg(bb, h(bb, -1, 1))
+    bn = g_r - avg(h(g_b, 0, 1), h(g_b, -1, 0)) + avg(h(bb, 0, 1), h(bb, -1, 0))
+    b_r = pick(np.abs(bb - h(bb, -1, 1)), np.abs(h(bb, 0, 1) - h(bb, -1, 0)), bp, bn)
+
+    dem = np.zeros((3,) + den.shape, np.int64)
+    for ch, (ee, eo, oe, oo) in enumerate(((r_gr, rr, r_b, r_gb), (gr, g_r, g_b, gb), (b_gr, b_r, bb, b_gb))):
+        dem[ch, 0::2, 0::2], dem[ch, 0::2, 1::2], dem[ch, 1::2, 0::2], dem[ch, 1::2, 1::2] = ee, eo, oe, oo
+    dem = s16(dem)
+
+    alpha = (f32(1) / f32(color_temp) - f32(1) / f32(3200)) / (f32(1) / f32(7000) - f32(1) / f32(3200))
+    m = (m3200.astype(f32) * alpha + m7000.astype(f32) * (f32(1) - alpha)).astype(f32)
+    q = (m * f32(256)).astype(np.int64)               # Q8.8, truncated
+    corr = np.stack([s16((q[k, 3] + q[k, 0] * dem[0] + q[k, 1] * dem[1] + q[k, 2] * dem[2]) // 256) for k in range(3)])
+
+    x = np.arange(1024)
+    inv_range = f32(1) / f32(white - black)
+    b = f32(2) - np.power(f32(2), f32(contrast) / f32(100))
+    a2 = f32(2) - f32(2) * b
+    xf = np.clip((x - black).astype(f32) * inv_range, f32(0), f32(1))
+    g = np.power(xf, f32(1) / f32(gamma))
+    z = np.where(g > f32(0.5), f32(1) - (a2 * (f32(1) - g) * (f32(1) - g) + b * (f32(1) - g)), a2 * g * g + b * g)
+    val = np.clip(z * f32(255) + f32(0.5), f32(0), f32(255)).astype(np.int64)
+    curve = np.where(x <= black, 0, np.where(x > white, 255, val))
+    cv = curve[np.clip(corr, 0, 1023)]
+
+    s32 = int(min(max(f32(sharpen) * f32(32), f32(0)), f32(255)))
+    uy = avg(avg(at(cv, -1, 0), at(cv, 1, 0)), cv)
+    unsharp = avg(avg(at(uy, 0, -1), at(uy, 0, 1)), uy)
+    out = np.clip(cv + s16((cv - unsharp) * s32) // 32, 0, 255)
+    return out[:, 12:12 + H, 16:16 + W].astype(np.uint8)

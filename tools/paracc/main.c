@@ -37,6 +37,9 @@ static void usage(FILE *o)
           "  -fno-stage-stencils  (opencl, cuda) a chain of stencil stages that recomputation does not fuse\n"
           "                     keeps its kernels and images, not computed by the last stage's work-groups into\n"
           "                     local-memory tiles with halos (on at -O2)\n"
+          "  -fno-whole-items   (opencl, cuda) a work-item of several outputs tests each against the iteration\n"
+          "                     space, not only those at the edges (on from -O1: a work-item whose outputs\n"
+          "                     all lie inside runs them untested, where the compiler shares their values)\n"
           "  -fno-fold-reductions  (cuda) an integer parac_matrix_sum / _mean of a matrix that the iterator\n"
           "                     just before writes whole runs in kernels of its own, not summed by that\n"
           "                     iterator's kernel as it stores the values (on from -O1)\n"
@@ -140,7 +143,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -187,6 +190,8 @@ int main(int argc, char **argv)
             merge_launch = a[2] != 'n';
         else if (!strcmp(a, "-fstage-stencils") || !strcmp(a, "-fno-stage-stencils"))
             stage = a[2] != 'n';
+        else if (!strcmp(a, "-fwhole-items") || !strcmp(a, "-fno-whole-items"))
+            whole = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -274,6 +279,7 @@ int main(int argc, char **argv)
     opt.fold_reductions = fold;
     opt.merge_launches = merge_launch;
     opt.stage_stencils = stage;
+    opt.whole_items = whole;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

@@ -10,7 +10,8 @@
  *
  *   bench_parac_suite_cuda [--runs N] [--sizes 2560x1536,4096x4096] [--wall 1] [--kernels 1] [--apps a,b] [--json FILE]
  * (--kernels 1: each kernel's mean time per call as well)
- * (sizes are rows x columns; 2560 x 1536 is the size of Halide's apps) */
+ * (sizes are rows x columns; 2560 x 1536 is the size of Halide's apps; camera_pipe's
+ * output is of the size, from a raw image 24 rows and 32 columns larger) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,15 +46,23 @@ void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 void pyramid_blending(int H, int W, int levels, float *a, float *b, float *mask, float *out);
+void camera_pipe(int RH, int RW, float color_temp, float gamma, float contrast, float sharpen_strength, int black_level,
+                 int white_level, uint16_t *in, float *m3200, float *m7000, uint8_t *out);
 
 typedef struct buffers {
     int H, W;
     void *in, *out;
 } buffers;
 
+enum {
+    INPUT_BYTES,  /* random bytes */
+    INPUT_FLOATS, /* floats in [0.05, 1.05) */
+    INPUT_RAW10   /* 16-bit values of 10 bits, as a camera's raw image (camera_pipe's white level: 1023) */
+};
+
 typedef struct suite_app {
     const char *name;
-    int as_float;                          /* input of floats in [0.05, 1.05), else random bytes */
+    int input;                             /* INPUT_BYTES, INPUT_FLOATS or INPUT_RAW10 */
     double (*bytes)(int H, int W);         /* at least: the input read and the output written once */
     void (*run)(buffers *b);
 } suite_app;
@@ -71,6 +80,7 @@ static double b_interp(int H, int W) { return 28 * px(H, W); }
 static double b_llf(int H, int W) { return 12 * px(H, W); }
 static double b_bilateral(int H, int W) { return 8 * px(H, W); }
 static double b_blend(int H, int W) { return 40 * px(H, W); }
+static double b_camera(int H, int W) { return 2 * px(H + 24, W + 32) + 3 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
@@ -90,13 +100,32 @@ static void run_blend(buffers *b) /* PolyMage's 4 levels; the input's planes: a 
     pyramid_blending(b->H, b->W, 4, in, in + 3 * n, in + 6 * n, b->out);
 }
 
+/* camera_pipe: an output of H x W from a raw image of (H + 24) x (W + 32), with the
+   parameters and colour matrices of Halide's test (3700 K, gamma 2, contrast 50,
+   sharpening 1, black and white levels 25 and 1023; the Nokia N900's calibrations) */
+static void run_camera(buffers *b)
+{
+    static float m3200[12] = {1.6697f, -0.2693f, -0.4004f, -42.4346f, -0.3576f, 1.0615f, 1.5949f, -37.1158f,
+                              -0.2175f, -1.8751f, 6.9640f, -26.6970f};
+    static float m7000[12] = {2.2997f, -0.4478f, 0.1706f, -39.0923f, -0.3826f, 1.5906f, -0.2080f, -25.4311f,
+                              -0.0888f, -0.7344f, 2.2832f, -20.0826f};
+    camera_pipe(b->H + 24, b->W + 32, 3700.0f, 2.0f, 50.0f, 1.0f, 25, 1023, b->in, m3200, m7000, b->out);
+}
+
 static const suite_app apps[] = {
-    {"harris", 1, b_harris, run_harris},     {"stencil_chain", 0, b_chain, run_chain},
-    {"hist", 0, b_hist, run_hist},           {"max_filter", 1, b_max, run_max},
-    {"median5", 0, b_median, run_median},    {"resize_down2", 1, b_down, run_down},
-    {"resize_up2", 1, b_up, run_up},         {"nl_means", 1, b_nlm, run_nlm},
-    {"interpolate", 1, b_interp, run_interp}, {"local_laplacian", 0, b_llf, run_llf},
-    {"bilateral_grid", 1, b_bilateral, run_bilateral}, {"pyramid_blending", 1, b_blend, run_blend},
+    {"harris", INPUT_FLOATS, b_harris, run_harris},
+    {"stencil_chain", INPUT_BYTES, b_chain, run_chain},
+    {"hist", INPUT_BYTES, b_hist, run_hist},
+    {"max_filter", INPUT_FLOATS, b_max, run_max},
+    {"median5", INPUT_BYTES, b_median, run_median},
+    {"resize_down2", INPUT_FLOATS, b_down, run_down},
+    {"resize_up2", INPUT_FLOATS, b_up, run_up},
+    {"nl_means", INPUT_FLOATS, b_nlm, run_nlm},
+    {"interpolate", INPUT_FLOATS, b_interp, run_interp},
+    {"local_laplacian", INPUT_BYTES, b_llf, run_llf},
+    {"bilateral_grid", INPUT_FLOATS, b_bilateral, run_bilateral},
+    {"pyramid_blending", INPUT_FLOATS, b_blend, run_blend},
+    {"camera_pipe", INPUT_RAW10, b_camera, run_camera},
 };
 
 #include "bench_timing.h"
@@ -168,14 +197,17 @@ int main(int argc, char **argv)
             return 1;
         }
         const size_t n = (size_t)H * W;
-        buffers b = {H, W, malloc(n * 28), malloc(n * 48)}; /* 7 float planes in; 3 planes at twice the size out */
+        /* 7 float planes in (camera_pipe's raw image of (H + 24) x (W + 32) 16-bit values is less); 3 planes at twice the size out */
+        buffers b = {H, W, malloc(n * 28), malloc(n * 48)};
         if (!b.in || !b.out) {
             fprintf(stderr, "bench_parac_suite: out of memory for %dx%d\n", H, W);
             return 1;
         }
         for (size_t a = 0; a < sizeof apps / sizeof apps[0]; a++) {
             if (!wanted(only, apps[a].name)) continue;
-            bench_fill_lcg(b.in, n * 28, apps[a].as_float);
+            bench_fill_lcg(b.in, n * 28, apps[a].input == INPUT_FLOATS);
+            if (apps[a].input == INPUT_RAW10)
+                for (size_t i = 0; i < n * 14; i++) ((uint16_t *)b.in)[i] &= 1023;
             apps[a].run(&b); /* builds (or loads) the kernels */
             apps[a].run(&b);
             if (per_kernel) snapshot_kernel_times();

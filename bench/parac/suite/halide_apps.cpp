@@ -1,6 +1,6 @@
 // Halide 14 versions of the ParaC application suite (examples/apps/), as
 // peers for the evaluation: the algorithms of Halide's own apps (harris, hist,
-// max_filter, stencil_chain, nl_means, interpolate, local_laplacian, bilateral_grid; PolyMage's pyramid_blending) with the same arithmetic as the ParaC programs,
+// max_filter, stencil_chain, nl_means, interpolate, local_laplacian, bilateral_grid, camera_pipe; PolyMage's pyramid_blending) with the same arithmetic as the ParaC programs,
 // each with a hand-written GPU schedule in the manner of Halide's apps
 // (gpu_tile; the derivatives of harris per tile; hist's cumulative sum on a
 // single thread; max_filter's slices over columns) and, with
@@ -790,6 +790,158 @@ private:
 
 } // namespace
 
+// camera_pipe.pc: Halide's camera_pipe (FCam's raw pipeline): hot pixels
+// clamped to the largest same-colour neighbour at distance 2, the GRBG mosaic
+// split into its four colours at half resolution, demosaiced (green by the
+// direction of the smaller difference, red and blue corrected by green's
+// error, the diagonals by the smaller difference), in wrapping 16-bit
+// arithmetic read as signed; a Q8.8 colour matrix interpolated by inverse
+// colour temperature; a 1024-entry tone curve; the [1 2 1] unsharp mask times
+// the strength in 1/32. Output (x, y) is raw pixel (x + 16, y + 12), the
+// output 32 columns and 24 rows smaller than the raw image. The schedules are
+// the app's: on the GPU 28 x 12 tiles computing every stage per tile; on the
+// CPU strips of 32 rows with the stencil stages stored folded per strip.
+class CameraPipe : public Generator<CameraPipe> {
+public:
+    GeneratorParam<bool> gpu{"gpu", true};
+    GeneratorParam<bool> check{"check", false}; // the default schedule, for checking the algorithm on the host
+    Input<Buffer<uint16_t, 2>> input{"input"};
+    Input<Buffer<float, 2>> matrix_3200{"matrix_3200"}, matrix_7000{"matrix_7000"};
+    Input<float> color_temp{"color_temp"}, gamma{"gamma"}, contrast{"contrast"}, sharpen_strength{"sharpen_strength"};
+    Input<int> black_level{"black_level"}, white_level{"white_level"};
+    Output<Buffer<uint8_t, 3>> output{"output"};
+
+    // the mean of two unsigned values, rounded up, in their own type
+    static Expr mean_up(Expr a, Expr b)
+    {
+        return cast(a.type(), (cast(a.type().with_bits(a.type().bits() * 2), a) + b + 1) / 2);
+    }
+
+    void generate()
+    {
+        Func raw("raw");
+        raw(x, y) = input(x + 16, y + 12);
+        denoised(x, y) = min(raw(x, y), max(max(raw(x - 2, y), raw(x + 2, y)), max(raw(x, y - 2), raw(x, y + 2))));
+        deinterleaved(x, y, c) = mux(c, {denoised(2 * x, 2 * y), denoised(2 * x + 1, 2 * y), denoised(2 * x, 2 * y + 1),
+                                         denoised(2 * x + 1, 2 * y + 1)});
+        Func gr("gr"), rr("rr"), bb("bb"), gb("gb");
+        gr(x, y) = deinterleaved(x, y, 0);
+        rr(x, y) = deinterleaved(x, y, 1);
+        bb(x, y) = deinterleaved(x, y, 2);
+        gb(x, y) = deinterleaved(x, y, 3);
+        // green at red sites (across: gr's, down: gb's) and at blue sites, by the smaller difference
+        g_r(x, y) = select(absd(gr(x + 1, y), gr(x, y)) < absd(gb(x, y - 1), gb(x, y)), mean_up(gr(x + 1, y), gr(x, y)),
+                           mean_up(gb(x, y - 1), gb(x, y)));
+        g_b(x, y) = select(absd(gb(x - 1, y), gb(x, y)) < absd(gr(x, y + 1), gr(x, y)), mean_up(gb(x - 1, y), gb(x, y)),
+                           mean_up(gr(x, y + 1), gr(x, y)));
+        // a colour at a site from two neighbours, corrected by green's error there
+        auto corrected_at = [](Expr green, Expr g0, Expr g1, Expr v0, Expr v1) {
+            return green - mean_up(g0, g1) + mean_up(v0, v1);
+        };
+        Func r_gr, b_gr, r_gb, b_gb, r_b, b_r;
+        r_gr(x, y) = corrected_at(gr(x, y), g_r(x, y), g_r(x - 1, y), rr(x, y), rr(x - 1, y));
+        b_gr(x, y) = corrected_at(gr(x, y), g_b(x, y), g_b(x, y - 1), bb(x, y), bb(x, y - 1));
+        r_gb(x, y) = corrected_at(gb(x, y), g_r(x, y), g_r(x, y + 1), rr(x, y), rr(x, y + 1));
+        b_gb(x, y) = corrected_at(gb(x, y), g_b(x, y), g_b(x + 1, y), bb(x, y), bb(x + 1, y));
+        r_b(x, y) = select(absd(rr(x, y), rr(x - 1, y + 1)) < absd(rr(x - 1, y), rr(x, y + 1)),
+                           corrected_at(g_b(x, y), g_r(x, y), g_r(x - 1, y + 1), rr(x, y), rr(x - 1, y + 1)),
+                           corrected_at(g_b(x, y), g_r(x - 1, y), g_r(x, y + 1), rr(x - 1, y), rr(x, y + 1)));
+        b_r(x, y) = select(absd(bb(x, y), bb(x + 1, y - 1)) < absd(bb(x + 1, y), bb(x, y - 1)),
+                           corrected_at(g_r(x, y), g_b(x, y), g_b(x + 1, y - 1), bb(x, y), bb(x + 1, y - 1)),
+                           corrected_at(g_r(x, y), g_b(x + 1, y), g_b(x, y - 1), bb(x + 1, y), bb(x, y - 1)));
+        // the 2 x 2 block's pixels: even row (even, odd column), odd row
+        auto block = [](Func ee, Func eo, Func oe, Func oo) {
+            return select(y % 2 == 0, select(x % 2 == 0, ee(x / 2, y / 2), eo(x / 2, y / 2)),
+                          select(x % 2 == 0, oe(x / 2, y / 2), oo(x / 2, y / 2)));
+        };
+        demosaiced(x, y, c) = cast<int16_t>(mux(c, {block(r_gr, rr, r_b, r_gb), block(gr, g_r, g_b, gb),
+                                                    block(b_gr, b_r, bb, b_gb)}));
+
+        Expr alpha = (1.0f / color_temp - 1.0f / 3200) / (1.0f / 7000 - 1.0f / 3200);
+        matrix(x, y) = cast<int16_t>((matrix_3200(x, y) * alpha + matrix_7000(x, y) * (1 - alpha)) * 256.0f);
+        std::vector<Expr> rgb;
+        for (int k = 0; k < 3; k++)
+            rgb.push_back(cast<int16_t>((matrix(3, k) + matrix(0, k) * cast<int32_t>(demosaiced(x, y, 0)) +
+                                         matrix(1, k) * cast<int32_t>(demosaiced(x, y, 1)) +
+                                         matrix(2, k) * cast<int32_t>(demosaiced(x, y, 2))) / 256));
+        corrected(x, y, c) = mux(c, rgb);
+
+        Expr inv_range = 1.0f / (white_level - black_level);
+        Expr cb = 2.0f - pow(2.0f, contrast / 100.0f), ca = 2.0f - 2.0f * cb;
+        Expr xf = clamp(cast<float>(x - black_level) * inv_range, 0.0f, 1.0f);
+        Expr g = pow(xf, 1.0f / gamma);
+        Expr z = select(g > 0.5f, 1.0f - (ca * (1.0f - g) * (1.0f - g) + cb * (1.0f - g)), ca * g * g + cb * g);
+        Expr v = cast<uint8_t>(clamp(z * 255.0f + 0.5f, 0.0f, 255.0f));
+        curve(x) = select(x <= black_level, cast<uint8_t>(0), select(x > white_level, cast<uint8_t>(255), v));
+        curved(x, y, c) = curve(clamp(corrected(x, y, c), 0, 1023));
+
+        strength_x32() = saturating_cast<uint8_t>(sharpen_strength * 32);
+        Func unsharp_y("unsharp_y"), unsharp("unsharp");
+        unsharp_y(x, y, c) = mean_up(mean_up(curved(x, y - 1, c), curved(x, y + 1, c)), curved(x, y, c));
+        unsharp(x, y, c) = mean_up(mean_up(unsharp_y(x - 1, y, c), unsharp_y(x + 1, y, c)), unsharp_y(x, y, c));
+        Expr mask = cast<int16_t>(curved(x, y, c)) - cast<int16_t>(unsharp(x, y, c));
+        output(x, y, c) = saturating_cast<uint8_t>(curved(x, y, c) + (mask * strength_x32()) / 32);
+    }
+
+    void schedule()
+    {
+        if (auto_schedule) {
+            input.set_estimates({{0, EST_W + 32}, {0, EST_H + 24}});
+            matrix_3200.set_estimates({{0, 4}, {0, 3}});
+            matrix_7000.set_estimates({{0, 4}, {0, 3}});
+            color_temp.set_estimate(3700);
+            gamma.set_estimate(2.0f);
+            contrast.set_estimate(50);
+            sharpen_strength.set_estimate(1.0f);
+            black_level.set_estimate(25);
+            white_level.set_estimate(1023);
+            output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
+            return;
+        }
+        matrix.compute_root();
+        curve.compute_root();
+        strength_x32.compute_root();
+        if (check) return;
+        output.bound(c, 0, 3);
+        if (!gpu) { // the app's CPU schedule: strips of 32 rows over the cores, vectors of 2 x 16 16-bit values
+            const int vec = natural_vector_size<uint16_t>(), strip = 32;
+            Var yii("yii");
+            output.bound(x, 0, (output.width() / (2 * vec)) * (2 * vec)).bound(y, 0, (output.height() / strip) * strip);
+            output.reorder(c, x, y).split(y, yi, yii, 2, TailStrategy::RoundUp).split(yi, yo, yi, strip / 2)
+                .vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c).parallel(yo);
+            denoised.compute_at(output, yi).store_at(output, yo).prefetch(input, y, 2).fold_storage(y, 4)
+                .tile(x, y, x, y, xi, yi, 2 * vec, 2).vectorize(xi).unroll(yi);
+            deinterleaved.compute_at(output, yi).store_at(output, yo).fold_storage(y, 4).reorder(c, x, y)
+                .vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c);
+            curved.compute_at(output, yi).store_at(output, yo).reorder(c, x, y)
+                .tile(x, y, x, y, xi, yi, 2 * vec, 2, TailStrategy::RoundUp).vectorize(xi).unroll(yi).unroll(c);
+            corrected.compute_at(curved, x).reorder(c, x, y).vectorize(x).unroll(c);
+            g_r.compute_at(output, yi).store_at(output, yo).vectorize(x, 2 * vec, TailStrategy::RoundUp).fold_storage(y, 4);
+            g_b.compute_at(output, yi).store_at(output, yo).vectorize(x, 2 * vec, TailStrategy::RoundUp).fold_storage(y, 4);
+            g_b.compute_with(g_r, x, {{x, LoopAlignStrategy::AlignStart}, {y, LoopAlignStrategy::AlignStart}});
+            demosaiced.compute_at(curved, x).vectorize(x).unroll(y).reorder(c, x, y).unroll(c);
+            return;
+        }
+        // the app's GPU schedule: 28 x 12 tiles of pairs of columns, every stage computed per tile
+        output.bound(x, 0, (output.width() / 2) * 2).bound(y, 0, (output.height() / 2) * 2);
+        matrix.gpu_single_thread();
+        strength_x32.gpu_single_thread();
+        curve.gpu_tile(x, xi, 32);
+        output.reorder(c, x, y).unroll(x, 2).gpu_tile(x, y, xi, yi, 28, 12);
+        curved.compute_at(output, x).unroll(x, 2).gpu_threads(x, y);
+        corrected.compute_at(output, x).unroll(x, 2).gpu_threads(x, y);
+        demosaiced.compute_at(output, x).unroll(x, 2).gpu_threads(x, y).reorder(c, x, y).unroll(c);
+        g_r.compute_at(output, x).gpu_threads(x, y);
+        g_b.compute_at(output, x).gpu_threads(x, y);
+        denoised.compute_at(output, x).tile(x, y, xi, yi, 2, 2).unroll(xi).unroll(yi).gpu_threads(x, y);
+        deinterleaved.compute_at(output, x).unroll(x, 2).gpu_threads(x, y).reorder(c, x, y).unroll(c);
+    }
+
+private:
+    Func denoised{"denoised"}, deinterleaved{"deinterleaved"}, g_r{"g_r"}, g_b{"g_b"}, demosaiced{"demosaiced"};
+    Func matrix{"matrix"}, corrected{"corrected"}, curve{"curve"}, curved{"curved"}, strength_x32{"strength_x32"};
+};
+
 HALIDE_REGISTER_GENERATOR(Harris, suite_harris)
 HALIDE_REGISTER_GENERATOR(StencilChain, suite_stencil_chain)
 HALIDE_REGISTER_GENERATOR(Hist, suite_hist)
@@ -799,3 +951,4 @@ HALIDE_REGISTER_GENERATOR(Interpolate, suite_interpolate)
 HALIDE_REGISTER_GENERATOR(LocalLaplacian, suite_local_laplacian)
 HALIDE_REGISTER_GENERATOR(BilateralGrid, suite_bilateral_grid)
 HALIDE_REGISTER_GENERATOR(PyramidBlending, suite_pyramid_blending)
+HALIDE_REGISTER_GENERATOR(CameraPipe, suite_camera_pipe)
