@@ -609,9 +609,10 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
            plan_whole_items. */
         const bool whole_path = !p->no_returns && !border && plan_whole_items(r);
         for (int pass = whole_path ? 0 : 1; pass < 2; pass++) {
-            if (whole_path)
-                print_fmt(p, pass == 0 ? "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n" : "    } else {\n", last, last,
-                          last, V, last);
+            if (whole_path && pass == 0)
+                print_fmt(p, "    if (k%dbase >= k%dlo && k%dbase + %d <= k%dhi) {\n", last, last, last, V, last);
+            else if (whole_path)
+                print_fmt(p, "    } else {\n");
             print_fmt(p, "    #pragma unroll\n    for (int parac_v = 0; parac_v < %d; parac_v++) {\n", V);
             print_fmt(p, "        const int k%d = k%dbase + parac_v;\n", last, last);
             if (pass == 1)

@@ -100,14 +100,6 @@ static void collect_names(const Token *t)
     }
 }
 
-static Def *find_def(const Token *t)
-{
-    if (!t || t->kind != TK_IDENT) return NULL;
-    for (int i = E->ndefs - 1; i >= 0; i--)
-        if (E->defs[i].live && tok_named(t, E->defs[i].name)) return &E->defs[i];
-    return NULL;
-}
-
 static bool is_param(const Def *d, const char *w, size_t n)
 {
     for (int i = 0; i < d->nparams; i++)
@@ -115,11 +107,31 @@ static bool is_param(const Def *d, const char *w, size_t n)
     return false;
 }
 
+/* The live macro named by the n characters at w. */
 static Def *find_def_text(const char *w, size_t n)
 {
     for (int i = E->ndefs - 1; i >= 0; i--)
         if (E->defs[i].live && strlen(E->defs[i].name) == n && !strncmp(E->defs[i].name, w, n)) return &E->defs[i];
     return NULL;
+}
+
+static Def *find_def(const Token *t)
+{
+    return t && t->kind == TK_IDENT ? find_def_text(t->loc, (size_t)t->len) : NULL;
+}
+
+/* The next identifier-like word of a body's text from *q (its length in
+ * *n), *q moved past it; NULL at the end. */
+static const char *next_word(const char **q, size_t *n)
+{
+    const char *p = *q;
+    while (*p && !(isalpha((unsigned char)*p) || *p == '_')) p++;
+    if (!*p) return NULL;
+    const char *w = p;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    *n = (size_t)(p - w);
+    *q = p;
+    return w;
 }
 
 /* A directive: #define and #undef change the table; #if and its kin count
@@ -180,17 +192,12 @@ static void directive(const Token *t, int *cond)
         if (!(isalnum(c) || isspace(c) || strchr("_+-*/%<>=!&|^~?:;,.()[]{}\"'", c))) d->hashes = true;
     }
     if (d->hashes) { /* its words, for whether it names a matrix */
-        for (const char *q = text; *q;) {
-            if (!(isalpha((unsigned char)*q) || *q == '_')) {
-                q++;
-                continue;
-            }
-            const char *b = q;
-            while (isalnum((unsigned char)*q) || *q == '_') q++;
+        const char *q = text, *b;
+        size_t nw;
+        while ((b = next_word(&q, &nw))) {
             bool matrix = false;
-            for (int i = 0; i < E->nnames; i++)
-                matrix |= strlen(E->names[i]) == (size_t)(q - b) && !strncmp(E->names[i], b, (size_t)(q - b));
-            d->names_matrix |= matrix && !is_param(d, b, (size_t)(q - b));
+            for (int i = 0; i < E->nnames; i++) matrix |= strlen(E->names[i]) == nw && !strncmp(E->names[i], b, nw);
+            d->names_matrix |= matrix && !is_param(d, b, nw);
         }
         d->text = text;
         return;
@@ -210,8 +217,8 @@ static void directive(const Token *t, int *cond)
 
 /* Whether a use of d names a matrix: its body names one itself, or names a
  * macro that does (C expands the body's macros at the use, with the
- * definitions live there: `#define AT(r, c) CLAMPED(img, r, c)` is such a
- * macro when CLAMPED's body names img or AT passes it one). The body's
+ * definitions live there: `#define CENTRE(r, c) AT(r, c)` is such a macro
+ * when AT's body names a matrix, whichever of the two is defined first). The body's
  * words are read from its text, which macros with # or ## also have. */
 static bool def_names_matrix(Def *d, int depth)
 {
@@ -219,14 +226,9 @@ static bool def_names_matrix(Def *d, int depth)
     if (d->busy || depth >= MAX_DEPTH || !d->text) return false;
     bool found = false;
     d->busy = true;
-    for (const char *q = d->text; *q && !found;) {
-        if (!(isalpha((unsigned char)*q) || *q == '_')) {
-            q++;
-            continue;
-        }
-        const char *w = q;
-        while (isalnum((unsigned char)*q) || *q == '_') q++;
-        const size_t n = (size_t)(q - w);
+    const char *q = d->text, *w;
+    size_t n;
+    while (!found && (w = next_word(&q, &n))) {
         Def *m = is_param(d, w, n) ? NULL : find_def_text(w, n);
         if (m && m != d) found = def_names_matrix(m, depth + 1);
     }
