@@ -110,7 +110,8 @@ __device__ inline uint32_t find_local(const volatile uint32_t *s, uint32_t a)
 // indices (unite_local links the larger root under the smaller), so the
 // skip is an atomicMin: it never undoes a concurrent link, and the
 // grandparent is in the entry's set.
-__device__ inline uint32_t find_halving(volatile uint32_t *s, uint32_t a)
+template <class S>
+__device__ inline uint32_t find_halving(S s, uint32_t a)
 {
     for (;;) {
         const uint32_t p = s[a];
@@ -122,7 +123,8 @@ __device__ inline uint32_t find_halving(volatile uint32_t *s, uint32_t a)
     }
 }
 
-__device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
+template <class S>
+__device__ inline void unite_local(S s, uint32_t a, uint32_t b)
 {
     for (;;) {
         a = find_halving(s, a);
@@ -136,6 +138,85 @@ __device__ inline void unite_local(volatile uint32_t *s, uint32_t a, uint32_t b)
         const uint32_t old = atomicMin((uint32_t *)&s[b], a);
         if (old == b) return;
         b = old;
+    }
+}
+
+// A tile's union-find in shared memory: an entry per pixel of rows of 32
+// (index row * 32 + column), each row's entries stored in the order of
+// column XOR row, so that lanes reaching one column of different rows (a
+// spiral's walls: every row's k-th run in the same column) hit different
+// banks; as a plain array they would all hit one, 32 ways.
+struct tile_parents {
+    volatile uint32_t *p;
+    __device__ volatile uint32_t &operator[](uint32_t i) const { return p[i ^ ((i >> 5) & 31u)]; }
+};
+
+// The rounds a warp takes to do n things per lane, one per lane a round:
+// the lanes' largest n. Work whose steps branch by data (the finds of a
+// union-find) runs in such rounds with a __syncwarp after each; left to loop
+// alone, the lanes drift apart and the warp runs them one or two at a time
+// (Nsight Compute: 1-2 threads per instruction in the unions of a tile).
+__device__ inline int warp_rounds(int n)
+{
+    #pragma unroll
+    for (int d = 16; d > 0; d >>= 1) n = max(n, __shfl_xor_sync(~0u, n, d));
+    return n;
+}
+
+// A row's runs joined with the runs of a row before it, the warp together
+// (every lane calls, one union per lane a round): pixel b of `up` joins the
+// run there that holds bit b, of `left` the one that holds b - 1, of
+// `right` the one that holds b + 1; here(b) and there(b) are the union-find
+// indices of the runs that hold bit b in the two rows.
+template <class S, class Here, class There>
+__device__ inline void unite_rows(S s, uint32_t up, uint32_t left, uint32_t right, Here here,
+                                  There there)
+{
+    for (int k = warp_rounds(__popc(up) + __popc(left) + __popc(right)); k > 0; k--) {
+        if (up | left | right) {
+            int b, d;
+            if (up) b = __ffs(up) - 1, d = 0, up &= up - 1;
+            else if (left) b = __ffs(left) - 1, d = -1, left &= left - 1;
+            else b = __ffs(right) - 1, d = 1, right &= right - 1;
+            unite_local(s, here(b), there(b + d));
+        }
+        __syncwarp();
+    }
+}
+
+// After the unions: every run start (bits of `starts`, indices base + bit)
+// points at its root. Each entry jumps to its parent's parent until no
+// entry of the warp changes (every lane calls): log2 of the longest chain in
+// passes. Unions in rounds build chains as long as the tile: a spiral's
+// wall gives every row's run the run above it as parent, and a find from
+// each run would walk them all.
+template <class S>
+__device__ inline void flatten_runs(S s, uint32_t base, uint32_t starts)
+{
+    for (;;) {
+        bool changed = false;
+        for (uint32_t r = starts; r; r &= r - 1) {
+            const uint32_t i = base + (uint32_t)(__ffs(r) - 1), p = s[i], g = s[p];
+            if (g != p) s[i] = g, changed = true;
+        }
+        if (!__any_sync(~0u, changed)) return;
+    }
+}
+
+// A node united with up to N others in the global union-find, the warp in
+// rounds (every lane calls; n: this lane's count, 0 for none): a thread
+// per pixel pair across tile edges, each with a few unions that walk chains
+// of global memory, would otherwise leave the warp's lanes one or two at a
+// time on their loads.
+template <int N>
+__device__ inline void unite_in_rounds(uint32_t *L, uint32_t me, const uint32_t (&other)[N], int n)
+{
+    const int rounds = warp_rounds(n);
+    #pragma unroll
+    for (int k = 0; k < N; k++) {
+        if (k >= rounds) break;
+        if (k < n) unite_halving(L, me, other[k]);
+        __syncwarp();
     }
 }
 

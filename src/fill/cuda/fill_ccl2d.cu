@@ -30,7 +30,6 @@ constexpr int T = 32;            // tile side: a warp's lanes, a mask's bits
 constexpr int SLOTS = 128;       // > the 124 pixels on a tile's edge
 constexpr uint8_t NONE = 255;
 constexpr int TILES_PER_BLOCK = 4;
-constexpr int SLOT_ROW = 36;     // bytes per row of a tile's slots in shared memory
 
 struct tiling {
     int tiles_x, tiles_y;        // per slice
@@ -80,19 +79,18 @@ __device__ inline uint32_t row_mask(const view &v, uint32_t thr, int x0, int y, 
 
 // Pass 1 (see the top). Shared arrays per warp: the union-find over run
 // starts (index row * 32 + bit), bit sets over the same indices (roots that
-// reach the tile's edge, roots that reach the image border), the first slot
-// of each row of roots, and the tile's slots before they are copied out.
+// reach the tile's edge, roots that reach the image border) and the first
+// slot of each row of roots; the run starts' entries then hold their slots.
 __global__ void __launch_bounds__(T *TILES_PER_BLOCK)
     tiles_kernel(view v, uint32_t thr, int conn8, tiling g, uint8_t *SL, uint32_t *G, uint8_t *NS)
 {
     __shared__ uint32_t parent[TILES_PER_BLOCK][T * T];
     __shared__ uint32_t edge[TILES_PER_BLOCK][T], border[TILES_PER_BLOCK][T],
         first_slot[TILES_PER_BLOCK][T];
-    __shared__ __align__(16) uint8_t slot_buf[TILES_PER_BLOCK][T * SLOT_ROW];
     const int q = threadIdx.y, lane = threadIdx.x;
     const int tx = blockIdx.x * TILES_PER_BLOCK + q, ty = blockIdx.y, z = blockIdx.z;
     if (tx >= g.tiles_x) return; // a whole warp: no block-wide barrier follows
-    volatile uint32_t *s = parent[q];
+    const tile_parents s{parent[q]};
     const int x0 = tx * T, y0 = ty * T, y = y0 + lane;
     const int wn = min(T, v.w - x0); // real columns
     const uint32_t cols = wn == T ? ~0u : (1u << wn) - 1u;
@@ -110,23 +108,11 @@ __global__ void __launch_bounds__(T *TILES_PER_BLOCK)
     __syncwarp();
     // Joins with the row above: one per overlap (where it starts) and, with
     // 8 neighbours, one per diagonal pair that no background pixel beside
-    // both joins already.
+    // both joins already (the warp in rounds: unite_rows).
     const uint32_t o = M & Mup;
-    for (uint32_t r = o & ~(o << 1); r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        unite_local(s, base + run_start(M, b), base - T + run_start(Mup, b));
-    }
-    if (conn8) {
-        for (uint32_t r = M & (Mup << 1) & ~(M << 1) & ~Mup; r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(M, b), base - T + run_start(Mup, b - 1));
-        }
-        for (uint32_t r = M & (Mup >> 1) & ~(M >> 1) & ~Mup; r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(M, b), base - T + run_start(Mup, b + 1));
-        }
-    }
-    __syncwarp();
+    unite_rows(s, o & ~(o << 1), conn8 ? M & (Mup << 1) & ~(M << 1) & ~Mup : 0u,
+               conn8 ? M & (Mup >> 1) & ~(M >> 1) & ~Mup : 0u, [&](int b) { return base + run_start(M, b); },
+               [&](int b) { return base - T + run_start(Mup, b); });
     // Each run start takes its root; runs on the tile's edge (rows 0 and 31,
     // columns 0 and 31, and the image's last row and column) mark their roots.
     const bool edge_row = lane == 0 || lane == T - 1 || y == v.h - 1;
@@ -134,11 +120,10 @@ __global__ void __launch_bounds__(T *TILES_PER_BLOCK)
     const uint32_t on_edge = M & (edge_row ? cols : (1u | last_col | (cols & 0x80000000u)));
     const uint32_t on_border =
         M & (y == 0 || y == v.h - 1 ? cols : ((x0 == 0 ? 1u : 0u) | (x0 + wn == v.w ? last_col : 0u)));
+    flatten_runs(s, base, starts);
     for (uint32_t r = starts; r; r &= r - 1) {
         const int b = __ffs(r) - 1;
-        const uint32_t tail = M >> b, run = (tail & ~(tail + 1)) << b;
-        const uint32_t root = find_local(s, base + b);
-        atomicMin((uint32_t *)&s[base + b], root); // an atomic: other lanes still walk through it
+        const uint32_t tail = M >> b, run = (tail & ~(tail + 1)) << b, root = s[base + b];
         if (run & on_edge) atomicOr(&edge[q][root >> 5], 1u << (root & 31));
         if (run & on_border) atomicOr(&border[q][root >> 5], 1u << (root & 31));
     }
@@ -162,25 +147,22 @@ __global__ void __launch_bounds__(T *TILES_PER_BLOCK)
     if (lane == T - 1) NS[tile] = (uint8_t)incl;
     if (tile == 0 && lane == 0) G[0] = 0; // the outside node
     __syncwarp();
-    // Every pixel's slot: a lane fills its row's runs in shared memory (rows
-    // 36 bytes apart, so that lanes on the same column hit different banks),
-    // then a lane per column copies the tile out in coalesced rows.
-    uint8_t *row_buf = slot_buf[q] + lane * SLOT_ROW;
-    #pragma unroll
-    for (int k = 0; k < SLOT_ROW / 4; k++) ((uint32_t *)row_buf)[k] = 0xffffffffu;
+    // Each run start's entry becomes its pixels' slot (NONE where the piece
+    // is enclosed in the tile; no lane reads another's entries now), then the
+    // tile goes out a row at a time, a lane per column: a pixel takes its
+    // run start's entry.
     for (uint32_t r = starts; r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        const uint32_t tail = M >> b, len = __popc(tail & ~(tail + 1));
-        const uint32_t root = s[base + b], word = edge[q][root >> 5], bitm = 1u << (root & 31);
-        if (!(word & bitm)) continue; // enclosed in the tile: stays NONE
-        const uint8_t slot = (uint8_t)(first_slot[q][root >> 5] + __popc(word & (bitm - 1u)));
-        for (uint32_t p = 0; p < len; p++) row_buf[b + p] = slot;
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1);
+        const uint32_t root = s[i], word = edge[q][root >> 5], bitm = 1u << (root & 31);
+        s[i] = word & bitm ? first_slot[q][root >> 5] + __popc(word & (bitm - 1u)) : NONE;
     }
     __syncwarp();
-    if (lane >= wn) return;
-    uint8_t *out = SL + ((size_t)z * v.h + y0) * v.w + x0 + lane;
     const int rows = min(T, v.h - y0);
-    for (int r = 0; r < rows; r++, out += v.w) *out = slot_buf[q][r * SLOT_ROW + lane];
+    uint8_t *out = SL + ((size_t)z * v.h + y0) * v.w + x0 + lane;
+    for (int r = 0; r < rows; r++, out += v.w) {
+        const uint32_t mr = __shfl_sync(~0u, M, r);
+        if (lane < wn) *out = (uint8_t)((mr >> lane) & 1u ? s[r * T + run_start(mr, lane)] : NONE);
+    }
 }
 
 struct slots {

@@ -5,14 +5,17 @@
 //      of the row say which pixels are foreground and which join their left,
 //      upper, upper-left and upper-right neighbours (same key); runs join the
 //      row above where an overlap starts (union-find over run starts in
-//      shared memory, the smaller index wins). A tile's piece of a component
+//      shared memory, the smaller index wins; the lanes unite in rounds of
+//      the warp, then every entry jumps to its root: union_find.cuh, whose
+//      notes say why). A tile's piece of a component
 //      is thereby named by its first pixel in raster order (its root), and
 //      every pixel gets its root's index in the tile, flagged when the piece
 //      touches the tile's edge. Each row's roots are one 32-bit word of a
 //      bitmap in raster order; the edge pieces get a slot in the tile's
 //      list, a global node and a key (their root's position).
 //   2. join: a thread per pixel pair across a tile edge unites their pieces'
-//      nodes (global union-find, atomicMin: the smaller node wins).
+//      nodes (global union-find, atomicMin: the smaller node wins), the
+//      warp's unions in rounds.
 //   3. resolve, scan and output as label_tiles.cuh says: components
 //      numbered 1..n in the raster order of their first pixel.
 // A pixel costs its input read, 2 bytes of root written and read, and its
@@ -34,7 +37,6 @@ using namespace labelt;
 constexpr int TPB = 4;             // tiles (warps) per block of pass 1
 constexpr int AREA = T * T;
 constexpr int EDGE_SLOTS = 128;    // > the 124 pixels on a tile's edge
-constexpr int BUF_ROW = 34;        // u16 per row of the roots' staging buffer (odd word count: no bank conflicts)
 
 // Pass 1 (see the top). EQ: keys are values, held in shared memory (a row
 // per lane, padded so that lanes reading the same column hit other banks).
@@ -47,11 +49,10 @@ __global__ void __launch_bounds__(T *TPB)
     __shared__ uint32_t edge[TPB][T];
     __shared__ uint16_t first_slot[TPB][T]; // the slot of each row's first edge piece
     __shared__ uint32_t keys[TPB][EQ ? T : 1][EQ ? T + 1 : 1];
-    __shared__ __align__(16) uint16_t buf[TPB][T * BUF_ROW];
     const int q = threadIdx.y, lane = threadIdx.x;
     const int tx = blockIdx.x * TPB + q, ty = blockIdx.y;
     if (tx >= g.nx) return; // a whole warp: no block-wide barrier follows
-    volatile uint32_t *s = parent[q];
+    const tile_parents s{parent[q]};
     const int x0 = tx * T, y = ty * T + lane;
     const int wn = min(T, g.w - x0);
     const bool row_in = y < g.h;
@@ -98,36 +99,14 @@ __global__ void __launch_bounds__(T *TPB)
     // is joined already); with 8 neighbours, the diagonals that no pixel
     // beside both joins (keys are equal or not: a joined neighbour of both
     // pixels carries the join).
-    const uint32_t J = SU & ~((SU << 1) & SL);
-    for (uint32_t r = J; r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b));
-    }
-    if (conn8) {
-        for (uint32_t r = SUL & ~(SL | SU); r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b - 1));
-        }
-        for (uint32_t r = SUR & ~((SL >> 1) | SU); r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(starts, b), base - T + run_start(up_starts, b + 1));
-        }
-    }
-    __syncwarp();
+    unite_rows(s, SU & ~((SU << 1) & SL), conn8 ? SUL & ~(SL | SU) : 0u, conn8 ? SUR & ~((SL >> 1) | SU) : 0u,
+               [&](int b) { return base + run_start(starts, b); },
+               [&](int b) { return base - T + run_start(up_starts, b); });
     // Every run start takes its root; runs on the tile's edge mark theirs.
     const uint32_t on_edge = M & (lane == 0 || lane == T - 1 ? ~0u : 0x80000001u);
-    uint32_t roots = 0;
-    for (uint32_t r = starts; r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        const uint32_t run = run_bits(SL, b);
-        const uint32_t root = find_local(s, base + b);
-        atomicMin((uint32_t *)&s[base + b], root); // an atomic: other lanes still walk through it
-        if (root == base + b) roots |= 1u << b;
-        if (run & on_edge) atomicOr(&edge[q][root >> 5], 1u << (root & 31));
-    }
+    const uint32_t roots = find_run_roots(s, base, starts, SL, on_edge, edge[q]);
     const uint32_t tile = g.tile(tx, ty, 0);
     if (row_in) B[(uint64_t)y * (uint64_t)g.nx + (uint64_t)tx] = roots;
-    __syncwarp();
     // The edge pieces: the tile's list, their nodes (their own roots, so
     // far) and keys.
     const uint32_t e = edge[q][lane];
@@ -147,22 +126,21 @@ __global__ void __launch_bounds__(T *TPB)
     }
     if (lane == T - 1) NE[tile] = (uint16_t)incl;
     __syncwarp();
-    // Every pixel's root: a lane fills its row's runs in shared memory, then
-    // the tile goes out in rows of 64 bytes (stored tile by tile).
-    uint16_t *row_buf = buf[q] + lane * BUF_ROW;
-    #pragma unroll
-    for (int k = 0; k < T / 2; k++) ((uint32_t *)row_buf)[k] = 0xffffffffu;
+    // Each run start's entry becomes what its pixels store: the root's index
+    // in the tile, or EDGE | its slot (no lane reads another's entries now).
     for (uint32_t r = starts; r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        const uint32_t len = __popc(run_bits(SL, b));
-        const uint32_t root = s[base + b], above = edge[q][root >> 5], bit = 1u << (root & 31);
-        const uint16_t value = (uint16_t)(above & bit ? EDGE | (first_slot[q][root >> 5] + __popc(above & (bit - 1)))
-                                                      : root);
-        for (uint32_t p = 0; p < len; p++) row_buf[b + p] = value;
+        const uint32_t i = base + (uint32_t)(__ffs(r) - 1);
+        const uint32_t root = s[i], above = edge[q][root >> 5], bit = 1u << (root & 31);
+        s[i] = above & bit ? EDGE | (first_slot[q][root >> 5] + __popc(above & (bit - 1))) : root;
     }
     __syncwarp();
+    // The tile goes out a row at a time, a lane per pixel (stored tile by
+    // tile): a pixel takes its run start's entry.
     uint16_t *out = R + (size_t)tile * AREA + lane;
-    for (int r = 0; r < T; r++) out[r * T] = buf[q][r * BUF_ROW + lane];
+    for (int r = 0; r < T; r++) {
+        const uint32_t mr = __shfl_sync(~0u, M, r), sr = __shfl_sync(~0u, starts, r);
+        out[r * T] = (uint16_t)((mr >> lane) & 1u ? s[r * T + run_start(sr, lane)] : BGR);
+    }
 }
 
 // Pass 2. Two pixels join when both are foreground and, with keys, equal.
@@ -210,35 +188,55 @@ __device__ inline bool same(const nb &a, const nb &b) { return a.r != BGR && b.r
 // joins the same pieces (both its pixels join their neighbours here); at a
 // tile corner that pair lies in other tiles, so it is never skipped. A
 // diagonal pair is skipped when a pixel beside both joins it.
+// The unions of item i (see above): its piece's node in `me`, the nodes to
+// join in `other`; returns their count.
+template <bool EQ>
+__device__ inline int join_pairs(const pixels<EQ> &P, int conn8, int64_t h_items, int64_t i, uint32_t &me,
+                                 uint32_t (&other)[2])
+{
+    int x, y, xa, ya, sx, sy; // b = (x, y); a = (xa, ya) across the edge; s: the step along the edge
+    bool first;               // the first pair of the edge in these two tiles
+    if (i < h_items) {
+        x = (int)(i % P.g.w);
+        y = (int)(i / P.g.w + 1) * T;
+        xa = x, ya = y - 1, sx = 1, sy = 0, first = (x & 31) == 0;
+    } else {
+        const int64_t j = i - h_items;
+        const int edges = P.g.nx - 1;
+        x = (int)(j % edges + 1) * T;
+        y = (int)(j / edges);
+        xa = x - 1, ya = y, sx = 0, sy = 1, first = (y & 31) == 0;
+    }
+    const nb b = neighbour(P, x, y);
+    if (b.r == BGR) return 0;
+    const nb a = neighbour(P, xa, ya), bp = neighbour(P, x - sx, y - sy), ap = neighbour(P, xa - sx, ya - sy);
+    me = P.node(x, y, b.r);
+    if (same(b, a)) {
+        if (!first && same(b, bp) && same(a, ap)) return 0;
+        other[0] = P.node(xa, ya, a.r);
+        return 1;
+    }
+    if (!conn8) return 0;
+    const bool before = same(b, ap) && !same(b, bp);
+    if (before) other[0] = P.node(xa - sx, ya - sy, ap.r);
+    const nb an = neighbour(P, xa + sx, ya + sy), bn = neighbour(P, x + sx, y + sy);
+    if (!same(b, an) || same(b, bn)) return before;
+    const uint32_t after = P.node(xa + sx, ya + sy, an.r);
+    if (before) other[1] = after; // constant indices keep `other` in registers
+    else other[0] = after;
+    return before + 1;
+}
+
+// A thread per item, the unions in rounds of the warp (unite_in_rounds).
 template <bool EQ>
 __global__ void join_kernel(pixels<EQ> P, int conn8, uint32_t *G, int64_t h_items, int64_t items)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
-        int x, y, xa, ya, sx, sy; // b = (x, y); a = (xa, ya) across the edge; s: the step along the edge
-        bool first;               // the first pair of the edge in these two tiles
-        if (i < h_items) {
-            x = (int)(i % P.g.w);
-            y = (int)(i / P.g.w + 1) * T;
-            xa = x, ya = y - 1, sx = 1, sy = 0, first = (x & 31) == 0;
-        } else {
-            const int64_t j = i - h_items;
-            const int edges = P.g.nx - 1;
-            x = (int)(j % edges + 1) * T;
-            y = (int)(j / edges);
-            xa = x - 1, ya = y, sx = 0, sy = 1, first = (y & 31) == 0;
-        }
-        const nb b = neighbour(P, x, y);
-        if (b.r == BGR) continue;
-        const nb a = neighbour(P, xa, ya), bp = neighbour(P, x - sx, y - sy), ap = neighbour(P, xa - sx, ya - sy);
-        const uint32_t me = P.node(x, y, b.r);
-        if (same(b, a)) {
-            if (first || !same(b, bp) || !same(a, ap)) unite_halving(G, me, P.node(xa, ya, a.r));
-            continue;
-        }
-        if (!conn8) continue;
-        if (same(b, ap) && !same(b, bp)) unite_halving(G, me, P.node(xa - sx, ya - sy, ap.r));
-        const nb an = neighbour(P, xa + sx, ya + sy), bn = neighbour(P, x + sx, y + sy);
-        if (same(b, an) && !same(b, bn)) unite_halving(G, me, P.node(xa + sx, ya + sy, an.r));
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i0 = blockIdx.x * (int64_t)blockDim.x; i0 < items; i0 += stride) { // the same for the block
+        const int64_t i = i0 + threadIdx.x;
+        uint32_t me = 0, other[2] = {0, 0};
+        const int n = i < items ? join_pairs(P, conn8, h_items, i, me, other) : 0;
+        unite_in_rounds(G, me, other, n);
     }
 }
 

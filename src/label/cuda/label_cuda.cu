@@ -7,7 +7,8 @@
 //      32 voxels held as bit masks. Runs join their neighbours in the rows
 //      before (y - 1 and z - 1, and the diagonals the connectivity has)
 //      where an overlap starts (union-find over run starts in shared
-//      memory, the smaller index wins), so each piece is named by its first
+//      memory, the smaller index wins; unions in rounds of each warp, then
+//      every entry jumps to its root), so each piece is named by its first
 //      voxel in raster order. Every voxel gets its piece's index in the tile,
 //      flagged when the piece touches the tile's faces; each row's roots are
 //      a word of a bitmap in raster order; edge pieces get a slot in the
@@ -18,7 +19,8 @@
 //      whose neighbour straight across
 //      joins it leaves out the other neighbours in that neighbour's tile
 //      (joined there), and skips the straight pair when the pair before it
-//      along the face joins the same pieces.
+//      along the face joins the same pieces. A voxel first finds its pairs,
+//      then the warp unites them in rounds (a union each per lane).
 //   3. resolve, scan and output as label_tiles.cuh says.
 #include <cuda_runtime.h>
 
@@ -100,50 +102,38 @@ __global__ void __launch_bounds__(ROWS)
             }
         }
     }
+    const tile_parents s{parent};
     sM[row] = M, sSL[row] = SL, edge[row] = 0;
     const uint32_t starts = M & ~SL, base = (uint32_t)row * T;
     for (uint32_t r = starts; r; r &= r - 1) {
         const uint32_t i = base + (uint32_t)(__ffs(r) - 1);
-        parent[i] = i;
+        s[i] = i;
     }
     __syncthreads();
     // Joins with the rows before, as in 2D: an overlap where it starts, a
-    // diagonal where no voxel beside both joins it.
-    volatile uint32_t *s = parent;
+    // diagonal where no voxel beside both joins it (every thread calls: the
+    // warp unites in rounds).
     for (int j = 0; j < nr.n; j++) {
         const int dy = nr.d[j][0], dz = nr.d[j][1], ny = yy + dy, nz = zz + dz;
-        if (ny < 0 || ny >= TY || nz < 0 || !M) continue;
-        const int nrow = nz * TY + ny;
+        const bool inside = ny >= 0 && ny < TY && nz >= 0 && M;
+        const int nrow = inside ? nz * TY + ny : row;
         const uint32_t Mn = sM[nrow], nstarts = Mn & ~sSL[nrow], nbase = (uint32_t)nrow * T;
-        const uint32_t SU = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 0);
-        for (uint32_t r = SU & ~((SU << 1) & SL); r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b));
+        uint32_t SU = 0, SUL = 0, SUR = 0;
+        if (inside) {
+            SU = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 0);
+            if (nr.d[j][2]) {
+                SUL = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, -1) & ~(SL | SU);
+                SUR = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 1) & ~((SL >> 1) | SU);
+            }
         }
-        if (!nr.d[j][2]) continue;
-        const uint32_t SUL = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, -1);
-        for (uint32_t r = SUL & ~(SL | SU); r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b - 1));
-        }
-        const uint32_t SUR = same_bits(v, x0, y, z, y + dy, z + dz, M, Mn, 1);
-        for (uint32_t r = SUR & ~((SL >> 1) | SU); r; r &= r - 1) {
-            const int b = __ffs(r) - 1;
-            unite_local(s, base + run_start(starts, b), nbase + run_start(nstarts, b + 1));
-        }
+        unite_rows(s, SU & ~((SU << 1) & SL), SUL, SUR, [&](int b) { return base + run_start(starts, b); },
+                   [&](int b) { return nbase + run_start(nstarts, b); });
     }
     __syncthreads();
     // Every run start takes its root; runs on the tile's faces mark theirs.
     const bool face_row = yy == 0 || yy == TY - 1 || zz == 0 || zz == TZ - 1;
     const uint32_t on_edge = M & (face_row ? ~0u : 0x80000001u);
-    uint32_t roots = 0;
-    for (uint32_t r = starts; r; r &= r - 1) {
-        const int b = __ffs(r) - 1;
-        const uint32_t root = find_local(s, base + b);
-        atomicMin(&parent[base + b], root); // an atomic: other threads still walk through it
-        if (root == base + b) roots |= 1u << b;
-        if (run_bits(SL, b) & on_edge) atomicOr(&edge[root >> 5], 1u << (root & 31));
-    }
+    const uint32_t roots = find_run_roots(s, base, starts, SL, on_edge, edge);
     const uint32_t tile = g.tile(tx, ty, tz);
     if (row_in) B[((uint64_t)z * (uint64_t)g.h + (uint64_t)y) * (uint64_t)g.nx + (uint64_t)tx] = roots;
     __syncthreads();
@@ -187,7 +177,7 @@ __global__ void __launch_bounds__(ROWS)
         for (int k = 0; k < 2; k++) {
             uint32_t value = BGR;
             if ((M >> (i + k)) & 1u) {
-                const uint32_t root = parent[base + run_start(starts, i + k)], above = edge[root >> 5],
+                const uint32_t root = s[base + run_start(starts, i + k)], above = edge[root >> 5],
                                bit = 1u << (root & 31);
                 value = above & bit ? EDGE | (first_slot[root >> 5] + __popc(above & (bit - 1))) : root;
             }
@@ -237,58 +227,89 @@ __device__ inline bool same(const nb &a, const nb &b) { return a.r != BGR && b.r
 // neighbours across that face (offset -1 along its axis) whose tile is
 // before its own in (z, y, x) order; every pair of voxels in two tiles is
 // thereby seen once, by the voxel in the later tile.
-__global__ void join_kernel(voxels P, int conn, uint32_t *G, int64_t z_items, int64_t y_items, int64_t items)
+// The unions of item i, found without uniting (the warp unites in rounds
+// afterwards: join_kernel): its piece's node in `me`, the straight
+// neighbour's node in `across` when that pair is united here, and a bit per
+// other neighbour to unite (bit (dz + 1) * 9 + (dy + 1) * 3 + dx + 1); none
+// for a background voxel.
+__device__ inline void join_items(const voxels &P, int conn, int64_t z_items, int64_t y_items, int64_t i, int &x,
+                                  int &y, int &z, uint32_t &me, uint32_t &across, bool &straight_join,
+                                  uint32_t &others)
 {
     const tgrid &g = P.g;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
-        int x, y, z, axis;
-        if (i < z_items) {
-            x = (int)(i % g.w);
-            const int64_t r = i / g.w;
-            y = (int)(r % g.h), z = (int)(r / g.h + 1) * TZ, axis = 2;
-        } else if (i < z_items + y_items) {
-            const int64_t j = i - z_items, r = j / g.w;
-            x = (int)(j % g.w), y = (int)(r % (g.ny - 1) + 1) * TY, z = (int)(r / (g.ny - 1)), axis = 1;
-        } else {
-            const int64_t j = i - z_items - y_items, r = j / (g.nx - 1);
-            x = (int)(j % (g.nx - 1) + 1) * T, y = (int)(r % g.h), z = (int)(r / g.h), axis = 0;
+    int axis;
+    if (i < z_items) {
+        x = (int)(i % g.w);
+        const int64_t r = i / g.w;
+        y = (int)(r % g.h), z = (int)(r / g.h + 1) * TZ, axis = 2;
+    } else if (i < z_items + y_items) {
+        const int64_t j = i - z_items, r = j / g.w;
+        x = (int)(j % g.w), y = (int)(r % (g.ny - 1) + 1) * TY, z = (int)(r / (g.ny - 1)), axis = 1;
+    } else {
+        const int64_t j = i - z_items - y_items, r = j / (g.nx - 1);
+        x = (int)(j % (g.nx - 1) + 1) * T, y = (int)(r % g.h), z = (int)(r / g.h), axis = 0;
+    }
+    if (y >= g.h || z >= g.d) return;
+    const nb b = neighbour(P, x, y, z);
+    if (b.r == BGR) return;
+    me = P.node(x, y, z, b.r);
+    const int sx = axis == 0 ? -1 : 0, sy = axis == 1 ? -1 : 0, sz = axis == 2 ? -1 : 0;
+    const nb sn = neighbour(P, x + sx, y + sy, z + sz);
+    const bool straight = same(b, sn);
+    if (straight) {
+        // the pair before along the face (x before, on the x faces y),
+        // in the same two tiles, joins the same pieces
+        const int px = axis == 0 ? 0 : -1, py = axis == 0 ? -1 : 0;
+        const bool first = axis == 0 ? (y % TY) == 0 : (x & 31) == 0;
+        straight_join = first || !same(b, neighbour(P, x + px, y + py, z)) ||
+                        !same(sn, neighbour(P, x + sx + px, y + sy + py, z + sz));
+        across = P.node(x + sx, y + sy, z + sz, sn.r);
+    }
+    const uint32_t s_tile = P.tile_of(x + sx, y + sy, z + sz);
+    uint32_t last = 0xffffffffu; // the piece marked last: neighbours side by side are often one piece
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++) {
+                const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
+                if (nonzero < 2 || (conn == 6) || (conn == 18 && nonzero == 3)) continue;
+                if ((axis == 0 && dx != -1) || (axis == 1 && dy != -1) || (axis == 2 && dz != -1)) continue;
+                const int nx = x + dx, ny = y + dy, nz = z + dz;
+                if (nx < 0 || nx >= g.w || ny < 0 || ny >= g.h || nz < 0 || nz >= g.d) continue;
+                // neighbours in tiles after the axis's tile before are another voxel's
+                if (axis == 1 && nz / TZ != z / TZ) continue;
+                if (axis == 0 && (nz / TZ != z / TZ || ny / TY != y / TY)) continue;
+                if (straight && P.tile_of(nx, ny, nz) == s_tile) continue; // joined there, through sn
+                const nb n = neighbour(P, nx, ny, nz);
+                if (!same(b, n)) continue;
+                const uint32_t piece = P.node(nx, ny, nz, n.r);
+                if (piece != last) others |= 1u << ((dz + 1) * 9 + (dy + 1) * 3 + dx + 1);
+                last = piece;
+            }
+}
+
+// A thread per item; the unions in rounds of the warp (every lane takes
+// part in each round; see unite_in_rounds), the node of a marked neighbour
+// read again in its round.
+__global__ void join_kernel(voxels P, int conn, uint32_t *G, int64_t z_items, int64_t y_items, int64_t items)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i0 = blockIdx.x * (int64_t)blockDim.x; i0 < items; i0 += stride) { // the same for the block
+        const int64_t i = i0 + threadIdx.x;
+        uint32_t me = 0, across = 0, others = 0;
+        bool straight_join = false;
+        int x = 0, y = 0, z = 0;
+        if (i < items) join_items(P, conn, z_items, y_items, i, x, y, z, me, across, straight_join, others);
+        for (int k = warp_rounds(straight_join + __popc(others)); k > 0; k--) {
+            if (straight_join) {
+                unite_halving(G, me, across);
+                straight_join = false;
+            } else if (others) {
+                const int bit = __ffs(others) - 1, nx = x + bit % 3 - 1, ny = y + bit / 3 % 3 - 1, nz = z + bit / 9 - 1;
+                others &= others - 1;
+                unite_halving(G, me, P.node(nx, ny, nz, neighbour(P, nx, ny, nz).r));
+            }
+            __syncwarp();
         }
-        if (y >= g.h || z >= g.d) continue;
-        const nb b = neighbour(P, x, y, z);
-        if (b.r == BGR) continue;
-        const uint32_t me = P.node(x, y, z, b.r);
-        const int sx = axis == 0 ? -1 : 0, sy = axis == 1 ? -1 : 0, sz = axis == 2 ? -1 : 0;
-        const nb sn = neighbour(P, x + sx, y + sy, z + sz);
-        const bool straight = same(b, sn);
-        if (straight) {
-            // the pair before along the face (x before, on the x faces y),
-            // in the same two tiles, joins the same pieces
-            const int px = axis == 0 ? 0 : -1, py = axis == 0 ? -1 : 0;
-            const bool first = axis == 0 ? (y % TY) == 0 : (x & 31) == 0;
-            if (first || !same(b, neighbour(P, x + px, y + py, z)) ||
-                !same(sn, neighbour(P, x + sx + px, y + sy + py, z + sz)))
-                unite_halving(G, me, P.node(x + sx, y + sy, z + sz, sn.r));
-        }
-        const uint32_t s_tile = P.tile_of(x + sx, y + sy, z + sz);
-        uint32_t last = 0xffffffffu; // the piece united last: neighbours side by side are often one piece
-        for (int dz = -1; dz <= 1; dz++)
-            for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) {
-                    const int nonzero = (dx != 0) + (dy != 0) + (dz != 0);
-                    if (nonzero < 2 || (conn == 6) || (conn == 18 && nonzero == 3)) continue;
-                    if ((axis == 0 && dx != -1) || (axis == 1 && dy != -1) || (axis == 2 && dz != -1)) continue;
-                    const int nx = x + dx, ny = y + dy, nz = z + dz;
-                    if (nx < 0 || nx >= g.w || ny < 0 || ny >= g.h || nz < 0 || nz >= g.d) continue;
-                    // neighbours in tiles after the axis's tile before are another voxel's
-                    if (axis == 1 && nz / TZ != z / TZ) continue;
-                    if (axis == 0 && (nz / TZ != z / TZ || ny / TY != y / TY)) continue;
-                    if (straight && P.tile_of(nx, ny, nz) == s_tile) continue; // joined there, through sn
-                    const nb n = neighbour(P, nx, ny, nz);
-                    if (!same(b, n)) continue;
-                    const uint32_t piece = P.node(nx, ny, nz, n.r);
-                    if (piece != last) unite_halving(G, me, piece);
-                    last = piece;
-                }
     }
 }
 

@@ -97,6 +97,24 @@ __device__ inline uint32_t run_bits(uint32_t SL, int b)
     return ((more << 1) | 1u) << b;
 }
 
+// Every run start of a row takes its root (every lane calls): the row's
+// roots as bits; the roots of runs that touch `on_edge` marked in `edge` (a
+// bit per index of the union-find).
+__device__ inline uint32_t find_run_roots(parac_uf::tile_parents s, uint32_t base, uint32_t starts, uint32_t SL,
+                                          uint32_t on_edge, uint32_t *edge)
+{
+    parac_uf::flatten_runs(s, base, starts);
+    uint32_t roots = 0;
+    for (uint32_t r = starts; r; r &= r - 1) {
+        const int b = __ffs(r) - 1;
+        const uint32_t root = s[base + b];
+        if (root == base + b) roots |= 1u << b;
+        if (run_bits(SL, b) & on_edge) atomicOr(&edge[root >> 5], 1u << (root & 31));
+    }
+    __syncwarp();
+    return roots;
+}
+
 // Nonzero bits of pixels x0..x0+n-1 of row (y, z), a u8 row aligned to 16
 // bytes read 16 bytes at a time.
 __device__ inline uint32_t nonzero_mask(const labelk::src &v, int x0, int y, int z, int n)
