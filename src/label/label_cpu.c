@@ -325,14 +325,14 @@ static void phase_output(void *arg, int t, int threads)
     strip(c, t, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         int32_t *o = (int32_t *)((char *)c->out->data + (r / c->h) * c->out->slice_pitch + (r % c->h) * c->out->row_pitch);
-        int64_t x = 0;
+        /* the row cleared at once, then the runs: zeros written gap by gap
+         * became a call to memset per gap (compilers turn the loop into one),
+         * 8 million calls for 8K noise */
+        memset(o, 0, (size_t)c->w * sizeof *o);
         for (int64_t k = c->first[r]; k < c->first[r + 1]; k++) {
-            /* plain loops: gaps and runs are a few pixels each in noise, where memset's call costs more */
-            for (const int64_t x0 = c->x0[k]; x < x0; x++) o[x] = 0;
             const int32_t v = (int32_t)c->parent[c->root[k]];
-            for (const int64_t x1 = c->x1[k]; x <= x1; x++) o[x] = v;
+            for (int64_t x = c->x0[k], x1 = c->x1[k]; x <= x1; x++) o[x] = v;
         }
-        for (; x < c->w; x++) o[x] = 0;
     }
 }
 
