@@ -147,6 +147,11 @@ PARAC_API void parac_image_transfer_counts(uint64_t *to_device, uint64_t *to_hos
  * again. */
 PARAC_API void parac_cuda_pool_trim(void);
 
+/* Release all memory the library keeps cached: the above, and the host
+ * scratch blocks that CPU methods keep between calls (at most 1 GiB: the
+ * arrays of runs of the CPU labelling, fill and reconstruction). */
+PARAC_API void parac_memory_trim(void);
+
 PARAC_END_DECLS
 
 #endif

@@ -34,9 +34,10 @@ from ._registry import make_functions as _make_functions
 from . import _parac
 from ._compile import compile
 from ._io import imread, imwrite
+from ._parac import memory_trim
 
 __version__ = _parac.version
-__all__ = _make_functions(globals()) + ["compile", "imread", "imwrite"]
+__all__ = _make_functions(globals()) + ["compile", "imread", "imwrite", "memory_trim"]
 
 _SUBMODULES = ("filters", "measure", "morphology", "ndimage", "segmentation")
 

@@ -416,6 +416,8 @@ def stub_text():
             '    """Write an array to an image file, atomically."""', ""]
     out += ["def compile(source: str, target: str = 'c', *, flags: tuple = (), cc: Optional[str] = None) -> object:",
             '    """Compile ParaC source (text or a .pc path) into functions on NumPy arrays."""', ""]
+    out += ["def memory_trim() -> None:",
+            '    """Free the memory the library keeps cached (the CUDA pool, the CPU methods\' scratch blocks)."""', ""]
     return "\n".join(out)
 
 

@@ -156,18 +156,20 @@ int parac__rows_contiguous(const parac_image *image)
  * touch. */
 enum { HUGE_PAGE = 2 << 20 };
 #define HUGE_MIN ((size_t)32 << 20)
-void *parac__host_alloc_huge(size_t bytes)
+void *parac__host_map_huge(size_t bytes)
 {
     /* aligned_alloc needs a size that is a multiple of the alignment */
     const size_t size = (bytes + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
     if (size < bytes) return NULL;
-    void *p = parac__aligned_alloc(HUGE_PAGE, size);
+    void *p = aligned_alloc(HUGE_PAGE, size);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     /* advice only: where huge pages are off, the memory works the same */
     if (p) (void)madvise(p, size, MADV_HUGEPAGE);
 #endif
     return p;
 }
+
+void *parac__host_alloc_huge(size_t bytes) { return parac__alloc_injected() ? NULL : parac__host_map_huge(bytes); }
 
 void *parac__host_alloc_scratch(size_t bytes)
 {

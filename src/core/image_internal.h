@@ -25,9 +25,18 @@ int parac__rows_contiguous(const parac_image *image);
  * mapping then costs one fault per 2 MiB instead of one per 4 KiB. Released
  * with free(); NULL when out of memory. */
 void *parac__host_alloc_huge(size_t bytes);
+/* parac__host_alloc_huge without the failure tests' countdown (for callers
+ * that counted the request already). */
+void *parac__host_map_huge(size_t bytes);
 /* Scratch arrays that many threads fill at once (runs, grids): huge pages
  * from 4 MiB on (the faults of a fresh 75 MiB array serialise 16 threads in
  * the kernel), parac__malloc below. Released with free(). */
 void *parac__host_alloc_scratch(size_t bytes);
+/* The same, kept between calls (host_cache.c): take a block of at least
+ * `bytes`, give it back with the same `bytes` when done (NULL is ignored);
+ * parac__scratch_trim() frees the blocks kept. */
+void *parac__scratch_take(size_t bytes);
+void parac__scratch_give(void *p, size_t bytes);
+void parac__scratch_trim(void);
 
 #endif

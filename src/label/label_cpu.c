@@ -357,6 +357,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
     balance_strips(&c);
     const int64_t n = c.first[c.rows];
+    size_t m = 0; /* runs in the scratch arrays (kept between calls: parac__scratch_take) */
     parac_status rc = PARAC_OK;
     int nan = 0;
     for (int t = 0; t < c.threads; t++) nan |= c.nan[t];
@@ -367,11 +368,11 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         rc = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld runs of foreground; the CPU method takes fewer than 2^32",
                          s->op, (long long)n);
     } else {
-        const size_t m = (size_t)(n ? n : 1);
-        c.x0 = parac__host_alloc_scratch(m * sizeof *c.x0);
-        c.x1 = parac__host_alloc_scratch(m * sizeof *c.x1);
-        c.parent = parac__host_alloc_scratch(m * sizeof *c.parent);
-        c.root = parac__host_alloc_scratch(m * sizeof *c.root);
+        m = (size_t)(n ? n : 1);
+        c.x0 = parac__scratch_take(m * sizeof *c.x0);
+        c.x1 = parac__scratch_take(m * sizeof *c.x1);
+        c.parent = parac__scratch_take(m * sizeof *c.parent);
+        c.root = parac__scratch_take(m * sizeof *c.root);
         if (!c.x0 || !c.x1 || !c.parent || !c.root)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
         else
@@ -407,10 +408,10 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         }
     }
     free(c.first);
-    free(c.x0);
-    free(c.x1);
-    free(c.parent);
-    free(c.root);
+    parac__scratch_give(c.x0, m * sizeof *c.x0);
+    parac__scratch_give(c.x1, m * sizeof *c.x1);
+    parac__scratch_give(c.parent, m * sizeof *c.parent);
+    parac__scratch_give(c.root, m * sizeof *c.root);
     parac__uf_links_free(&c.links);
     return rc;
 }

@@ -873,6 +873,13 @@ done:
     return result;
 }
 
+static PyObject *py_memory_trim(PyObject *self, PyObject *noargs)
+{
+    (void)self, (void)noargs;
+    Py_BEGIN_ALLOW_THREADS parac_memory_trim();
+    Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
 static PyMethodDef methods[] = {
     {"read", py_read, METH_VARARGS, "read(path, layout='auto') -> (Image, shape, dtype)"},
     {"write", py_write, METH_VARARGS,
@@ -897,6 +904,9 @@ static PyMethodDef methods[] = {
     {"set_copy_threads", parac_py_set_copy_threads, METH_VARARGS,
      "set_copy_threads(n) -> the value before: the threads of the staged host <-> GPU copies (0: OpenMP's count, "
      "at most 8)"},
+    {"memory_trim", py_memory_trim, METH_NOARGS,
+     "memory_trim() -> None: frees the memory the library keeps cached (the CUDA pool, the CPU methods' scratch "
+     "blocks)"},
     {"call", py_call, METH_VARARGS,
      "call(name, arrays, kwargs, stream=None) -> outputs kept on the device, or NotImplemented: the path for "
      "CUDA arrays (__cuda_array_interface__), keyword arguments by their Python names"},

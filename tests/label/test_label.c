@@ -6,6 +6,7 @@
  * test_label on the CPU, test_label_gpu (PARAC_LABEL_TEST_GPU) on CUDA,
  * skipped without a GPU. */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -298,12 +299,95 @@ static void test_count_result(void **state)
     parac_image_destroy(im);
 }
 
+/* The labels of a host image, compared with the oracle row by row (no
+ * download: a copy of this size runs on OpenMP's threads, which
+ * ThreadSanitizer cannot follow in GCC's runtime). */
+static void check_on_host(parac_context *c, const parac_image *im, int conn, const char *what)
+{
+    int64_t want_n = 0, got_n = -1;
+    int32_t *want = oracle(im, conn, 0, 0, &want_n);
+    parac_label_options o = {conn, 0, 0, NULL};
+    parac_image *out = NULL;
+    if (parac_label(c, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
+    assert_int_equal(got_n, want_n);
+    for (int64_t y = 0; y < im->height; y++)
+        if (memcmp(parac_image_at(out, 0, y, 0), want + y * im->width, (size_t)im->width * sizeof *want))
+            fail_msg("%s: row %lld differs from the oracle", what, (long long)y);
+    free(want);
+    parac_image_destroy(out);
+}
+
+/* Run arrays of 4 MiB and more are kept between calls (core/host_cache.c):
+ * a block taken again holds the last call's runs, one of another size class
+ * is fresh, and none is left after parac_memory_trim(). */
+static void test_scratch_reuse(void **state)
+{
+    (void)state;
+    parac_context *c = NULL;
+    assert_ok(parac_context_create(&c, "cpu"));
+    parac_image *a = random_image(2600, 2048, 1, PARAC_U8, 0.5, 1, 21), *b = random_image(2600, 2048, 1, PARAC_U8, 0.3, 1, 22);
+    check_on_host(c, a, 8, "8-neighbour noise 50 %, first call");
+    check_on_host(c, b, 8, "noise 30 %, another size class");
+    check_on_host(c, b, 4, "noise 30 %, 4 neighbours, the same arrays again");
+    check_on_host(c, a, 8, "noise 50 % again");
+    parac_memory_trim();
+    check_on_host(c, a, 4, "noise 50 % after the trim");
+    parac_image_destroy(a);
+    parac_image_destroy(b);
+    parac_context_destroy(c);
+}
+
+/* Two threads labelling at once, each with its own context, three times:
+ * they take and give the kept run arrays together (ThreadSanitizer runs
+ * this in CI). */
+typedef struct labelling {
+    parac_image *in, *out[3];
+    int64_t count[3];
+    parac_status rc;
+} labelling;
+
+static void *label_thrice(void *arg)
+{
+    labelling *l = arg;
+    parac_context *c = NULL;
+    l->rc = parac_context_create(&c, "cpu");
+    for (int i = 0; i < 3 && l->rc == PARAC_OK; i++) l->rc = parac_label(c, l->in, &l->out[i], &l->count[i], NULL);
+    parac_context_destroy(c);
+    return NULL;
+}
+
+static void test_scratch_threads(void **state)
+{
+    (void)state;
+    labelling l[2] = {{.in = random_image(2600, 2048, 1, PARAC_U8, 0.5, 1, 31)},
+                      {.in = random_image(2600, 2048, 1, PARAC_U8, 0.4, 1, 32)}};
+    pthread_t t[2];
+    for (int k = 0; k < 2; k++) assert_int_equal(pthread_create(&t[k], NULL, label_thrice, &l[k]), 0);
+    for (int k = 0; k < 2; k++) pthread_join(t[k], NULL);
+    for (int k = 0; k < 2; k++) {
+        if (l[k].rc != PARAC_OK) fail_msg("thread %d: %s", k, parac_error_message());
+        int64_t want_n = 0;
+        int32_t *want = oracle(l[k].in, 8, 0, 0, &want_n);
+        for (int i = 0; i < 3; i++) {
+            assert_int_equal(l[k].count[i], want_n);
+            for (int64_t y = 0; y < l[k].in->height; y++)
+                if (memcmp(parac_image_at(l[k].out[i], 0, y, 0), want + y * l[k].in->width,
+                           (size_t)l[k].in->width * sizeof *want))
+                    fail_msg("thread %d, call %d: row %lld differs from the oracle", k, i, (long long)y);
+            parac_image_destroy(l[k].out[i]);
+        }
+        free(want);
+        parac_image_destroy(l[k].in);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_2d),     cmocka_unit_test(test_random_3d), cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_worst_cases),   cmocka_unit_test(test_values),    cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_count_result),
+        cmocka_unit_test(test_count_result),  cmocka_unit_test(test_scratch_reuse),
+        cmocka_unit_test(test_scratch_threads),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {

@@ -423,3 +423,18 @@ def test_batch_glob_any_operation_and_no_overwrite(tmp_path, rng):
     assert r.returncode == 1 and "no file matches" in r.stderr
     r = run_parac("--device", "cpu", "reconstruct", d / "img01.png", d / "img02.png", "--out-dir", out, check=False)
     assert r.returncode == 1 and "one input and one output" in r.stderr
+
+
+def test_ccl_keeps_its_run_arrays_between_calls(rng):
+    """Method 'ccl' on the CPU keeps run arrays of 4 MiB and more between calls
+    (core/host_cache.c): each call of a series, on noise of other densities
+    (other size classes, and a class taken again), equals scipy's."""
+    parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+
+    for density in (0.5, 0.7, 0.5, 0.6):
+        img = rng.random((2048, 2600)) < density  # about a million background runs
+        got = parac.ndimage.binary_fill_holes(img, device="cpu", method="ccl")
+        np.testing.assert_array_equal(got, ndi.binary_fill_holes(img))
+    parac.memory_trim()
+    np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(img, device="cpu", method="ccl"),
+                                  ndi.binary_fill_holes(img))
