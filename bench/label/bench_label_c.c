@@ -9,23 +9,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench_util.h"
 #include "parac/parac.h"
 
 enum { W = 7680, H = 4320, CALLS = 15 };
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
+typedef struct labelling {
+    parac_context *ctx;
+    const parac_image *in;
+    int64_t count;
+} labelling;
 
-static int by_value(const void *a, const void *b)
+/* One call, its output freed: every call gets a fresh one. */
+static int label_once(void *user, int iteration)
 {
-    const double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    (void)iteration;
+    labelling *l = user;
+    parac_image *out = NULL;
+    if (parac_label(l->ctx, l->in, &out, &l->count, NULL) != PARAC_OK) return -1;
+    parac_image_destroy(out);
+    return 0;
 }
 
 static void set(parac_image *im, int x, int y) { ((uint8_t *)im->data)[(size_t)y * (size_t)im->row_pitch + (size_t)x] = 1; }
@@ -65,21 +69,14 @@ int main(int argc, char **argv)
             for (int x = 0; x < W; x++)
                 if (rand() < RAND_MAX / 2) set(im, x, y);
     }
-    double t[CALLS];
-    int64_t n = 0;
-    for (int i = 0; i < CALLS; i++) {
-        parac_image *out = NULL;
-        const double t0 = now();
-        if (parac_label(ctx, im, &out, &n, NULL) != PARAC_OK) {
-            fprintf(stderr, "bench_label_cpu: %s\n", parac_error_message());
-            return 1;
-        }
-        t[i] = now() - t0;
-        parac_image_destroy(out);
+    labelling l = {ctx, im, 0};
+    bench_stats st;
+    if (bench_time_cpu(label_once, &l, 0, CALLS, &st)) {
+        fprintf(stderr, "bench_label_cpu: %s\n", parac_error_message());
+        return 1;
     }
-    qsort(t, CALLS, sizeof *t, by_value);
-    printf("%s: %lld components, min %.1f ms, median %.1f ms\n", argv[1], (long long)n, 1e3 * t[0],
-           1e3 * t[CALLS / 2]);
+    printf("%s: %lld components, min %.1f ms, median %.1f ms\n", argv[1], (long long)l.count, st.min_ms,
+           st.median_ms);
     parac_image_destroy(im);
     parac_context_destroy(ctx);
     return 0;

@@ -299,6 +299,14 @@ static void test_count_result(void **state)
     parac_image_destroy(im);
 }
 
+/* A 2D host label image equal to the oracle's labels, row by row. */
+static void assert_rows_equal(const parac_image *out, const int32_t *want, const char *what)
+{
+    for (int64_t y = 0; y < out->height; y++)
+        if (memcmp(parac_image_at(out, 0, y, 0), want + y * out->width, (size_t)out->width * sizeof *want))
+            fail_msg("%s: row %lld differs from the oracle", what, (long long)y);
+}
+
 /* The labels of a host image, compared with the oracle row by row (no
  * download: a copy of this size runs on OpenMP's threads, which
  * ThreadSanitizer cannot follow in GCC's runtime). */
@@ -310,9 +318,7 @@ static void check_on_host(parac_context *c, const parac_image *im, int conn, con
     parac_image *out = NULL;
     if (parac_label(c, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
     assert_int_equal(got_n, want_n);
-    for (int64_t y = 0; y < im->height; y++)
-        if (memcmp(parac_image_at(out, 0, y, 0), want + y * im->width, (size_t)im->width * sizeof *want))
-            fail_msg("%s: row %lld differs from the oracle", what, (long long)y);
+    assert_rows_equal(out, want, what);
     free(want);
     parac_image_destroy(out);
 }
@@ -370,10 +376,7 @@ static void test_scratch_threads(void **state)
         int32_t *want = oracle(l[k].in, 8, 0, 0, &want_n);
         for (int i = 0; i < 3; i++) {
             assert_int_equal(l[k].count[i], want_n);
-            for (int64_t y = 0; y < l[k].in->height; y++)
-                if (memcmp(parac_image_at(l[k].out[i], 0, y, 0), want + y * l[k].in->width,
-                           (size_t)l[k].in->width * sizeof *want))
-                    fail_msg("thread %d, call %d: row %lld differs from the oracle", k, i, (long long)y);
+            assert_rows_equal(l[k].out[i], want, k ? "the second thread" : "the first thread");
             parac_image_destroy(l[k].out[i]);
         }
         free(want);
