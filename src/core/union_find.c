@@ -14,7 +14,8 @@ parac_status parac__uf_links_alloc(parac__uf_links *l, const int64_t *first, con
         const int64_t lo = r0 - reach < 0 ? 0 : r0 - reach, hi = r0 + reach > r1 ? r1 : r0 + reach;
         l->cap += first[hi] - first[lo];
     }
-    l->at = parac__malloc((size_t)(l->cap ? l->cap : 1) * sizeof *l->at);
+    /* twice the room: the second half is the sort's (resolve_links) */
+    l->at = parac__malloc((size_t)(l->cap ? l->cap : 1) * 2 * sizeof *l->at);
     return l->at ? PARAC_OK : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "union-find: %lld boundary links", (long long)l->cap);
 }
 
@@ -35,17 +36,26 @@ int64_t parac__uf_local_roots(const uint32_t *parent, uint32_t *root, int64_t k0
     return n;
 }
 
-static int by_number(const void *a, const void *b)
+/* The links in number order: four passes of a radix sort by bytes, the
+ * lowest first (qsort's comparisons took 0.7 ms of a spiral's 12 at 16
+ * threads, on one thread while the others wait). tmp: room for n. */
+static void sort_links(uint32_t *at, uint32_t *tmp, int64_t n)
 {
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
+    for (int shift = 0; shift < 32; shift += 8) {
+        int64_t start[257] = {0};
+        for (int64_t i = 0; i < n; i++) start[(at[i] >> shift & 255) + 1]++;
+        if (start[(at[0] >> shift & 255) + 1] == n) continue; /* one byte value: already in order */
+        for (int d = 0; d < 256; d++) start[d + 1] += start[d];
+        for (int64_t i = 0; i < n; i++) tmp[start[at[i] >> shift & 255]++] = at[i];
+        for (int64_t i = 0; i < n; i++) at[i] = tmp[i];
+    }
 }
 
 void parac__uf_resolve_links(const uint32_t *parent, uint32_t *root, parac__uf_links *l)
 {
     /* in number order: a link's parent comes earlier, and the local root
      * of that parent is final by then */
-    qsort(l->at, (size_t)l->n, sizeof *l->at, by_number);
+    if (l->n > 1) sort_links(l->at, l->at + l->cap, l->n);
     for (int64_t i = 0; i < l->n; i++) {
         const uint32_t x = l->at[i];
         root[x] = root[root[parent[x]]];

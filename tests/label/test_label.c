@@ -257,6 +257,42 @@ static void test_values(void **state)
     parac_image_destroy(u8);
 }
 
+/* 2D 8-connected labelling of nonzero pixels takes rows two at a time on
+ * the CPU (label_bits.h): a component whose first pixel is in a pair's
+ * bottom row comes after one to its right that starts in the top row, two
+ * pairs join only where pixels of their facing rows touch, and a pair
+ * run's columns hold background in one of its rows. */
+static void test_pairs_of_rows(void **state)
+{
+    (void)state;
+    parac_image *im = NULL, *out = NULL, *host = NULL;
+    assert_ok(parac_image_create(&im, 70, 5, 1, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    const int64_t px[][2] = {{68, 0}, {2, 1}, {10, 1}, {11, 2}, {20, 1}, {22, 2}, {40, 0}, {41, 1}, {66, 4}};
+    for (int64_t y = 0; y < 5; y++)
+        for (int64_t x = 0; x < 70; x++) set_value(im, x, y, 0, 0.0);
+    for (size_t i = 0; i < sizeof px / sizeof px[0]; i++) set_value(im, px[i][0], px[i][1], 0, 1.0);
+    set_value(im, 30, 3, 0, NAN);   /* foreground: nonzero */
+    set_value(im, 31, 3, 0, -0.0);  /* background */
+    set_value(im, 32, 4, 0, -2.0);  /* not beside the NaN: (31, 3) between them is background */
+    parac_label_options o = {8, 0, 0.0, NULL};
+    int64_t n = 0;
+    assert_ok(parac_label(ctx, im, &out, &n, &o));
+    assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    const int32_t want[][3] = {{40, 0, 1}, {68, 0, 2}, {41, 1, 1}, {2, 1, 3}, {10, 1, 4}, {11, 2, 4}, {20, 1, 5},
+                               {22, 2, 6}, {30, 3, 7}, {31, 3, 0}, {32, 4, 8}, {66, 4, 9}, {0, 0, 0}};
+    assert_int_equal(n, 9);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (*(const int32_t *)parac_image_at(host, want[i][0], want[i][1], 0) != want[i][2])
+            fail_msg("pairs of rows: label %d at (%d, %d), expected %d",
+                     *(const int32_t *)parac_image_at(host, want[i][0], want[i][1], 0), want[i][0], want[i][1],
+                     want[i][2]);
+    check(im, 8, 0, 0, "pairs of rows");
+    parac_image_destroy(host);
+    parac_image_destroy(out);
+    parac_image_destroy(im);
+}
+
 static void test_refusals(void **state)
 {
     (void)state;
@@ -390,7 +426,7 @@ int main(void)
         cmocka_unit_test(test_random_2d),     cmocka_unit_test(test_random_3d), cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_worst_cases),   cmocka_unit_test(test_values),    cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_count_result),  cmocka_unit_test(test_scratch_reuse),
-        cmocka_unit_test(test_scratch_threads),
+        cmocka_unit_test(test_scratch_threads), cmocka_unit_test(test_pairs_of_rows),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {
