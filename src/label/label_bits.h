@@ -107,4 +107,7 @@ static inline uint64_t parac__bit_range(int64_t a, int64_t b)
     return upto_b & ~((1ull << a) - 1);
 }
 
+/* Pixel x of a bit row. */
+static inline int parac__bit(const uint64_t *row, int64_t x) { return (int)(row[x >> 6] >> (x & 63) & 1); }
+
 #endif
