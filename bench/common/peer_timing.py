@@ -6,7 +6,8 @@ import time
 import numpy as np
 
 
-def time_it(fn, runs, sync=None, budget_s=60):
+def times_of(fn, runs, sync=None, budget_s=60):
+    """The times of each call after the warm-up, in milliseconds."""
     fn()
     if sync:
         sync()
@@ -20,4 +21,8 @@ def time_it(fn, runs, sync=None, budget_s=60):
         ts.append((time.perf_counter() - t0) * 1e3)
         if time.perf_counter() > t_end:
             break
-    return float(np.median(ts))
+    return ts
+
+
+def time_it(fn, runs, sync=None, budget_s=60):
+    return float(np.median(times_of(fn, runs, sync, budget_s)))

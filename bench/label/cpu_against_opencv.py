@@ -6,7 +6,6 @@ min and median in ms, in two rounds so that a slow spell of the machine shows in
 """
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "common"))
@@ -15,15 +14,11 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 import parac  # noqa: E402
 from bench_label import contours, noise, spiral  # noqa: E402
+from peer_timing import times_of  # noqa: E402
 
 
 def timed(fn, n=15):
-    fn()
-    ts = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        ts.append((time.perf_counter() - t0) * 1e3)
+    ts = times_of(fn, n)
     return min(ts), float(np.median(ts))
 
 
