@@ -162,13 +162,14 @@ def main():
         del got
         record(case, "parac cpu (%d threads)" % os.cpu_count(),
                time_it(lambda: parac.label(img, connectivity=conn, device="cpu"), max(3, args.runs // 4)), ok)
-        if img.ndim == 2 and conn == 8:
+        if img.ndim == 2:
             import cv2
 
-            nc, cv = cv2.connectedComponents(img, connectivity=8, ltype=cv2.CV_32S)
+            nc, cv = cv2.connectedComponents(img, connectivity=conn, ltype=cv2.CV_32S)
             ok = nc - 1 == n and same_partition(cv, want)
             record(case, "cv2.connectedComponents (%d threads)" % cv2.getNumThreads(),
-                   time_it(lambda: cv2.connectedComponents(img, connectivity=8, ltype=cv2.CV_32S), max(3, args.runs // 4)), ok)
+                   time_it(lambda: cv2.connectedComponents(img, connectivity=conn, ltype=cv2.CV_32S),
+                           max(3, args.runs // 4)), ok)
         if args.slow_peers or px <= 4096 * 4096:
             record(case, "scipy.ndimage.label", time_it(lambda: ndi.label(img, structure(conn, img.ndim)), 3), True)
             from skimage import measure
