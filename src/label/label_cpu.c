@@ -40,13 +40,11 @@
 #include "label_bits.h"
 #include "label_runs.h"
 
-
 static void strip(const labeller *c, int t, int64_t *r0, int64_t *r1)
 {
     *r0 = c->bounds[t];
     *r1 = c->bounds[t + 1];
 }
-
 
 static inline uint64_t load8(const uint8_t *p)
 {
@@ -54,7 +52,6 @@ static inline uint64_t load8(const uint8_t *p)
     memcpy(&v, p, 8);
     return v;
 }
-
 
 /* The runs of one row into x0/x1 (NULL: only counted). Foreground: v != 0,
  * or v != bg with equal values; with equal values a run also ends where the
@@ -130,7 +127,6 @@ static double value_at(const labeller *c, int64_t r, int64_t x)
     }
 }
 
-
 static void phase_count(void *arg, int t, int threads)
 {
     (void)threads;
@@ -141,7 +137,8 @@ static void phase_count(void *arg, int t, int threads)
     if (c->pairs) {
         for (int64_t r = 2 * r0; r < 2 * r1 && r < c->h; r++)
             parac__bit_row(row_of(c->in, r, c->h), c->in->dtype, c->w, c->bits + r * c->words);
-        for (int64_t p = r0; p < r1; p++) c->first[p + 1] = parac__runs_of_bits(pair_top(c, p), pair_bottom(c, p), c->w, NULL, NULL);
+        for (int64_t p = r0; p < r1; p++)
+            c->first[p + 1] = parac__runs_of_bits(pair_top(c, p), pair_bottom(c, p), c->w, NULL, NULL);
     } else {
         for (int64_t r = r0; r < r1; r++) c->first[r + 1] = runs(c, r, NULL, NULL, &nan);
     }
@@ -162,8 +159,6 @@ static void phase_record(void *arg, int t, int threads)
         for (int64_t i = k; i < c->first[r + 1]; i++) c->parent[i] = (uint32_t)i;
     }
 }
-
-
 
 /* Join the runs of row r with those of its backward neighbour rows that lie
  * in [lo, hi) (rows of one strip, or earlier strips at a strip boundary:
@@ -202,10 +197,10 @@ static void phase_join(void *arg, int t, int threads)
     labeller *c = arg;
     int64_t r0, r1;
     strip(c, t, &r0, &r1);
-    int32_t *scratch = c->pairs ? c->row_runs + (size_t)t * 4 * (size_t)(c->w + 1) : NULL;
+    uint64_t *touch = c->pairs ? pair_scratch(c, t) : NULL;
     for (int64_t r = r0; r < r1; r++) {
         if (!c->pairs) join_row(c, r, r0, r1, 0);
-        else if (r > r0) parac__label_join_pair(c, r, 0, scratch);
+        else if (r > r0) parac__label_join_pair(c, r, 0, touch);
     }
 }
 
@@ -268,7 +263,6 @@ static void phase_final_roots(void *arg, int t, int threads)
     parac__uf_final_roots(c->root, c->first[r0], c->first[r1]);
 }
 
-
 /* Roots are numbered in run order, which is raster order (of rows; pairs:
  * number_pairs). */
 static void phase_number(void *arg, int t, int threads)
@@ -279,13 +273,12 @@ static void phase_number(void *arg, int t, int threads)
     strip(c, t, &r0, &r1);
     uint32_t next = (uint32_t)c->roots[t];
     if (c->pairs) {
-        parac__label_number_pairs(c, r0, r1, next, (uint8_t *)(c->row_runs + (size_t)t * 4 * (size_t)(c->w + 1)));
+        parac__label_number_pairs(c, r0, r1, next, (uint8_t *)pair_scratch(c, t));
         return;
     }
     for (int64_t k = c->first[r0]; k < c->first[r1]; k++)
         if (c->parent[k] == (uint32_t)k) c->parent[k] = ++next;
 }
-
 
 static void phase_output(void *arg, int t, int threads)
 {
@@ -329,9 +322,10 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     c.first = parac__calloc((size_t)c.rows + 1, sizeof *c.first);
     if (!c.first) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: run index of %lld rows", s->op, (long long)c.rows);
     c.words = (c.w + 63) / 64;
+    c.scratch_words = c.words + (c.w + 16) / 16; /* pair_scratch: the touching bits, or (w + 1) / 2 marks */
     const size_t bits_size = c.pairs ? (size_t)(c.h * c.words) * sizeof *c.bits : 0,
-                 row_runs_size = c.pairs ? (size_t)c.threads * 4 * (size_t)(c.w + 1) * sizeof *c.row_runs : 0;
-    if (c.pairs && (!(c.bits = parac__scratch_take(bits_size)) || !(c.row_runs = parac__scratch_take(row_runs_size)))) {
+                 scratch_size = c.pairs ? (size_t)c.threads * (size_t)c.scratch_words * sizeof *c.scratch : 0;
+    if (c.pairs && (!(c.bits = parac__scratch_take(bits_size)) || !(c.scratch = parac__scratch_take(scratch_size)))) {
         free(c.first);
         parac__scratch_give(c.bits, bits_size);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: the bits of %lld rows", s->op, (long long)c.h);
@@ -370,7 +364,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
             int64_t r0, r1;
             strip(&c, t, &r0, &r1);
             const int64_t reach = c.d > 1 ? c.h + 1 : 1; /* the farthest backward neighbour row */
-            if (c.pairs) parac__label_join_pair(&c, r0, 1, c.row_runs);
+            if (c.pairs) parac__label_join_pair(&c, r0, 1, pair_scratch(&c, 0));
             else
                 for (int64_t r = r0; r < r1 && r < r0 + reach; r++) join_row(&c, r, 0, r0, 1);
         }
@@ -394,7 +388,7 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     }
     free(c.first);
     parac__scratch_give(c.bits, bits_size);
-    parac__scratch_give(c.row_runs, row_runs_size);
+    parac__scratch_give(c.scratch, scratch_size);
     parac__scratch_give(c.x0, m * sizeof *c.x0);
     parac__scratch_give(c.x1, m * sizeof *c.x1);
     parac__scratch_give(c.parent, m * sizeof *c.parent);

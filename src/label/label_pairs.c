@@ -37,12 +37,11 @@ static int touches(const labeller *c, const uint64_t *touch, const uint64_t *top
  * row above; a run of p with such a pixel joins the one run of p - 1 that
  * its columns widened by one overlap, or, where they overlap several, those
  * it touches. Finding each single row's runs instead took a third more
- * instructions on a spiral. `scratch`: room for `words` words. */
-void parac__label_join_pair(labeller *c, int64_t p, int across, int32_t *scratch)
+ * instructions on a spiral. `touch`: room for `words` words. */
+void parac__label_join_pair(labeller *c, int64_t p, int across, uint64_t *touch)
 {
     const int64_t words = c->words;
     const uint64_t *top = pair_top(c, p), *above = top - words;
-    uint64_t *touch = (uint64_t *)(void *)scratch;
     for (int64_t i = 0; i < words; i++) {
         const uint64_t a = above[i], before = i ? above[i - 1] >> 63 : 0, after = i + 1 < words ? above[i + 1] << 63 : 0;
         touch[i] = top[i] & (a | a << 1 | before | a >> 1 | after);

@@ -25,7 +25,8 @@ typedef struct labeller {
     int pairs;               /* 2D, 8-connected, nonzero pixels: pairs of rows (label_bits.h) */
     uint64_t *bits;          /* pairs: every row's bits, `words` a row */
     int64_t words;
-    int32_t *row_runs;       /* pairs: each thread's runs of two single rows (join_pair) */
+    uint64_t *scratch;       /* pairs: each thread's `scratch_words` (pair_scratch) */
+    int64_t scratch_words;
     int64_t *first;          /* rows + 1: the first run of each unit */
     int32_t *x0, *x1;
     uint32_t *parent;        /* the union-find; after E, each root's label */
@@ -57,6 +58,10 @@ static inline const uint64_t *pair_bottom(const labeller *c, int64_t p)
     return 2 * p + 1 < c->h ? c->bits + (2 * p + 1) * c->words : NULL;
 }
 
+/* Thread t's room for a join's row of touching bits (`words` words) or a
+ * pair's numbering marks (a byte for each of its runs, at most (w + 1) / 2). */
+static inline uint64_t *pair_scratch(const labeller *c, int t) { return c->scratch + (size_t)t * (size_t)c->scratch_words; }
+
 /* Run a joins run b of an earlier unit. */
 static inline void join_runs(labeller *c, int64_t a, int64_t b, int across)
 {
@@ -70,7 +75,7 @@ static inline void join_runs(labeller *c, int64_t a, int64_t b, int across)
 /* label_pairs.c: the join of pair p with pair p - 1 (across: p is a
  * strip's first pair), each thread's numbering of its roots and its output,
  * pairs [p0, p1). */
-void parac__label_join_pair(labeller *c, int64_t p, int across, int32_t *scratch);
+void parac__label_join_pair(labeller *c, int64_t p, int across, uint64_t *touch);
 void parac__label_number_pairs(labeller *c, int64_t p0, int64_t p1, uint32_t next, uint8_t *done);
 void parac__label_output_pairs(const labeller *c, int64_t p0, int64_t p1);
 
