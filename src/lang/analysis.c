@@ -29,7 +29,8 @@ static VarUse *var_use(Region *r, Obj *o)
 static const char *side_name(int axis, int ndim)
 {
     if (ndim == 1) return "elements";
-    return axis == 0 ? "rows" : "columns";
+    if (ndim == 3 && axis == 0) return "planes";
+    return axis == ndim - 2 ? "rows" : "columns";
 }
 
 /* ---- loop variables with constant bounds ----------------------------------
@@ -115,23 +116,57 @@ static void collect_loop_bounds(const Program *prog, const Node *n, LoopBound *b
     for (Node *c; (c = lang_next_kid(&k));) collect_loop_bounds(prog, c, b, nb, depth + 1);
 }
 
-static void check_border(const Program *prog, Region *r)
+/* The corners (in 3-D also the edges) that access a of rule's matrix
+ * reaches, out of it on two axes or more (out[d]: on axis d; its offsets
+ * alo..ahi), each need an entry; false after reporting the first missing. */
+static bool check_corners(const Access *a, const BorderRule *rule, const bool out[3], const long alo[3],
+                          const long ahi[3])
+{
+    const Obj *v = rule->var;
+    const int nd = v->ty->ndim;
+    long lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < nd; d++)
+        if (out[d]) {
+            lo[d] = alo[d] < -16 ? -16 : alo[d] > 0 ? 0 : alo[d];
+            hi[d] = ahi[d] > 16 ? 16 : ahi[d] < 0 ? 0 : ahi[d];
+        }
+    for (long x = lo[0]; x <= hi[0]; x++)
+        for (long y = lo[1]; y <= hi[1]; y++)
+            for (long z = lo[2]; z <= hi[2]; z++) {
+                const int s[3] = {(int)x, (int)y, (int)z};
+                if ((x != 0) + (y != 0) + (z != 0) < 2) continue;
+                bool found = false;
+                for (const BorderEntry *e = rule->entries; e && !found; e = e->next)
+                    found = e->side[0] == s[0] && e->side[1] == s[1] && e->side[2] == s[2];
+                if (found) continue;
+                const char *at = "";
+                for (int d = 0; d < nd; d++) at = s[d] ? lang_format("%s[%+d]", at, s[d]) : lang_format("%s[*]", at);
+                diag_error_tok(a->node->tok, "this access of '%s' reaches the corner %s%s but border rule '%s' "
+                               "gives no value there", v->name, v->name, at, rule->name);
+                return false;
+            }
+    return true;
+}
+
+/* How far the region's reads of the matrix of rule rr->rule reach past it
+ * (rr's widths and index forms), checked against the rule. */
+static void check_border(const Program *prog, Region *r, RuleReach *rr)
 {
     Iterator *it = r->iter;
-    BorderRule *rule = it->rule;
+    BorderRule *rule = rr->rule;
     Obj *v = rule->var;
     int nd = v->ty->ndim;
-    for (int d = 0; d < nd; d++) r->border_aff[d].axis = -1;
+    for (int d = 0; d < 3; d++) rr->aff[d].axis = -1;
     LoopBound bounds[MAX_LOOP_BOUNDS];
     int nbounds = 0;
     collect_loop_bounds(prog, it->body, bounds, &nbounds, 0);
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != v || a->is_write) continue;
-        bool out[2] = {false, false};
+        bool out[3] = {false, false, false};
         long alo[3] = {a->lo[0], a->lo[1], a->lo[2]}, ahi[3] = {a->hi[0], a->hi[1], a->hi[2]};
         for (int d = 0; d < nd; d++) {
             Affine f = a->aff[d];
-            if (!f.ok && d < 2 && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
+            if (!f.ok && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
                 /* an offset held in loop variables of known bounds: its reach is known too */
                 Node *ix = a->node->idx[d];
                 const bool slice = ix->kind == ND_SLICE;
@@ -145,18 +180,19 @@ static void check_border(const Program *prog, Region *r)
                     ahi[d] = hi + (len - 1) * st;
                 }
             }
-            if (!f.ok && d < 2 && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
+            if (!f.ok && (rule->width_lo[d] > 0 || rule->width_hi[d] > 0)) {
                 /* where such an index falls outside the image nothing would give it the rule's value */
                 diag_error_tok(a->node->tok, "this read of '%s' is under border rule '%s', but its %s index is not a "
                                "constant times an index variable plus a constant and loop variables of constant bounds "
                                "(a local or a loop variable whose range is not known holds part of it): the "
                                "compiler cannot tell where it leaves the image, so the rule could not apply; index "
                                "with the iterator's variables, constants and `for (int i = A; i <= B; i++)` "
-                               "variables, or read a window", v->name, rule->name, nd == 1 ? "" : d == 0 ? "row" : "column");
+                               "variables, or read a window", v->name, rule->name,
+                               nd == 1 ? "" : nd == 3 && d == 0 ? "plane" : d == nd - 2 ? "row" : "column");
                 continue;
             }
             if (!f.ok || f.axis < 0 || f.coef <= 0) continue;
-            Affine *b = &r->border_aff[d];
+            Affine *b = &rr->aff[d];
             if (b->axis < 0) {
                 *b = f;
             } else if (b->axis != f.axis || b->coef != f.coef) {
@@ -167,7 +203,7 @@ static void check_border(const Program *prog, Region *r)
             long lo = alo[d], hi = ahi[d];
             if (lo < 0) {
                 out[d] = true;
-                if (-lo > r->need_lo[d]) r->need_lo[d] = (int)-lo;
+                if (-lo > rr->need_lo[d]) rr->need_lo[d] = (int)-lo;
                 if (-lo > rule->width_lo[d])
                     diag_error_tok(a->node->tok, "this access of '%s' reaches %ld %s before the image but "
                                    "border rule '%s' covers %d", v->name, -lo, side_name(d, nd),
@@ -175,36 +211,17 @@ static void check_border(const Program *prog, Region *r)
             }
             if (hi > 0) {
                 out[d] = true;
-                if (hi > r->need_hi[d]) r->need_hi[d] = (int)hi;
+                if (hi > rr->need_hi[d]) rr->need_hi[d] = (int)hi;
                 if (hi > rule->width_hi[d])
                     diag_error_tok(a->node->tok, "this access of '%s' reaches %ld %s after the image but "
                                    "border rule '%s' covers %d", v->name, hi, side_name(d, nd),
                                    rule->name, rule->width_hi[d]);
             }
         }
-        if (nd == 2 && out[0] && out[1]) {
-            /* corners this access can reach */
-            for (long x = alo[0]; x <= ahi[0]; x++)
-                for (long y = alo[1]; y <= ahi[1]; y++) {
-                    int sx = x < 0 ? (int)x : 0, sy = y < 0 ? (int)y : 0;
-                    if (x > 0) sx = (int)x;
-                    if (y > 0) sy = (int)y;
-                    if (!sx || !sy) continue;
-                    if (sx < -16 || sx > 16 || sy < -16 || sy > 16) continue;
-                    bool found = false;
-                    for (BorderEntry *e = rule->entries; e; e = e->next)
-                        if (e->side[0] == sx && e->side[1] == sy) found = true;
-                    if (!found) {
-                        diag_error_tok(a->node->tok, "this access of '%s' reaches the corner %s[%+d][%+d] "
-                                       "but border rule '%s' gives no value there", v->name, v->name, sx, sy,
-                                       rule->name);
-                        return;
-                    }
-                }
-        }
+        if (nd >= 2 && out[0] + out[1] + out[2] >= 2 && !check_corners(a, rule, out, alo, ahi)) return;
     }
     for (int d = 0; d < nd; d++)
-        if (r->need_lo[d] || r->need_hi[d]) r->has_border = true;
+        if (rr->need_lo[d] || rr->need_hi[d]) r->has_border = true;
 }
 
 static void analyse_region(const Program *prog, Region *r)
@@ -267,7 +284,12 @@ static void analyse_region(const Program *prog, Region *r)
         }
     }
     r->cls = block ? CLASS_LOCAL_BLOCK : CLASS_POINT;
-    if (it->rule && it->rule->var) check_border(prog, r);
+    r->nreach = 0;
+    for (int i = 0; i < it->nrules; i++) {
+        RuleReach *rr = &r->reach[r->nreach++];
+        *rr = (RuleReach){.rule = it->rules[i]};
+        if (it->rules[i]->var) check_border(prog, r, rr);
+    }
     /* plan defaults: x of the work-group runs along the last iterator axis */
     if (it->ndim == 1) {
         r->wg[0] = 256;

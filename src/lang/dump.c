@@ -60,7 +60,8 @@ static void dump_node(FILE *o, Node *n, int depth)
             dump_node(o, it->r[d].lb, depth + 2);
             dump_node(o, it->r[d].ub, depth + 2);
         }
-        if (it->rule_name) fprintf(o, "%*sborder_rule %s\n", depth * 2 + 2, "", it->rule_name->name);
+        for (Node *nm = it->rule_name; nm; nm = nm->next)
+            fprintf(o, "%*sborder_rule %s\n", depth * 2 + 2, "", nm->name);
     }
     if (n->kind == ND_DECL || n->kind == ND_PARAM) {
         if (n->decls == NULL && n->name) {
@@ -92,7 +93,8 @@ static void dump_node(FILE *o, Node *n, int depth)
         for (Node *s = n->body; s && !n->rule; s = s->next) dump_node(o, s, depth + 1);
         if (n->rule)
             for (BorderEntry *e = n->rule->entries; e; e = e->next) {
-                fprintf(o, "%*sentry [%d][%d]\n", depth * 2 + 2, "", e->side[0], e->side[1]);
+                fprintf(o, "%*sentry [%d][%d]%s\n", depth * 2 + 2, "", e->side[0], e->side[1],
+                        e->side[2] ? lang_format("[%d]", e->side[2]) : "");
                 dump_node(o, e->value, depth + 2);
             }
     }
@@ -119,11 +121,13 @@ void dump_hast(Program *prog, FILE *o)
                     it->synthetic ? " (whole-image statement)" : "", it->ndim, r->node->tok->line);
             if (it->iter_element)
                 fprintf(o, "  iter_element sizes %ld %ld %ld\n", it->elem[0], it->elem[1], it->elem[2]);
-            if (it->rule) {
-                BorderRule *b = it->rule;
-                fprintf(o, "  border rule %s on %s: widths rows -%d/+%d columns -%d/+%d, %s\n", b->name,
-                        b->var ? b->var->name : "?", b->width_lo[0], b->width_hi[0], b->width_lo[1],
-                        b->width_hi[1], "no border value depends on another");
+            for (int i = 0; i < it->nrules; i++) {
+                BorderRule *b = it->rules[i];
+                const int k = b->var && b->var->ty->ndim == 3; /* planes first */
+                fprintf(o, "  border rule %s on %s: widths %srows -%d/+%d columns -%d/+%d, %s\n", b->name,
+                        b->var ? b->var->name : "?",
+                        k ? lang_format("planes -%d/+%d ", b->width_lo[0], b->width_hi[0]) : "", b->width_lo[k],
+                        b->width_hi[k], b->width_lo[k + 1], b->width_hi[k + 1], "no border value depends on another");
             }
         } else {
             fprintf(o, "region %d %s: independent %s(%s), line %d\n", r->id, r->kernel,
@@ -222,13 +226,17 @@ void dump_analysis(Program *prog, FILE *o)
             if (u->vreuse) fputs(" vreuse", o);
             fputc('\n', o);
         }
-        if (r->has_border) {
+        for (int i = 0; r->has_border && i < r->nreach; i++) {
+            const RuleReach *rr = &r->reach[i];
             fputs("  border split:", o);
-            for (int d = 0; d < 2; d++)
-                if (r->need_lo[d] || r->need_hi[d])
-                    fprintf(o, " %s -%d/+%d (via %s%c*%ld)", d == 0 ? "rows" : "columns", r->need_lo[d],
-                            r->need_hi[d], r->iter->name, "xyz"[r->border_aff[d].axis < 0 ? 0 : r->border_aff[d].axis],
-                            r->border_aff[d].coef);
+            if (r->nreach > 1) fprintf(o, " %s", rr->rule->var ? rr->rule->var->name : "?");
+            const int nd = rr->rule->var ? rr->rule->var->ty->ndim : 2;
+            for (int d = 0; d < nd; d++)
+                if (rr->need_lo[d] || rr->need_hi[d])
+                    fprintf(o, " %s -%d/+%d (via %s%c*%ld)",
+                            nd == 3 && d == 0 ? "planes" : d == nd - 2 ? "rows" : "columns", rr->need_lo[d],
+                            rr->need_hi[d], r->iter->name, "xyz"[rr->aff[d].axis < 0 ? 0 : rr->aff[d].axis],
+                            rr->aff[d].coef);
             fputc('\n', o);
         }
         fprintf(o, "  plan: work-group %dx%dx%d, vector width %d, local tiles %s\n", r->wg[0], r->wg[1], r->wg[2],

@@ -53,23 +53,34 @@ static void region_setup(PrintCtx *p, Region *r)
     print_fmt(p, "}, parac_hi[%d] = {", nd);
     for (int d = 0; d < nd; d++) print_fmt(p, "%sparac_n[%d]", d ? ", " : "", d);
     print_fmt(p, "};\n");
-    if (r->has_border) {
-        BorderRule *rule = it->rule;
-        Obj *v = rule->var;
-        for (int d = 0; d < v->ty->ndim; d++) {
-            Affine a = r->border_aff[d];
-            if (a.axis < 0 || (!r->need_lo[d] && !r->need_hi[d])) continue;
+    for (int i = 0; r->has_border && i < r->nreach; i++) {
+        const RuleReach *rr = &r->reach[i];
+        Obj *v = rr->rule->var;
+        for (int d = 0; v && d < v->ty->ndim; d++) {
+            Affine a = rr->aff[d];
+            if (a.axis < 0 || (!rr->need_lo[d] && !rr->need_hi[d])) continue;
             long step = it->r[a.axis].stride * (it->iter_element && it->elem[a.axis] > 1 ? it->elem[a.axis] : 1);
             print_line(p, "/* interior along %s of %s: every access %ld..%+ld around %ld*%s stays inside */",
-                 d == v->ty->ndim - 1 ? "columns" : "rows", v->name, (long)-r->need_lo[d], (long)r->need_hi[d],
+                 d == v->ty->ndim - 1 ? "columns" : d == v->ty->ndim - 2 ? "rows" : "planes", v->name,
+                 (long)-rr->need_lo[d], (long)rr->need_hi[d],
                  a.coef, lang_format("%s%c", it->name, "xyz"[a.axis]));
             print_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%d, %ld), "
                     "parac__floordiv(%s_d%d - 1 - %d, %ld), &parac_lo[%d], &parac_hi[%d]);",
-                 a.axis, step, a.axis, r->need_lo[d], a.coef, v->name, d, r->need_hi[d], a.coef, a.axis, a.axis);
+                 a.axis, step, a.axis, rr->need_lo[d], a.coef, v->name, d, rr->need_hi[d], a.coef, a.axis, a.axis);
         }
     }
     print_line(p, "parac__box parac_box[7];");
     print_line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
+}
+
+/* "reads of A outside the image follow border rule a" for each rule */
+static const char *ruled_reads(const Iterator *it)
+{
+    const char *s = "";
+    for (int i = 0; i < it->nrules; i++)
+        s = lang_format("%s%sreads of %s outside the image follow border rule %s", s, i ? "; " : "",
+                        it->rules[i]->var->name, it->rules[i]->name);
+    return s;
 }
 
 /* The index variable of axis d: `base` (an int expression) plus the counter
@@ -215,7 +226,7 @@ void host_iterator(PrintCtx *p, Node *n)
     else
         print_fmt(p, "/* %s:%d: parac_iterator %s(%s", p->host->file, n->tok->line, it->name, it->iter_element ? "iter_element; " : "");
     range_header(p, it);
-    print_fmt(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", it->rule ? it->rule->name : "",
+    print_fmt(p, ")%s%s: %s */\n", it->rule ? " parac_border_rule " : "", lang_rule_names(it),
         class_name(r->cls));
     if (host_ocl(p) && r->fold_red)
         print_line(p, "int parac_folded_%d = 0; /* whether the kernel below summed all of %s for the next statement */",
@@ -227,8 +238,7 @@ void host_iterator(PrintCtx *p, Node *n)
         print_line(p, "/* interior: no border tests */");
         omp_loops(p, r, false);
         if (r->has_border) {
-            print_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
-                 it->rule->var->name, it->rule->name);
+            print_line(p, "/* border boxes: %s */", ruled_reads(it));
             print_line(p, "for (int parac_b = 1; parac_b < parac_nbox; parac_b++)");
             print_line(p, "{");
             p->indent++;
@@ -312,7 +322,7 @@ void host_iterator(PrintCtx *p, Node *n)
         } else if (r->one_launch && r->nvariants) {
             print_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch; the "
                     "search (PARAC_%s_SEARCH) times the model's kernel and %d other candidates */",
-                 it->rule->name, host_RT(p), r->nvariants);
+                 lang_rule_names(it), host_RT(p), r->nvariants);
             print_line(p, "static const parac_kernel_variant parac_variants[] = {");
             for (int i = 0; i <= r->nvariants; i++) {
                 const Region *v = i ? r->variants[i - 1] : r;
@@ -326,7 +336,7 @@ void host_iterator(PrintCtx *p, Node *n)
                     "parac_args, %d));", host_rt(p), r->nvariants + 1, nd, reruns_safely(r) ? 1 : 0);
         } else if (r->one_launch) {
             print_line(p, "/* the interior (no border tests) and the border boxes (border rule %s) in one launch */",
-                 it->rule->name);
+                 lang_rule_names(it));
             print_line(p, "PARAC__CHECK(parac_%s_launch_all(parac__session(), \"%s_all\", %d, parac_box[0].lo, parac_box[0].hi, "
                     "parac_wg, %s, parac_nbox - 1, parac_box[1].lo, (int)(sizeof parac_args / sizeof parac_args[0]), "
                     "parac_args, %d));", host_rt(p), r->kernel, nd, r->vector_width > 1 ? "parac_items" : "NULL",
@@ -336,8 +346,7 @@ void host_iterator(PrintCtx *p, Node *n)
             cl_launch(p, r, false);
         }
         if (r->has_border && !r->one_launch) {
-            print_line(p, "/* border boxes: reads of %s outside the image follow border rule %s */",
-                 it->rule->var->name, it->rule->name);
+            print_line(p, "/* border boxes: %s */", ruled_reads(it));
             cl_launch(p, r, true);
         } else if (!r->has_border)
             print_line(p, "(void)parac_nbox;");

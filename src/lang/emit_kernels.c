@@ -385,7 +385,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     Iterator *it = r->iter;
     int V = border ? 1 : r->vector_width;
     print_fmt(p, "/* %s:%d: parac_iterator %s, %s%s%s */\n", src, r->node->tok->line, it->name,
-        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", it->rule->name) : "",
+        border ? "border boxes (border rule " : "interior", border ? lang_format("%s)", lang_rule_names(it)) : "",
         V > 1 ? lang_format(", %d outputs per work-item", V) : "");
     print_fmt(p, "%s %s%s(", dialect(p)->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
@@ -402,7 +402,7 @@ static void kernel_one_launch(PrintCtx *p, Region *r, const char *src, bool rest
     Iterator *it = r->iter;
     print_fmt(p, "/* %s:%d: parac_iterator %s, the interior%s and the border boxes (border rule %s) in one launch */\n",
         src, r->node->tok->line, it->name,
-        r->vector_width > 1 ? lang_format(" (%d outputs per work-item)", r->vector_width) : "", it->rule->name);
+        r->vector_width > 1 ? lang_format(" (%d outputs per work-item)", r->vector_width) : "", lang_rule_names(it));
     print_fmt(p, "%s %s_all(", dialect(p)->kernel, r->kernel);
     kernel_params(p, r, restrict_ptrs, 2);
     print_fmt(p, ")\n{\n");

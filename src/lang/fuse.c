@@ -77,6 +77,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         if (p->r[d].stride != c->r[lead + d].stride || !tree_same(p->r[d].lb, c->r[lead + d].lb) ||
             !tree_same(p->r[d].ub, c->r[lead + d].ub))
             return false;
+    if (p->nrules > 1 || c->nrules > 1) return false; /* one rule a side (lang.h) */
     if (p->rule && c->rule && p->rule != c->rule) return false;
     Touch tp = {0}, tc = {0};
     tree_touches(p->body, &tp, 0);
@@ -155,7 +156,7 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
             }
         }
         if (!p->rule && c->rule) {
-            p->rule = c->rule;
+            lang_set_rule(p, c->rule);
             p->rule_name = c->rule_name;
         }
         p->selects += c->selects;

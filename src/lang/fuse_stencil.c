@@ -410,10 +410,11 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
     if (!write || list != write || write->next) return false;
     pr.e = write->lhs->rhs;
+    if (p->nrules > 1 || c->nrules > 1) return false; /* one rule a side (lang.h) */
     if (c->rule && c->rule->var != m) return false;
     if (!reads_of_m(&pr, c->body, 0) || !pr.m_reads) return false;
     if (!plain_expr(&pr, pr.e, 0) || !pr.x || pr.x == m) return false;
-    if (p->rule && p->rule->var != pr.x) return false;
+    if (p->rule && (p->rule->var != pr.x || pr.x->ty->ndim != 2)) return false;
     if (obj_listed(tc.written, tc.nwritten, pr.x)) return false;
     for (int d = 0; d < 2; d++)
         if (pr.ruled[d] && !tree_same(pr.x->ty->dims[d], m->ty->dims[d])) return false;
@@ -429,7 +430,7 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if ((c->rule || p->rule) && !rule) return false;
 
     c->body = rewrite(&pr, c->body, 0);
-    c->rule = rule;
+    lang_set_rule(c, rule);
     c->rule_name = NULL;
     const char *why = lang_format("%s (line %d) recomputed at each of its %ld reads here (%ld reads of %s each)",
                                   m->name, pn->tok->line, pr.m_reads, pr.e_reads, pr.x->name);

@@ -175,6 +175,7 @@ static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link 
     for (int j = -1; j < n; j++) {
         Node *body = j < 0 ? c->body : chain[j].e;
         Iterator *it = j < 0 ? c : chain[j].p;
+        if (it->nrules > 1) return false; /* one rule a side (lang.h) */
         Extent x = {{1L << 30, 1L << 30}, {-(1L << 30), -(1L << 30)}, false};
         if (!read_extent(body, m, it, &x, 0)) return false;
         *mentions += tree_mentions(body, m, 0);
@@ -250,8 +251,11 @@ static bool rules_ok(const Iterator *c, const Link *chain, int n, Obj **x)
 {
     *x = NULL;
     for (int i = -1; i < n; i++) {
-        const BorderRule *r = i < 0 ? c->rule : chain[i].p->rule;
+        const Iterator *it = i < 0 ? c : chain[i].p;
+        if (it->nrules > 1) return false; /* one rule a side (lang.h) */
+        const BorderRule *r = it->rule;
         if (!r) continue;
+        if (!r->var || r->var->ty->ndim != 2) return false; /* tiles are 2-D */
         bool staged = false;
         for (int j = 0; j < n; j++) staged |= r->var == chain[j].m;
         if (staged) continue;
@@ -399,7 +403,7 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
         fuse_rule_decls(f->body, ln->m, true, 0);
         drop_decl(f, ln->m);
     }
-    c->rule = NULL; /* it was about a stage: the tiles hold what it gives */
+    lang_set_rule(c, NULL); /* it was about a stage: the tiles hold what it gives */
     c->rule_name = NULL;
     what = lang_format("staged in local memory: %s, computed by each work-group into tiles before its outputs", what);
     c->fused = c->fused ? lang_format("%s; %s", c->fused, what) : what;

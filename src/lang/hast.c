@@ -219,9 +219,10 @@ static void find_regions(Program *prog, Node *n, Node *func, int depth)
                 collect(&c, f ? f : e->value, false, 0);
             }
         }
-        if (it->rule && it->rule->var) {
-            for (BorderEntry *e = it->rule->entries; e; e = e->next) collect(&c, e->value, false, 0);
-            push_obj(&r->mats, &r->nmats, it->rule->var);
+        for (int i = 0; i < it->nrules; i++) {
+            if (!it->rules[i]->var) continue;
+            for (BorderEntry *e = it->rules[i]->entries; e; e = e->next) collect(&c, e->value, false, 0);
+            push_obj(&r->mats, &r->nmats, it->rules[i]->var);
         }
         add_region(prog, r);
         return;

@@ -22,7 +22,8 @@
  *   emit_host*.c          host C (+ OpenMP, or calls of libparac's runtime)
  * and the modules every pass may ask: arena.c (memory), diag.c (messages),
  * types.c, walk.c (a node's children), tree.c (nodes made, copied, compared,
- * queried), ir.c (regions, stages, affine forms), options.c (the flags),
+ * queried), ir.c (regions, stages, affine forms), border_rules.c (the rules
+ * an iterator reads through, one a matrix), options.c (the flags),
  * print.c / print_access.c (C and kernel text from the tree).
  * Memory comes from one arena freed by lang_reset(), so a compile leaks
  * nothing (the fuzzer runs many compiles in one process); the arena and the
@@ -267,6 +268,8 @@ typedef struct Stage {
     bool load;        /* m is a matrix in memory, loaded into the tile (E = m at p's point) */
 } Stage;
 enum { PARAC_MAX_STAGES = 4 };
+/* border rules (about as many matrices) one iterator may name */
+enum { PARAC_MAX_RULES = 8 };
 /* Constant matrices: at most this many values (a table of 64 K entries); those
  * of more than PARAC_TABLE_MIN values are tables in the kernels' program
  * (device memory), the smaller ones arrays in each kernel, where constant
@@ -285,8 +288,13 @@ struct Iterator {
     Range r[3];
     bool iter_element;
     long elem[3];          /* iter_element: element size per axis */
-    Node *rule_name;       /* parac_border_rule(name), or NULL */
+    Node *rule_name;       /* parac_border_rule(a, b, ...): the first name (the rest chained by next), or NULL */
+    /* the rules its reads go through, one per matrix (sema_iter.c merges
+     * named rules about one matrix into one); `rule` is rules[0]. Passes
+     * that handle a single rule leave an iterator with nrules > 1 alone. */
     BorderRule *rule;
+    BorderRule *rules[PARAC_MAX_RULES];
+    int nrules;
     Node *body;
     bool synthetic;        /* from a whole-image statement */
     const char *fused;     /* iterators fused into this one (fuse.c), for --explain */
@@ -307,9 +315,10 @@ struct Iterator {
     struct Region *region; /* filled by hast.c */
 };
 
-/* One border-rule entry: M[a][b] = expr where each of a, b is '*', -k, +k. */
+/* One border-rule entry: M[a][b] = expr (M[a][b][c] in 3-D) where each
+ * index is '*', -k or +k. */
 typedef struct BorderEntry {
-    int side[2];     /* per axis: 0 = '*', -k or +k */
+    int side[3];     /* per axis: 0 = '*', -k or +k */
     Node *value;
     Token *tok;
     struct BorderEntry *next;
@@ -320,7 +329,7 @@ struct BorderRule {
     Token *tok;
     Obj *var;           /* the matrix the rule is about */
     BorderEntry *entries;
-    int width_lo[2], width_hi[2]; /* declared widths per axis */
+    int width_lo[3], width_hi[3]; /* declared widths per axis */
 };
 
 /* Affine view of one index expression: coef * it<axis> + offset. */
@@ -330,6 +339,14 @@ typedef struct Affine {
     long coef;
     long offset;
 } Affine;
+
+/* How far a region's reads of a ruled matrix reach past it, per matrix
+ * axis, and the index form that maps the axis to an iterator axis. */
+typedef struct RuleReach {
+    BorderRule *rule;
+    int need_lo[3], need_hi[3];   /* border width needed per axis */
+    Affine aff[3];                /* index form used to split the iteration space */
+} RuleReach;
 
 /* One access of a matrix inside a region. */
 typedef struct Access {
@@ -396,10 +413,11 @@ typedef struct Region {
     int nconsts;
     Node **funcs;            /* file functions called from the body */
     int nfuncs;
-    /* border: a rule applies, the interior has no tests */
+    /* border: a rule applies, the interior has no tests; per rule of the
+     * iterator (reach[i] is about iter->rules[i]) */
     bool has_border;
-    int need_lo[3], need_hi[3];   /* border width needed per axis */
-    Affine border_aff[3];         /* index form used to split the iteration space */
+    RuleReach reach[PARAC_MAX_RULES];
+    int nreach;
     /* reduction */
     Obj *red_var;
     ParacOpKind red_op;
@@ -597,6 +615,22 @@ bool stmt_has_iterator(Node *n);
 /* n or anything in it leaves the iteration (break, continue, goto, return, a label) */
 bool lang_any_jump(const Node *n);
 
+/* ---- border_rules.c: the rules an iterator reads through ---------------- */
+/* it reads through `rule` alone (NULL: none) */
+void lang_set_rule(Iterator *it, BorderRule *rule);
+/* the rules named by it->rule_name and the names chained after it, those
+ * about one matrix merged into one (a second entry for the same place is an
+ * error); unknown names are reported */
+void lang_resolve_rules(Iterator *it, BorderRule *(*find)(void *ctx, const char *name), void *ctx);
+/* r's widths per axis from its side entries; a gap in them is an error (at
+ * `where`, a merged rule's use, or NULL: at r), as are two entries for one
+ * place */
+void lang_rule_widths(BorderRule *r, const Token *where);
+/* the rule of `it` about m, or NULL */
+BorderRule *lang_rule_about(const Iterator *it, const Obj *m);
+/* "a", or "a, b" for several rules (comments and --explain) */
+const char *lang_rule_names(const Iterator *it);
+
 /* ---- ir.c: regions, stages and accesses -------------------------------- */
 Affine lang_affine(Node *e); /* e as coef * it<axis> + offset, if it has that form */
 /* every iteration writes m at its own point and nothing in the region reads
@@ -623,8 +657,8 @@ typedef struct PrintCtx {
     Region *region;
     int elem_i, elem_j; /* element of a small-matrix expression being expanded */
     int indent;
-    Node *wild_e[2];    /* border value: what '*' stands for on each axis */
-    long wild_add[2];
+    Node *wild_e[3];    /* border value: what '*' stands for on each axis */
+    long wild_add[3];
     int rule_depth;     /* guards against a rule value printed inside a rule value */
     bool merging;       /* coarsened interior kernel: merged writes go to private arrays */
     bool fc_fill;       /* printing the values of a fused cache: no cached reads (plan_cache.c) */

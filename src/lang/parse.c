@@ -414,6 +414,25 @@ static Range range(Parser *P, Token **stride_tok, Node **stride)
     return r;
 }
 
+
+/* `(a, b, ...)` after parac_border_rule: the names, chained by next */
+static Node *rule_names(Parser *P)
+{
+    Node head = {0}, *cur = &head;
+    parse_expect(P, "(");
+    do {
+        if (P->tok->kind != TK_IDENT) {
+            parse_error_here(P, "%s", "expected a border rule name");
+            break;
+        }
+        cur = cur->next = new_node(ND_VAR, P->tok);
+        cur->name = tok_text(P->tok);
+        P->tok = P->tok->next;
+    } while (parse_consume(P, ","));
+    parse_expect(P, ")");
+    return head.next;
+}
+
 static Node *iterator_stmt(Parser *P)
 {
     Token *start = P->tok;
@@ -458,14 +477,7 @@ static Node *iterator_stmt(Parser *P)
             it->r[d].stride = s;
     }
     if (parse_consume(P, "parac_border_rule")) {
-        parse_expect(P, "(");
-        if (P->tok->kind == TK_IDENT) {
-            it->rule_name = new_node(ND_VAR, P->tok);
-            it->rule_name->name = tok_text(P->tok);
-            P->tok = P->tok->next;
-        } else
-            parse_error_here(P, "%s", "expected a border rule name");
-        parse_expect(P, ")");
+        it->rule_name = rule_names(P);
     }
     if (P->failed) return n;
     if (P->in_iter) {
@@ -625,14 +637,7 @@ static Node *stmt_inner(Parser *P)
     if (equal(P, "parac_border_rule")) {
         n->rule_tok = P->tok;
         P->tok = P->tok->next;
-        parse_expect(P, "(");
-        if (P->tok->kind == TK_IDENT) {
-            n->whole_rule_name = new_node(ND_VAR, P->tok);
-            n->whole_rule_name->name = tok_text(P->tok);
-            P->tok = P->tok->next;
-        } else
-            parse_error_here(P, "%s", "expected a border rule name");
-        parse_expect(P, ")");
+        n->whole_rule_name = rule_names(P);
     }
     parse_expect(P, ";");
     return n;

@@ -46,10 +46,14 @@ void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
     out(p, "]");
 }
 
-static BorderRule *active_rule(PrintCtx *p)
+/* In a border variant, what the region's reads of m reach through m's rule
+ * (NULL: m has no rule there). */
+static const RuleReach *active_reach(PrintCtx *p, const Obj *m)
 {
     if (!p->border || !p->region || !p->region->iter) return NULL;
-    return p->region->iter->rule;
+    for (int i = 0; i < p->region->nreach; i++)
+        if (p->region->reach[i].rule->var == m) return &p->region->reach[i];
+    return NULL;
 }
 
 static BorderEntry *find_entry(BorderRule *r, int sx, int sy)
@@ -61,8 +65,8 @@ static BorderEntry *find_entry(BorderRule *r, int sx, int sy)
 
 static void print_rule_value(PrintCtx *p, BorderEntry *be, Node **e, const long *add, int nd)
 {
-    Node *sw[2] = {p->wild_e[0], p->wild_e[1]};
-    long sa[2] = {p->wild_add[0], p->wild_add[1]};
+    Node *sw[3] = {p->wild_e[0], p->wild_e[1], p->wild_e[2]};
+    long sa[3] = {p->wild_add[0], p->wild_add[1], p->wild_add[2]};
     for (int i = 0; i < nd; i++) {
         p->wild_e[i] = e[i];
         p->wild_add[i] = add[i];
@@ -72,10 +76,10 @@ static void print_rule_value(PrintCtx *p, BorderEntry *be, Node **e, const long 
     print_expr(p, be->value);
     out(p, ")");
     p->rule_depth--;
-    p->wild_e[0] = sw[0];
-    p->wild_e[1] = sw[1];
-    p->wild_add[0] = sa[0];
-    p->wild_add[1] = sa[1];
+    for (int i = 0; i < 3; i++) {
+        p->wild_e[i] = sw[i];
+        p->wild_add[i] = sa[i];
+    }
 }
 
 /* The value of the side border on axis `a` at distance index `e` (outside). */
@@ -129,10 +133,92 @@ static void print_corner_chain(PrintCtx *p, BorderRule *r, int dx, int dy, Node 
     (void)n;
 }
 
-/* A read of the ruled matrix in a border variant. */
-static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *add, int nd)
+/* entry be is about the places on side dir[d] of every axis d */
+static bool place_matches(const BorderEntry *be, const int dir[3])
 {
+    for (int d = 0; d < 3; d++)
+        if ((be->side[d] > 0) - (be->side[d] < 0) != dir[d]) return false;
+    return true;
+}
+
+/* 3-D: the value where the read falls on side dir[d] (-1 before, +1
+ * after, 0 inside) of every axis: the entries of that kind, each tested
+ * where its indices are (the last without a test: the static check made
+ * sure some entry covers every place a read reaches). */
+static void print_place_3d(PrintCtx *p, BorderRule *r, Node **e, const long *add, const int dir[3])
+{
+    if (!dir[0] && !dir[1] && !dir[2]) {
+        print_mat_index(p, r->var, e, add, 3);
+        return;
+    }
+    int n = 0;
+    for (BorderEntry *be = r->entries; be; be = be->next) n += place_matches(be, dir);
+    if (n == 0) {
+        out(p, "0"); /* never reached when the static check passed */
+        return;
+    }
+    out(p, "(");
+    int i = 0;
+    for (BorderEntry *be = r->entries; be; be = be->next) {
+        if (!place_matches(be, dir)) continue;
+        if (i < n - 1) {
+            out(p, "(");
+            const char *and = "";
+            for (int d = 0; d < 3; d++) {
+                if (!dir[d]) continue;
+                out(p, and);
+                print_term(p, e[d], add[d]);
+                if (dir[d] < 0) fprintf(p->out, " == %d", be->side[d]);
+                else fprintf(p->out, " == %s_d%d + %d", r->var->name, d, be->side[d] - 1);
+                and = " && ";
+            }
+            out(p, ") ? ");
+        }
+        print_rule_value(p, be, e, add, 3);
+        if (i < n - 1) out(p, " : ");
+        i++;
+    }
+    out(p, ")");
+}
+
+/* 3-D: where the read falls on axes d.. (those the region's reads leave) */
+static void print_ruled_axes_3d(PrintCtx *p, const RuleReach *rr, Node **e, const long *add, int d, int dir[3])
+{
+    if (d == 3) {
+        print_place_3d(p, rr->rule, e, add, dir);
+        return;
+    }
+    dir[d] = 0;
+    if (!rr->need_lo[d] && !rr->need_hi[d]) {
+        print_ruled_axes_3d(p, rr, e, add, d + 1, dir);
+        return;
+    }
+    out(p, "(");
+    print_term(p, e[d], add[d]);
+    out(p, " < 0 ? ");
+    dir[d] = -1;
+    print_ruled_axes_3d(p, rr, e, add, d + 1, dir);
+    out(p, " : ");
+    print_term(p, e[d], add[d]);
+    fprintf(p->out, " >= %s_d%d ? ", rr->rule->var->name, d);
+    dir[d] = 1;
+    print_ruled_axes_3d(p, rr, e, add, d + 1, dir);
+    out(p, " : ");
+    dir[d] = 0;
+    print_ruled_axes_3d(p, rr, e, add, d + 1, dir);
+    out(p, ")");
+}
+
+/* A read of the ruled matrix in a border variant. */
+static void print_ruled_read(PrintCtx *p, const RuleReach *rr, Node **e, const long *add, int nd)
+{
+    BorderRule *r = rr->rule;
     const char *nm = r->var->name;
+    if (nd == 3) {
+        int dir[3] = {0, 0, 0};
+        print_ruled_axes_3d(p, rr, e, add, 0, dir);
+        return;
+    }
     if (nd == 1) {
         out(p, "(");
         print_term(p, e[0], add[0]);
@@ -147,8 +233,8 @@ static void print_ruled_read(PrintCtx *p, BorderRule *r, Node **e, const long *a
         out(p, ")");
         return;
     }
-    bool need_x = p->region->need_lo[0] || p->region->need_hi[0];
-    bool need_y = p->region->need_lo[1] || p->region->need_hi[1];
+    bool need_x = rr->need_lo[0] || rr->need_hi[0];
+    bool need_y = rr->need_lo[1] || rr->need_hi[1];
     out(p, "(");
     if (need_x) {
         for (int dir = -1; dir <= 1; dir += 2) {
@@ -218,9 +304,9 @@ void print_access(PrintCtx *p, Obj *m, Node **e, const long *add, int n, bool is
             return;
         }
     }
-    BorderRule *r = active_rule(p);
-    if (r && r->var == m && is_read && n <= 2 && p->rule_depth == 0) {
-        print_ruled_read(p, r, e, add, n);
+    const RuleReach *rr = active_reach(p, m);
+    if (rr && is_read && p->rule_depth == 0) {
+        print_ruled_read(p, rr, e, add, n);
         return;
     }
     print_mat_index(p, m, e, add, n);

@@ -40,7 +40,7 @@ static Node *rule_value(Sema *S, BorderRule *r, BorderEntry *e, Node *n)
                 Node *ix = ixs[k - 1 - i];
                 int side;
                 if (ix->kind == ND_WILDCARD) {
-                    if (i < 2 && e->side[i] != 0)
+                    if (i < 3 && e->side[i] != 0)
                         diag_error_tok(ix->tok, "'*' in a border value must match a '*' of the rule's left side");
                     continue;
                 }
@@ -158,10 +158,6 @@ void sema_rule(Sema *S, Node *n)
                 diag_error_tok(l->tok, "'%s' is not a parac_matrix", l->name);
                 continue;
             }
-            if (o->ty->ndim > 2) {
-                diag_error_tok(l->tok, "border rules apply to matrices of 1 or 2 dimensions");
-                continue;
-            }
             if (!r->var) r->var = o;
             else if (r->var != o) {
                 diag_error_tok(l->tok, "border rule '%s' is about '%s'; one rule describes one matrix",
@@ -204,39 +200,15 @@ void sema_rule(Sema *S, Node *n)
     }
     r->entries = head.next;
     if (!r->var) return;
-    int nd = r->var->ty->ndim;
-    /* widths per axis from the side rules ('*' on the other axis), checked for gaps */
-    for (int a = 0; a < nd; a++) {
-        for (BorderEntry *b = r->entries; b; b = b->next) {
-            bool side_rule = nd == 1 || b->side[1 - a] == 0;
-            if (!side_rule || b->side[a] == 0) continue;
-            if (b->side[a] < 0 && -b->side[a] > r->width_lo[a]) r->width_lo[a] = -b->side[a];
-            if (b->side[a] > 0 && b->side[a] > r->width_hi[a]) r->width_hi[a] = b->side[a];
-        }
-        for (int dir = -1; dir <= 1; dir += 2) {
-            int w = dir < 0 ? r->width_lo[a] : r->width_hi[a];
-            for (int k = 1; k <= w; k++) {
-                bool found = false;
-                for (BorderEntry *b = r->entries; b; b = b->next)
-                    if (b->side[a] == dir * k && (nd == 1 || b->side[1 - a] == 0)) found = true;
-                if (!found) {
-                    const char *idx = lang_format("%s%d", dir < 0 ? "-" : "+", k);
-                    diag_error_tok(r->tok, "border rule '%s' covers %s%d on axis %s but has no entry for %s[%s]%s",
-                                   r->name, dir < 0 ? "-" : "+", w, a == 0 ? "x (rows)" : "y (columns)",
-                                   r->var->name, nd == 1 ? idx : a == 0 ? idx : "*",
-                                   nd == 1 ? "" : a == 0 ? "[*]" : lang_format("[%s]", idx));
-                }
-            }
-        }
-    }
-    /* duplicates */
-    for (BorderEntry *b = r->entries; b; b = b->next)
-        for (BorderEntry *c = b->next; c; c = c->next)
-            if (b->side[0] == c->side[0] && b->side[1] == c->side[1])
-                diag_error_tok(c->tok, "border rule '%s' gives this border twice", r->name);
+    lang_rule_widths(r, NULL);
 }
 
 /* ---- iterators ------------------------------------------------------------ */
+static BorderRule *find_rule(void *S, const char *name)
+{
+    return sema_find_rule(S, name);
+}
+
 static void find_element_sizes(Node *n, Iterator *it)
 {
     if (!n) return;
@@ -276,11 +248,7 @@ void sema_iterator(Sema *S, Node *n)
         if (is_small(it->r[d].lb) || is_small(it->r[d].ub) || is_matrix(it->r[d].lb) || is_matrix(it->r[d].ub))
             diag_error_tok(it->tok, "iterator bounds must be scalars");
     }
-    if (it->rule_name) {
-        it->rule = sema_find_rule(S, it->rule_name->name);
-        if (!it->rule)
-            diag_error_tok(it->rule_name->tok, "unknown border rule '%s'", it->rule_name->name);
-    }
+    lang_resolve_rules(it, find_rule, S);
     if (S->iter) return; /* nested: reported by the parser */
     S->iter = it;
     int saved_loop = S->loop_depth;
@@ -457,8 +425,7 @@ bool sema_whole_image_stmt(Sema *S, Node *n)
     it->body = body;
     if (n->whole_rule_name) {
         it->rule_name = n->whole_rule_name;
-        it->rule = sema_find_rule(S, n->whole_rule_name->name);
-        if (!it->rule) diag_error_tok(n->whole_rule_name->tok, "unknown border rule '%s'", n->whole_rule_name->name);
+        lang_resolve_rules(it, find_rule, S);
     }
     n->kind = ND_ITERATOR;
     n->iter = it;

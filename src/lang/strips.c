@@ -153,13 +153,15 @@ static bool add_stage(Run *run, Region *r)
             if (a->hi[0] > ahead[w]) ahead[w] = a->hi[0] < 0 ? 0 : a->hi[0];
         }
     }
-    const BorderRule *rule = r->iter->rule;
-    const int ri = rule && rule->var ? written_index(run, rule->var) : -1;
-    if (ri >= 0 && !run->own_row[ri]) return false;
-    if (ri >= 0)
-        for (const BorderEntry *e = rule->entries; e; e = e->next)
-            if (e->side[0] != 0 && !rule_value_safe(run, rule->var, e->value, e->side[0]))
-                return false;
+    for (int i = 0; i < r->iter->nrules; i++) {
+        const BorderRule *rule = r->iter->rules[i];
+        const int ri = rule->var ? written_index(run, rule->var) : -1;
+        if (ri >= 0 && !run->own_row[ri]) return false;
+        if (ri >= 0)
+            for (const BorderEntry *e = rule->entries; e; e = e->next)
+                if (e->side[0] != 0 && !rule_value_safe(run, rule->var, e->value, e->side[0]))
+                    return false;
+    }
     if (run->nwritten + nmine > MAX_WRITTEN) return false;
     for (int i = 0; i < nmine; i++) {
         run->written[run->nwritten] = mine[i];

@@ -85,6 +85,7 @@ class Rule:
 
     def __init__(self, name, m, kinds, depth, const, flt):
         self.name, self.m, self.kinds, self.depth, self.const, self.flt = name, m, kinds, depth, const, flt
+        self.split = False  # written as two declarations (text)
 
     def entry(self, axis, k, n):
         """Offset k (negative: before the image) along `axis` of size n:
@@ -146,7 +147,18 @@ class Rule:
                         if rc or not parts:
                             parts.append(self._num(rc))
                         lines.append(f"{m}[{sa:+d}][{sb:+d}] = {' + '.join(parts)};")
-        return f"    parac_border_rule {self.name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
+        if not self.split:
+            return f"    parac_border_rule {self.name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
+        # the rows' entries in one declaration, the columns' and the corners' in another; the
+        # iterator names both (parac_border_rule(a, b) takes them as one rule)
+        rows = [s for s in lines if "][*] =" in s]
+        rest = [s for s in lines if "][*] =" not in s]
+        return "".join(f"    parac_border_rule {name} {{\n" + "".join(f"        {s}\n" for s in part) + "    }\n"
+                       for name, part in ((self.name + "r", rows), (self.name + "c", rest)))
+
+    def names(self):
+        """What an iterator names in parac_border_rule(...) to read through this rule."""
+        return f"{self.name}r, {self.name}c" if self.split else self.name
 
     def _num(self, c):
         return f"{c}.0f" if self.flt else str(c)
@@ -499,6 +511,20 @@ def stage_window(prog, srcs, dst):
                  f"        lw += {term};"]
         e_text = "lw"
     extra = prog.pick(srcs) if prog.rng.random() < 0.5 else None
+    # (drawing nothing: the draws of the cases stay) where the loops are not written, the
+    # stage reads its extra matrix as a 3x3 sum through a rule of its own, the iterator naming
+    # both rules, or else has its one rule split into two declarations named together
+    rules = {m: rule}
+    extra_rule = None
+    if extra is None and not loops:
+        extra = next((s for s in srcs if s != m), None)  # another source, if the stage has one
+    if extra is not None and extra != m and not loops:
+        extra_rule = Rule(prog.fresh("r"), extra, [rule.kinds[1], rule.kinds[0]], (1, 1), rule.const, prog.flt)
+        rules[extra] = extra_rule
+        prog.kinds.append("rules_two_matrices")
+    elif rule.depth[0] and rule.depth[1] and not loops:
+        rule.split = True
+        prog.kinds.append("rules_split")
 
     def val(env):
         vs = _window_values(env, m, h, w, sx, sy)
@@ -529,22 +555,31 @@ def stage_window(prog, srcs, dst):
             for kv, v in zip(ks, vs):
                 t = prog.arith(prog.const(kv) * v)
                 acc = t if acc is None else prog.arith(acc + t)
-        if extra is not None:
+        if extra_rule is not None:  # the window's sum first, in its order
+            es = [env.read(extra, i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
+            e = es[0]
+            for v in es[1:]:
+                e = prog.arith(e + v)
+            acc = prog.arith(acc + e)
+        elif extra is not None:
             acc = prog.arith(acc + env.read(extra, 0, 0))
         return acc
-    if extra is not None:
+    if extra_rule is not None:
+        e_text = f"{e_text} + parac_matrix_sum({extra}[{x} - 1:3][{y} - 1:3])"
+    elif extra is not None:
         e_text = f"{e_text} + {extra}[{x}][{y}]"
     e = Expr(e_text, val, prog.flt)
     clamp = op != "mean" and prog.rng.random() < 0.6
     text, f = _wrap_store(prog, e, clamp)
-    prog.body.append(pre + rule.text() +
-                     f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({rule.name}) {{\n" +
+    names = rule.names() + (", " + extra_rule.names() if extra_rule is not None else "")
+    prog.body.append(pre + rule.text() + (extra_rule.text() if extra_rule is not None else "") +
+                     f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({names}) {{\n" +
                      "".join(f"        {line}\n" for line in lines) +
                      f"        {dst}[{x}][{y}] = {text};\n    }}\n")
 
     def step(p, f=f, dst=dst):
         X, Y = _full(p)
-        p.mats[dst] = f(Env(p, X, Y, {m: rule}))
+        p.mats[dst] = f(Env(p, X, Y, rules))
     return step
 
 
