@@ -148,17 +148,31 @@ int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col
 }
 
 /* The indices of a MAT_ELEM, or of element (i,j) of a WINDOW. */
+int lang_window_axes(const Node *n, int ax[2])
+{
+    int nw = 0;
+    ax[0] = ax[1] = -1;
+    for (int d = 0; d < n->nidx; d++)
+        if (n->idx[d] && n->idx[d]->kind == ND_SLICE) {
+            if (nw < 2) ax[nw] = d;
+            nw++;
+        }
+    return nw;
+}
+
 int print_access_indices(Node *n, int i, int j, Node **e, long *add)
 {
     int nd = n->nidx;
+    int ax[2];
+    const int nw = lang_window_axes(n, ax);
     for (int d = 0; d < nd; d++) {
         Node *ix = n->idx[d];
         add[d] = 0;
         if (ix->kind == ND_SLICE) {
-            /* which element coordinate drives this axis: rows are the
-             * second-to-last matrix axis, columns the last */
-            long k = (d == nd - 1) ? j : i;
-            if (nd == 1) k = j;
+            /* which element coordinate drives this axis: of two windowed
+             * axes the first is the rows, the second the columns; alone,
+             * the last axis is a row of columns, any other a column of rows */
+            long k = nw == 2 ? (d == ax[0] ? i : j) : d == nd - 1 ? j : i;
             e[d] = ix->lhs;
             add[d] = k * ix->reduction_id;
         } else

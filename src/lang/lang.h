@@ -644,6 +644,9 @@ Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);
 /* The row of a vector-loaded read of m with indices e + add, or -1. */
 int plan_load_row(Region *r, Obj *m, Node **e, const long *add, int n, long *col_offset);
 int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices of element (i,j) */
+/* the axes of access n that are windows (slices), in order, in ax (the
+ * first two); their count */
+int lang_window_axes(const Node *n, int ax[2]);
 
 /* Expression printing shared by the back ends (print.c). */
 typedef struct HostHooks HostHooks;

@@ -76,9 +76,6 @@ static Node *matrix_access(Sema *S, Node *n)
             ix->axis = (int)len;       /* length */
             ix->reduction_id = (int)st; /* stride */
             lens[i] = (int)len;
-            if (i == 0 && m->ndim == 3) {
-                diag_error_tok(ix->tok, "the channel index of '%s' cannot be a window", o->name);
-            }
         } else if (ix->kind == ND_WILDCARD) {
             diag_error_tok(ix->tok, "'*' is only an index inside a parac_border_rule");
         } else {
@@ -93,9 +90,23 @@ static Node *matrix_access(Sema *S, Node *n)
         int rows = 1, cols = 1;
         if (m->ndim == 1)
             cols = lens[0];
-        else {
-            rows = lens[m->ndim - 2];
-            cols = lens[m->ndim - 1];
+        else if (m->ndim == 2) {
+            rows = lens[0];
+            cols = lens[1];
+        } else {
+            /* 3-D: the small matrix of the windowed axes (lang_window_axes) */
+            int ax[2];
+            const int nw = lang_window_axes(r, ax);
+            if (nw > 2)
+                diag_error_tok(base->tok, "a window of '%s' spans at most two of its three axes (a small matrix has "
+                               "rows and columns)", o->name);
+            else if (nw == 2) {
+                rows = lens[ax[0]];
+                cols = lens[ax[1]];
+            } else if (ax[0] == 2)
+                cols = lens[2];
+            else
+                rows = lens[ax[0]];
         }
         if (rows * cols > 256) diag_error_tok(n->tok, "window larger than 256 elements");
         r->ty = sema_small_type(m->base, rows, cols);

@@ -8,7 +8,7 @@ void rules_two(int H, int W, int *A, int *B, int *out);
 void rules_merged(int H, int W, float *A, float *out, float *conv);
 void rules_sizes(int H, int W, int *A, int *S, int *out);
 void rules_channels(int C, int H, int W, float *img, float *out, float *green);
-void rules_volume(int D, int H, int W, int *vol, int *out);
+void rules_volume(int D, int H, int W, int *vol, int *out, int *across, int *pairs);
 
 static int fail(const char *what, int H, int W, int x, int y)
 {
@@ -164,9 +164,11 @@ int main(void)
             /* the volume's mirrors read rows 1 and H - 2: two rows at least */
             const int D = 1 + s % 4;
             int *vol = check_alloc((size_t)D * n * 4), *vo = check_alloc((size_t)D * n * 4);
+            int *across = check_alloc((size_t)D * n * 4), *pairs = check_alloc((size_t)D * n * 4);
+            for (size_t i = 0; i < (size_t)D * n; i++) pairs[i] = -12345; /* an odd D's last plane stays */
             for (size_t i = 0; i < (size_t)D * n; i++) vol[i] = (int)(check_rand() % 200) - 100;
             if (H >= 2) {
-                rules_volume(D, H, W, vol, vo);
+                rules_volume(D, H, W, vol, vo, across, pairs);
                 static const int w[12] = {1, 2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31};
                 static const int o[12][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1},
                                              {-1, -1, 0}, {1, 1, 0}, {-1, 1, 0}, {1, -1, 0}, {0, 1, 1}, {1, 1, 1}};
@@ -176,14 +178,35 @@ int main(void)
                             long want = 0;
                             for (int t = 0; t < 12; t++)
                                 want += (long)w[t] * volume_at(vol, D, H, W, x + o[t][0], y + o[t][1], z + o[t][2]);
-                            if (vo[((long)x * H + y) * W + z] != want) {
+                            const long at = ((long)x * H + y) * W + z;
+                            if (vo[at] != want) {
                                 fprintf(stderr, "plane %d of %d: ", x, D);
                                 return fail("rules_volume", H, W, y, z);
+                            }
+                            long conv = 0;
+                            int mx = -(1 << 30);
+                            for (int i = -1; i <= 1; i++) {
+                                conv += (i == -1 ? 1 : i == 0 ? -2 : 4) * volume_at(vol, D, H, W, x + i, y, z);
+                                for (int j = -1; j <= 1; j++) {
+                                    const int v = volume_at(vol, D, H, W, x + i, y + j, z);
+                                    mx = v > mx ? v : mx;
+                                }
+                            }
+                            if (across[at] != conv * 1000 + mx) {
+                                fprintf(stderr, "plane %d of %d: ", x, D);
+                                return fail("rules_volume (windows across planes)", H, W, y, z);
+                            }
+                            const int pw = x < D / 2 * 2 ? vol[at] * 3 : -12345;
+                            if (pairs[at] != pw) {
+                                fprintf(stderr, "plane %d of %d: ", x, D);
+                                return fail("rules_volume (a window written across planes)", H, W, y, z);
                             }
                         }
             }
             free(vol);
             free(vo);
+            free(across);
+            free(pairs);
         }
         free(A);
         free(B);
