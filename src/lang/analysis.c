@@ -171,6 +171,13 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
                 Node *ix = a->node->idx[d];
                 const bool slice = ix->kind == ND_SLICE;
                 const long len = slice ? ix->axis : 1, st = slice ? ix->reduction_id : 1;
+                if (slice && len == 0) {
+                    diag_error_tok(a->node->tok, "this window of '%s' has a run-time length, and border rule '%s' "
+                                   "is about it: rules apply to windows of constant length (a run-time length "
+                                   "leaves the rule's reach unknown); read inside the image, or use a constant "
+                                   "length", v->name, rule->name);
+                    continue;
+                }
                 int axis;
                 long coef, lo, hi;
                 if (lang_bounded_index(slice ? ix->lhs : ix, bounds, nbounds, &axis, &coef, &lo, &hi) && axis >= 0 &&
@@ -252,6 +259,11 @@ static void analyse_region(const Program *prog, Region *r)
                 start = ix->lhs;
             }
             Affine f = lang_affine(start);
+            if (ix->kind == ND_SLICE && len == 0) {
+                /* a run-time length: where it reaches is not known */
+                f.ok = false;
+                u->chunk = true;
+            }
             if (f.ok && f.axis >= 0 && it->iter_element && it->elem[f.axis] > 1) {
                 /* iter_element: the index variable steps by the element size */
             }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lang/emit_host.h"
+#include "lang/print.h"
 
 /* ---- regions ------------------------------------------------------------------ */
 static void range_header(PrintCtx *p, Iterator *it)
@@ -23,11 +24,40 @@ static const char *class_name(OpClass c)
     return c == CLASS_POINT ? "point operation" : c == CLASS_LOCAL_BLOCK ? "local block operation" : "global operation";
 }
 
+/* The run-time lengths of the windows that operators of n run over, checked
+ * before the iterator runs (a filter vector as long as its window). */
+static void check_window_lengths(PrintCtx *p, Node *n, int depth)
+{
+    if (!n || depth > 400) return;
+    NodeKids kids = {.n = n};
+    for (Node *c; (c = lang_next_kid(&kids));) check_window_lengths(p, c, depth + 1);
+    if (!print_is_run_time_op(n)) return;
+    const char *where = lang_format("%s:%d", p->host->file, n->tok->line);
+    for (Node *w = n->args; w; w = w->next) {
+        if (!lang_window_is_dynamic(w)) continue;
+        for (int d = 0; d < w->nidx; d++) {
+            Node *ix = w->idx[d];
+            if (ix->kind != ND_SLICE || ix->axis != 0) continue;
+            print_indent(p);
+            fprintf(p->out, "parac__window_length((long)(");
+            print_expr(p, ix->rhs);
+            fprintf(p->out, "), \"%s\", \"%s\");\n", where, w->var->name);
+            if (ix->whole_vector) {
+                print_indent(p);
+                fprintf(p->out, "parac__filter_length(%s_d0, (long)(", w->var->name);
+                print_expr(p, ix->rhs);
+                fprintf(p->out, "), \"%s\", \"%s\");\n", where, w->var->name);
+            }
+        }
+    }
+}
+
 /* Iteration counts, first indices and the interior box. */
 static void region_setup(PrintCtx *p, Region *r)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
+    check_window_lengths(p, it->body, 0);
     print_indent(p);
     print_fmt(p, "const long parac_n[%d] = {", nd);
     for (int d = 0; d < nd; d++) {

@@ -69,7 +69,7 @@ static bool plain_expr(Pair *pr, Node *n, int depth)
         if (!v || v->ty->kind != TY_MATRIX || v->is_small_const) return v && v->is_small_const;
         if (pr->x && pr->x != v) return false;
         pr->x = v;
-        if (v->ty->ndim != 2 || n->nidx != 2) return false;
+        if (v->ty->ndim != 2 || n->nidx != 2 || lang_window_is_dynamic(n)) return false;
         for (int d = 0; d < 2; d++) {
             Node *ix = n->idx[d];
             if (pr->ruled[d] && !at_own_index(ix, pr->p, d)) return false;
@@ -122,7 +122,7 @@ static bool reads_of_m(Pair *pr, Node *n, int depth)
     if (n->kind == ND_PARAC_OP) {
         Node *w = n->pop == OP_CONV && n->args ? n->args->next : n->args;
         if (w && w->kind == ND_WINDOW && w->var == pr->m) {
-            if ((n->pop != OP_SUM && n->pop != OP_CONV) || w->nidx != 2) return false;
+            if ((n->pop != OP_SUM && n->pop != OP_CONV) || w->nidx != 2 || lang_window_is_dynamic(w)) return false;
             if (n->pop == OP_CONV && (!is_const_small(n->args) || small_rows(n->args->ty) * small_cols(n->args->ty) !=
                                                                        window_elems(w)))
                 return false;

@@ -74,7 +74,7 @@ static bool read_extent(Node *n, const Obj *m, const Iterator *it, Extent *x, in
     if (!n) return true;
     if (depth > 400) return false;
     if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var == m) {
-        if (n->nidx != 2) return false;
+        if (n->nidx != 2 || lang_window_is_dynamic(n)) return false;
         for (int d = 0; d < 2; d++) {
             Node *ix = n->idx[d];
             long off, len = 1, step = 1;

@@ -73,8 +73,11 @@ static void collect(Collect *c, Node *n, bool write, int depth)
         if (lang_stage_of(r->iter, n->var) < 0) add_access(r, n, write); /* a stage lives in local memory */
         for (int i = 0; i < n->nidx; i++) {
             Node *ix = n->idx[i];
-            if (ix->kind == ND_SLICE) collect(c, ix->lhs, false, depth + 1);
-            else collect(c, ix, false, depth + 1);
+            if (ix->kind == ND_SLICE) {
+                collect(c, ix->lhs, false, depth + 1);
+                if (ix->axis == 0) collect(c, ix->rhs, false, depth + 1); /* a run-time length */
+            } else
+                collect(c, ix, false, depth + 1);
         }
         return;
     case ND_VAR:

@@ -160,6 +160,14 @@ int lang_window_axes(const Node *n, int ax[2])
     return nw;
 }
 
+bool lang_window_is_dynamic(const Node *n)
+{
+    if (!n || n->kind != ND_WINDOW) return false;
+    for (int d = 0; d < n->nidx; d++)
+        if (n->idx[d] && n->idx[d]->kind == ND_SLICE && n->idx[d]->axis == 0) return true;
+    return false;
+}
+
 int print_access_indices(Node *n, int i, int j, Node **e, long *add)
 {
     int nd = n->nidx;

@@ -7,7 +7,7 @@
  *   tokenize.c            source text -> tokens (directive lines kept verbatim)
  *   macros.c              uses of macros that name matrices expanded in the tokens
  *   parse.c, parse_expr.c tokens -> AST (C plus ParaC productions)
- *   sema.c, sema_expr.c, sema_iter.c  scopes, types, ParaC rules, desugaring
+ *   sema.c, sema_expr.c, sema_iter.c, sema_windows.c  scopes, types, ParaC rules, desugaring
  *   sema_writes.c         each iteration of an iterator writes elements of its own
  *   sema_macros.c         no macro left unexpanded names a matrix (the others reach the C compiler)
  *   if_convert.c          conditional assignments as selects, common statements hoisted
@@ -24,7 +24,7 @@
  * types.c, walk.c (a node's children), tree.c (nodes made, copied, compared,
  * queried), ir.c (regions, stages, affine forms), border_rules.c (the rules
  * an iterator reads through, one a matrix), options.c (the flags),
- * print.c / print_access.c (C and kernel text from the tree).
+ * print.c / print_access.c / print_windows.c (C and kernel text from the tree).
  * Memory comes from one arena freed by lang_reset(), so a compile leaks
  * nothing (the fuzzer runs many compiles in one process); the arena and the
  * diagnostics' counters are the only state outside the passes' contexts. */
@@ -219,6 +219,10 @@ struct Node {
      * and device copy (sema_calls.c, emit_host.c) */
     bool handle_call;
     Obj *handle_param; /* an argument of such a call: the parameter it binds */
+    /* an operator over a window of run-time length: the local its loop
+     * computed the value into, while its statement prints (print.c) */
+    const char *hoisted;
+    bool whole_vector; /* SLICE: a parac_vector taken whole as a convolution's filter (sema_windows.c) */
 };
 
 struct Obj {
@@ -647,6 +651,9 @@ int print_access_indices(Node *n, int i, int j, Node **e, long *add); /* indices
 /* the axes of access n that are windows (slices), in order, in ax (the
  * first two); their count */
 int lang_window_axes(const Node *n, int ax[2]);
+/* n is a window with a run-time length on some axis (its slice's length 0;
+ * the expression in the slice's rhs) */
+bool lang_window_is_dynamic(const Node *n);
 
 /* Expression printing shared by the back ends (print.c). */
 typedef struct HostHooks HostHooks;
@@ -670,6 +677,7 @@ typedef struct PrintCtx {
     bool writing;       /* the access being printed is an assignment target */
     bool no_returns;    /* kernels: the part being printed may not return early (a barrier follows) */
     const HostHooks *hooks; /* host code: the back end's constructs (NULL in kernels and dumps) */
+    int run_time_ops;   /* operators over windows of run-time length printed (print_windows.c) */
     HostEmitter *host;  /* the host back end's state (emit_host.h) */
 } PrintCtx;
 

@@ -51,6 +51,7 @@ static bool reads_held_rows(Region *r, Node *n, int depth)
         break;
     case ND_MAT_ELEM: case ND_WINDOW: {
         if (!n->var || n->var->is_small_const) return n->var != NULL;
+        if (lang_window_is_dynamic(n)) return false; /* read by its own loop */
         const int rows = n->kind == ND_WINDOW ? small_rows(n->ty) : 1, cols = n->kind == ND_WINDOW ? small_cols(n->ty) : 1;
         for (int i = 0; i < rows; i++)
             for (int j = 0; j < cols; j++) {

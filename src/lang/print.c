@@ -161,6 +161,12 @@ void print_order_helpers(PrintCtx *p, Program *prog)
 
 static void print_operator(PrintCtx *p, Node *n)
 {
+    if (print_is_run_time_op(n)) {
+        /* its loop stands before the statement (print_windows.c); an
+         * operator printed elsewhere names nothing and fails to compile */
+        out(p, n->hoisted ? n->hoisted : "parac__run_time_window_outside_its_statement");
+        return;
+    }
     if (n->reduction_id >= 0 && !p->in_kernel && n->pop != OP_CONV) {
         fprintf(p->out, "parac_red_%d", n->reduction_id);
         return;
@@ -648,6 +654,15 @@ void print_stmt(PrintCtx *p, Node *n)
         }
         fputs("\"\n", p->out);
     }
+    /* operators over windows of run-time length: their loops first */
+    switch (n->kind) {
+    case ND_DECL:
+        for (Node *d = n->decls; d; d = d->next) print_run_time_loops(p, d->init);
+        break;
+    case ND_EXPR_STMT: case ND_RETURN: print_run_time_loops(p, n->lhs); break;
+    case ND_IF: case ND_SWITCH: print_run_time_loops(p, n->cond); break;
+    default: break;
+    }
     switch (n->kind) {
     case ND_BLOCK:
         print_indent(p);
@@ -680,7 +695,8 @@ void print_stmt(PrintCtx *p, Node *n)
         print_cond(p, n->cond);
         out(p, ")\n");
         print_body(p, n->then);
-        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(p, n->els))) {
+        while (n->els && n->els->kind == ND_IF && !(host && stmt_needs_wrap(p, n->els)) &&
+               !print_has_run_time_ops(n->els->cond)) {
             n = n->els;
             print_indent(p);
             out(p, "else if (");

@@ -27,6 +27,7 @@ typedef struct Sema {
     Node *first_goto;     /* of the function, reported at its end if it declares a matrix */
     Node *func;
     int next_id;
+    bool run_time_windows; /* typing an operator's arguments: windows may have run-time lengths */
 } Sema;
 
 void sema_push_scope(Sema *S);
@@ -45,5 +46,9 @@ Node *sema_expr(Sema *S, Node *n);
 void sema_rule(Sema *S, Node *n);
 void sema_iterator(Sema *S, Node *n);
 bool sema_whole_image_stmt(Sema *S, Node *n);
+/* sema_windows.c: windows of run-time length */
+void sema_window_length(Sema *S, Node *len);
+Node *sema_run_time_window_op(Sema *S, Node *op, const char *name);
+void sema_check_run_time_windows(Node *body);
 
 #endif

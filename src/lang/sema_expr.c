@@ -52,7 +52,7 @@ static Node *matrix_access(Sema *S, Node *n)
     r->var = o;
     r->nidx = k;
     int lens[3] = {1, 1, 1};
-    bool window = false;
+    bool window = false, dynamic = false;
     for (int i = 0; i < k; i++) {
         Node *ix = chain[k - 1 - i]->rhs;
         if (ix->kind == ND_SLICE) {
@@ -60,9 +60,17 @@ static Node *matrix_access(Sema *S, Node *n)
             ix->lhs = sema_expr(S, ix->lhs);
             bool ok;
             long len = const_eval(ix->rhs, &ok);
-            if (!ok || len < 1 || len > 64) {
+            if (!ok && ix->rhs && S->run_time_windows && S->iter) {
+                /* a run-time length (sema_windows.c): the operator's loop counts it */
+                ix->rhs = sema_expr(S, ix->rhs);
+                sema_window_length(S, ix->rhs);
+                len = 0;
+                dynamic = true;
+            } else if (!ok || len < 1 || len > 64) {
                 diag_error_tok(ix->rhs ? ix->rhs->tok : ix->tok,
-                               "a window length must be a constant between 1 and 64");
+                               ok ? "a window length must be a constant between 1 and 64"
+                                  : "a window length must be a constant between 1 and 64, or a run-time value "
+                                    "inside parac_matrix_sum, _min, _max, _mean or parac_convolution");
                 len = 1;
             }
             long st = 1;
@@ -84,6 +92,17 @@ static Node *matrix_access(Sema *S, Node *n)
                 diag_error_tok(ix->tok, "an index must be a scalar");
         }
         r->idx[i] = ix;
+    }
+    if (dynamic) {
+        /* a window of run-time length: its operator loops over it (print.c);
+         * typed as its elements, which the operator combines */
+        r->kind = ND_WINDOW;
+        int ax[2];
+        if (lang_window_axes(r, ax) > 2)
+            diag_error_tok(base->tok, "a window of '%s' spans at most two of its three axes (a small matrix has "
+                           "rows and columns)", o->name);
+        r->ty = m->base;
+        return r;
     }
     if (window) {
         r->kind = ND_WINDOW;
@@ -180,11 +199,16 @@ static Node *parac_call(Sema *S, Node *n, const char *name)
         r->ty = ty_basic(TY_INT, false);
         return r;
     }
+    /* sums, extremes, means and convolutions also take windows of run-time length */
+    const bool saved = S->run_time_windows;
+    S->run_time_windows = r->pop != OP_KTH && r->pop != OP_MEDIAN;
     Node *a = sema_expr(S, n->args);
     Node *b = r->pop == OP_CONV || r->pop == OP_KTH ? sema_expr(S, n->args->next) : NULL;
+    S->run_time_windows = saved;
     a->next = b;
     r->args = a;
     if (r->pop == OP_KTH || r->pop == OP_MEDIAN) return order_statistic(S, r, name, a, b);
+    if (lang_window_is_dynamic(a) || lang_window_is_dynamic(b)) return sema_run_time_window_op(S, r, name);
     if (is_small(a)) sema_set_cost3(r, (long)a->ty->rows * a->ty->cols * (cost_of(a) + (b && is_small(b) ? cost_of(b) : 0)), a, b);
     if (r->pop != OP_CONV) {
         Type *et = a->ty && (a->ty->kind == TY_SMALL || a->ty->kind == TY_MATRIX) ? a->ty->base : a->ty;

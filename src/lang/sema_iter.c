@@ -256,6 +256,7 @@ void sema_iterator(Sema *S, Node *n)
     sema_push_scope(S);
     S->iter_scope = S->scope;
     sema_stmt(S, it->body);
+    sema_check_run_time_windows(it->body);
     sema_pop_scope(S);
     S->iter = NULL;
     S->iter_scope = NULL;

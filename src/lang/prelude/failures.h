@@ -169,3 +169,23 @@ PARAC__HELPER void parac__same_shape(const long *shape, long d0, long d1, long d
              "%ld x %ld x %ld", name, shape[0], shape[1], shape[2], d0, d1, d2);
     parac__raise(PARAC__INVALID_ARGUMENT, where, what);
 }
+
+/* A window of run-time length (checked on the host before its iterator
+ * runs): at least one element; a convolution's filter vector exactly as
+ * long as the window. `where` is the operator's place in the source. */
+PARAC__HELPER void parac__window_length(long len, const char *where, const char *name)
+{
+    if (len >= 1 && len <= (1L << 30)) return;
+    char what[256];
+    snprintf(what, sizeof what, "the window of '%s' has the run-time length %ld: it must be from 1 to 2^30", name,
+             len);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+}
+
+PARAC__HELPER void parac__filter_length(long have, long len, const char *where, const char *name)
+{
+    if (have == len) return;
+    char what[256];
+    snprintf(what, sizeof what, "the filter '%s' has %ld elements but the window it weighs %ld", name, have, len);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+}
