@@ -514,9 +514,19 @@ def stage_window(prog, srcs, dst):
     # (drawing nothing: the draws of the cases stay) where the loops are not written, the
     # stage reads its extra matrix as a 3x3 sum through a rule of its own, the iterator naming
     # both rules, or else has its one rule split into two declarations named together
+    # (drawing nothing) some sums, extremes and means over windows of run-time length: no
+    # border rule then, the iterator inside the image and a copy of m around it
+    runtime = op in ("sum", "min", "max", "mean") and not macros and not loops and prog.n % 5 in (1, 2)
     rules = {m: rule}
     extra_rule = None
-    if extra is None and not loops:
+    if runtime:
+        rules = {}
+        prog.kinds.append("window_run_time")
+        rn, cn = prog.fresh("rn"), prog.fresh("cn")
+        ax_r = f"{x} - {rn} * {sx}:2 * {rn} + 1:{sx}" if h > 1 else x
+        ax_c = f"{y} - {cn} * {sy}:2 * {cn} + 1:{sy}" if w > 1 else y
+        e_text = f"parac_matrix_{op}({m}[{ax_r}][{ax_c}])"
+    elif extra is None and not loops:
         extra = next((s for s in srcs if s != m), None)  # another source, if the stage has one
     if extra is not None and extra != m and not loops:
         extra_rule = Rule(prog.fresh("r"), extra, [rule.kinds[1], rule.kinds[0]], (1, 1), rule.const, prog.flt)
@@ -571,6 +581,21 @@ def stage_window(prog, srcs, dst):
     e = Expr(e_text, val, prog.flt)
     clamp = op != "mean" and prog.rng.random() < 0.6
     text, f = _wrap_store(prog, e, clamp)
+    if runtime:
+        d0, d1 = (h // 2) * sx, (w // 2) * sy
+        cp = prog.fresh("s")
+        prog.body.append(f"    int {rn} = {h // 2}, {cn} = {w // 2}; /* run-time values to paracc */\n"
+                         f"    parac_iterator {cp}(0:H:1; 0:W:1) {{ {dst}[{cp}x][{cp}y] = {m}[{cp}x][{cp}y]; }}\n"
+                         f"    parac_iterator {it}({d0}:H - {d0}:1; {d1}:W - {d1}:1) {{\n"
+                         f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+
+        def step_rt(p, f=f, dst=dst, m=m, d0=d0, d1=d1):
+            D = p.mats[m].copy()
+            X, Y = grid(p.H - d0, p.W - d1, d0, d1)
+            if X.size:
+                D[X, Y] = f(Env(p, X, Y, {}))
+            p.mats[dst] = D
+        return step_rt
     names = rule.names() + (", " + extra_rule.names() if extra_rule is not None else "")
     prog.body.append(pre + rule.text() + (extra_rule.text() if extra_rule is not None else "") +
                      f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({names}) {{\n" +
