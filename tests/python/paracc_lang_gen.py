@@ -15,12 +15,14 @@ if/else chains, loops of constant trip count, reads at loop-variable columns),
 windows of every operator (sum, min, max, mean, median, k-th element,
 convolution by a constant matrix, .* products, transe and matrix products) with strides, border rules of
 every kind (repeated, mirrored either way, constant, linear extrapolation,
-corners), whole-image statements (element-wise and convolution), independent
+corners; a rule in two declarations named together; a second matrix through a
+rule of its own), windows of run-time length, whole-image statements (element-wise and convolution), independent
 reductions used as scalars, vectors with 1-D rules, iter_element iterators
 (down- and upsampling), strided and sub-range iterators, writes into a matrix
 written before, window writes, run-time gathers from constant tables,
 histograms and sums into shared elements (atomic updates), 3-D
-iterators over the channels with a per-channel constant, and the planes passed
+iterators over the channels with a per-channel constant (then a maximum over
+a window across the planes and columns through two 3-D rules), and the planes passed
 to a function of the file by reference.
 
 A draw that would overflow 32-bit integers (undefined in C) or divide by zero
@@ -974,6 +976,21 @@ def draw(rng, dt=None, lead=None):
                  f"    {wt} parac_matrix wts[3][1] = {{{', '.join(prog.num(w) for w in wts)}}};\n"
                  f"    parac_iterator ch(0:C:1; 0:H:1; 0:W:1) {{\n"
                  f"        P[chx][chy][chz] = (pixel)(clampv(P[chx][chy][chz] * wts[chx % 3][0] + chx));\n    }}\n")
+    # (drawing nothing: chosen by the program's text) then a maximum over a window across the
+    # planes and the columns, through two rules on the 3-D matrix named together: the planes
+    # repeated, the columns (and the edges between) a constant
+    rules3d = three_d and zlib.crc32(main.encode() + "".join(prog.body).encode()) % 2 == 0
+    if rules3d:
+        prog.kinds.append("channels_rules3d")
+        kc = prog.num(7)
+        main += (f"    pixel parac_matrix Q[C][H][W];\n"
+                 f"    parac_border_rule pl {{ P[-1][*][*] = P[0][*][*]; P[+1][*][*] = P[C - 1][*][*]; }}\n"
+                 f"    parac_border_rule co {{\n"
+                 f"        P[*][*][-1] = P[*][*][+1] = {kc};\n"
+                 f"        P[-1][*][-1] = P[-1][*][+1] = P[+1][*][-1] = P[+1][*][+1] = {kc};\n    }}\n"
+                 f"    parac_iterator cq(0:C:1; 0:H:1; 0:W:1) parac_border_rule(pl, co) {{\n"
+                 f"        Q[cqx][cqy][cqz] = parac_matrix_max(P[cqx - 1:3:1][cqy][cqz - 1:3:1]);\n    }}\n"
+                 f"    parac_iterator cb(0:C:1; 0:H:1; 0:W:1) {{ P[cbx][cby][cbz] = Q[cbx][cby][cbz]; }}\n")
     main += "}\n"
     src = head + "".join(prog.helpers) + plane + main
 
@@ -993,5 +1010,10 @@ def draw(rng, dt=None, lead=None):
                 v = prog.arith(out[c] * prog.const(wts[c % 3]))
                 v = prog.arith(v + prog.const(c))
                 out[c] = store(np.clip(v, prog.const(-LIMIT), prog.const(LIMIT)), dt)
+        if rules3d:
+            pp = np.concatenate([out[:1], out, out[-1:]], axis=0)
+            pc = np.full((C + 2, H, W + 2), prog.const(7), out.dtype)
+            pc[:, :, 1:-1] = pp
+            out = np.max([pc[i:i + C, :, j:j + W] for i in range(3) for j in range(3)], axis=0)
         return out.astype(TYPES[dt][1])
     return src, oracle, dt, list(prog.kinds)
