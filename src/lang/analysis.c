@@ -162,7 +162,7 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
     collect_loop_bounds(prog, it->body, bounds, &nbounds, 0);
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != v || a->is_write) continue;
-        bool out[3] = {false, false, false};
+        bool out[3] = {false, false, false}, dyn = false;
         long alo[3] = {a->lo[0], a->lo[1], a->lo[2]}, ahi[3] = {a->hi[0], a->hi[1], a->hi[2]};
         for (int d = 0; d < nd; d++) {
             Affine f = a->aff[d];
@@ -172,10 +172,19 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
                 const bool slice = ix->kind == ND_SLICE;
                 const long len = slice ? ix->axis : 1, st = slice ? ix->reduction_id : 1;
                 if (slice && len == 0) {
-                    diag_error_tok(a->node->tok, "this window of '%s' has a run-time length, and border rule '%s' "
-                                   "is about it: rules apply to windows of constant length (a run-time length "
-                                   "leaves the rule's reach unknown); read inside the image, or use a constant "
-                                   "length", v->name, rule->name);
+                    /* a run-time length: its reach is not known, so the rule must
+                     * give every distance, and every iteration tests */
+                    if (rule->width_lo[d] == PARAC_SIDE_ANY && rule->width_hi[d] == PARAC_SIDE_ANY) {
+                        rr->everywhere = true;
+                        out[d] = dyn = true;
+                        if (!rr->need_lo[d]) rr->need_lo[d] = 1; /* its reads test this axis */
+                        if (!rr->need_hi[d]) rr->need_hi[d] = 1;
+                    } else
+                        diag_error_tok(a->node->tok, "this window of '%s' has a run-time length, and border rule "
+                                       "'%s' gives values at fixed distances only: its reach is not known, so the "
+                                       "rule needs entries at every distance on both sides (parac_border_rule %s(d) "
+                                       "{ %s[...-d...] = ...; %s[...+d...] = ...; })", v->name, rule->name,
+                                       rule->name, v->name, v->name);
                     continue;
                 }
                 int axis;
@@ -225,10 +234,18 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
                                    rule->name, rule->width_hi[d]);
             }
         }
+        if (dyn && out[0] + out[1] + out[2] >= 2) {
+            diag_error_tok(a->node->tok, "this window of '%s' has a run-time length and leaves the image on two "
+                           "axes: its corners lie at run-time distances, which border rule '%s' cannot give (a "
+                           "run-time window under a rule leaves the image along its own axis only)", v->name,
+                           rule->name);
+            return;
+        }
         if (nd >= 2 && out[0] + out[1] + out[2] >= 2 && !check_corners(a, rule, out, alo, ahi)) return;
     }
     for (int d = 0; d < nd; d++)
         if (rr->need_lo[d] || rr->need_hi[d]) r->has_border = true;
+    if (rr->everywhere) r->has_border = true;
 }
 
 static void analyse_region(const Program *prog, Region *r)

@@ -35,6 +35,13 @@ static BorderRule *merge(const BorderRule *a, const BorderRule *b, const Token *
     r->name = lang_format("%s+%s", a->name, b->name);
     r->tok = a->tok;
     r->var = a->var;
+    if (a->dist && b->dist && a->dist != b->dist) {
+        /* one distance variable a rule: b's entries would print with a's */
+        diag_error_tok(where, "border rules '%s' and '%s' both have entries at every distance: write them in one "
+                       "rule", a->name, b->name);
+        return r;
+    }
+    r->dist = a->dist ? a->dist : b->dist;
     BorderEntry head = {0}, *cur = &head;
     const BorderRule *parts[2] = {a, b};
     for (int k = 0; k < 2; k++)
@@ -111,6 +118,7 @@ void lang_rule_widths(BorderRule *r, const Token *where)
         }
         for (int dir = -1; dir <= 1; dir += 2) {
             int w = dir < 0 ? r->width_lo[a] : r->width_hi[a];
+            if (w == PARAC_SIDE_ANY) continue; /* an entry at every distance: no gap */
             for (int k = 1; k <= w; k++) {
                 bool found = false;
                 for (BorderEntry *b = r->entries; b; b = b->next)

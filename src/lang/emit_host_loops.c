@@ -99,6 +99,13 @@ static void region_setup(PrintCtx *p, Region *r)
                  a.axis, step, a.axis, rr->need_lo[d], a.coef, v->name, d, rr->need_hi[d], a.coef, a.axis, a.axis);
         }
     }
+    for (int i = 0; r->has_border && i < r->nreach; i++)
+        if (r->reach[i].everywhere) {
+            print_line(p, "/* a window of run-time length under border rule %s: its reach is not known, so "
+                       "every iteration tests where its reads fall (no interior) */", r->reach[i].rule->name);
+            print_line(p, "parac_lo[0] = parac_hi[0] = 0;");
+            break;
+        }
     print_line(p, "parac__box parac_box[7];");
     print_line(p, "const int parac_nbox = parac__regions(%d, parac_n, parac_lo, parac_hi, parac_box);", nd);
 }

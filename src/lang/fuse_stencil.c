@@ -411,6 +411,7 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (!write || list != write || write->next) return false;
     pr.e = write->lhs->rhs;
     if (p->nrules > 1 || c->nrules > 1) return false; /* one rule a side (lang.h) */
+    if ((p->rule && p->rule->dist) || (c->rule && c->rule->dist)) return false; /* entries at every distance */
     if (c->rule && c->rule->var != m) return false;
     if (!reads_of_m(&pr, c->body, 0) || !pr.m_reads) return false;
     if (!plain_expr(&pr, pr.e, 0) || !pr.x || pr.x == m) return false;

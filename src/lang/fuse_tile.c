@@ -175,7 +175,7 @@ static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link 
     for (int j = -1; j < n; j++) {
         Node *body = j < 0 ? c->body : chain[j].e;
         Iterator *it = j < 0 ? c : chain[j].p;
-        if (it->nrules > 1) return false; /* one rule a side (lang.h) */
+        if (it->nrules > 1 || (it->rule && it->rule->dist)) return false; /* one rule a side (lang.h), known halos */
         Extent x = {{1L << 30, 1L << 30}, {-(1L << 30), -(1L << 30)}, false};
         if (!read_extent(body, m, it, &x, 0)) return false;
         *mentions += tree_mentions(body, m, 0);
@@ -255,7 +255,7 @@ static bool rules_ok(const Iterator *c, const Link *chain, int n, Obj **x)
         if (it->nrules > 1) return false; /* one rule a side (lang.h) */
         const BorderRule *r = it->rule;
         if (!r) continue;
-        if (!r->var || r->var->ty->ndim != 2) return false; /* tiles are 2-D */
+        if (!r->var || r->var->ty->ndim != 2 || r->dist) return false; /* tiles are 2-D, of known halos */
         bool staged = false;
         for (int j = 0; j < n; j++) staged |= r->var == chain[j].m;
         if (staged) continue;

@@ -321,8 +321,11 @@ struct Iterator {
 
 /* One border-rule entry: M[a][b] = expr (M[a][b][c] in 3-D) where each
  * index is '*', -k or +k. */
+/* an entry at every distance d of a rule NAME(d) (M[*][-d] = ...): its side
+ * is -PARAC_SIDE_ANY or +PARAC_SIDE_ANY, and so is the rule's width there */
+enum { PARAC_SIDE_ANY = 1 << 20 };
 typedef struct BorderEntry {
-    int side[3];     /* per axis: 0 = '*', -k or +k */
+    int side[3];     /* per axis: 0 = '*', -k or +k (or +-PARAC_SIDE_ANY: at every distance) */
     Node *value;
     Token *tok;
     struct BorderEntry *next;
@@ -332,6 +335,7 @@ struct BorderRule {
     const char *name;
     Token *tok;
     Obj *var;           /* the matrix the rule is about */
+    Obj *dist;          /* NAME(d): the distance of its entries at every distance, or NULL */
     BorderEntry *entries;
     int width_lo[3], width_hi[3]; /* declared widths per axis */
 };
@@ -348,6 +352,7 @@ typedef struct Affine {
  * axis, and the index form that maps the axis to an iterator axis. */
 typedef struct RuleReach {
     BorderRule *rule;
+    bool everywhere;              /* a read of unknown reach (a run-time window): every iteration tests */
     int need_lo[3], need_hi[3];   /* border width needed per axis */
     Affine aff[3];                /* index form used to split the iteration space */
 } RuleReach;
@@ -678,6 +683,14 @@ typedef struct PrintCtx {
     bool no_returns;    /* kernels: the part being printed may not return early (a barrier follows) */
     const HostHooks *hooks; /* host code: the back end's constructs (NULL in kernels and dumps) */
     int run_time_ops;   /* operators over windows of run-time length printed (print_windows.c) */
+    /* printing an entry at every distance: its distance variable stands for
+     * how far index dist_e + dist_add lies outside (dist_dir < 0: before 0;
+     * > 0: past dist_dim) */
+    const Obj *dist_var;
+    Node *dist_e;
+    long dist_add;
+    int dist_dir;
+    const char *dist_dim;
     HostEmitter *host;  /* the host back end's state (emit_host.h) */
 } PrintCtx;
 

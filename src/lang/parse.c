@@ -504,6 +504,21 @@ static Node *border_rule_decl(Parser *P)
     }
     n->name = tok_text(P->tok);
     P->tok = P->tok->next;
+    if (parse_consume(P, "(")) {
+        /* parac_border_rule NAME(d): d counts the places outside, from 1 */
+        Node dh = {0}, *dc = &dh;
+        do {
+            if (P->tok->kind != TK_IDENT) {
+                parse_error_here(P, "%s", "expected the name of the rule's distance");
+                break;
+            }
+            dc = dc->next = new_node(ND_VAR, P->tok);
+            dc->name = tok_text(P->tok);
+            P->tok = P->tok->next;
+        } while (parse_consume(P, ","));
+        parse_expect(P, ")");
+        n->args = dh.next;
+    }
     parse_expect(P, "{");
     Node head = {0}, *cur = &head;
     P->in_rule = true;

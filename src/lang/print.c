@@ -356,6 +356,10 @@ void print_expr(PrintCtx *p, Node *n)
         else fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);
         return;
     case ND_VAR:
+        if (n->var && n->var == p->dist_var) {
+            print_distance(p);
+            return;
+        }
         out(p, n->var ? n->var->name : n->name);
         return;
     case ND_ITER_INDEX:

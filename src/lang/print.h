@@ -13,5 +13,7 @@ static inline bool is_small_node(Node *n) { return n && n->ty && n->ty->kind == 
 bool print_is_run_time_op(const Node *n);
 bool print_has_run_time_ops(Node *e);
 void print_run_time_loops(PrintCtx *p, Node *e);
+/* print_access.c: inside an entry at every distance, what its distance stands for */
+void print_distance(PrintCtx *p);
 
 #endif

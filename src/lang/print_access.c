@@ -82,7 +82,45 @@ static void print_rule_value(PrintCtx *p, BorderEntry *be, Node **e, const long 
     }
 }
 
-/* The value of the side border on axis `a` at distance index `e` (outside). */
+/* An entry at every distance (`M[*][-d] = ...`): its value with d standing
+ * for how far index e[a] + add[a] lies outside on side dir of axis a. */
+static void print_any_distance(PrintCtx *p, BorderRule *r, BorderEntry *be, int a, int dir, Node **e,
+                               const long *add, int nd)
+{
+    const Obj *sv = p->dist_var;
+    Node *se = p->dist_e;
+    const long sa = p->dist_add;
+    const int sd = p->dist_dir;
+    const char *sm = p->dist_dim;
+    p->dist_var = r->dist;
+    p->dist_e = e[a];
+    p->dist_add = add[a];
+    p->dist_dir = dir;
+    p->dist_dim = lang_format("%s_d%d", r->var->name, a);
+    print_rule_value(p, be, e, add, nd);
+    p->dist_var = sv;
+    p->dist_e = se;
+    p->dist_add = sa;
+    p->dist_dir = sd;
+    p->dist_dim = sm;
+}
+
+void print_distance(PrintCtx *p)
+{
+    /* before the image: index -d; after it: index dim - 1 + d */
+    out(p, "(");
+    if (p->dist_dir < 0) {
+        out(p, "-");
+        print_term(p, p->dist_e, p->dist_add);
+    } else {
+        print_term(p, p->dist_e, p->dist_add);
+        fprintf(p->out, " - (%s - 1)", p->dist_dim);
+    }
+    out(p, ")");
+}
+
+/* The value of the side border on axis `a` at distance index `e` (outside):
+ * the entries at fixed distances, tested, then the one at every distance. */
 static void print_side_chain(PrintCtx *p, BorderRule *r, int a, int dir, Node **e, const long *add, int nd)
 {
     int w = dir < 0 ? r->width_lo[a] : r->width_hi[a];
@@ -92,20 +130,33 @@ static void print_side_chain(PrintCtx *p, BorderRule *r, int a, int dir, Node **
         out(p, "0");
         return;
     }
+    BorderEntry *any = NULL;
+    if (w == PARAC_SIDE_ANY) {
+        any = find_entry(r, nd == 1 ? dir * PARAC_SIDE_ANY : a == 0 ? dir * PARAC_SIDE_ANY : 0,
+                         nd == 1 ? 0 : a == 1 ? dir * PARAC_SIDE_ANY : 0);
+        w = 0; /* the fixed distances: those of the entries */
+        for (BorderEntry *be = r->entries; be; be = be->next) {
+            const int s = be->side[a] * dir;
+            if (s > 0 && s < PARAC_SIDE_ANY && (nd == 1 || be->side[1 - a] == 0) && s > w) w = s;
+        }
+    }
     out(p, "(");
     for (int k = 1; k <= w; k++) {
         int sx = nd == 1 ? dir * k : (a == 0 ? dir * k : 0);
         int sy = nd == 1 ? 0 : (a == 1 ? dir * k : 0);
         BorderEntry *be = find_entry(r, sx, sy);
-        if (k < w) {
+        if (any && !be) continue;
+        const bool test = k < w || any;
+        if (test) {
             print_term(p, e[a], add[a]);
             if (dir < 0) fprintf(p->out, " == %d ? ", -k);
             else fprintf(p->out, " == %s + %d ? ", D, k - 1);
         }
         if (be) print_rule_value(p, be, e, add, nd);
         else out(p, "0");
-        if (k < w) out(p, " : ");
+        if (test) out(p, " : ");
     }
+    if (any) print_any_distance(p, r, any, a, dir, e, add, nd);
     out(p, ")");
 }
 
@@ -152,16 +203,24 @@ static void print_place_3d(PrintCtx *p, BorderRule *r, Node **e, const long *add
         return;
     }
     int n = 0;
-    for (BorderEntry *be = r->entries; be; be = be->next) n += place_matches(be, dir);
-    if (n == 0) {
+    BorderEntry *any = NULL; /* an entry at every distance: last, untested */
+    for (BorderEntry *be = r->entries; be; be = be->next) {
+        if (!place_matches(be, dir)) continue;
+        bool every = false;
+        for (int d = 0; d < 3; d++) every |= be->side[d] == PARAC_SIDE_ANY || be->side[d] == -PARAC_SIDE_ANY;
+        if (every) any = be;
+        else n++;
+    }
+    if (n == 0 && !any) {
         out(p, "0"); /* never reached when the static check passed */
         return;
     }
     out(p, "(");
     int i = 0;
+    const int tested = any ? n : n - 1;
     for (BorderEntry *be = r->entries; be; be = be->next) {
-        if (!place_matches(be, dir)) continue;
-        if (i < n - 1) {
+        if (!place_matches(be, dir) || be == any) continue;
+        if (i < tested) {
             out(p, "(");
             const char *and = "";
             for (int d = 0; d < 3; d++) {
@@ -175,8 +234,13 @@ static void print_place_3d(PrintCtx *p, BorderRule *r, Node **e, const long *add
             out(p, ") ? ");
         }
         print_rule_value(p, be, e, add, 3);
-        if (i < n - 1) out(p, " : ");
+        if (i < tested) out(p, " : ");
         i++;
+    }
+    if (any) {
+        int a = 0;
+        while (a < 2 && !any->side[a]) a++;
+        print_any_distance(p, r, any, a, dir[a], e, add, 3);
     }
     out(p, ")");
 }

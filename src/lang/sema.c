@@ -20,7 +20,7 @@ void sema_push_scope(Sema *S)
     S->scope = s;
 }
 
-static void add_obj(Sema *S, Obj *o)
+void sema_add_obj(Sema *S, Obj *o)
 {
     Scope *s = S->scope;
     if (s->n == s->cap) {
@@ -146,7 +146,7 @@ static Obj *declare(Sema *S, Node *d, Type *ty, bool is_param)
                 break;
             }
     }
-    add_obj(S, o);
+    sema_add_obj(S, o);
     return o;
 }
 

@@ -33,6 +33,7 @@ typedef struct Sema {
 void sema_push_scope(Sema *S);
 static inline void sema_pop_scope(Sema *S) { S->scope = S->scope->parent; }
 Obj *sema_find_obj(Sema *S, const char *name);
+void sema_add_obj(Sema *S, Obj *o);
 void sema_add_rule(Sema *S, BorderRule *r);
 BorderRule *sema_find_rule(Sema *S, const char *name);
 Type *sema_resolve_type(Sema *S, Type *t);

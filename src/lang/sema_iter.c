@@ -5,10 +5,15 @@
 #include "lang/sema.h"
 
 /* ---- border rules --------------------------------------------------------- */
-static bool border_index(Node *ix, int *side)
+static bool border_index(Node *ix, int *side, const Obj *dist)
 {
     if (ix->kind == ND_WILDCARD) {
         *side = 0;
+        return true;
+    }
+    if (dist && ix->kind == ND_UNARY && (!strcmp(ix->op, "-") || !strcmp(ix->op, "+")) && ix->lhs &&
+        ix->lhs->kind == ND_VAR && ix->lhs->name && !strcmp(ix->lhs->name, dist->name)) {
+        *side = ix->op[0] == '-' ? -PARAC_SIDE_ANY : PARAC_SIDE_ANY; /* at every distance */
         return true;
     }
     if (ix->kind == ND_UNARY && (!strcmp(ix->op, "-") || !strcmp(ix->op, "+"))) {
@@ -46,7 +51,8 @@ static Node *rule_value(Sema *S, BorderRule *r, BorderEntry *e, Node *n)
                 }
                 bool ok;
                 long v = const_eval(ix, &ok);
-                if ((border_index(ix, &side) && ix->kind == ND_UNARY && ix->op[0] == '+') || (ok && v < 0)) {
+                if ((border_index(ix, &side, r->dist) && ix->kind == ND_UNARY && (ix->op[0] == '+' || side)) ||
+                    (ok && v < 0)) {
                     diag_error_tok(ix->tok, "border value of %s depends on another border value; "
                                    "a border value may read only pixels inside the image", r->var->name);
                     return n;
@@ -127,6 +133,19 @@ void sema_rule(Sema *S, Node *n)
     }
     sema_add_rule(S, r);
     if (S->iter) diag_error_tok(n->tok, "a border rule cannot be defined inside an iterator");
+    if (n->args) {
+        /* NAME(d): entries at -d / +d hold at every distance d >= 1 their
+         * values name (an int in the values' scope) */
+        if (n->args->next) diag_error_tok(n->args->next->tok, "a border rule has one distance");
+        Obj *d = lang_alloc(sizeof *d);
+        d->name = n->args->name;
+        d->tok = n->args->tok;
+        d->ty = ty_basic(TY_INT, false);
+        d->is_local_to_iter = true; /* bound where a read falls, not an argument of the kernels */
+        r->dist = d;
+        sema_push_scope(S);
+        sema_add_obj(S, d);
+    }
     BorderEntry head = {0}, *cur = &head;
     for (Node *st = n->body; st; st = st->next) {
         Node *e = st->lhs;
@@ -175,7 +194,7 @@ void sema_rule(Sema *S, Node *n)
             int nz = 0;
             for (int i = 0; i < k; i++) {
                 int side;
-                if (!border_index(ix[k - 1 - i], &side)) {
+                if (!border_index(ix[k - 1 - i], &side, r->dist)) {
                     diag_error_tok(ix[k - 1 - i]->tok, "a border rule index is '*', -k (before the image) or +k (after it)");
                     good = false;
                     break;
@@ -186,6 +205,13 @@ void sema_rule(Sema *S, Node *n)
             if (!good) continue;
             if (nz == 0) {
                 diag_error_tok(targets[t]->tok, "a border rule entry needs -k or +k on some axis");
+                continue;
+            }
+            bool any = false;
+            for (int i = 0; i < k; i++) any |= be->side[i] == PARAC_SIDE_ANY || be->side[i] == -PARAC_SIDE_ANY;
+            if (any && nz > 1) {
+                diag_error_tok(targets[t]->tok, "an entry at every distance '%s' runs along one axis: its other "
+                               "indices are '*' (corners are given one by one)", r->dist->name);
                 continue;
             }
             be->value = e;
@@ -199,6 +225,7 @@ void sema_rule(Sema *S, Node *n)
         }
     }
     r->entries = head.next;
+    if (r->dist) sema_pop_scope(S);
     if (!r->var) return;
     lang_rule_widths(r, NULL);
 }

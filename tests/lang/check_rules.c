@@ -9,6 +9,33 @@ void rules_merged(int H, int W, float *A, float *out, float *conv);
 void rules_sizes(int H, int W, int *A, int *S, int *out);
 void rules_channels(int C, int H, int W, float *img, float *out, float *green);
 void rules_volume(int D, int H, int W, int *vol, int *out, int *across, int *pairs);
+void rules_radius(int H, int W, int r, float *in, float *k, float *out, float *out2);
+void rules_planes_any(int D, int H, int W, int r, int *vol, int *out);
+
+/* rules_radius's in outside: the columns mirrored at every distance but the
+ * first before (-3), the rows repeated (plus the distance above) */
+static float radius_col(const float *in, int W, int x, int y)
+{
+    if (y == -1) return -3.0f;
+    if (y < 0) return in[(long)x * W - y];
+    if (y >= W) return in[(long)x * W + W - 1 - (y - (W - 1))];
+    return in[(long)x * W + y];
+}
+
+/* rules_planes_any's vol outside its planes */
+static long plane_at(const int *vol, int D, int H, int W, int p, int y, int z)
+{
+    if (p < 0) return (long)vol[(long)y * W + z] * 10;
+    if (p >= D) return -(long)(p - (D - 1));
+    return vol[((long)p * H + y) * W + z];
+}
+
+static float radius_row(const float *in, int H, int W, int x, int y)
+{
+    if (x < 0) return in[y] + (float)-x;
+    if (x >= H) return in[(long)(H - 1) * W + y];
+    return in[(long)x * W + y];
+}
 
 static int fail(const char *what, int H, int W, int x, int y)
 {
@@ -207,6 +234,51 @@ int main(void)
             free(vo);
             free(across);
             free(pairs);
+        }
+        /* rules at every distance, under windows of run-time and constant length */
+        {
+            const int r = s % 4;
+            float *fi = check_alloc(n * 4), *o1 = check_alloc(n * 4), *o2 = check_alloc(n * 4);
+            float *kv = check_alloc((size_t)(2 * r + 1) * 4);
+            for (size_t i = 0; i < n; i++) fi[i] = (float)(check_rand() % 800) / 8.0f - 50.0f;
+            for (int i = 0; i < 2 * r + 1; i++) kv[i] = (float)(check_rand() % 7) / 2.0f - 1.5f;
+            if (W > r + 1) {
+                rules_radius(H, W, r, fi, kv, o1, o2);
+                for (int x = 0; x < H; x++)
+                    for (int y = 0; y < W; y++) {
+                        float c = kv[0] * radius_col(fi, W, x, y - r), m = radius_row(fi, H, W, x - r, y), sm = 0.0f;
+                        for (int i = 1; i < 2 * r + 1; i++) {
+                            c = c + kv[i] * radius_col(fi, W, x, y - r + i);
+                            const float v = radius_row(fi, H, W, x - r + i, y);
+                            m = v > m ? v : m;
+                        }
+                        for (int i = -2; i <= 2; i++) sm += radius_row(fi, H, W, x + i, y);
+                        const long at = (long)x * W + y;
+                        if (fabsf(o1[at] - c) > 1e-5f * (fabsf(c) + 100.0f)) return fail("rules_radius (columns)", H, W, x, y);
+                        if (fabsf(o2[at] - (m + sm)) > 1e-5f * (fabsf(m + sm) + 100.0f))
+                            return fail("rules_radius (rows)", H, W, x, y);
+                    }
+            }
+            const int D = 1 + s % 3;
+            int *vol = check_alloc((size_t)D * n * 4), *vo = check_alloc((size_t)D * n * 4);
+            for (size_t i = 0; i < (size_t)D * n; i++) vol[i] = (int)(check_rand() % 100) - 50;
+            rules_planes_any(D, H, W, r, vol, vo);
+            for (int x = 0; x < D; x++)
+                for (int y = 0; y < H; y++)
+                    for (int z = 0; z < W; z++) {
+                        long want = plane_at(vol, D, H, W, x + 3, y, z);
+                        for (int i = -r; i <= r; i++) want += plane_at(vol, D, H, W, x + i, y, z);
+                        if (vo[((long)x * H + y) * W + z] != want) {
+                            fprintf(stderr, "plane %d of %d: ", x, D);
+                            return fail("rules_planes_any", H, W, y, z);
+                        }
+                    }
+            free(fi);
+            free(o1);
+            free(o2);
+            free(kv);
+            free(vol);
+            free(vo);
         }
         free(A);
         free(B);
