@@ -49,6 +49,7 @@ void sema_iterator(Sema *S, Node *n);
 bool sema_whole_image_stmt(Sema *S, Node *n);
 /* sema_windows.c: windows of run-time length */
 void sema_window_length(Sema *S, Node *len);
+const Node *sema_unresolved_name(const Node *n); /* a name without an object (a macro, an unknown name) */
 Node *sema_run_time_window_op(Sema *S, Node *op, const char *name);
 void sema_check_run_time_windows(Node *body);
 

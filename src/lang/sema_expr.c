@@ -60,13 +60,25 @@ static Node *matrix_access(Sema *S, Node *n)
             ix->lhs = sema_expr(S, ix->lhs);
             bool ok;
             long len = const_eval(ix->rhs, &ok);
+            const Node *unknown = NULL;
+            bool run_time = false;
             if (!ok && ix->rhs && S->run_time_windows && S->iter) {
                 /* a run-time length (sema_windows.c): the operator's loop counts it */
                 ix->rhs = sema_expr(S, ix->rhs);
-                sema_window_length(S, ix->rhs);
-                len = 0;
-                dynamic = true;
-            } else if (!ok || len < 1 || len > 64) {
+                unknown = sema_unresolved_name(ix->rhs);
+                if (!unknown) {
+                    sema_window_length(S, ix->rhs);
+                    len = 0;
+                    dynamic = run_time = true;
+                }
+            }
+            if (unknown) {
+                /* a macro defined twice or #undef'd has no one value; an unknown name none */
+                diag_error_tok(unknown->tok, "a window length must be a constant between 1 and 64, or a run-time "
+                               "value of the program's variables: '%s' is neither (a macro defined twice or "
+                               "#undef'd has no one value)", unknown->name);
+                len = 1;
+            } else if (!run_time && (!ok || len < 1 || len > 64)) {
                 diag_error_tok(ix->rhs ? ix->rhs->tok : ix->tok,
                                ok ? "a window length must be a constant between 1 and 64"
                                   : "a window length must be a constant between 1 and 64, or a run-time value "

@@ -31,6 +31,18 @@ static void length_walk(const Node *n, const Node *len, int depth)
     for (Node *c; (c = lang_next_kid(&k));) length_walk(c, len, depth + 1);
 }
 
+const Node *sema_unresolved_name(const Node *n)
+{
+    if (!n) return NULL;
+    if (n->kind == ND_VAR && !n->var) return n;
+    NodeKids k = {.n = n};
+    for (Node *c; (c = lang_next_kid(&k));) {
+        const Node *u = sema_unresolved_name(c);
+        if (u) return u;
+    }
+    return NULL;
+}
+
 void sema_window_length(Sema *S, Node *len)
 {
     (void)S;
