@@ -415,14 +415,14 @@ static Range range(Parser *P, Token **stride_tok, Node **stride)
 }
 
 
-/* `(a, b, ...)` after parac_border_rule: the names, chained by next */
-static Node *rule_names(Parser *P)
+/* `(a, b, ...)`: the names, chained by next (`what` names one in a message) */
+static Node *name_list(Parser *P, const char *what)
 {
     Node head = {0}, *cur = &head;
     parse_expect(P, "(");
     do {
         if (P->tok->kind != TK_IDENT) {
-            parse_error_here(P, "%s", "expected a border rule name");
+            parse_error_here(P, "expected %s", what);
             break;
         }
         cur = cur->next = new_node(ND_VAR, P->tok);
@@ -431,6 +431,12 @@ static Node *rule_names(Parser *P)
     } while (parse_consume(P, ","));
     parse_expect(P, ")");
     return head.next;
+}
+
+/* `(a, b, ...)` after parac_border_rule: the rules an iterator reads through */
+static Node *rule_names(Parser *P)
+{
+    return name_list(P, "a border rule name");
 }
 
 static Node *iterator_stmt(Parser *P)
@@ -504,21 +510,8 @@ static Node *border_rule_decl(Parser *P)
     }
     n->name = tok_text(P->tok);
     P->tok = P->tok->next;
-    if (parse_consume(P, "(")) {
-        /* parac_border_rule NAME(d): d counts the places outside, from 1 */
-        Node dh = {0}, *dc = &dh;
-        do {
-            if (P->tok->kind != TK_IDENT) {
-                parse_error_here(P, "%s", "expected the name of the rule's distance");
-                break;
-            }
-            dc = dc->next = new_node(ND_VAR, P->tok);
-            dc->name = tok_text(P->tok);
-            P->tok = P->tok->next;
-        } while (parse_consume(P, ","));
-        parse_expect(P, ")");
-        n->args = dh.next;
-    }
+    if (equal(P, "(")) /* parac_border_rule NAME(d): d counts the places outside, from 1 */
+        n->args = name_list(P, "the name of the rule's distance");
     parse_expect(P, "{");
     Node head = {0}, *cur = &head;
     P->in_rule = true;

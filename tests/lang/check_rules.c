@@ -43,6 +43,13 @@ static int fail(const char *what, int H, int W, int x, int y)
     return 1;
 }
 
+/* a 3-D result differs: in plane x of D planes, at (y, z) */
+static int fail_plane(const char *what, int x, int D, int H, int W, int y, int z)
+{
+    fprintf(stderr, "plane %d of %d: ", x, D);
+    return fail(what, H, W, y, z);
+}
+
 static int clampi(int v, int n) { return v < 0 ? 0 : v >= n ? n - 1 : v; }
 
 /* B mirrored on its columns (B[*][-k] = B[*][k], B[*][W-1+k] = B[*][W-1-k]) */
@@ -206,10 +213,7 @@ int main(void)
                             for (int t = 0; t < 12; t++)
                                 want += (long)w[t] * volume_at(vol, D, H, W, x + o[t][0], y + o[t][1], z + o[t][2]);
                             const long at = ((long)x * H + y) * W + z;
-                            if (vo[at] != want) {
-                                fprintf(stderr, "plane %d of %d: ", x, D);
-                                return fail("rules_volume", H, W, y, z);
-                            }
+                            if (vo[at] != want) return fail_plane("rules_volume", x, D, H, W, y, z);
                             long conv = 0;
                             int mx = -(1 << 30);
                             for (int i = -1; i <= 1; i++) {
@@ -219,15 +223,11 @@ int main(void)
                                     mx = v > mx ? v : mx;
                                 }
                             }
-                            if (across[at] != conv * 1000 + mx) {
-                                fprintf(stderr, "plane %d of %d: ", x, D);
-                                return fail("rules_volume (windows across planes)", H, W, y, z);
-                            }
+                            if (across[at] != conv * 1000 + mx)
+                                return fail_plane("rules_volume (windows across planes)", x, D, H, W, y, z);
                             const int pw = x < D / 2 * 2 ? vol[at] * 3 : -12345;
-                            if (pairs[at] != pw) {
-                                fprintf(stderr, "plane %d of %d: ", x, D);
-                                return fail("rules_volume (a window written across planes)", H, W, y, z);
-                            }
+                            if (pairs[at] != pw)
+                                return fail_plane("rules_volume (a window written across planes)", x, D, H, W, y, z);
                         }
             }
             free(vol);
@@ -268,10 +268,8 @@ int main(void)
                     for (int z = 0; z < W; z++) {
                         long want = plane_at(vol, D, H, W, x + 3, y, z);
                         for (int i = -r; i <= r; i++) want += plane_at(vol, D, H, W, x + i, y, z);
-                        if (vo[((long)x * H + y) * W + z] != want) {
-                            fprintf(stderr, "plane %d of %d: ", x, D);
-                            return fail("rules_planes_any", H, W, y, z);
-                        }
+                        if (vo[((long)x * H + y) * W + z] != want)
+                            return fail_plane("rules_planes_any", x, D, H, W, y, z);
                     }
             free(fi);
             free(o1);
