@@ -8,9 +8,10 @@ static const char *kind_name(NodeKind k)
     static const char *names[] = {
         "NUM", "STR", "CHAR", "VAR", "BINARY", "ASSIGN", "UNARY", "POSTFIX", "COND", "COMMA", "CALL",
         "INDEX", "MEMBER", "CAST", "SIZEOF", "SIZEOF", "INIT_LIST", "SLICE", "WILDCARD", "MAT_ELEM",
-        "WINDOW", "PARAC_OP", "TRANSE", "EWMUL", "ITER_INDEX", "BLOCK", "EXPR_STMT", "DECL", "IF",
+        "WINDOW", "PARAC_OP", "TRANSE", "EWMUL", "ITER_INDEX", "LEVEL", "BLOCK", "EXPR_STMT", "DECL", "IF",
         "FOR", "WHILE", "DO", "RETURN", "BREAK", "CONTINUE", "SWITCH", "CASE", "DEFAULT", "GOTO",
         "LABEL", "NULL_STMT", "ITERATOR", "BORDER_RULE", "FUNC", "DIRECTIVE", "VERBATIM", "PARAM"};
+    _Static_assert(sizeof names / sizeof *names == ND_PARAM + 1, "a name for every node kind");
     return (size_t)k < sizeof names / sizeof *names ? names[k] : "?";
 }
 
@@ -22,6 +23,10 @@ static void type_str(FILE *o, Type *t)
     }
     if (t->kind == TY_MATRIX) {
         fprintf(o, "%s parac_%s[%dD]", ty_c_name(t->base, false), t->is_vector ? "vector" : "matrix", t->ndim);
+        return;
+    }
+    if (t->kind == TY_PYRAMID) {
+        fprintf(o, "%s parac_pyramid[%dD levels]", ty_c_name(t->base, false), t->base->ndim);
         return;
     }
     if (t->kind == TY_SMALL) {
@@ -45,7 +50,7 @@ static void dump_node(FILE *o, Node *n, int depth)
     if (n->kind == ND_NUM || n->kind == ND_STR || n->kind == ND_CHARLIT)
         fprintf(o, " %.*s", n->tok->len, n->tok->loc);
     if (n->kind == ND_PARAC_OP) fprintf(o, " %s", parac_op_name(n->pop));
-    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var) fprintf(o, " %s", n->var->name);
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW || n->kind == ND_LEVEL) && n->var) fprintf(o, " %s", n->var->name);
     if (n->kind == ND_SLICE) fprintf(o, " len=%d stride=%d", n->axis, n->reduction_id);
     if (n->ty) {
         fputs(" : ", o);

@@ -57,6 +57,7 @@ static void param_prologue(PrintCtx *p, Node *f, Node *q, bool handles)
         print_line(p, "parac__same_shape(%s_shape, %s_d0, %s_d1, %s_d2, \"%s:%d\", \"%s\");", o->name, o->name, o->name,
              o->name, p->host->file, q->tok->line, o->name);
         print_line(p, "const long %s_pitch = %s_shape[3];", o->name, o->name);
+        print_line(p, "(void)%s; /* the host rows: NULL where only kernels use the matrix */", o->name);
     } else
         print_line(p, "const long %s_pitch = %s_d%d;", o->name, o->name, o->ty->ndim - 1);
     host_matrix_unused(p, o);
@@ -173,6 +174,7 @@ static const HostHooks hooks = {
     .cond_expr = host_cond_expr,
     .stmt_run = host_strip_run,
     .matrix_extras = host_print_matrix_extras,
+    .level_arg = host_print_level_arg,
 };
 
 /* NAME_try(): the function with its failures returned instead of reported.

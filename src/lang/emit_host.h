@@ -44,6 +44,11 @@ void host_after_stmt(PrintCtx *p, Node *n);
 void host_cond_expr(PrintCtx *p, Node *e);
 void host_before_return(PrintCtx *p, Node *ret);
 
+/* emit_host_pyramids.c */
+void host_decl_pyramid(PrintCtx *p, Node *d);
+void host_release_pyramid(PrintCtx *p, Obj *o);
+void host_print_level_arg(PrintCtx *p, Node *a); /* P[l] as an argument of parac__m_NAME, with its extras */
+
 /* emit_host_loops.c */
 void host_iterator(PrintCtx *p, Node *n);
 /* A run of iterators in strips of rows starting at s: the statements

@@ -113,6 +113,10 @@ void host_mark_param_use(Program *prog)
 void host_decl_matrix(PrintCtx *p, Node *d)
 {
     Obj *o = d->var;
+    if (o->ty->kind == TY_PYRAMID) {
+        host_decl_pyramid(p, d);
+        return;
+    }
     Type *m = o->ty;
     const char *T = ty_c_name(m->base, false);
     print_line(p, "/* %s:%d: %s parac_matrix %s%s */", p->host->file, d->tok->line, T, o->is_ref ? "&" : "", o->name);
@@ -175,6 +179,10 @@ void host_decl_matrix(PrintCtx *p, Node *d)
 static void release(PrintCtx *p, Obj *o)
 {
     if (p->host->handles && o->is_param) return; /* the caller's */
+    if (o->ty->kind == TY_PYRAMID) {
+        host_release_pyramid(p, o);
+        return;
+    }
     if (host_ocl(p) && o->used_in_kernel) {
         if (o->is_ref) print_line(p, "PARAC__CHECK(parac_%s_to_host(%s));", host_rt(p), host_dev(p, o));
         print_line(p, "parac__drop_dev(%s);", host_dev(p, o));

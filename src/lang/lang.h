@@ -10,6 +10,7 @@
  *   sema.c, sema_expr.c, sema_iter.c, sema_windows.c  scopes, types, ParaC rules, desugaring
  *   sema_writes.c         each iteration of an iterator writes elements of its own
  *   sema_macros.c         no macro left unexpanded names a matrix (the others reach the C compiler)
+ *   sema_calls.c, sema_pyramids.c  host calls passing matrices and pyramids' levels to functions of the file
  *   if_convert.c          conditional assignments as selects, common statements hoisted
  *   fuse.c (fuse_stencil.c, fuse_tile.c, fuse_choice.c, fuse_common.c)  kernel fusion
  *   merge_launches.c      small independent iterators in one launch
@@ -107,6 +108,7 @@ typedef enum {
     TY_OPAQUE,  /* struct/union/enum or a typedef from a header: passed through */
     TY_PTR, TY_ARRAY, TY_FUNC,
     TY_MATRIX,  /* parac_matrix / parac_vector */
+    TY_PYRAMID, /* parac_pyramid: base is level 0's TY_MATRIX, array_len the number of levels */
     TY_SMALL    /* a small matrix value E[m][n]: a window, a constant matrix, a product */
 } TypeKind;
 
@@ -157,6 +159,7 @@ typedef enum {
     ND_TRANSE,     /* transe(m) */
     ND_EWMUL,      /* a .* b */
     ND_ITER_INDEX, /* itx / ity / itz */
+    ND_LEVEL,      /* P[l]: a level of a parac_pyramid, an argument of a host call (sema_calls.c) */
     /* statements */
     ND_BLOCK, ND_EXPR_STMT, ND_DECL, ND_IF, ND_FOR, ND_WHILE, ND_DO, ND_RETURN,
     ND_BREAK, ND_CONTINUE, ND_SWITCH, ND_CASE, ND_DEFAULT, ND_GOTO, ND_LABEL, ND_NULL_STMT,
@@ -223,6 +226,9 @@ struct Node {
      * computed the value into, while its statement prints (print.c) */
     const char *hoisted;
     bool whole_vector; /* SLICE: a parac_vector taken whole as a convolution's filter (sema_windows.c) */
+    /* LEVEL: an earlier argument of the same call that is a level of the same
+     * pyramid (the two indices are checked to differ at run time) */
+    Node *level_twin;
 };
 
 struct Obj {
@@ -520,8 +526,9 @@ void sema_check_writes(Program *prog);
  * macros.c did not know as one (their uses would reach the generated code
  * unexpanded) */
 void sema_check_macros(Program *prog);
-/* sema_calls.c: host calls passing matrices to functions of this file (the
- * parac__m_NAME entry point); declared matrices passed otherwise */
+/* sema_calls.c: host calls passing matrices (and pyramids' levels P[l],
+ * sema_pyramids.c) to functions of this file (the parac__m_NAME entry
+ * point); declared matrices passed otherwise */
 void sema_check_matrix_calls(Program *prog);
 /* The file's object-like #defines, for lang_macro_value (sema_program's first step). */
 void sema_collect_macros(Program *prog);
@@ -724,6 +731,7 @@ struct HostHooks {
     int (*stmt_run)(PrintCtx *p, Node *s);      /* prints statements from s as one; returns how many, or 0 */
     void (*cond_expr)(PrintCtx *p, Node *e);    /* statement conditions of host code */
     void (*matrix_extras)(PrintCtx *p, Obj *m); /* after a matrix argument of parac__m_NAME */
+    void (*level_arg)(PrintCtx *p, Node *level); /* a pyramid's level as such an argument, extras included */
 };
 
 /* ---- types.c: constant values, operator names, small matrices ---------- */

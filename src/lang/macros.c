@@ -78,7 +78,9 @@ static void add_name(const Token *t)
 static void collect_names(const Token *t)
 {
     for (; t && t->kind != TK_EOF; t = t->next) {
-        if (!(t->kind == TK_KEYWORD && (tok_is(t, "parac_matrix") || tok_is(t, "parac_vector")))) continue;
+        if (!(t->kind == TK_KEYWORD && (tok_is(t, "parac_matrix") || tok_is(t, "parac_vector") ||
+                                        tok_is(t, "parac_pyramid"))))
+            continue;
         const Token *d = t->next;
         for (;;) {
             while (is_punct(d, "&") || is_punct(d, "*")) d = d->next;

@@ -72,7 +72,7 @@ bool parse_is_type_start(Parser *P, Token *t)
                                "signed", "unsigned", "_Bool", "struct", "union", "enum",
                                "typedef", "static", "extern", "const", "volatile", "inline",
                                "auto", "register", "restrict", "__restrict", "__inline",
-                               "parac_matrix", "parac_vector"};
+                               "parac_matrix", "parac_vector", "parac_pyramid"};
     if (t->kind == TK_KEYWORD)
         for (size_t i = 0; i < sizeof kw / sizeof *kw; i++)
             if (tok_is(t, kw[i])) return true;
@@ -130,6 +130,7 @@ DeclSpec parse_declspec(Parser *P)
         else if (tok_is(t, "const")) is_const = true;
         else if (tok_is(t, "parac_matrix")) ds.matrix = true;
         else if (tok_is(t, "parac_vector")) ds.matrix = ds.vector = true;
+        else if (tok_is(t, "parac_pyramid")) ds.matrix = ds.pyramid = true;
         else if (tok_is(t, "void")) { base = TY_VOID; seen_base = true; }
         else if (tok_is(t, "_Bool")) { base = TY_BOOL; seen_base = true; }
         else if (tok_is(t, "char")) { n_char++; seen_base = true; }
@@ -240,6 +241,17 @@ static Node *declarator(Parser *P, DeclSpec *ds)
     d->tok = P->tok;
     d->name = tok_text(P->tok);
     P->tok = P->tok->next;
+    Node *levels = NULL;
+    if (ds->pyramid) {
+        /* P[LEVELS][D0][D1]...: the number of levels first, then level 0's sizes */
+        if (is_ref) diag_error_tok(d->tok, "a parac_pyramid is declared in a function, not bound to C storage with '&'");
+        if (parse_consume(P, "[")) {
+            levels = parse_assign(P);
+            parse_expect(P, "]");
+        } else
+            parse_error_here(P, "%s", "a parac_pyramid declaration needs its number of levels, then the sizes of "
+                             "level 0, e.g. P[L][H][W]");
+    }
     if (ds->matrix) {
         Type *m = lang_alloc(sizeof *m);
         m->kind = TY_MATRIX;
@@ -259,6 +271,13 @@ static Node *declarator(Parser *P, DeclSpec *ds)
         if (m->ndim == 0) parse_error_here(P, "%s", "a parac_matrix declaration needs its sizes, e.g. M[H][W]");
         if (ds->vector && m->ndim > 1) diag_error_tok(d->tok, "a parac_vector has one dimension");
         d->ty = m;
+        if (ds->pyramid) {
+            Type *py = lang_alloc(sizeof *py);
+            py->kind = TY_PYRAMID;
+            py->base = m;
+            py->array_len = levels;
+            d->ty = py;
+        }
         d->is_typedef = is_ref; /* reused as "is reference" flag on declarators */
         d->cast_ty = m;
     } else {
@@ -394,7 +413,7 @@ static bool looks_like_decl(Parser *P)
     if (is_typedef_name(P, t)) {
         Token *n = t->next;
         return n->kind == TK_IDENT || tok_is(n, "*") || tok_is(n, "&") || tok_is(n, "const") ||
-               tok_is(n, "parac_matrix") || tok_is(n, "parac_vector");
+               tok_is(n, "parac_matrix") || tok_is(n, "parac_vector") || tok_is(n, "parac_pyramid");
     }
     /* an unknown name followed by a name: a type from a header */
     if (t->kind == TK_IDENT && t->next->kind == TK_IDENT) return true;

@@ -24,6 +24,7 @@ typedef struct DeclSpec {
     Type *ty;
     bool is_typedef, is_static, is_extern, is_inline;
     bool matrix, vector;
+    bool pyramid; /* parac_pyramid (matrix is set too) */
 } DeclSpec;
 
 void parse_error_here(Parser *P, const char *fmt, const char *what);

@@ -470,6 +470,10 @@ void print_expr(PrintCtx *p, Node *n)
         out(p, "(");
         for (Node *a = n->args; a; a = a->next) {
             if (a != n->args) out(p, ", ");
+            if (handles && a->kind == ND_LEVEL && a->handle_param && p->hooks->level_arg) {
+                p->hooks->level_arg(p, a); /* a pyramid's level: its storage, sizes and device copy */
+                continue;
+            }
             print_expr(p, a);
             if (handles && a->handle_param) p->hooks->matrix_extras(p, a->var);
         }
@@ -551,7 +555,7 @@ static void print_decl(PrintCtx *p, Node *n)
     for (Node *d = n->decls; d; d = d->next) {
         if (!d->name || !d->var) continue;
         Obj *o = d->var;
-        if (o->ty->kind == TY_MATRIX) {
+        if (o->ty->kind == TY_MATRIX || o->ty->kind == TY_PYRAMID) {
             if (p->hooks && p->hooks->decl_matrix) p->hooks->decl_matrix(p, d);
             continue;
         }

@@ -91,7 +91,7 @@ Type *sema_resolve_type(Sema *S, Type *t)
             }
         return t;
     }
-    if (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_MATRIX || t->kind == TY_FUNC) {
+    if (t->kind == TY_PTR || t->kind == TY_ARRAY || t->kind == TY_MATRIX || t->kind == TY_FUNC || t->kind == TY_PYRAMID) {
         Type *c = lang_alloc(sizeof *c);
         *c = *t;
         c->base = sema_resolve_type(S, t->base);
@@ -234,6 +234,10 @@ static void sema_decl(Sema *S, Node *n)
             sema_matrix_decl(S, d, o, false);
             continue;
         }
+        if (ty->kind == TY_PYRAMID) {
+            sema_pyramid_decl(S, d, o);
+            continue;
+        }
         if (ty->kind == TY_FUNC) {
             o->is_func = true;
             continue;
@@ -250,7 +254,7 @@ static void sema_decl(Sema *S, Node *n)
                 if (is_small(d->init))
                     diag_error_tok(d->init->tok, "a %dx%d matrix value cannot initialise scalar '%s'",
                                    d->init->ty->rows, d->init->ty->cols, o->name);
-                if (is_matrix(d->init) && ty->kind != TY_PTR)
+                if (is_matrix(d->init) && ty->kind != TY_PTR && d->init->kind != ND_LEVEL)
                     diag_error_tok(d->init->tok, "parac_matrix '%s' used as a scalar value", d->init->var ? d->init->var->name : "?");
             }
         }
@@ -275,7 +279,8 @@ void sema_stmt(Sema *S, Node *n)
         sema_decl(S, n);
         if (!S->iter)
             for (Node *d = n->decls; d; d = d->next)
-                if (d->var && d->var->ty && d->var->ty->kind == TY_MATRIX && !d->var->is_small_const) {
+                if (d->var && d->var->ty && (d->var->ty->kind == TY_MATRIX || d->var->ty->kind == TY_PYRAMID) &&
+                    !d->var->is_small_const) {
                     S->mats_since_loop++;
                     S->mats_since_break_target++;
                     S->mats_in_func++;
@@ -392,6 +397,7 @@ static void sema_func(Sema *S, Node *f)
         p->ty = ty;
         Obj *o = declare(S, p, ty, true);
         if (ty->kind == TY_MATRIX) sema_matrix_decl(S, p, o, true);
+        if (ty->kind == TY_PYRAMID) sema_pyramid_decl(S, p, o);
     }
     sema_stmt(S, f->body);
     if (S->first_goto && S->mats_in_func > 0)

@@ -28,6 +28,7 @@ typedef struct Sema {
     Node *func;
     int next_id;
     bool run_time_windows; /* typing an operator's arguments: windows may have run-time lengths */
+    Node *call_arg;        /* the call argument being typed: P[l] may name a pyramid's level */
 } Sema;
 
 void sema_push_scope(Sema *S);
@@ -52,5 +53,9 @@ void sema_window_length(Sema *S, Node *len);
 const Node *sema_unresolved_name(const Node *n); /* a name without an object (a macro, an unknown name) */
 Node *sema_run_time_window_op(Sema *S, Node *op, const char *name);
 void sema_check_run_time_windows(Node *body);
+/* sema_pyramids.c */
+void sema_pyramid_decl(Sema *S, Node *d, Obj *o);
+Node *sema_pyramid_access(Sema *S, Node *n, Node *base, Obj *py, bool call_arg);
+static inline bool is_pyramid_obj(const Obj *o) { return o && o->ty && o->ty->kind == TY_PYRAMID; }
 
 #endif

@@ -30,8 +30,26 @@ static const char *shape_name(const Type *t)
 
 static const char *article(const char *word) { return strchr("aeiou", word[0]) ? "an" : "a"; }
 
+/* A matrix argument: a matrix by name, or a pyramid's level P[l]. */
+static const Type *arg_matrix_type(const Node *a)
+{
+    if (a->kind == ND_LEVEL) return a->ty;
+    return a->kind == ND_VAR && is_matrix_obj(a->var) ? a->var->ty : NULL;
+}
+
+static const char *arg_name(const Node *a)
+{
+    return a->kind == ND_LEVEL ? lang_format("%s[...]", a->var->name) : a->var->name;
+}
+
 static void refuse_declared(Node *a, const char *callee)
 {
+    if (a->kind == ND_LEVEL) {
+        diag_error_tok(a->tok, "'%s[...]' is a level of a pyramid (its rows padded, its data possibly on the device "
+                       "only) and cannot be passed to '%s': pass it to a function of this file whose matrix "
+                       "parameters all receive matrices", a->var->name, callee);
+        return;
+    }
     Obj *m = a->kind == ND_VAR ? a->var : NULL;
     if (is_matrix_obj(m) && !m->is_param && !m->is_ref)
         /* the callee takes packed rows in host memory; a declared matrix has padded rows and may
@@ -53,15 +71,15 @@ static void check_call(Node *n, Obj *fo)
     for (Node *q = f->ty->params; q && a; q = q->next, a = a->next) {
         if (!q->var || q->var->ty->kind != TY_MATRIX) continue;
         any = true;
-        Obj *m = a->kind == ND_VAR ? a->var : NULL;
-        if (!is_matrix_obj(m)) {
+        const Type *mt = arg_matrix_type(a);
+        if (!mt) {
             all = false;
             continue;
         }
-        const Type *pt = q->var->ty, *mt = m->ty;
+        const Type *pt = q->var->ty;
         const char *pe = ty_c_name(pt->base, false), *me = ty_c_name(mt->base, false);
         if (strcmp(pe, me) || pt->ndim != mt->ndim || pt->is_vector != mt->is_vector) {
-            diag_error_tok(a->tok, "'%s' is %s %s %s and parameter '%s' of '%s' takes %s %s %s", m->name, article(me), me,
+            diag_error_tok(a->tok, "'%s' is %s %s %s and parameter '%s' of '%s' takes %s %s %s", arg_name(a), article(me), me,
                            shape_name(mt), q->var->name, fo->name, article(pe), pe, shape_name(pt));
             fits = false;
         }
@@ -78,7 +96,11 @@ static void check_call(Node *n, Obj *fo)
     for (Node *q = f->ty->params; q && a; q = q->next, a = a->next) {
         if (!q->var || q->var->ty->kind != TY_MATRIX) continue;
         for (Node *b = n->args; b != a; b = b->next)
-            if (b->handle_param && b->var == a->var) {
+            if (b->handle_param && b->var == a->var && a->kind == ND_LEVEL && b->kind == ND_LEVEL) {
+                /* two levels of one pyramid: distinct unless the indices are equal, checked at run time
+                 * against each earlier one (the nearest, whose own twin is the one before) */
+                a->level_twin = b;
+            } else if (b->handle_param && b->var == a->var) {
                 diag_error_tok(a->tok, "'%s' is passed to '%s' twice (as '%s' and '%s'): its iterators take their "
                                "matrices to be distinct; pass a copy", a->var->name, fo->name, b->handle_param->name,
                                q->var->name);

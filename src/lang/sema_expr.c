@@ -303,6 +303,11 @@ Node *sema_expr(Sema *S, Node *n)
             n->ty = ty_basic(TY_INT, false);
             break;
         }
+        if (is_pyramid_obj(o)) {
+            Node *r = sema_pyramid_access(S, n, n, o, false);
+            r->next = nx;
+            return r;
+        }
         if (o->is_small_const) {
             Type *m = o->ty;
             bool ok;
@@ -326,6 +331,11 @@ Node *sema_expr(Sema *S, Node *n)
     case ND_INDEX: {
         Node *base = n;
         while (base->kind == ND_INDEX) base = base->lhs;
+        if (base->kind == ND_VAR && !base->ty && is_pyramid_obj(sema_find_obj(S, base->name))) {
+            Node *r = sema_pyramid_access(S, n, base, sema_find_obj(S, base->name), S->call_arg == n);
+            r->next = nx;
+            return r;
+        }
         if (base->kind == ND_VAR) {
             Node *b = sema_expr(S, base);
             if (b->kind == ND_VAR && b->var && b->var->ty->kind == TY_MATRIX) {
@@ -379,7 +389,9 @@ Node *sema_expr(Sema *S, Node *n)
         }
         for (Node **a = &n->args; *a; a = &(*a)->next) {
             Node *an = (*a)->next;
+            S->call_arg = *a;
             *a = sema_expr(S, *a);
+            S->call_arg = NULL;
             (*a)->next = an;
             if (is_small(*a)) diag_error_tok((*a)->tok, "a small matrix cannot be passed to a C function");
         }

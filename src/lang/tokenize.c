@@ -13,7 +13,7 @@ static const char *keywords[] = {
     "struct", "union", "enum", "typedef", "static", "extern", "const", "volatile", "restrict",
     "inline", "auto", "register", "if", "else", "for", "while", "do", "return", "break",
     "continue", "switch", "case", "default", "goto", "sizeof", "_Alignof", "__restrict",
-    "__inline", "parac_matrix", "parac_vector", "parac_iterator", "parac_border_rule",
+    "__inline", "parac_matrix", "parac_vector", "parac_pyramid", "parac_iterator", "parac_border_rule",
     "iter_element",
 };
 

@@ -83,7 +83,7 @@ const char *ty_c_name(const Type *t, bool opencl)
     case TY_LDOUBLE: return opencl ? "double" : "long double";
     case TY_OPAQUE: return t->name;
     case TY_PTR: return lang_format("%s *", ty_c_name(t->base, opencl));
-    case TY_MATRIX: case TY_SMALL: case TY_ARRAY: return ty_c_name(t->base, opencl);
+    case TY_MATRIX: case TY_SMALL: case TY_ARRAY: case TY_PYRAMID: return ty_c_name(t->base, opencl);
     default: return "int";
     }
     return lang_format("%s%s", u, s);

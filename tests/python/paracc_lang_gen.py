@@ -16,14 +16,16 @@ windows of every operator (sum, min, max, mean, median, k-th element,
 convolution by a constant matrix, .* products, transe and matrix products) with strides, border rules of
 every kind (repeated, mirrored either way, constant, linear extrapolation,
 corners; a rule in two declarations named together; a second matrix through a
-rule of its own), windows of run-time length, whole-image statements (element-wise and convolution), independent
+rule of its own), windows of run-time length (inside the image, or along one axis
+through a rule at every distance), whole-image statements (element-wise and convolution), independent
 reductions used as scalars, vectors with 1-D rules, iter_element iterators
 (down- and upsampling), strided and sub-range iterators, writes into a matrix
 written before, window writes, run-time gathers from constant tables,
 histograms and sums into shared elements (atomic updates), 3-D
 iterators over the channels with a per-channel constant (then a maximum over
-a window across the planes and columns through two 3-D rules), and the planes passed
-to a function of the file by reference.
+a window across the planes and columns through two 3-D rules), the planes passed
+to a function of the file by reference, and the output brought down and back up
+two pyramids (parac_pyramid) by host loops over a run-time number of levels.
 
 A draw that would overflow 32-bit integers (undefined in C) or divide by zero
 raises Reject and the caller draws again."""
@@ -424,6 +426,28 @@ def stage_point(prog, srcs, dst):
     return step
 
 
+class DistanceRule(Rule):
+    """A rule at every distance on one axis (parac_border_rule NAME(d)), of
+    the kinds whose entries follow the distance: the same values as Rule's
+    entries, written once for all d."""
+
+    def __init__(self, name, m, kind, axis, reach, const, flt):
+        super().__init__(name, m, [kind, kind], (reach, 0) if axis == 0 else (0, reach), const, flt)
+        self.axis = axis
+
+    def text(self):
+        n = "H" if self.axis == 0 else "W"
+        kind = self.kinds[self.axis]
+
+        def at(i):  # the matrix at index i on the rule's axis, every index on the other
+            return f"{self.m}[{i}][*]" if self.axis == 0 else f"{self.m}[*][{i}]"
+        lo, hi = {"replicate": (at("0"), at(f"{n} - 1")), "mirror": (at("d"), at(f"{n} - 1 - d")),
+                  "symmetric": (at("d - 1"), at(f"{n} - d")),
+                  "constant": (self._num(self.const), self._num(self.const))}[kind]
+        return (f"    parac_border_rule {self.name}(d) {{\n        {at('-d')} = {lo};\n"
+                f"        {at('+d')} = {hi};\n    }}\n")
+
+
 WINDOW_OPS = ["sum", "min", "max", "mean", "conv", "dot", "median", "kth"]
 RULE_KINDS = ["replicate", "mirror", "symmetric", "constant", "extrapolate"]
 
@@ -583,6 +607,26 @@ def stage_window(prog, srcs, dst):
     e = Expr(e_text, val, prog.flt)
     clamp = op != "mean" and prog.rng.random() < 0.6
     text, f = _wrap_store(prog, e, clamp)
+    # (drawing nothing) a run-time window along one axis over the whole image instead, read
+    # through a rule at every distance on that axis
+    every = runtime and (h == 1) != (w == 1) and zlib.crc32(e_text.encode()) % 2 == 0
+    if every:
+        prog.kinds.append("window_run_time_rules")
+        axis = 0 if h > 1 else 1
+        kind = ["replicate", "mirror", "symmetric", "constant"][zlib.crc32(text.encode()) % 4]
+        drule = DistanceRule(prog.fresh("rd"), m, kind, axis, (h // 2) * sx if axis == 0 else (w // 2) * sy,
+                             rule.const, prog.flt)
+        rules[m] = drule
+        names = drule.name + (", " + extra_rule.names() if extra_rule is not None else "")
+        prog.body.append(f"    int {rn} = {h // 2}, {cn} = {w // 2}; /* run-time values to paracc */\n" + drule.text() +
+                         (extra_rule.text() if extra_rule is not None else "") +
+                         f"    parac_iterator {it}(0:H:1; 0:W:1) parac_border_rule({names}) {{\n"
+                         f"        {dst}[{x}][{y}] = {text};\n    }}\n")
+
+        def step_every(p, f=f, dst=dst, rules=rules):
+            X, Y = _full(p)
+            p.mats[dst] = f(Env(p, X, Y, rules))
+        return step_every
     if runtime:
         d0, d1 = (h // 2) * sx, (w // 2) * sy
         cp = prog.fresh("s")
@@ -910,6 +954,73 @@ def stage_scatter(prog, srcs, dst):
     return step
 
 
+PYRAMID_HELPERS = """static void pyr_copy(int H, int W, pixel parac_matrix &a[H][W], pixel parac_matrix &b[H][W])
+{
+    parac_iterator s(0:H; 0:W) { b[sx][sy] = a[sx][sy]; }
+}
+
+static void pyr_down(int H, int W, pixel parac_matrix &a[H][W], pixel parac_matrix &d[(H + 1) / 2][(W + 1) / 2])
+{
+    parac_iterator s(0:(H + 1) / 2; 0:(W + 1) / 2) {
+        int x1 = 2 * sx + 1 < H ? 2 * sx + 1 : 2 * sx;
+        d[sx][sy] = (pixel)clampv(a[2 * sx][2 * sy] + a[x1][2 * sy]);
+    }
+}
+
+static void pyr_up(int H, int W, pixel parac_matrix &a[H][W], pixel parac_matrix &u[(H + 1) / 2][(W + 1) / 2],
+                   pixel parac_matrix &o[H][W])
+{
+    parac_iterator s(0:H; 0:W) { o[sx][sy] = (pixel)clampv(a[sx][sy] - u[sx / 2][sy / 2] / 2); }
+}
+
+static int pyr_size(int n, int l)
+{
+    while (l-- > 0) n = (n + 1) / 2;
+    return n;
+}
+
+"""
+
+
+def stage_pyramids(prog):
+    """O brought down a pyramid G of 1 to 4 levels (a run-time count: sums of
+    two rows, every other pixel) and back up into a pyramid R (each level
+    less half the level below's, by repetition), by host loops passing the
+    levels to functions of the file."""
+    prog.kinds.append("pyramid")
+    prog.helpers.append(PYRAMID_HELPERS)
+    prog.body.append("    {\n"
+                     "        const int L = 1 + (H + W) % 4;\n"
+                     "        pixel parac_pyramid G[L][H][W];\n"
+                     "        pixel parac_pyramid R[L][H][W];\n"
+                     "        pyr_copy(H, W, O, G[0]);\n"
+                     "        for (int l = 1; l < L; l++) pyr_down(pyr_size(H, l - 1), pyr_size(W, l - 1), G[l - 1], G[l]);\n"
+                     "        pyr_copy(pyr_size(H, L - 1), pyr_size(W, L - 1), G[L - 1], R[L - 1]);\n"
+                     "        for (int l = L - 1; l > 0; l--)\n"
+                     "            pyr_up(pyr_size(H, l - 1), pyr_size(W, l - 1), G[l - 1], R[l], R[l - 1]);\n"
+                     "        pyr_copy(H, W, R[0], O);\n"
+                     "    }\n")
+
+    def clamp(p, v):
+        return np.clip(v, p.const(-LIMIT), p.const(LIMIT))
+
+    def step(p):
+        levels = [p.mats["O"]]
+        for _ in range(1, 1 + (p.H + p.W) % 4):
+            a = levels[-1]
+            h = a.shape[0]
+            below = np.minimum(np.arange(0, h, 2) + 1, h - 1)
+            levels.append(store(clamp(p, p.arith(a[0::2, 0::2] + a[below][:, 0::2])), p.dt))
+        r = levels[-1]
+        for a in reversed(levels[:-1]):
+            h, w = a.shape
+            u = np.repeat(np.repeat(r, 2, 0), 2, 1)[:h, :w]
+            half = (u / np.float32(2)).astype(np.float32) if p.flt else cdiv(u, 2)
+            r = store(clamp(p, p.arith(a - half)), p.dt)
+        p.mats["O"] = r
+    return step
+
+
 STAGES = {"point": stage_point, "window": stage_window, "whole": stage_whole, "reduce": stage_reduce,
           "vector": stage_vector, "element": stage_element, "inplace": stage_inplace, "blocks": stage_blocks,
           "gather": stage_gather, "scatter": stage_scatter}
@@ -955,6 +1066,9 @@ def draw(rng, dt=None, lead=None):
     # the last stage writes every output pixel
     last = stage_point(prog, srcs[-2:], "O")
     steps.append(last)
+    # (drawing nothing: chosen by the program's text) the output through two pyramids
+    if zlib.crc32(("pyramid" + "".join(prog.body)).encode()) % 3 == 0:
+        steps.append(stage_pyramids(prog))
     T = prog.T
     three_d = rng.random() < 0.4
     wts = [int(rng.integers(-2, 4)) for _ in range(3)]

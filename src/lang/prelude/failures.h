@@ -189,3 +189,74 @@ PARAC__HELPER void parac__filter_length(long have, long len, const char *where, 
     snprintf(what, sizeof what, "the filter '%s' has %ld elements but the window it weighs %ld", name, have, len);
     parac__raise(PARAC__INVALID_ARGUMENT, where, what);
 }
+
+/* ---- pyramids (emit_host_pyramids.c) ---- */
+/* A block of n zeroed elements, released by a failure inside NAME_try(). */
+PARAC__HELPER void *parac__held_calloc(size_t n, size_t elem)
+{
+    void *p = calloc(n ? n : 1, elem);
+    if (!p) parac__raise(PARAC__OUT_OF_MEMORY, "parac program", "out of memory");
+    parac__hold(free, p);
+    return p;
+}
+
+PARAC__HELPER void parac__free_held(void *p)
+{
+    parac__unhold(p);
+    free(p);
+}
+
+PARAC__HELPER long parac__pyramid_levels(long levels, const char *where, const char *name)
+{
+    if (levels >= 1 && levels <= 64) return levels;
+    char what[160];
+    snprintf(what, sizeof what, "pyramid '%s' has %ld levels: it must have from 1 to 64", name, levels);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+    return 1;
+}
+
+/* Level 0 has d0 x d1 (x d2) elements; each level below half the rows and
+ * columns of the one above, rounded up (of a 3-D level, planes x rows x
+ * columns, the planes kept); rows padded as a declared matrix's.
+ * shape[4 l ...] = {d0, d1, d2, pitch}. */
+PARAC__HELPER void parac__pyramid_shapes(long *shape, long levels, long d0, long d1, long d2, int ndim, size_t elem,
+                                         const char *where, const char *name)
+{
+    if (d0 < 0 || d1 < 0 || d2 < 0) {
+        char what[200];
+        snprintf(what, sizeof what, "pyramid '%s' has level 0 of %ld x %ld x %ld elements: sizes cannot be negative",
+                 name, d0, d1, d2);
+        parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+    }
+    for (long l = 0; l < levels; l++) {
+        long *s = shape + 4 * l;
+        s[0] = d0;
+        s[1] = d1;
+        s[2] = d2;
+        s[3] = parac__matrix_pitch(ndim == 3 ? d2 : d1, elem);
+        if (ndim == 2) d0 = (d0 + 1) / 2;
+        d1 = (d1 + 1) / 2;
+        if (ndim == 3) d2 = (d2 + 1) / 2;
+    }
+}
+
+/* P[l] in a call: l must name one of the levels. */
+PARAC__HELPER long parac__level(long levels, long l, const char *where, const char *name)
+{
+    if (l >= 0 && l < levels) return l;
+    char what[160];
+    snprintf(what, sizeof what, "level %ld of pyramid '%s', which has levels 0 to %ld", l, name, levels - 1);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+    return 0;
+}
+
+/* Two levels of one pyramid in one call must differ (one matrix passed twice). */
+PARAC__HELPER long parac__level_apart(long l, long other, const char *where, const char *name)
+{
+    if (l != other) return l;
+    char what[200];
+    snprintf(what, sizeof what, "level %ld of pyramid '%s' is passed twice to one call: its iterators take their "
+             "matrices to be distinct", l, name);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+    return l;
+}
