@@ -242,18 +242,24 @@ static bool host_calls(Node *n, const char *name, int depth)
     return false;
 }
 
-static bool device_only(Program *prog, Node *f)
+static bool device_only_at(Program *prog, Node *f, int depth)
 {
+    if (depth > 16) return false;
     bool used = false;
     for (Region *r = prog->regions; r; r = r->next)
         for (int i = 0; i < r->nfuncs; i++) used |= r->funcs[i] == f;
     if (!used) return false;
     for (Node *n = prog->top; n; n = n->next) {
-        if (n->kind == ND_FUNC && n != f && host_calls(n->body, f->name, 0)) return false;
+        /* a caller that is itself printed only into the kernels does not count */
+        if (n->kind == ND_FUNC && n != f && host_calls(n->body, f->name, 0) &&
+            !(n->is_static && device_only_at(prog, n, depth + 1)))
+            return false;
         if (n->kind == ND_DECL && host_calls(n, f->name, 0)) return false;
     }
     return true;
 }
+
+static bool device_only(Program *prog, Node *f) { return device_only_at(prog, f, 0); }
 
 void emit_host_program(Program *prog, FILE *o, Target target, const char *c_name, const char *cl_name,
                        const char *kernel_source)

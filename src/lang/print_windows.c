@@ -2,7 +2,9 @@
  * loop printed just before its statement, into a local the operator then
  * reads. The loop visits the window's elements in the order an unrolled
  * small window's are added (rows, then columns), starting from the first
- * element, so a sum's rounding is the same as a constant window's. */
+ * element, so a sum's rounding is the same as a constant window's; the
+ * first element is taken before the loops (no test in them, which would keep
+ * the compiler from vectorising across iterations). */
 #include <string.h>
 
 #include "lang/print.h"
@@ -108,7 +110,7 @@ static void print_loop(PrintCtx *p, Node *n)
     const int id = p->run_time_ops++;
     Node *w = n->pop == OP_CONV ? n->args->next : n->args, *f = n->pop == OP_CONV ? n->args : NULL;
     const char *acc = lang_format("parac_dw%d", id), *ci = lang_format("parac_di%d", id),
-               *cj = lang_format("parac_dj%d", id), *first = lang_format("parac_df%d", id);
+               *cj = lang_format("parac_dj%d", id);
     Type *base = w->ty;
     /* the sum's type as print_operator's: a mean sums in the elements' type (int, long long for wide integers) */
     Type *sum_ty = n->pop == OP_MEAN ? (ty_is_float(base) ? base : ty_rank(base) >= 4 ? ty_basic(TY_LLONG, false)
@@ -123,37 +125,60 @@ static void print_loop(PrintCtx *p, Node *n)
     p->indent++;
     if (n->pop == OP_MEAN) print_line(p, "%s parac_ds%d = 0;", S, id);
     const char *into = n->pop == OP_MEAN ? lang_format("parac_ds%d", id) : acc;
-    print_line(p, "int %s = 1;", first);
-    print_indent(p);
-    fprintf(p->out, "for (int %s = 0; %s < ", ci, ci);
-    print_count(p, w, ax[0]);
-    fprintf(p->out, "; %s++)\n", ci);
-    print_indent(p);
-    fprintf(p->out, "    for (int %s = 0; %s < ", cj, cj);
-    print_count(p, w, ax[1]);
-    fprintf(p->out, "; %s++) {\n", cj);
-    p->indent += 2;
-    /* the element's term: the element, or filter times element */
-    const bool opencl_cast = p->opencl && (n->pop == OP_MIN || n->pop == OP_MAX);
-    print_indent(p);
-    fprintf(p->out, "const %s parac_dt%d = %s(", n->pop == OP_CONV || n->pop == OP_SUM ? T : S, id,
-            opencl_cast ? lang_format("(%s)", T) : "");
-    if (f) {
-        print_window_elem(p, f, ci, cj);
-        out(p, " * ");
+    /* the first element starts the value, then row 0's others, then the rows below: no
+     * test of a first element in the loop (a length is at least 1, checked on the host) */
+    const bool extreme = n->pop == OP_MIN || n->pop == OP_MAX;
+    const bool opencl_cast = p->opencl && extreme;
+    const char *dt = lang_format("parac_dt%d", id);
+    /* one windowed axis: the second counter is always 0, its loops are left out */
+    const bool one_axis = ax[1] < 0 || !w->idx[ax[1]] || w->idx[ax[1]]->kind != ND_SLICE;
+    for (int part = 0; part < 3; part++) {
+        const char *i = part < 2 ? "0" : ci, *j = part == 0 || one_axis ? "0" : cj;
+        if (part == 1 && one_axis) continue;
+        if (part == 2 && one_axis) {
+            print_indent(p);
+            fprintf(p->out, "for (int %s = 1; %s < ", ci, ci);
+            print_count(p, w, ax[0]);
+            fprintf(p->out, "; %s++) {\n", ci);
+            p->indent++;
+        } else if (part == 1) {
+            print_indent(p);
+            fprintf(p->out, "for (int %s = 1; %s < ", cj, cj);
+            print_count(p, w, ax[1]);
+            fprintf(p->out, "; %s++) {\n", cj);
+            p->indent++;
+        } else if (part == 2) {
+            print_indent(p);
+            fprintf(p->out, "for (int %s = 1; %s < ", ci, ci);
+            print_count(p, w, ax[0]);
+            fprintf(p->out, "; %s++)\n", ci);
+            print_indent(p);
+            fprintf(p->out, "    for (int %s = 0; %s < ", cj, cj);
+            print_count(p, w, ax[1]);
+            fprintf(p->out, "; %s++) {\n", cj);
+            p->indent += 2;
+        } else
+            print_line(p, "{");
+        if (part == 0) p->indent++;
+        /* the element's term: the element, or filter times element */
+        print_indent(p);
+        fprintf(p->out, "const %s %s = %s(", n->pop == OP_CONV || n->pop == OP_SUM ? T : S, dt,
+                opencl_cast ? lang_format("(%s)", T) : "");
+        if (f) {
+            print_window_elem(p, f, i, j);
+            out(p, " * ");
+        }
+        print_window_elem(p, w, i, j);
+        out(p, ");\n");
+        if (part == 0)
+            print_line(p, "%s = %s;", into, dt);
+        else if (extreme)
+            print_line(p, "%s = %s(%s, %s);", acc, extreme_fn(p, n), acc, dt);
+        else
+            print_line(p, "%s = %s + %s;", into, into, dt);
+        p->indent -= part == 2 && !one_axis ? 2 : 1;
+        print_line(p, part == 2 && !one_axis ? "    }" : "}");
     }
-    print_window_elem(p, w, ci, cj);
-    out(p, ");\n");
-    print_line(p, "if (%s) {", first);
-    print_line(p, "    %s = parac_dt%d;", into, id);
-    print_line(p, "    %s = 0;", first);
-    print_line(p, "} else");
-    if (n->pop == OP_MIN || n->pop == OP_MAX)
-        print_line(p, "    %s = %s(%s, parac_dt%d);", acc, extreme_fn(p, n), acc, id);
-    else
-        print_line(p, "    %s = %s + parac_dt%d;", into, into, id);
-    p->indent -= 2;
-    print_line(p, "    }");
     if (n->pop == OP_MEAN) {
         print_indent(p);
         fprintf(p->out, "%s = (%s)parac_ds%d / (", acc, T, id);

@@ -354,3 +354,21 @@ def test_camera_pipe(target, flags):
         diff = np.abs(got.astype(np.int64) - want)
         assert diff.max() <= 2 + params[3], (shape, params, diff.max())
         assert np.count_nonzero(diff) <= max(2, diff.size // 100), (shape, params, np.count_nonzero(diff))
+
+
+# The suite's program of a window of run-time length (bench/parac/suite/box_windows.pc): a 9 x 9
+# mean, edges mirrored, with the length a constant and a run-time value, against scipy.
+@pytest.mark.parametrize("target,flags", VARIANTS)
+def test_box_windows(target, flags):
+    import scipy.ndimage as nd
+
+    prog = parac.compile(os.path.join(APPS, "..", "..", "bench", "parac", "suite", "box_windows.pc"), target,
+                         flags=flags)
+    rng = np.random.default_rng(12)
+    for shape in ((23, 37), (64, 9), (10, 130)):
+        a = rng.random(shape).astype(np.float32)
+        want = nd.uniform_filter(a.astype(np.float64), size=9, mode="mirror")
+        np.testing.assert_allclose(prog.box9_const(a), want, rtol=1e-5, atol=1e-6, err_msg=str(shape))
+        for r in (0, 1, 4):
+            want = nd.uniform_filter(a.astype(np.float64), size=2 * r + 1, mode="mirror")
+            np.testing.assert_allclose(prog.box_run_time(a, r=r), want, rtol=1e-5, atol=1e-6, err_msg=str((shape, r)))

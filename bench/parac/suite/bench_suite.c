@@ -46,6 +46,8 @@ void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
 void pyramid_blending(int H, int W, int levels, float *a, float *b, float *mask, float *out);
+void box9_const(int H, int W, float *in, float *out);
+void box_run_time(int H, int W, int r, float *in, float *out);
 void camera_pipe(int RH, int RW, float color_temp, float gamma, float contrast, float sharpen_strength, int black_level,
                  int white_level, uint16_t *in, float *m3200, float *m7000, uint8_t *out);
 
@@ -80,6 +82,7 @@ static double b_interp(int H, int W) { return 28 * px(H, W); }
 static double b_llf(int H, int W) { return 12 * px(H, W); }
 static double b_bilateral(int H, int W) { return 8 * px(H, W); }
 static double b_blend(int H, int W) { return 40 * px(H, W); }
+static double b_box(int H, int W) { return 8 * px(H, W); }
 static double b_camera(int H, int W) { return 2 * px(H + 24, W + 32) + 3 * px(H, W); }
 
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
@@ -99,6 +102,10 @@ static void run_blend(buffers *b) /* PolyMage's 4 levels; the input's planes: a 
     const size_t n = (size_t)b->H * b->W;
     pyramid_blending(b->H, b->W, 4, in, in + 3 * n, in + 6 * n, b->out);
 }
+
+/* a 9 x 9 box mean: its window's length a constant, and a run-time value (suite/box_windows.pc) */
+static void run_box9(buffers *b) { box9_const(b->H, b->W, b->in, b->out); }
+static void run_box_rt(buffers *b) { box_run_time(b->H, b->W, 4, b->in, b->out); }
 
 /* camera_pipe: an output of H x W from a raw image of (H + 24) x (W + 32), with the
    parameters and colour matrices of Halide's test (3700 K, gamma 2, contrast 50,
@@ -126,6 +133,8 @@ static const suite_app apps[] = {
     {"bilateral_grid", INPUT_FLOATS, b_bilateral, run_bilateral},
     {"pyramid_blending", INPUT_FLOATS, b_blend, run_blend},
     {"camera_pipe", INPUT_RAW10, b_camera, run_camera},
+    {"box9_const", INPUT_FLOATS, b_box, run_box9},
+    {"box9_run_time", INPUT_FLOATS, b_box, run_box_rt},
 };
 
 #include "bench_timing.h"

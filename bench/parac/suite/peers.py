@@ -7,6 +7,8 @@ against the CPU reference of tests/python first:
   scipy.ndimage's semantics (OpenCV's medianBlur(5) on the CPU as well);
 * resize (halve and double): torch.nn.functional.interpolate(mode='bilinear',
   align_corners=False, antialias=False), OpenCV's INTER_LINEAR grid.
+* box9 (suite/box_windows.pc, a 9 x 9 mean with the edges mirrored):
+  cupyx.scipy.ndimage.uniform_filter(size=9, mode='mirror') on float32.
 
     python bench/parac/suite/peers.py [--runs N] [--sizes 2560x1536,4096x4096] [--json FILE]
 """
@@ -58,6 +60,9 @@ def main():
     for size in ((18, 26), (74, 106)):
         got = F.interpolate(torch.from_numpy(rgb)[None].cuda(), size=size, mode="bilinear", align_corners=False)
         np.testing.assert_allclose(got[0].cpu().numpy(), app_refs.resize(rgb, *size), rtol=1e-5, atol=1e-5)
+    f32 = rng.random((41, 67)).astype(np.float32)
+    np.testing.assert_allclose(cnd.uniform_filter(cp.asarray(f32), size=9, mode="mirror").get(),
+                               nd.uniform_filter(f32.astype(np.float64), size=9, mode="mirror"), rtol=1e-5, atol=1e-6)
     for tok in args.sizes.split(","):
         H, W = (int(v) for v in tok.split("x"))
         img8 = cp.asarray(rng.integers(0, 256, (H, W)).astype(np.uint8))
@@ -68,7 +73,11 @@ def main():
         for name, size in (("resize_down2", (H // 2, W // 2)), ("resize_up2", (2 * H, 2 * W))):
             t = cuda_median_ms(lambda: F.interpolate(x, size=size, mode="bilinear", align_corners=False), args.runs)
             rows.append((name, H, W, "torch", t))
-        del img8, out8, x
+        f = cp.asarray(rng.random((H, W)).astype(np.float32))
+        fo = cp.empty_like(f)
+        t = cuda_median_ms(lambda: cnd.uniform_filter(f, size=9, mode="mirror", output=fo), args.runs)
+        rows.append(("box9", H, W, "cupyx", t))
+        del img8, out8, x, f, fo
         cp.get_default_memory_pool().free_all_blocks()
         torch.cuda.empty_cache()
     for app, H, W, peer, t in rows:
