@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -63,6 +64,35 @@ static void test_spreads_until_each_unit_has_one(void **state)
     assert_int_equal(g[0], 32); /* 125 groups of 32; 63 of 64 were too few */
 }
 
+/* A one-launch grid with no interior: its border work-items take rows as wide as
+ * they need, so an image of 4096 x 4096 border items stays within 65535 rows. */
+static void test_border_only_grid_widens(void **state)
+{
+    (void)state;
+    parac__one_launch w;
+    memset(&w, 0, sizeof w);
+    w.empty = 1;
+    w.border_items = 4096L * 4096;
+    const size_t local[2] = {32, 8};
+    size_t gx, iblocks, rows;
+    assert_int_equal(parac__one_launch_grid("k", 2, &w, local, 65535, &gx, &iblocks, &rows), PARAC_OK);
+    assert_int_equal(iblocks, 0);
+    assert_true(rows <= 65535);
+    assert_true(gx * rows * 256 >= (size_t)w.border_items);
+    assert_true(gx * (rows - 1) * 256 < (size_t)w.border_items); /* no row more than it needs */
+    w.border_items = 1000; /* small: one group wide, as before */
+    assert_int_equal(parac__one_launch_grid("k", 2, &w, local, 65535, &gx, &iblocks, &rows), PARAC_OK);
+    assert_int_equal(gx, 1);
+    assert_int_equal(rows, 4);
+    /* with an interior the grid's width is the interior's */
+    w.empty = 0;
+    w.count[0] = 64;
+    w.count[1] = 16;
+    assert_int_equal(parac__one_launch_grid("k", 2, &w, local, 65535, &gx, &iblocks, &rows), PARAC_OK);
+    assert_int_equal(gx, 2);
+    assert_int_equal(iblocks, 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -70,6 +100,7 @@ int main(void)
         cmocka_unit_test(test_2d_keeps_the_first_axis_wide),
         cmocka_unit_test(test_large_launch_untouched),
         cmocka_unit_test(test_spreads_until_each_unit_has_one),
+        cmocka_unit_test(test_border_only_grid_widens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,8 +107,16 @@ parac_status parac__one_launch_grid(const char *kernel, int ndim, const parac__o
 {
     *gx = w->empty ? 1 : (w->count[0] + local[0] - 1) / local[0];
     *iblocks = w->empty ? 0 : ndim == 2 ? (w->count[1] + local[1] - 1) / local[1] : 1;
-    const size_t per_row = *gx * local[0] * local[1];
+    size_t per_row = *gx * local[0] * local[1];
     *rows = *iblocks + ((size_t)w->border_items + per_row - 1) / per_row;
+    if (w->empty && *rows > max_rows) {
+        /* no interior: the border work-items take rows as wide as they need (the kernel
+         * numbers them by the grid's width) */
+        const size_t most = max_rows * local[0] * local[1];
+        *gx = ((size_t)w->border_items + most - 1) / most;
+        per_row = *gx * local[0] * local[1];
+        *rows = ((size_t)w->border_items + per_row - 1) / per_row;
+    }
     if (*rows > max_rows || *gx > 2147483647u)
         return parac__fail(PARAC_ERR_OVERFLOW, "kernel %s: %zu x %zu work-groups", kernel, *gx, *rows);
     return PARAC_OK;
