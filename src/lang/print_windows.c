@@ -96,6 +96,15 @@ static void print_count(PrintCtx *p, const Node *w, int d)
     out(p, ")");
 }
 
+/* for (int counter = from; counter < the count of w's axis; counter++)TAIL */
+static void print_for(PrintCtx *p, const Node *w, const char *counter, int from, int axis, const char *tail)
+{
+    print_indent(p);
+    fprintf(p->out, "for (int %s = %d; %s < ", counter, from, counter);
+    print_count(p, w, axis);
+    fprintf(p->out, "; %s++)%s\n", counter, tail);
+}
+
 /* min / max as print_operator spells them for the target */
 static const char *extreme_fn(const PrintCtx *p, const Node *n)
 {
@@ -135,31 +144,17 @@ static void print_loop(PrintCtx *p, Node *n)
     for (int part = 0; part < 3; part++) {
         const char *i = part < 2 ? "0" : ci, *j = part == 0 || one_axis ? "0" : cj;
         if (part == 1 && one_axis) continue;
-        if (part == 2 && one_axis) {
-            print_indent(p);
-            fprintf(p->out, "for (int %s = 1; %s < ", ci, ci);
-            print_count(p, w, ax[0]);
-            fprintf(p->out, "; %s++) {\n", ci);
-            p->indent++;
-        } else if (part == 1) {
-            print_indent(p);
-            fprintf(p->out, "for (int %s = 1; %s < ", cj, cj);
-            print_count(p, w, ax[1]);
-            fprintf(p->out, "; %s++) {\n", cj);
-            p->indent++;
-        } else if (part == 2) {
-            print_indent(p);
-            fprintf(p->out, "for (int %s = 1; %s < ", ci, ci);
-            print_count(p, w, ax[0]);
-            fprintf(p->out, "; %s++)\n", ci);
-            print_indent(p);
-            fprintf(p->out, "    for (int %s = 0; %s < ", cj, cj);
-            print_count(p, w, ax[1]);
-            fprintf(p->out, "; %s++) {\n", cj);
-            p->indent += 2;
-        } else
+        if (part == 0)
             print_line(p, "{");
-        if (part == 0) p->indent++;
+        else if (part == 1 || one_axis) /* row 0's other columns; or the one axis's other elements */
+            print_for(p, w, part == 1 ? cj : ci, 1, ax[part == 1], " {");
+        else { /* the rows below, every column */
+            print_for(p, w, ci, 1, ax[0], "");
+            p->indent++;
+            print_for(p, w, cj, 0, ax[1], " {");
+            p->indent--;
+        }
+        p->indent += part == 2 && !one_axis ? 2 : 1;
         /* the element's term: the element, or filter times element */
         print_indent(p);
         fprintf(p->out, "const %s %s = %s(", n->pop == OP_CONV || n->pop == OP_SUM ? T : S, dt,

@@ -16,13 +16,10 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
 from test_package_compile import _cuda_present, _opencl_present, parac  # noqa: E402
-from test_paracc_matrix_calls import _collapse  # noqa: E402
+from test_paracc_matrix_calls import VARIANTS, _collapse  # noqa: E402
 
 _no_ocl = pytest.mark.skipif(not _opencl_present(), reason="no OpenCL device")
 _no_cuda = pytest.mark.skipif(not _cuda_present(), reason="no CUDA device")
-VARIANTS = [("c", ()), ("c", ("-O0",)),
-            pytest.param("opencl", (), marks=_no_ocl), pytest.param("opencl", ("-O0",), marks=_no_ocl),
-            pytest.param("cuda", (), marks=_no_cuda), pytest.param("cuda", ("-O0",), marks=_no_cuda)]
 TARGETS = ["c", pytest.param("opencl", marks=_no_ocl), pytest.param("cuda", marks=_no_cuda)]
 
 # a Gaussian pyramid G and the collapsed results R, two pyramids over the same levels
