@@ -49,6 +49,9 @@ void host_decl_pyramid(PrintCtx *p, Node *d);
 void host_release_pyramid(PrintCtx *p, Obj *o);
 void host_print_level_arg(PrintCtx *p, Node *a); /* P[l] as an argument of parac__m_NAME, with its extras */
 
+/* emit_host_rules.c: the entries an iterator's reads reach read inside their matrices (run time) */
+void host_check_rule_values(PrintCtx *p, const Region *r);
+
 /* emit_host_loops.c */
 void host_iterator(PrintCtx *p, Node *n);
 /* A run of iterators in strips of rows starting at s: the statements

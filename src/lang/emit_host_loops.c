@@ -99,6 +99,7 @@ static void region_setup(PrintCtx *p, Region *r)
                  a.axis, step, a.axis, rr->need_lo[d], a.coef, v->name, d, rr->need_hi[d], a.coef, a.axis, a.axis);
         }
     }
+    host_check_rule_values(p, r);
     for (int i = 0; r->has_border && i < r->nreach; i++)
         if (r->reach[i].everywhere) {
             print_line(p, "/* a window of run-time length under border rule %s: its reach is not known, so "

@@ -260,3 +260,15 @@ PARAC__HELPER long parac__level_apart(long l, long other, const char *where, con
     parac__raise(PARAC__INVALID_ARGUMENT, where, what);
     return l;
 }
+
+/* A read in a border rule's value (emit_host_rules.c): at `index` along `axis`
+ * of `matrix`, which has `size` elements there. */
+PARAC__HELPER void parac__rule_read(long index, long size, const char *where, const char *rule, const char *matrix,
+                                    int axis)
+{
+    if (index >= 0 && index < size) return;
+    char what[320];
+    snprintf(what, sizeof what, "border rule '%s' reads %s at %ld along its axis %d, which has %ld elements: the "
+             "matrix is too small for the rule's entries that the iterator reaches", rule, matrix, index, axis, size);
+    parac__raise(PARAC__INVALID_ARGUMENT, where, what);
+}

@@ -1,0 +1,108 @@
+/* The run-time check that a border rule's values read inside their matrices.
+ * An entry's value is read where it says (in[*][-3] = in[*][3]); for the
+ * matrix's run-time sizes that place may lie outside it (3 columns), where a
+ * read would be undefined. Before an iterator runs, the host evaluates the
+ * index of every matrix read in the values of the entries its reads reach
+ * (an entry at every distance at each distance up to the reach) wherever
+ * the iteration space has border iterations on the entry's side, and
+ * refuses with the entry's place (NAME_try: PARAC_ERR_INVALID_ARGUMENT).
+ * The reads of a window of run-time length reach no known distance: those
+ * entries are not checked. */
+#include <string.h>
+
+#include "lang/emit_host.h"
+
+/* Whether the host can evaluate e: host scalars, constants and arithmetic (no
+ * matrix reads, calls or iterator indices). */
+static bool host_value(const Node *e, int depth)
+{
+    if (!e || depth > 100) return e == NULL;
+    switch (e->kind) {
+    case ND_NUM: case ND_CHARLIT: return true;
+    case ND_VAR: return !e->var || (e->var->ty && e->var->ty->kind != TY_MATRIX && e->var->ty->kind != TY_PYRAMID &&
+                                    !e->var->is_func);
+    case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
+        break;
+    default:
+        return false;
+    }
+    NodeKids k = {.n = e};
+    for (const Node *c; (c = lang_next_kid(&k));)
+        if (!host_value(c, depth + 1)) return false;
+    return true;
+}
+
+/* Prints a check of each read M[..][E].. in value v whose indices the host can evaluate. */
+static void check_reads(PrintCtx *p, const Node *v, const char *where, const BorderRule *rule, int depth)
+{
+    if (!v || depth > 200) return;
+    if (v->kind == ND_INDEX) {
+        const Node *ix[4], *base = v;
+        int k = 0;
+        while (base->kind == ND_INDEX && k < 4) {
+            ix[k++] = base->rhs;
+            base = base->lhs;
+        }
+        const Obj *m = base->kind == ND_VAR ? base->var : NULL;
+        if (m && m->ty && m->ty->kind == TY_MATRIX && !m->is_small_const && k == m->ty->ndim) {
+            for (int i = 0; i < k; i++) {
+                const Node *e = ix[k - 1 - i];
+                if (e->kind == ND_WILDCARD || !host_value(e, 0)) continue;
+                print_indent(p);
+                fprintf(p->out, "parac__rule_read((long)(");
+                print_expr(p, (Node *)e);
+                fprintf(p->out, "), %s_d%d, \"%s\", \"%s\", \"%s\", %d);\n", m->name, i, where, rule->name, m->name, i);
+            }
+        }
+    }
+    NodeKids kids = {.n = v};
+    for (const Node *c; (c = lang_next_kid(&kids));) check_reads(p, c, where, rule, depth + 1);
+}
+
+void host_check_rule_values(PrintCtx *p, const Region *r)
+{
+    for (int i = 0; r->has_border && i < r->nreach; i++) {
+        const RuleReach *rr = &r->reach[i];
+        const BorderRule *rule = rr->rule;
+        if (rr->everywhere || !rule || !rule->var) continue;
+        for (const BorderEntry *e = rule->entries; e; e = e->next) {
+            /* the entry is reached where every side it names is: a fixed distance within the
+             * reads' reach, an entry at every distance up to it; at run time, where the
+             * iteration space has border iterations on that side */
+            bool reached = true;
+            int far = 0;
+            const char *cond = "1";
+            for (int d = 0; d < rule->var->ty->ndim && reached; d++) {
+                const int s = e->side[d];
+                if (!s) continue;
+                const int need = s < 0 ? rr->need_lo[d] : rr->need_hi[d];
+                const bool any = s == PARAC_SIDE_ANY || s == -PARAC_SIDE_ANY;
+                if (need == 0 || (!any && (s < 0 ? -s : s) > need)) reached = false;
+                if (any) far = need;
+                const int a = rr->aff[d].axis;
+                if (a >= 0 && rr->aff[d].coef != 0) {
+                    const bool low = (s < 0) == (rr->aff[d].coef > 0); /* the iterations before the interior */
+                    cond = lang_format("%s && %s", cond, low ? lang_format("parac_lo[%d] > 0", a)
+                                                             : lang_format("parac_hi[%d] < parac_n[%d]", a, a));
+                }
+            }
+            if (!reached) continue;
+            const char *where = lang_format("%s:%d", p->host->file, e->tok->line);
+            print_line(p, "if (%s) { /* %s: border rule %s's entry reads inside its matrices */", cond, where,
+                       rule->name);
+            p->indent++;
+            if (far) {
+                print_line(p, "for (int %s = 1; %s <= %d; %s++) {", rule->dist->name, rule->dist->name, far,
+                           rule->dist->name);
+                p->indent++;
+            }
+            check_reads(p, e->value, where, rule, 0);
+            if (far) {
+                p->indent--;
+                print_line(p, "}");
+            }
+            p->indent--;
+            print_line(p, "}");
+        }
+    }
+}
