@@ -45,18 +45,18 @@ void host_decl_pyramid(PrintCtx *p, Node *d)
     }
     print_fmt(p, ", %d, sizeof(%s), \"%s\", \"%s\");\n", m->ndim, T, where, n);
     const bool host = !host_ocl(p) || host_reads_levels(p->host->func->body, o, 0);
-    print_line(p, "for (long parac__l = 0; parac__l < %s_levels; parac__l++) {", n);
-    p->indent++;
     const char *s = lang_format("(%s_shape + 4 * parac__l)", n);
-    if (host) {
+    if (host) { /* each level's host rows (else NULL: only kernels use them) */
+        print_line(p, "for (long parac__l = 0; parac__l < %s_levels; parac__l++) {", n);
+        p->indent++;
         print_line(p, "long parac__pitch;");
         const char *rows = m->ndim == 3 ? lang_format("%s[0] * %s[1]", s, s) : lang_format("%s[0]", s);
         print_line(p, "%s_data[parac__l] = parac__alloc_matrix(%s, %s[%d], sizeof(%s), &parac__pitch);", n, rows, s,
                    m->ndim - 1, T);
         print_line(p, "(void)parac__pitch;");
+        p->indent--;
+        print_line(p, "}");
     }
-    p->indent--;
-    print_line(p, "}");
     if (host_ocl(p)) {
         const char *rt = host_rt(p);
         print_line(p, "parac_%s_matrix *%s_dev = (parac_%s_matrix *)parac__held_calloc((size_t)%s_levels, "
