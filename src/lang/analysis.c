@@ -160,6 +160,16 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
     LoopBound bounds[MAX_LOOP_BOUNDS];
     int nbounds = 0;
     collect_loop_bounds(prog, it->body, bounds, &nbounds, 0);
+    /* the run-time windows' reaches, taken once the other reads fixed the index forms */
+    enum { MAX_CAND = 3 * MAX_RUN_TIME_REACH };
+    typedef struct Candidate {
+        int d;
+        Affine f;
+        RunTimeReach reach;
+    } Candidate;
+    Candidate cand[MAX_CAND];
+    int ncand = 0;
+    bool run_time_axis[3] = {false, false, false};
     for (Access *a = r->accesses; a; a = a->next) {
         if (a->var != v || a->is_write) continue;
         bool out[3] = {false, false, false}, dyn = false;
@@ -172,13 +182,21 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
                 const bool slice = ix->kind == ND_SLICE;
                 const long len = slice ? ix->axis : 1, st = slice ? ix->reduction_id : 1;
                 if (slice && len == 0) {
-                    /* a run-time length: its reach is not known, so the rule must
-                     * give every distance, and every iteration tests */
+                    /* a run-time length: its reach is not known when compiling, so the
+                     * rule must give every distance; where the window starts at
+                     * coef * index + a host value, the host computes the reach and
+                     * the interior before the iterator runs, else every iteration tests */
                     if (rule->width_lo[d] == PARAC_SIDE_ANY && rule->width_hi[d] == PARAC_SIDE_ANY) {
-                        rr->everywhere = true;
-                        out[d] = dyn = true;
-                        if (!rr->need_lo[d]) rr->need_lo[d] = 1; /* its reads test this axis */
-                        if (!rr->need_hi[d]) rr->need_hi[d] = 1;
+                        out[d] = dyn = run_time_axis[d] = true;
+                        int axis;
+                        long coef;
+                        Node *rest;
+                        if (ncand < MAX_CAND && lang_split_index_term(ix->lhs, r->iter, &axis, &coef, &rest) &&
+                            coef > 0)
+                            cand[ncand++] = (Candidate){d, {.ok = true, .axis = axis, .coef = coef},
+                                                        {.rest = rest, .len = ix->rhs, .step = st}};
+                        else
+                            rr->everywhere = true;
                     } else
                         diag_error_tok(a->node->tok, "this window of '%s' has a run-time length, and border rule "
                                        "'%s' gives values at fixed distances only: its reach is not known, so the "
@@ -243,6 +261,25 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
         }
         if (nd >= 2 && out[0] + out[1] + out[2] >= 2 && !check_corners(a, rule, out, alo, ahi)) return;
     }
+    for (int i = 0; i < ncand && !rr->everywhere; i++) {
+        const Candidate *c = &cand[i];
+        Affine *b = &rr->aff[c->d];
+        if (rr->ndyn[c->d] == MAX_RUN_TIME_REACH || (b->axis >= 0 && (b->axis != c->f.axis || b->coef != c->f.coef))) {
+            rr->everywhere = true; /* another index form: every iteration tests */
+            break;
+        }
+        if (b->axis < 0) *b = c->f;
+        rr->dyn[c->d][rr->ndyn[c->d]++] = c->reach;
+    }
+    if (rr->everywhere)
+        for (int d = 0; d < 3; d++) rr->ndyn[d] = 0;
+    for (int d = 0; d < 3; d++)
+        if (run_time_axis[d]) { /* the border boxes' reads test this axis */
+            rr->fixed_lo[d] = rr->need_lo[d];
+            rr->fixed_hi[d] = rr->need_hi[d];
+            if (!rr->need_lo[d]) rr->need_lo[d] = 1;
+            if (!rr->need_hi[d]) rr->need_hi[d] = 1;
+        }
     for (int d = 0; d < nd; d++)
         if (rr->need_lo[d] || rr->need_hi[d]) r->has_border = true;
     if (rr->everywhere) r->has_border = true;

@@ -51,6 +51,8 @@ void host_print_level_arg(PrintCtx *p, Node *a); /* P[l] as an argument of parac
 
 /* emit_host_rules.c: the entries an iterator's reads reach read inside their matrices (run time) */
 void host_check_rule_values(PrintCtx *p, const Region *r);
+/* emit_host_loops.c: reach i's run-time reach along axis d, as host variables */
+const char *host_run_time_reach(PrintCtx *p, const Region *r, int i, int d);
 
 /* emit_host_loops.c */
 void host_iterator(PrintCtx *p, Node *n);

@@ -52,6 +52,35 @@ static void check_window_lengths(PrintCtx *p, Node *n, int depth)
     }
 }
 
+/* The reach of reach i's reads along axis d of its matrix when windows of
+ * run-time length are among them, as host variables parac_rlo<i>_<d> and
+ * parac_rhi<i>_<d> (at least the other reads' reach): each window starts
+ * at rest before the element at coef * index and ends (length - 1) * step
+ * after its start. Returns the first variable's name. */
+const char *host_run_time_reach(PrintCtx *p, const Region *r, int i, int d)
+{
+    const RuleReach *rr = &r->reach[i];
+    const char *lo = lang_format("parac_rlo%d_%d", i, d), *hi = lang_format("parac_rhi%d_%d", i, d);
+    print_line(p, "long %s = %d, %s = %d;", lo, rr->fixed_lo[d], hi, rr->fixed_hi[d]);
+    for (int k = 0; k < rr->ndyn[d]; k++) {
+        const RunTimeReach *w = &rr->dyn[d][k];
+        print_line(p, "{");
+        p->indent++;
+        print_indent(p);
+        fprintf(p->out, "const long parac_rs = (long)(");
+        print_expr(p, w->rest);
+        fprintf(p->out, "), parac_rl = (long)(");
+        print_expr(p, w->len);
+        fprintf(p->out, ");\n");
+        print_line(p, "if (-parac_rs > %s) %s = -parac_rs;", lo, lo);
+        print_line(p, "if (parac_rs + (parac_rl - 1) * %ld > %s) %s = parac_rs + (parac_rl - 1) * %ld;", w->step, hi, hi,
+                   w->step);
+        p->indent--;
+        print_line(p, "}");
+    }
+    return lo;
+}
+
 /* Iteration counts, first indices and the interior box. */
 static void region_setup(PrintCtx *p, Region *r)
 {
@@ -90,13 +119,20 @@ static void region_setup(PrintCtx *p, Region *r)
             Affine a = rr->aff[d];
             if (a.axis < 0 || (!rr->need_lo[d] && !rr->need_hi[d])) continue;
             long step = it->r[a.axis].stride * (it->iter_element && it->elem[a.axis] > 1 ? it->elem[a.axis] : 1);
-            print_line(p, "/* interior along %s of %s: every access %ld..%+ld around %ld*%s stays inside */",
-                 d == v->ty->ndim - 1 ? "columns" : d == v->ty->ndim - 2 ? "rows" : "planes", v->name,
-                 (long)-rr->need_lo[d], (long)rr->need_hi[d],
-                 a.coef, lang_format("%s%c", it->name, "xyz"[a.axis]));
-            print_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%d, %ld), "
-                    "parac__floordiv(%s_d%d - 1 - %d, %ld), &parac_lo[%d], &parac_hi[%d]);",
-                 a.axis, step, a.axis, rr->need_lo[d], a.coef, v->name, d, rr->need_hi[d], a.coef, a.axis, a.axis);
+            const char *side = d == v->ty->ndim - 1 ? "columns" : d == v->ty->ndim - 2 ? "rows" : "planes";
+            const char *at = lang_format("%s%c", it->name, "xyz"[a.axis]);
+            const char *lo = lang_format("%d", rr->need_lo[d]), *hi = lang_format("%d", rr->need_hi[d]);
+            if (rr->ndyn[d]) {
+                lo = host_run_time_reach(p, r, i, d);
+                hi = lang_format("parac_rhi%d_%d", i, d);
+                print_line(p, "/* interior along %s of %s: every access -%s..+%s around %ld*%s stays inside "
+                           "(windows of run-time length) */", side, v->name, lo, hi, a.coef, at);
+            } else
+                print_line(p, "/* interior along %s of %s: every access -%s..+%s around %ld*%s stays inside */", side,
+                           v->name, lo, hi, a.coef, at);
+            print_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%s, %ld), "
+                    "parac__floordiv(%s_d%d - 1 - %s, %ld), &parac_lo[%d], &parac_hi[%d]);",
+                 a.axis, step, a.axis, lo, a.coef, v->name, d, hi, a.coef, a.axis, a.axis);
         }
     }
     host_check_rule_values(p, r);

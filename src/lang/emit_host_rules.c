@@ -6,8 +6,9 @@
  * (an entry at every distance at each distance up to the reach) wherever
  * the iteration space has border iterations on the entry's side, and
  * refuses with the entry's place (NAME_try: PARAC_ERR_INVALID_ARGUMENT).
- * The reads of a window of run-time length reach no known distance: those
- * entries are not checked. */
+ * A window of run-time length reaches as far as the host computed before
+ * (host_run_time_reach); where its start is not coef * index plus host
+ * values, no distance is known and its entries are not checked. */
 #include <string.h>
 
 #include "lang/emit_host.h"
@@ -70,15 +71,20 @@ void host_check_rule_values(PrintCtx *p, const Region *r)
              * reads' reach, an entry at every distance up to it; at run time, where the
              * iteration space has border iterations on that side */
             bool reached = true;
-            int far = 0;
+            const char *far = NULL;
             const char *cond = "1";
             for (int d = 0; d < rule->var->ty->ndim && reached; d++) {
                 const int s = e->side[d];
                 if (!s) continue;
                 const int need = s < 0 ? rr->need_lo[d] : rr->need_hi[d];
                 const bool any = s == PARAC_SIDE_ANY || s == -PARAC_SIDE_ANY;
-                if (need == 0 || (!any && (s < 0 ? -s : s) > need)) reached = false;
-                if (any) far = need;
+                /* with windows of run-time length the reach is the host's (at least need) */
+                const char *reach = rr->ndyn[d] ? lang_format("parac_r%s%d_%d", s < 0 ? "lo" : "hi", i, d) : NULL;
+                const int fixed = s < 0 ? rr->fixed_lo[d] : rr->fixed_hi[d];
+                if (need == 0 || (!any && !reach && (s < 0 ? -s : s) > need)) reached = false;
+                if (reach && (s < 0 ? -s : s) > fixed) /* reached if the run-time reach is that far */
+                    cond = lang_format("%s && %s >= %d", cond, reach, any ? 1 : s < 0 ? -s : s);
+                if (any) far = reach ? reach : lang_format("%d", need);
                 const int a = rr->aff[d].axis;
                 if (a >= 0 && rr->aff[d].coef != 0) {
                     const bool low = (s < 0) == (rr->aff[d].coef > 0); /* the iterations before the interior */
@@ -92,7 +98,7 @@ void host_check_rule_values(PrintCtx *p, const Region *r)
                        rule->name);
             p->indent++;
             if (far) {
-                print_line(p, "for (int %s = 1; %s <= %d; %s++) {", rule->dist->name, rule->dist->name, far,
+                print_line(p, "for (long %s = 1; %s <= %s; %s++) {", rule->dist->name, rule->dist->name, far,
                            rule->dist->name);
                 p->indent++;
             }

@@ -356,11 +356,24 @@ typedef struct Affine {
 
 /* How far a region's reads of a ruled matrix reach past it, per matrix
  * axis, and the index form that maps the axis to an iterator axis. */
+enum { MAX_RUN_TIME_REACH = 4 };
+
+/* A window of run-time length starting at coef * index + rest along an axis:
+ * its reach past the element at coef * index is -rest before and
+ * rest + (length - 1) * step after, which the host evaluates. */
+typedef struct RunTimeReach {
+    Node *rest, *len;
+    long step;
+} RunTimeReach;
+
 typedef struct RuleReach {
     BorderRule *rule;
     bool everywhere;              /* a read of unknown reach (a run-time window): every iteration tests */
-    int need_lo[3], need_hi[3];   /* border width needed per axis */
+    int need_lo[3], need_hi[3];   /* border width needed per axis (at least, with run-time reaches) */
     Affine aff[3];                /* index form used to split the iteration space */
+    RunTimeReach dyn[3][MAX_RUN_TIME_REACH]; /* the run-time windows' reaches per axis */
+    int ndyn[3];
+    int fixed_lo[3], fixed_hi[3]; /* on an axis with such windows, the other reads' reach (need: at least 1) */
 } RuleReach;
 
 /* One access of a matrix inside a region. */
@@ -609,6 +622,10 @@ typedef struct LoopBound {
  * axis (-1: none), coef and the least and greatest offset; false when e has
  * another part (a host scalar, a variable of unknown value, data). */
 bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, long *coef, long *lo, long *hi);
+/* e as coef * (index `axis` of it) + rest, rest an expression the host
+ * evaluates before it runs (host scalars and constants; a copy of e with the
+ * index at 0) */
+bool lang_split_index_term(Node *e, Iterator *it, int *axis, long *coef, Node **rest);
 /* linear.c: a and b are the same linear form of scalars and indices */
 bool lang_same_linear(const Node *a, const Node *b);
 /* The same, with m's objects b read as its objects a (the arms of a branch,

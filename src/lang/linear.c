@@ -201,3 +201,50 @@ bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, lo
     }
     return true;
 }
+
+/* Whether the host can evaluate e before the iterator runs: constants, host
+ * scalars and arithmetic (no iterator index or local, matrix read, call or
+ * assignment). */
+static bool host_scalar_expr(const Node *e, int depth)
+{
+    if (!e || depth > 100) return false;
+    switch (e->kind) {
+    case ND_NUM: case ND_CHARLIT: return true;
+    case ND_VAR:
+        return e->var && e->var->ty && !e->var->is_local_to_iter && !e->var->is_func &&
+               e->var->ty->kind != TY_MATRIX && e->var->ty->kind != TY_PYRAMID && is_integer(e->var->ty);
+    case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
+        break;
+    default:
+        return false;
+    }
+    if (tree_assigns((Node *)e)) return false;
+    NodeKids k = {.n = e};
+    for (const Node *c; (c = lang_next_kid(&k));)
+        if (!host_scalar_expr(c, depth + 1)) return false;
+    return true;
+}
+
+bool lang_split_index_term(Node *e, Iterator *it, int *axis, long *coef, Node **rest)
+{
+    Lin l = lin_of(e, 0);
+    if (!l.ok) return false;
+    *axis = -1;
+    *coef = 0;
+    for (int i = 0; i < l.n; i++) {
+        const Node *a = l.atom[i];
+        if (l.k[i] == 0) continue;
+        if (a->kind == ND_ITER_INDEX && a->iter == it) {
+            if (*axis >= 0) return false;
+            *axis = a->axis;
+            *coef = l.k[i];
+        } else if (!host_scalar_expr(a, 0))
+            return false;
+    }
+    if (*axis < 0) return false;
+    /* e with the index at 0: the constant and the scalars' terms */
+    Subst s = {.from = it};
+    for (int d = 0; d < 3; d++) s.to_expr[d] = lang_int_node(e->tok, 0);
+    *rest = tree_copy(e, &s);
+    return true;
+}

@@ -308,7 +308,8 @@ def _labels(shape, seed):
 def test_regionprops_equals_the_command_line(tmp_path, shape, chunks):
     """The table of a chunked label image equals `parac regionprops` of the whole
     file byte for byte (areas, boxes, centroids and integer intensities are
-    exact sums), in every table format; regions cross many chunks."""
+    exact sums), in every table format (the first pair of dtypes; CSV for the
+    others: the formats write the same columns); regions cross many chunks."""
     lab = _labels(shape, 5)
     r = np.random.default_rng(6)
     for ldt, idt in (("int32", "uint16"), ("uint16", "uint8"), ("uint8", "int32")):
@@ -316,7 +317,7 @@ def test_regionprops_equals_the_command_line(tmp_path, shape, chunks):
         write_zarr(src, (lab % 250 if ldt == "uint8" else lab).astype(ldt), (40,) * lab.ndim)
         np.save(tmp_path / "lab.npy", read(src))
         np.save(tmp_path / "int.npy", r.integers(0, 200 if idt == "uint8" else 60000, shape).astype(idt))
-        for ext in ("csv", "json", "npy"):
+        for ext in ("csv", "json", "npy") if ldt == "int32" else ("csv",):
             parac_cli("regionprops", tmp_path / "lab.npy", tmp_path / "int.npy", tmp_path / ("want." + ext))
             got = dask_cli("regionprops", src, tmp_path / "int.npy", tmp_path / ("got." + ext), "--chunks", chunks)
             assert got.stdout.strip() == "count: %d" % np.unique(read(src)[read(src) > 0]).size
