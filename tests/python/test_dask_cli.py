@@ -4,6 +4,8 @@ OPERATION` on the whole file bit for bit, for chunkings that cut everywhere,
 2D and 3D, reading and writing Zarr, OME-Zarr, tiled BigTIFF and NPY; bad
 arguments and bad input exit 1 with a message and write nothing (an earlier
 output of the same name stays whole)."""
+import contextlib
+import io
 import os
 import subprocess
 import sys
@@ -23,12 +25,28 @@ ndi = pytest.importorskip("scipy.ndimage")
 PARAC = os.environ.get("PARAC_BIN", "parac")
 
 
-def dask_cli(*args, ok=True):
-    env = dict(os.environ)
-    if _dir:
-        env["PYTHONPATH"] = _dir + os.pathsep + env.get("PYTHONPATH", "")
-    r = subprocess.run([sys.executable, "-m", "parac._dask_cli"] + [str(a) for a in args], capture_output=True,
-                       text=True, env=env, timeout=600)
+def dask_cli(*args, ok=True, own_process=False):
+    """parac-dask ARGS: its exit status and output. In this process by default
+    (main(argv), what the console script calls: a new process per call would
+    import Dask again each time, about a second); own_process=True runs
+    `python -m parac._dask_cli` as the command line does."""
+    argv = [str(a) for a in args]
+    if own_process:
+        env = dict(os.environ)
+        if _dir:
+            env["PYTHONPATH"] = _dir + os.pathsep + env.get("PYTHONPATH", "")
+        r = subprocess.run([sys.executable, "-m", "parac._dask_cli"] + argv, capture_output=True,
+                           text=True, env=env, timeout=600)
+    else:
+        from parac import _dask_cli
+
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = _dask_cli.main(argv)
+            except SystemExit as e:  # argparse's usage errors
+                code = e.code if isinstance(e.code, int) else 1
+        r = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
     if ok:
         assert r.returncode == 0, r.stderr
     return r
@@ -216,16 +234,16 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path):
     out = tmp_path / "out.zarr"
     write_zarr(out, np.full((3, 3), 7, np.uint8), (3, 3))  # an earlier output: must stay whole
 
-    def fails(*args, match):
-        r = dask_cli(*args, ok=False)
+    def fails(*args, match, own_process=False):
+        r = dask_cli(*args, ok=False, own_process=own_process)
         assert r.returncode == 1, (args, r.returncode, r.stderr)
         assert match in r.stderr and "Traceback" not in r.stderr, r.stderr
         np.testing.assert_array_equal(read(out), np.full((3, 3), 7, np.uint8))
         assert sorted(os.listdir(tmp_path)) == sorted(before)
 
     before = os.listdir(tmp_path)
-    fails("no-such-op", tmp_path / "in.npy", out, match="unknown or unsupported operation")
-    fails("label", tmp_path / "missing.npy", out, match="no such file")
+    fails("no-such-op", tmp_path / "in.npy", out, match="unknown or unsupported operation", own_process=True)
+    fails("label", tmp_path / "missing.npy", out, match="no such file", own_process=True)
     fails("label", tmp_path / "in.npy", tmp_path / "out.png", match="unknown format")
     fails("label", tmp_path / "in.npy", tmp_path / "nowhere" / "out.zarr", match="does not exist")
     fails("label", tmp_path / "in.npy", out, "--connectivity", "6", match="not valid for a 2D image")
@@ -289,7 +307,7 @@ def test_a_distributed_scheduler(tmp_path):
             for src in ("in.npy", "in.zarr", "in.tif"):
                 out = tmp_path / ("got-" + src.replace(".", "-") + ".tif")
                 r = dask_cli("fill-holes", tmp_path / src, out, "--chunks", "25", "--scheduler",
-                             c.scheduler_address, "--progress")
+                             c.scheduler_address, "--progress", own_process=True)
                 assert r.returncode == 0
                 np.testing.assert_array_equal(read(out), np.load(tmp_path / "want.npy"))
     finally:
