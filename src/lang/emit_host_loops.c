@@ -125,11 +125,9 @@ static void region_setup(PrintCtx *p, Region *r)
             if (rr->ndyn[d]) {
                 lo = host_run_time_reach(p, r, i, d);
                 hi = lang_format("parac_rhi%d_%d", i, d);
-                print_line(p, "/* interior along %s of %s: every access -%s..+%s around %ld*%s stays inside "
-                           "(windows of run-time length) */", side, v->name, lo, hi, a.coef, at);
-            } else
-                print_line(p, "/* interior along %s of %s: every access -%s..+%s around %ld*%s stays inside */", side,
-                           v->name, lo, hi, a.coef, at);
+            }
+            print_line(p, "/* interior along %s of %s: every access -%s..+%s around %ld*%s stays inside%s */", side,
+                       v->name, lo, hi, a.coef, at, rr->ndyn[d] ? " (windows of run-time length)" : "");
             print_line(p, "parac__interior(parac_first[%d], %ld, parac_n[%d], parac__ceildiv(%s, %ld), "
                     "parac__floordiv(%s_d%d - 1 - %s, %ld), &parac_lo[%d], &parac_hi[%d]);",
                  a.axis, step, a.axis, lo, a.coef, v->name, d, hi, a.coef, a.axis, a.axis);

@@ -354,8 +354,6 @@ typedef struct Affine {
     long offset;
 } Affine;
 
-/* How far a region's reads of a ruled matrix reach past it, per matrix
- * axis, and the index form that maps the axis to an iterator axis. */
 enum { MAX_RUN_TIME_REACH = 4 };
 
 /* A window of run-time length starting at coef * index + rest along an axis:
@@ -366,6 +364,8 @@ typedef struct RunTimeReach {
     long step;
 } RunTimeReach;
 
+/* How far a region's reads of a ruled matrix reach past it, per matrix
+ * axis, and the index form that maps the axis to an iterator axis. */
 typedef struct RuleReach {
     BorderRule *rule;
     bool everywhere;              /* a read of unknown reach (a run-time window): every iteration tests */
