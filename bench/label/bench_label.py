@@ -94,6 +94,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--cpu-only", action="store_true")
     ap.add_argument("--gpu-only", action="store_true", help="leave out the CPU methods and peers")
+    ap.add_argument("--wide", action="store_true", help="parac's i64 labels too (dtype='i64')")
     ap.add_argument("--slow-peers", action="store_true", help="scipy and scikit-image at every size")
     ap.add_argument("--cases", help="only the workloads whose names hold one of these comma-separated words")
     args = ap.parse_args()
@@ -136,6 +137,13 @@ def main():
             ms = time_it(lambda: parac.label(d, connectivity=conn), args.runs, sync)
             gbs = 5 * px / ms / 1e6  # 1 byte read, 4 written at the least
             record(case, "parac cuda", ms, ok, "%.0f Mpx/s, %.0f%% of copy bandwidth" % (px / ms / 1e3, 100 * gbs / copy_gbs))
+            if args.wide:
+                got = parac.label(d, connectivity=conn, dtype="i64")
+                ok = got[1] == n and got[0].dtype == cupy.int64 and np.array_equal(cupy.asnumpy(got[0]), want)
+                del got
+                ms = time_it(lambda: parac.label(d, connectivity=conn, dtype="i64"), args.runs, sync)
+                gbs = 9 * px / ms / 1e6  # 1 byte read, 8 written at the least
+                record(case, "parac cuda, i64 labels", ms, ok, "%.0f%% of copy bandwidth" % (100 * gbs / copy_gbs))
             import cupyx.scipy.ndimage as cndi
 
             s = cupy.asarray(structure(conn, img.ndim))
@@ -162,6 +170,12 @@ def main():
         del got
         record(case, "parac cpu (%d threads)" % os.cpu_count(),
                time_it(lambda: parac.label(img, connectivity=conn, device="cpu"), max(3, args.runs // 4)), ok)
+        if args.wide:
+            got = parac.label(img, connectivity=conn, device="cpu", dtype="i64")
+            ok = got[1] == n and got[0].dtype == np.int64 and np.array_equal(got[0], want)
+            del got
+            record(case, "parac cpu, i64 labels", time_it(lambda: parac.label(img, connectivity=conn, device="cpu",
+                                                                              dtype="i64"), max(3, args.runs // 4)), ok)
         if img.ndim == 2:
             import cv2
 

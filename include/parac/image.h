@@ -31,6 +31,7 @@ typedef enum parac_dtype {
     PARAC_I32,
     PARAC_F32,
     PARAC_F64,
+    PARAC_I64, /* labels and counts: never scaled by conversions */
     PARAC_DTYPE_COUNT
 } parac_dtype;
 

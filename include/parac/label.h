@@ -28,11 +28,13 @@ typedef struct parac_label_options {
     int equal_values;   /* 0: every nonzero pixel is foreground; 1: regions of equal value */
     double background;  /* equal_values: the value of background pixels (label 0) */
     const char *method; /* NULL or "auto": the operation chooses */
+    int wide;           /* 0: i32 labels, i64 where the count needs it; 1: i64 always; -1: i32 always
+                           (more components than 2^31 - 1 are then an error) */
 } parac_label_options;
 
-/* Label `in` into a new i32 image *out on the context's device; *count (may
- * be NULL) receives the number of components. `options` may be NULL (nonzero
- * pixels, full connectivity). */
+/* Label `in` into a new image *out on the context's device (i32, or i64 as
+ * options->wide says); *count (may be NULL) receives the number of
+ * components. `options` may be NULL (nonzero pixels, full connectivity). */
 PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, parac_image **out, int64_t *count,
                                    const parac_label_options *options);
 

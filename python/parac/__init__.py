@@ -10,7 +10,7 @@ C API and these functions always agree::
     rec = parac.reconstruct(marker, mask, method="hybrid")
 
 Arrays: 2D arrays are images (rows, columns), 3D arrays volumes (slices,
-rows, columns); uint8, uint16, int32, float32 and float64 as each operation
+rows, columns); uint8, uint16, int32, float32, float64 and int64 as each operation
 allows. An input is used in place through its strides (any slicing with
 positive steps); a view with negative strides or transposed axes is copied
 once. Each output is a NumPy view of the image the library made (no copy;

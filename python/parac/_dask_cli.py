@@ -24,7 +24,8 @@ _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-hole
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
            "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1, "skeleton": 1}
-_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
+_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64",
+           "i64": "int64"}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
           "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
@@ -222,6 +223,8 @@ def _convert(a, p, device, method):
     elif not nch and cout > 1:
         shape["new_axis"] = [a.ndim]
     dtype = np.dtype(_DTYPES[p["dtype"]]) if p["dtype"] else a.dtype
+    if p["scale"] == "minmax" and dtype == np.int64:
+        raise UsageError("--scale minmax to i64, which has no nominal range (i64 values are kept: --scale none)")
     if p["scale"] == "minmax":
         lo, hi = (float(v) for v in dask.compute(da.nanmin(a), da.nanmax(a)))
         scale = _NOMINAL_MAX.get(str(dtype), 1.0) / (hi - lo) if hi > lo else 0.0
@@ -486,7 +489,8 @@ def _label(a, p, device, method):
     req = _dask_global.Request(partial(_dask_global.block_labels, kind="equal" if eq else "nonzero", conn=conn,
                                        background=p["background"], device=device, method=method),
                                a.ndim, conn, values=eq, firsts=True)
-    labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+    labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of,
+                                           _dask_global.label_dtype(a.shape))
     return labels, [("count: %d", _dask_global.count(plan))]
 
 

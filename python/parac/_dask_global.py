@@ -379,10 +379,10 @@ def _number_join(facts, layout, req):
             "offsets": offsets}
 
 
-def _band_ranks(firsts, drops, leads):
+def _band_ranks(firsts, drops, leads, dtype):
     """One band's leaders ranked by first pixel (1..m): per block of the band
     (in raster order of blocks) the rank of each local label (0: not a
-    leader), the ranks of its face leaders, and m."""
+    leader, dtype: the labels'), the ranks of its face leaders, and m."""
     keep, runs = [], []
     for f, d in zip(firsts, drops):
         k = np.ones(f.size, bool)
@@ -390,12 +390,12 @@ def _band_ranks(firsts, drops, leads):
         keep.append(k)
         runs.append(f[k])
     lf = np.concatenate(runs) if runs else np.zeros(0, np.int64)
-    rank = np.empty(lf.size, np.int32)
+    rank = np.empty(lf.size, dtype)
     # each block's run is sorted already: the stable sort merges them
-    rank[np.argsort(lf, kind="stable")] = np.arange(1, lf.size + 1, dtype=np.int32)
+    rank[np.argsort(lf, kind="stable")] = np.arange(1, lf.size + 1, dtype=dtype)
     ranks, lead_ranks, at = [], [], 0
     for k, ld in zip(keep, leads):
-        r = np.zeros(k.size + 1, np.int32)
+        r = np.zeros(k.size + 1, dtype)
         n = int(k.sum())
         r[1:][k] = rank[at:at + n]
         at += n
@@ -404,13 +404,14 @@ def _band_ranks(firsts, drops, leads):
     return {"ranks": ranks, "lead_ranks": lead_ranks, "m": int(lf.size)}
 
 
-def _number_finish(joined, counts, lead_ranks, bands):
+def _number_finish(joined, counts, lead_ranks, bands, dtype):
     """After the bands: the count of components, each band's first number,
-    and per block the numbers of its labels that follow a leader elsewhere."""
+    and per block the numbers (of dtype, the labels') of its labels that
+    follow a leader elsewhere."""
     counts = np.array(counts, np.int64)
     n = int(counts.sum())
-    if n > np.iinfo(np.int32).max:
-        raise OverflowError("parac: %d components do not fit int32 labels" % n)
+    if n > np.iinfo(dtype).max:  # not reached: label_dtype holds every pixel's number
+        raise OverflowError("parac: %d components do not fit %s labels" % (n, np.dtype(dtype).name))
     start = np.concatenate(([0], np.cumsum(counts)[:-1]))
     band_of = np.empty(len(joined["drop"]), np.int64)
     place = {}
@@ -435,7 +436,7 @@ def _number_finish(joined, counts, lead_ranks, bands):
     blocks = []
     for b, d in enumerate(joined["drop"]):
         gl = d + offsets[b]
-        blocks.append((int(start[band_of[b]]), d, number[comps[np.searchsorted(ids, gl)]].astype(np.int32)))
+        blocks.append((int(start[band_of[b]]), d, number[comps[np.searchsorted(ids, gl)]].astype(dtype)))
     return {"n": n, "blocks": blocks}
 
 
@@ -443,14 +444,14 @@ def _number_table(ranks, fin):
     """A block's table: local label -> final number."""
     start, drop, numbers = fin
     t = ranks.copy()
-    t[t > 0] += np.int32(start)
+    t[t > 0] += t.dtype.type(start)
     t[drop] = numbers
     return t
 
 
-def _numbered(local, blocks, layout, req):
-    """Step 2 for "number" as a graph: (each block's delayed table, the
-    delayed result holding "n")."""
+def _numbered(local, blocks, layout, req, dtype):
+    """Step 2 for "number" as a graph: (each block's delayed table of
+    dtype, the delayed result holding "n")."""
     import operator
 
     import dask
@@ -467,9 +468,10 @@ def _numbered(local, blocks, layout, req):
     for m in members:
         facts = [local[b][1] for b in m]
         out.append(dask.delayed(_band_ranks, pure=True)([get(f, "firsts") for f in facts],
-                                                          [get(drop, b) for b in m], [get(lead, b) for b in m]))
+                                                          [get(drop, b) for b in m], [get(lead, b) for b in m],
+                                                          dtype))
     fin = dask.delayed(_number_finish, pure=True)(joined, [get(o, "m") for o in out],
-                                                   [get(o, "lead_ranks") for o in out], members)
+                                                   [get(o, "lead_ranks") for o in out], members, dtype)
     fins = get(fin, "blocks")
     tables = [None] * len(blocks)
     for j, m in enumerate(members):
@@ -509,7 +511,7 @@ def components(a, req, what, finish, dtype):
              for d, (idx, start, shape) in zip(delayed_blocks, blocks)]
     layout = ([(idx, start) for idx, start, _ in blocks], tuple(len(c) for c in a.chunks), gshape)
     if what == "number":
-        tables, plan = _numbered(local, blocks, layout, req)
+        tables, plan = _numbered(local, blocks, layout, req, dtype)
     else:
         plan = dask.delayed(_plan, pure=True)([f for _, f in local], layout, req, what)
         tables = [dask.delayed(operator.getitem, pure=True)(dask.delayed(operator.getitem, pure=True)(plan, "tables"),
@@ -521,6 +523,19 @@ def components(a, req, what, finish, dtype):
         res = dask.delayed(_apply, pure=True)(labels, d, tables[b], finish, req, req.extra)
         out[idx] = da.from_delayed(res, shape=shape, dtype=dtype, meta=meta)
     return da.block(out.tolist()), plan
+
+
+def label_dtype(shape):
+    """The labels' dtype for an array of this shape: int32, or int64 where
+    its pixels outnumber int32's positive values (a lazy graph's dtype cannot
+    wait for the count; parac.ndimage.label and parac.measure.label follow
+    the same rule in memory)."""
+    return np.dtype(np.int64 if int(np.prod(shape, dtype=np.int64)) > np.iinfo(np.int32).max else np.int32)
+
+
+def label_dtype_name(shape):
+    """label_dtype's name in parac: "i32" or "i64"."""
+    return "i64" if label_dtype(shape) == np.int64 else "i32"
 
 
 def count(plan):

@@ -8,7 +8,7 @@ kind of array (a CuPy array for CuPy input, a tensor for a tensor), viewing
 memory that the library allocated and frees when the array is collected.
 """
 
-_TYPESTR = {"u8": "|u1", "u16": "<u2", "i32": "<i4", "f32": "<f4", "f64": "<f8"}
+_TYPESTR = {"u8": "|u1", "u16": "<u2", "i32": "<i4", "f32": "<f4", "f64": "<f8", "i64": "<i8"}
 
 
 _KIND_OF_TYPE = {}  # type -> "cupy", "torch", "numpy" or "other", found once: asked on every call

@@ -5,7 +5,8 @@ from . import _dask, _device, _parac
 
 # numpy is imported where arrays are handled, so that the build can write the
 # type stub with an interpreter that has no numpy
-_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64"}
+_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64",
+           "i64": "int64"}
 
 
 def py_name(name):

@@ -31,7 +31,7 @@ def label(label_image, background=None, return_num=False, connectivity=None, *, 
     labels : array of int32
         Regions numbered 1..n in the raster order of their first pixel, as
         scikit-image numbers them (the same values; scikit-image's are int64),
-        where the input lives.
+        where the input lives; int64 for inputs of more than 2^31 - 1 pixels.
     n : int
         The number of regions (with ``return_num``).
     """
@@ -44,18 +44,19 @@ def label(label_image, background=None, return_num=False, connectivity=None, *, 
         raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
     conn = _conn(a.ndim, None, connectivity, who=who)
     bg = 0 if background is None else background
+    from . import _dask_global
+
     if _dask.is_dask(a):
         # regions of equal value join across chunk faces where the two pixels' values are equal
         from functools import partial
 
-        from . import _dask_global
-
         req = _dask_global.Request(partial(_dask_global.block_labels, kind="equal", conn=conn, background=bg,
                                            device=device, method=method), a.ndim, conn, values=True, firsts=True)
-        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of,
+                                                   _dask_global.label_dtype(a.shape))
         return (labels, _dask_global.count(plan)) if return_num else labels
     labels, n = _label(_label_input(a, who), connectivity=conn, equal_values=True, background=float(bg),
-                       device=device, method=method)
+                       dtype=_dask_global.label_dtype_name(a.shape), device=device, method=method)
     return (labels, n) if return_num else labels
 
 

@@ -225,7 +225,8 @@ def label(input, structure=None, output=None, *, device=None, method=None):
     -------
     labels : array of int32
         Components numbered 1..n in the raster order of their first pixel, as
-        scipy numbers them (bit for bit), where the input lives.
+        scipy numbers them (bit for bit), where the input lives; int64 for
+        inputs of more than 2^31 - 1 pixels.
     n : int
         The number of components (a 0-d Dask array for a Dask input).
     """
@@ -239,14 +240,16 @@ def label(input, structure=None, output=None, *, device=None, method=None):
         raise ValueError("%s: 2D or 3D input, got %d dimensions" % (who, a.ndim))
     conn = _conn(a.ndim, structure, 1 if structure is None else None, who=who)
     if _dask.is_dask(a):
-        # labels of Dask arrays: a Dask array of int32 labels and the count as a 0-d Dask array
+        # labels of Dask arrays: a Dask array of labels (label_dtype) and the count as a 0-d Dask array
         if output is not None:
             raise NotImplementedError("%s: output= is not supported for Dask arrays" % who)
         req = _dask_global.Request(partial(_dask_global.block_labels, kind="nonzero", conn=conn, device=device,
                                            method=method), a.ndim, conn, firsts=True)
-        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of, np.int32)
+        labels, plan = _dask_global.components(a, req, "number", _dask_global.labels_of,
+                                                   _dask_global.label_dtype(a.shape))
         return labels, _dask_global.count(plan)
-    labels, n = _label(label_input(a, who, nonzero_only=True), connectivity=conn, device=device, method=method)
+    labels, n = _label(label_input(a, who, nonzero_only=True), connectivity=conn,
+                       dtype=_dask_global.label_dtype_name(a.shape), device=device, method=method)
     if output is None:
         return labels, n
     if kind is None and not isinstance(output, np.ndarray):

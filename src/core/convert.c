@@ -14,8 +14,8 @@ typedef struct convert_params {
     int scale;    /* SCALE_* */
 } convert_params;
 
-#define DTYPES "u8|u16|i32|f32|f64"
-static const parac_dtype dtypes[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32, PARAC_F64};
+#define DTYPES "u8|u16|i32|f32|f64|i64"
+static const parac_dtype dtypes[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32, PARAC_F64, PARAC_I64};
 enum { SCALE_AUTO, SCALE_NONE, SCALE_FULL, SCALE_MINMAX };
 
 static void output_type(const parac_op_call *call, parac_dtype *dtype, int *channels)
@@ -33,8 +33,14 @@ static parac_status scaling(parac_op_call *call, parac_dtype to, double *a, doub
     int rule = ((const convert_params *)call->params)->scale;
     *a = 1.0;
     *b = 0.0;
+    /* i64 holds labels and counts, which have no nominal range: kept as they are */
+    const int counts = in->dtype == PARAC_I64 || to == PARAC_I64;
+    if ((counts && rule == SCALE_FULL) || (to == PARAC_I64 && rule == SCALE_MINMAX))
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "convert: --scale %s %s i64, which has no nominal range "
+                           "(i64 values are kept: --scale none)", rule == SCALE_FULL ? "full" : "minmax",
+                           to == PARAC_I64 ? "to" : "from");
     if (rule == SCALE_AUTO)
-        rule = !parac_dtype_is_float(in->dtype) && !parac_dtype_is_float(to) && in->dtype != to
+        rule = !counts && !parac_dtype_is_float(in->dtype) && !parac_dtype_is_float(to) && in->dtype != to
                    ? SCALE_FULL : SCALE_NONE;
     if (rule == SCALE_FULL) {
         *a = parac__nominal_max(to) / parac__nominal_max(in->dtype);
@@ -52,6 +58,13 @@ static parac_status scaling(parac_op_call *call, parac_dtype to, double *a, doub
     return PARAC_OK;
 }
 
+/* Values kept in their own dtype and channels: a copy, exact for i64 values
+ * past 2^53 too, which the float64 arithmetic below would round. */
+static int is_copy(const parac_image *in, parac_dtype to, int cout, double a, double b)
+{
+    return to == in->dtype && cout == in->channels && a == 1.0 && b == 0.0;
+}
+
 /* One row, with the dtypes as compile-time constants once inlined into the
  * specialised wrappers below, so the loads and stores become plain typed
  * accesses the compiler can vectorise. */
@@ -59,8 +72,8 @@ static inline __attribute__((always_inline)) void
 convert_row(const char *s, int64_t sps, char *d, int64_t dps, int64_t width, int cin, int cout,
             double a, double b, double opaque, const int din, const int dout)
 {
-    const size_t isz = din == PARAC_U8 ? 1 : din == PARAC_U16 ? 2 : din == PARAC_F64 ? 8 : 4;
-    const size_t osz = dout == PARAC_U8 ? 1 : dout == PARAC_U16 ? 2 : dout == PARAC_F64 ? 8 : 4;
+    const size_t isz = din == PARAC_U8 ? 1 : din == PARAC_U16 ? 2 : din == PARAC_F64 || din == PARAC_I64 ? 8 : 4;
+    const size_t osz = dout == PARAC_U8 ? 1 : dout == PARAC_U16 ? 2 : dout == PARAC_F64 || dout == PARAC_I64 ? 8 : 4;
     if (cin == cout && sps == (int64_t)(cin * isz) && dps == (int64_t)(cout * osz)) {
         const int64_t n = width * cin; /* packed rows: one flat loop */
         for (int64_t i = 0; i < n; i++)
@@ -86,18 +99,19 @@ typedef void (*convert_row_fn)(const char *, int64_t, char *, int64_t, int64_t, 
     }
 #define PARAC_ROWS(DI)                                                                        \
     PARAC_ROW(DI, PARAC_U8) PARAC_ROW(DI, PARAC_U16) PARAC_ROW(DI, PARAC_I32)                 \
-    PARAC_ROW(DI, PARAC_F32) PARAC_ROW(DI, PARAC_F64)
+    PARAC_ROW(DI, PARAC_F32) PARAC_ROW(DI, PARAC_F64) PARAC_ROW(DI, PARAC_I64)
 PARAC_ROWS(PARAC_U8)
 PARAC_ROWS(PARAC_U16)
 PARAC_ROWS(PARAC_I32)
 PARAC_ROWS(PARAC_F32)
 PARAC_ROWS(PARAC_F64)
+PARAC_ROWS(PARAC_I64)
 #define PARAC_ROW_NAMES(DI)                                                                   \
     {row_##DI##_PARAC_U8, row_##DI##_PARAC_U16, row_##DI##_PARAC_I32, row_##DI##_PARAC_F32,  \
-     row_##DI##_PARAC_F64}
+     row_##DI##_PARAC_F64, row_##DI##_PARAC_I64}
 static const convert_row_fn row_table[PARAC_DTYPE_COUNT][PARAC_DTYPE_COUNT] = {
     PARAC_ROW_NAMES(PARAC_U8),  PARAC_ROW_NAMES(PARAC_U16), PARAC_ROW_NAMES(PARAC_I32),
-    PARAC_ROW_NAMES(PARAC_F32), PARAC_ROW_NAMES(PARAC_F64)};
+    PARAC_ROW_NAMES(PARAC_F32), PARAC_ROW_NAMES(PARAC_F64), PARAC_ROW_NAMES(PARAC_I64)};
 
 static parac_status convert_cpu(parac_op_call *call)
 {
@@ -110,6 +124,7 @@ static parac_status convert_cpu(parac_op_call *call)
     PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
                                  PARAC_MEMORY_HOST, -1));
     parac_image *out = call->outputs[0];
+    if (is_copy(in, to, cout, a, b)) return parac_image_copy(out, in, NULL);
     const convert_row_fn row = row_table[in->dtype][to];
     const double opaque = parac__nominal_max(in->dtype);
     const int64_t rows = in->height * in->depth;
@@ -132,6 +147,7 @@ static parac_status convert_gpu(parac_op_call *call)
     PARAC_TRY(scaling(call, to, &a, &b));
     PARAC_TRY(parac_image_create(&call->outputs[0], in->width, in->height, in->depth, cout, to,
                                  PARAC_MEMORY_CUDA, parac_context_cuda_device(call->ctx)));
+    if (is_copy(in, to, cout, a, b)) return parac_image_copy(call->outputs[0], in, parac_context_stream(call->ctx));
     return parac__convert_cuda(call->outputs[0], in, a, b, parac_context_stream(call->ctx));
 }
 
@@ -161,7 +177,7 @@ static const parac_param_spec convert_params_table[] = {
      "value mapping: none keeps values; full maps nominal range to nominal range "
      "(u8 0..255, u16 0..65535, i32 0..2^31-1, float 0..1); minmax stretches the data's "
      "min..max to the output's nominal range; auto = full between two integer dtypes, "
-     "else none", PARAC_FIELD(convert_params, scale)},
+     "else none (i64, labels and counts, has no nominal range: always none)", PARAC_FIELD(convert_params, scale)},
 };
 
 static const parac_method convert_methods[] = {

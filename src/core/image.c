@@ -30,7 +30,7 @@ static const struct {
     size_t size;
 } dtype_table[PARAC_DTYPE_COUNT] = {
     [PARAC_U8] = {"u8", 1},   [PARAC_U16] = {"u16", 2}, [PARAC_I32] = {"i32", 4},
-    [PARAC_F32] = {"f32", 4}, [PARAC_F64] = {"f64", 8},
+    [PARAC_F32] = {"f32", 4}, [PARAC_F64] = {"f64", 8}, [PARAC_I64] = {"i64", 8},
 };
 
 size_t parac_dtype_size(parac_dtype dtype)
@@ -52,7 +52,7 @@ parac_status parac_dtype_from_name(const char *name, parac_dtype *dtype)
         parac_dtype dtype;
     } aliases[] = {{"uint8", PARAC_U8},   {"uint16", PARAC_U16},  {"int32", PARAC_I32},
                    {"float32", PARAC_F32}, {"float", PARAC_F32},   {"float64", PARAC_F64},
-                   {"double", PARAC_F64}};
+                   {"double", PARAC_F64},  {"int64", PARAC_I64}};
     if (!name || !dtype) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "dtype name is NULL");
     for (int i = 0; i < PARAC_DTYPE_COUNT; i++)
         if (strcmp(name, dtype_table[i].name) == 0) {
@@ -65,7 +65,7 @@ parac_status parac_dtype_from_name(const char *name, parac_dtype *dtype)
             return PARAC_OK;
         }
     return parac__fail(PARAC_ERR_INVALID_ARGUMENT,
-                       "unknown dtype '%s' (expected u8, u16, i32, f32 or f64)", name);
+                       "unknown dtype '%s' (expected u8, u16, i32, f32, f64 or i64)", name);
 }
 
 const char *parac_memory_name(parac_memory memory)

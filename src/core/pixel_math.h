@@ -16,6 +16,7 @@ PARAC_HD double parac__load_elem(const void *p, int dtype)
     case PARAC_U16: return *(const uint16_t *)p;
     case PARAC_I32: return *(const int32_t *)p;
     case PARAC_F32: return *(const float *)p;
+    case PARAC_I64: return (double)*(const int64_t *)p; /* exact to 2^53 */
     default: return *(const double *)p;
     }
 }
@@ -31,6 +32,12 @@ PARAC_HD void parac__store_elem(void *p, int dtype, double v)
         *(double *)p = v;
         return;
     }
+    if (dtype == PARAC_I64) {
+        /* 2^63 is the first double past the range */
+        v = v != v ? 0 : rint(v);
+        *(int64_t *)p = v >= 9223372036854775808.0 ? INT64_MAX : v < -9223372036854775808.0 ? INT64_MIN : (int64_t)v;
+        return;
+    }
     double lo = 0, hi = 255;
     if (dtype == PARAC_U16) hi = 65535;
     if (dtype == PARAC_I32) lo = -2147483648.0, hi = 2147483647.0;
@@ -44,7 +51,8 @@ PARAC_HD void parac__store_elem(void *p, int dtype, double v)
 }
 
 /* The nominal value range of a dtype, used by scaled conversions:
- * u8 0..255, u16 0..65535, i32 0..2147483647, floats 0..1. */
+ * u8 0..255, u16 0..65535, i32 0..2147483647, floats 0..1 (i64, labels
+ * and counts, is never scaled: see convert.c). */
 PARAC_HD double parac__nominal_max(int dtype)
 {
     switch (dtype) {

@@ -86,6 +86,7 @@ static parac_status launch_to(parac_image *out, const parac_image *in, double a,
     case PARAC_U16: return launch<TI, DI, uint16_t, PARAC_U16>(out, in, a, b, s);
     case PARAC_I32: return launch<TI, DI, int32_t, PARAC_I32>(out, in, a, b, s);
     case PARAC_F32: return launch<TI, DI, float, PARAC_F32>(out, in, a, b, s);
+    case PARAC_I64: return launch<TI, DI, int64_t, PARAC_I64>(out, in, a, b, s);
     default: return launch<TI, DI, double, PARAC_F64>(out, in, a, b, s);
     }
 }
@@ -100,6 +101,7 @@ extern "C" parac_status parac__convert_cuda(parac_image *out, const parac_image 
     case PARAC_U16: return launch_to<uint16_t, PARAC_U16>(out, in, a, b, s);
     case PARAC_I32: return launch_to<int32_t, PARAC_I32>(out, in, a, b, s);
     case PARAC_F32: return launch_to<float, PARAC_F32>(out, in, a, b, s);
+    case PARAC_I64: return launch_to<int64_t, PARAC_I64>(out, in, a, b, s);
     default: return launch_to<double, PARAC_F64>(out, in, a, b, s);
     }
 }

@@ -81,6 +81,7 @@ extern "C" parac_status parac__stats_cuda(const parac_image *img, parac_image_st
         case PARAC_U16: PARAC_STATS(uint16_t); break;
         case PARAC_I32: PARAC_STATS(int32_t); break;
         case PARAC_F32: PARAC_STATS(float); break;
+        case PARAC_I64: PARAC_STATS(int64_t); break;
         default: PARAC_STATS(double); break;
         }
 #undef PARAC_STATS

@@ -137,10 +137,11 @@ static parac_status parse_descr(const char *descr, parac_dtype *dtype, int *big_
     else if (strcmp(t, "i4") == 0) *dtype = PARAC_I32;
     else if (strcmp(t, "f4") == 0) *dtype = PARAC_F32;
     else if (strcmp(t, "f8") == 0) *dtype = PARAC_F64;
+    else if (strcmp(t, "i8") == 0) *dtype = PARAC_I64;
     else
         return parac__fail(PARAC_ERR_UNSUPPORTED,
-                           "NPY dtype '%s' is not supported (use uint8, uint16, int32, float32 or "
-                           "float64: |u1 <u2 <i4 <f4 <f8, either byte order)", descr);
+                           "NPY dtype '%s' is not supported (use uint8, uint16, int32, float32, "
+                           "float64 or int64: |u1 <u2 <i4 <f4 <f8 <i8, either byte order)", descr);
     return PARAC_OK;
 }
 
@@ -237,7 +238,8 @@ parac_status parac__read_npy(const parac_io_reader_args *args, parac_image **out
 parac_status parac__write_npy(FILE *file, int fd, const char *path, const parac_image *image,
                               const parac_write_options *options)
 {
-    static const char *descr[] = {"|u1", "<u2", "<i4", "<f4", "<f8"};
+    static const char *descr[PARAC_DTYPE_COUNT] = {[PARAC_U8] = "|u1",  [PARAC_U16] = "<u2", [PARAC_I32] = "<i4",
+                                                   [PARAC_F32] = "<f4", [PARAC_F64] = "<f8", [PARAC_I64] = "<i8"};
     int64_t shape[4];
     int64_t stride[4];
     int n = 0;

@@ -42,6 +42,9 @@ static const struct {
     {"unsigned short int", PARAC_U16}, {"uint16", PARAC_U16},     {"uint16_t", PARAC_U16},
     {"int", PARAC_I32},            {"signed int", PARAC_I32},     {"int32", PARAC_I32},
     {"int32_t", PARAC_I32},        {"float", PARAC_F32},          {"double", PARAC_F64},
+    {"longlong", PARAC_I64},       {"long long", PARAC_I64},      {"long long int", PARAC_I64},
+    {"signed long long", PARAC_I64}, {"signed long long int", PARAC_I64}, {"int64", PARAC_I64},
+    {"int64_t", PARAC_I64},
 };
 
 static char *trim(char *s)
@@ -394,7 +397,9 @@ static parac_status write_gzip(FILE *file, const parac_io_axes *axes, const para
 parac_status parac__write_nrrd(FILE *file, int fd, const char *path, const parac_image *image,
                                const parac_write_options *options)
 {
-    static const char *type_names[] = {"uint8", "uint16", "int32", "float", "double"};
+    static const char *type_names[PARAC_DTYPE_COUNT] = {[PARAC_U8] = "uint8",  [PARAC_U16] = "uint16",
+                                                        [PARAC_I32] = "int32",  [PARAC_F32] = "float",
+                                                        [PARAC_F64] = "double", [PARAC_I64] = "int64"};
     int has_channel = image->channels > 1;
     int dim = 2 + (image->depth > 1) + has_channel;
     char head[512];

@@ -1,4 +1,4 @@
-/* TIFF through libtiff: u8, u16, i32, f32 and f64 samples, 1-4 per pixel,
+/* TIFF through libtiff: u8, u16, i32, f32, f64 and i64 samples, 1-4 per pixel,
  * contiguous or separate planes, strips or tiles; a multi-page file is a 3D
  * volume. Palette, bilevel/low bit depth and subsampled YCbCr files are
  * decoded through libtiff's RGBA interface (8-bit gray, RGB or RGBA).
@@ -124,6 +124,7 @@ static parac_status describe_page(TIFF *tif, tiff_ctx *ctx, page_info *p)
     else if (p->sf == SAMPLEFORMAT_INT && p->bps == 32) dtype = PARAC_I32;
     else if (p->sf == SAMPLEFORMAT_IEEEFP && p->bps == 32) dtype = PARAC_F32;
     else if (p->sf == SAMPLEFORMAT_IEEEFP && p->bps == 64) dtype = PARAC_F64;
+    else if (p->sf == SAMPLEFORMAT_INT && p->bps == 64) dtype = PARAC_I64;
     if (plain && dtype >= 0 && p->spp >= 1 && p->spp <= 4) {
         p->dtype = (parac_dtype)dtype;
         p->channels = p->spp;
@@ -320,8 +321,9 @@ parac_status parac__read_tiff(const parac_io_reader_args *args, parac_image **ou
 parac_status parac__write_tiff(FILE *file, int fd, const char *path, const parac_image *image,
                                const parac_write_options *options)
 {
-    static const uint16_t formats[] = {SAMPLEFORMAT_UINT, SAMPLEFORMAT_UINT, SAMPLEFORMAT_INT,
-                                       SAMPLEFORMAT_IEEEFP, SAMPLEFORMAT_IEEEFP};
+    static const uint16_t formats[PARAC_DTYPE_COUNT] = {
+        [PARAC_U8] = SAMPLEFORMAT_UINT,   [PARAC_U16] = SAMPLEFORMAT_UINT,   [PARAC_I32] = SAMPLEFORMAT_INT,
+        [PARAC_F32] = SAMPLEFORMAT_IEEEFP, [PARAC_F64] = SAMPLEFORMAT_IEEEFP, [PARAC_I64] = SAMPLEFORMAT_INT};
     if (image->width > UINT32_MAX || image->height > UINT32_MAX || image->depth > 65535)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "TIFF cannot store %lldx%lldx%lld",
                            (long long)image->width, (long long)image->height, (long long)image->depth);

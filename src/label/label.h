@@ -25,11 +25,26 @@ typedef struct parac__label_spec {
     int equal_values;    /* 0: nonzero pixels; 1: regions of equal value */
     double background;   /* equal_values: pixels of this value are background */
     int threads;         /* CPU threads */
+    /* When the count passes 2^31 - 1 and the output is i32: replaces *out
+     * by an i64 image of its size and place, or says why not (NULL: the
+     * count is an error). */
+    parac_status (*widen)(void *arg, parac_image **out);
+    void *widen_arg;
 } parac__label_spec;
 
 /* The input (dtype, channels, size, connectivity; NaN under equal_values)
- * and the output (i32, the input's size) against the spec. */
+ * and the output (i32 or i64, the input's size) against the spec. */
 parac_status parac__label_check(const parac__label_spec *s, const parac_image *in, const parac_image *out);
+
+/* The most components an i32 output takes: 2^31 - 1, lowered by tests
+ * (parac__label_set_i32_max; 0 restores it) to reach the widening on small
+ * images. */
+int64_t parac__label_i32_max(void);
+void parac__label_set_i32_max(int64_t max);
+
+/* `count` components (more than parac__label_i32_max) and an i32 output:
+ * *out widened by s->widen, or the overflow error. */
+parac_status parac__label_widen(const parac__label_spec *s, int64_t count, parac_image **out);
 
 /* CPU: in and out in host memory; *count: the number of components. */
 parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count);

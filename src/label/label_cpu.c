@@ -290,6 +290,17 @@ static void phase_output(void *arg, int t, int threads)
         parac__label_output_pairs(c, r0, r1);
         return;
     }
+    if (c->out->dtype == PARAC_I64) {
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t *o = out_row_wide(c, r);
+            memset(o, 0, (size_t)c->w * sizeof *o);
+            for (int64_t k = c->first[r]; k < c->first[r + 1]; k++) {
+                const int64_t v = c->parent[c->root[k]];
+                for (int64_t x = c->x0[k], x1 = c->x1[k]; x <= x1; x++) o[x] = v;
+            }
+        }
+        return;
+    }
     for (int64_t r = r0; r < r1; r++) {
         int32_t *o = out_row(c, r);
         /* the row cleared at once, then the runs: zeros written gap by gap
@@ -377,10 +388,8 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
             c.roots[t] = total;
             total += k;
         }
-        if (total > INT32_MAX) {
-            rc = parac__fail(PARAC_ERR_OVERFLOW, "%s: %lld components do not fit the int32 output (at most %d)",
-                             s->op, (long long)total, INT32_MAX);
-        } else {
+        if (total > parac__label_i32_max() && c.out->dtype == PARAC_I32) rc = parac__label_widen(s, total, &c.out);
+        if (rc == PARAC_OK) {
             parac__run_threads(c.threads, phase_number, &c);
             parac__run_threads(c.threads, phase_output, &c);
             *count = total;

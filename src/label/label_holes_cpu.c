@@ -154,7 +154,7 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
     const int64_t w = in->width, h = in->height, d = in->depth;
     parac_image *reg = NULL;
     int64_t n_regions = 0;
-    const parac__label_spec ls = {s->op, s->conn, 1, 1e300, s->threads};
+    const parac__label_spec ls = {s->op, s->conn, 1, 1e300, s->threads, NULL, NULL};
     parac_status st = parac_image_create(&reg, w, h, d, 1, PARAC_I32, PARAC_MEMORY_HOST, -1);
     if (st == PARAC_OK) st = parac__label_cpu(&ls, in, reg, &n_regions);
     parac__cavity *cav = st == PARAC_OK ? parac__calloc((size_t)n_regions + 1, sizeof *cav) : NULL;

@@ -19,7 +19,8 @@ static parac_status label_holes_run(parac_op_call *call)
     const parac__label_holes_spec s = {call->op->name, p->connectivity ? p->connectivity : is_3d ? 6 : 4,
                                        parac_context_threads(call->ctx)};
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16 or i32 is needed", s.op,
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16 or i32 is needed ('parac convert "
+                           "--dtype i32' makes i64 labels i32 where they fit)", s.op,
                            parac_dtype_name(in->dtype));
     if (in->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels have %d channels; one is needed", s.op,

@@ -16,7 +16,10 @@ typedef struct label_params {
     int connectivity;  /* 0: full (8 / 26) */
     int equal_values;
     double background;
+    int dtype;         /* DTYPE_* */
 } label_params;
+
+enum { DTYPE_AUTO, DTYPE_I32, DTYPE_I64 };
 
 parac_status parac__label_check(const parac__label_spec *s, const parac_image *in, const parac_image *out)
 {
@@ -31,9 +34,44 @@ parac_status parac__label_check(const parac__label_spec *s, const parac_image *i
                            s->conn, is_3d ? "volume" : "2D image", is_3d ? "6, 18 or 26" : "4 or 8");
     if (in->width >= INT32_MAX || in->height >= INT32_MAX || in->depth >= INT32_MAX)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: a side of 2^31 pixels or more", s->op);
-    if (out && (out->dtype != PARAC_I32 || out->width != in->width || out->height != in->height ||
-                out->depth != in->depth || out->channels != 1))
-        return parac__fail(PARAC_ERR_INTERNAL, "%s: the output is not the input's size in i32", s->op);
+    if (out && ((out->dtype != PARAC_I32 && out->dtype != PARAC_I64) || out->width != in->width ||
+                out->height != in->height || out->depth != in->depth || out->channels != 1))
+        return parac__fail(PARAC_ERR_INTERNAL, "%s: the output is not the input's size in i32 or i64", s->op);
+    return PARAC_OK;
+}
+
+static int64_t i32_max = INT32_MAX;
+
+int64_t parac__label_i32_max(void) { return i32_max; }
+
+void parac__label_set_i32_max(int64_t max) { i32_max = max > 0 && max < INT32_MAX ? max : INT32_MAX; }
+
+parac_status parac__label_widen(const parac__label_spec *s, int64_t count, parac_image **out)
+{
+    if (!s->widen)
+        return parac__fail(PARAC_ERR_OVERFLOW, "%s: %lld components do not fit the int32 labels (at most %lld)",
+                           s->op, (long long)count, (long long)i32_max);
+    return s->widen(s->widen_arg, out);
+}
+
+/* The labeller found more components than an i32 holds: the output becomes
+ * i64 (--dtype auto), or the count is an error (--dtype i32). */
+static parac_status widen_output(void *arg, parac_image **out)
+{
+    parac_op_call *call = arg;
+    parac_image *old = call->outputs[0];
+    if (((const label_params *)call->params)->dtype == DTYPE_I32)
+        return parac__fail(PARAC_ERR_OVERFLOW, "%s: more components than the i32 labels asked for hold (at most "
+                           "%lld): --dtype auto or i64 numbers them", call->op->name, (long long)i32_max);
+    call->outputs[0] = NULL;
+    const parac_status st = parac_call_output(call, 0, old->width, old->height, old->depth, 1, PARAC_I64, old->memory,
+                                              old->device);
+    if (st != PARAC_OK) {
+        call->outputs[0] = old; /* the registry's to free */
+        return st;
+    }
+    if (!call->given || old != call->given[0]) parac_image_destroy(old);
+    *out = call->outputs[0];
     return PARAC_OK;
 }
 
@@ -55,12 +93,15 @@ static parac_status label_run(parac_op_call *call)
     const label_params *p = call->params;
     const parac_image *in = call->inputs[0];
     parac__label_spec s = {call->op->name, p->connectivity, p->equal_values, p->background,
-                           parac_context_threads(call->ctx)};
+                           parac_context_threads(call->ctx), widen_output, call};
     if (!s.conn) s.conn = in->depth > 1 ? 26 : 8;
     PARAC_TRY(parac__label_check(&s, in, NULL));
     PARAC_TRY(no_nan(call, &s, in));
     const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
-    PARAC_TRY(parac_call_output(call, 0, in->width, in->height, in->depth, 1, PARAC_I32,
+    /* auto into a caller's i64 image: i64 from the start */
+    const parac_image *given = call->given ? call->given[0] : NULL;
+    const int wide = p->dtype == DTYPE_I64 || (p->dtype == DTYPE_AUTO && given && given->dtype == PARAC_I64);
+    PARAC_TRY(parac_call_output(call, 0, in->width, in->height, in->depth, 1, wide ? PARAC_I64 : PARAC_I32,
                                 cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
                                 cuda ? parac_context_cuda_device(call->ctx) : -1));
     int64_t n = 0;
@@ -108,6 +149,9 @@ static const parac_param_spec label_params_table[] = {
      "ndimage.label)", PARAC_FIELD(label_params, equal_values)},
     {"background", PARAC_PARAM_DOUBLE, "0", NULL, 0, 0,
      "with --equal-values: pixels of this value are background (label 0)", PARAC_FIELD(label_params, background)},
+    {"dtype", PARAC_PARAM_CHOICE, "auto", "auto|i32|i64", 0, 0,
+     "the labels' dtype: auto is i32, or i64 where more than 2^31 - 1 components need it; i32 makes that "
+     "many an error", PARAC_FIELD(label_params, dtype)},
 };
 
 static const parac_result_spec label_results[] = {
@@ -129,7 +173,8 @@ const parac_op parac__op_label = {
         "Every connected component of the nonzero pixels gets a label 1..n, in the raster order of its first "
         "pixel, as scipy.ndimage.label numbers them; with --equal-values, of the regions of equal value that "
         "differ from --background, as skimage.measure.label. Background pixels are 0. Input u8, u16, i32 or "
-        "f32, 2D or 3D; output i32. The count n is printed. See docs/labels.md.",
+        "f32, 2D or 3D; output i32, or i64 past 2^31 - 1 components (--dtype). The count n is printed. See "
+        "docs/labels.md.",
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
@@ -152,9 +197,11 @@ parac_status parac_label(parac_context *ctx, const parac_image *in, parac_image 
     if (!out) return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "label: out is NULL");
     *out = NULL;
     const parac_op *op = &parac__op_label;
-    const parac_label_options o = options ? *options : (parac_label_options){0, 0, 0.0, NULL};
-    label_params p = {.connectivity = o.connectivity, .equal_values = o.equal_values != 0, .background = o.background};
-    uint64_t set = parac__param_bit(op, "equal-values") | parac__param_bit(op, "background");
+    const parac_label_options o = options ? *options : (parac_label_options){0, 0, 0.0, NULL, 0};
+    label_params p = {.connectivity = o.connectivity, .equal_values = o.equal_values != 0, .background = o.background,
+                      .dtype = o.wide > 0 ? DTYPE_I64 : o.wide < 0 ? DTYPE_I32 : DTYPE_AUTO};
+    uint64_t set = parac__param_bit(op, "equal-values") | parac__param_bit(op, "background") |
+                   parac__param_bit(op, "dtype");
     if (o.connectivity) set |= parac__param_bit(op, "connectivity");
     double n = 0;
     parac_image *ins[1] = {(parac_image *)in};

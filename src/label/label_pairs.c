@@ -165,8 +165,44 @@ OUTPUT_PAIRS(output_pairs_u16, uint16_t)
 OUTPUT_PAIRS(output_pairs_i32, int32_t)
 OUTPUT_PAIRS(output_pairs_f32, float)
 
+/* i64 labels (more components than an i32 holds, or asked for): rows
+ * cleared, then each run's foreground pixels take its label. Plain loops:
+ * such images are rare and the output's bytes, twice the i32's, dominate. */
+#define OUTPUT_PAIRS_WIDE(NAME, T)                                                                           \
+    static void NAME(const labeller *c, int64_t p0, int64_t p1)                                             \
+    {                                                                                                       \
+        const int64_t w = c->w;                                                                             \
+        for (int64_t p = p0; p < p1; p++) {                                                                 \
+            const int two = 2 * p + 1 < c->h;                                                               \
+            int64_t *o0 = out_row_wide(c, 2 * p), *o1 = two ? out_row_wide(c, 2 * p + 1) : NULL;            \
+            const T *in0 = row_of(c->in, 2 * p, c->h), *in1 = two ? row_of(c->in, 2 * p + 1, c->h) : NULL;  \
+            memset(o0, 0, (size_t)w * sizeof *o0);                                                          \
+            if (two) memset(o1, 0, (size_t)w * sizeof *o1);                                                 \
+            for (int64_t k = c->first[p]; k < c->first[p + 1]; k++) {                                       \
+                const int64_t v = c->parent[c->root[k]];                                                    \
+                for (int64_t x = c->x0[k]; x <= c->x1[k]; x++) {                                            \
+                    o0[x] = in0[x] != 0 ? v : 0;                                                            \
+                    if (two) o1[x] = in1[x] != 0 ? v : 0;                                                   \
+                }                                                                                           \
+            }                                                                                               \
+        }                                                                                                   \
+    }
+OUTPUT_PAIRS_WIDE(output_pairs_wide_u8, uint8_t)
+OUTPUT_PAIRS_WIDE(output_pairs_wide_u16, uint16_t)
+OUTPUT_PAIRS_WIDE(output_pairs_wide_i32, int32_t)
+OUTPUT_PAIRS_WIDE(output_pairs_wide_f32, float)
+
 void parac__label_output_pairs(const labeller *c, int64_t p0, int64_t p1)
 {
+    if (c->out->dtype == PARAC_I64) {
+        switch (c->in->dtype) {
+        case PARAC_U8: output_pairs_wide_u8(c, p0, p1); break;
+        case PARAC_U16: output_pairs_wide_u16(c, p0, p1); break;
+        case PARAC_I32: output_pairs_wide_i32(c, p0, p1); break;
+        default: output_pairs_wide_f32(c, p0, p1); break;
+        }
+        return;
+    }
     switch (c->in->dtype) {
     case PARAC_U8: output_pairs_u8(c, p0, p1); break;
     case PARAC_U16: output_pairs_u16(c, p0, p1); break;

@@ -50,6 +50,12 @@ static inline int32_t *out_row(const labeller *c, int64_t r)
     return (int32_t *)((char *)c->out->data + (r / c->h) * c->out->slice_pitch + (r % c->h) * c->out->row_pitch);
 }
 
+/* Row r of an i64 output. */
+static inline int64_t *out_row_wide(const labeller *c, int64_t r)
+{
+    return (int64_t *)((char *)c->out->data + (r / c->h) * c->out->slice_pitch + (r % c->h) * c->out->row_pitch);
+}
+
 /* Pair p: rows 2p and 2p + 1 (none past an odd height's last row). */
 static inline const uint64_t *pair_top(const labeller *c, int64_t p) { return c->bits + 2 * p * c->words; }
 

@@ -37,7 +37,8 @@ parac_status parac__regions_check(const parac__regions_spec *s)
     const parac_image *l = s->labels, *in = s->intensity;
     if (l->dtype != PARAC_U8 && l->dtype != PARAC_U16 && l->dtype != PARAC_I32)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16 or i32 is needed (the output of "
-                           "'parac label' is i32)", s->op, parac_dtype_name(l->dtype));
+                           "'parac label' is i32 unless the count needs i64; 'parac convert --dtype i32' makes i64 "
+                           "labels i32 where they fit)", s->op, parac_dtype_name(l->dtype));
     if (l->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels have %d channels; one is needed", s->op, l->channels);
     if (!in) return PARAC_OK;

@@ -68,7 +68,7 @@ parac_status parac__small_cpu(const parac__small_spec *s, const parac_image *in,
     } else {
         /* holes: the regions of equal value, with no background, of which
          * the zero ones are the holes */
-        const parac__label_spec ls = {s->op, s->conn, s->mode == PARAC__SMALL_HOLES, 1e300, s->threads};
+        const parac__label_spec ls = {s->op, s->conn, s->mode == PARAC__SMALL_HOLES, 1e300, s->threads, NULL, NULL};
         st = parac_image_create(&labels, in->width, in->height, in->depth, 1, PARAC_I32, PARAC_MEMORY_HOST, -1);
         if (st == PARAC_OK) st = parac__label_cpu(&ls, in, labels, &n);
     }

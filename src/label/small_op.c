@@ -28,7 +28,7 @@ static parac_status small_run(parac_op_call *call, int holes)
                            parac_context_threads(call->ctx), holes ? p->foreground : 0};
     if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input is %s; u8, u16 or i32 is needed (a mask or a label "
-                           "image)", s.op, parac_dtype_name(in->dtype));
+                           "image; 'parac convert --dtype i32' makes i64 labels i32 where they fit)", s.op, parac_dtype_name(in->dtype));
     if (in->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input has %d channels; one is needed", s.op, in->channels);
     if (is_3d != parac__conn_is_3d(s.conn))

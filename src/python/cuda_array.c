@@ -12,7 +12,7 @@ int parac_py_dtype_of_typestr(const char *t)
     switch (t[1]) {
     case 'u': return size == 1 ? PARAC_U8 : size == 2 ? PARAC_U16 : -1;
     case 'b': return size == 1 ? PARAC_U8 : -1; /* bool: its bytes are 0 and 1 */
-    case 'i': return size == 4 ? PARAC_I32 : -1;
+    case 'i': return size == 4 ? PARAC_I32 : size == 8 ? PARAC_I64 : -1;
     case 'f': return size == 4 ? PARAC_F32 : size == 8 ? PARAC_F64 : -1;
     default: return -1;
     }
@@ -71,7 +71,7 @@ static int read_interface(PyObject *cai, py_cuda_array *a, const char *what, int
     a->dtype = parac_py_dtype_of_typestr(ts);
     if (a->dtype < 0) {
         PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
-                     "float32 or float64", op, what, index + 1, ts);
+                     "float32, float64 or int64", op, what, index + 1, ts);
         return -1;
     }
     const Py_ssize_t nd = PyTuple_Check(shape) ? PyTuple_GET_SIZE(shape) : -1;

@@ -89,7 +89,8 @@ static int dtype_of(const Py_buffer *v)
     case '?': return v->itemsize == 1 ? PARAC_U8 : -1; /* bool: its bytes are 0 and 1 */
     case 'H': return v->itemsize == 2 ? PARAC_U16 : -1;
     case 'i':
-    case 'l': return v->itemsize == 4 ? PARAC_I32 : -1;
+    case 'l':
+    case 'q': return v->itemsize == 4 ? PARAC_I32 : v->itemsize == 8 ? PARAC_I64 : -1;
     case 'f': return v->itemsize == 4 ? PARAC_F32 : -1;
     case 'd': return v->itemsize == 8 ? PARAC_F64 : -1;
     default: return -1;
@@ -198,7 +199,7 @@ static int wrap_device(PyObject *t, parac_image **img, const char *what, int ind
     const int dt = parac_py_dtype_of_typestr(typestr);
     if (dt < 0) {
         PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
-                     "float32 or float64", op, what, index + 1, typestr);
+                     "float32, float64 or int64", op, what, index + 1, typestr);
         return -1;
     }
     const Py_ssize_t nd = PyTuple_GET_SIZE(shape), spatial = nd - (channels_last ? 1 : 0);
@@ -243,7 +244,7 @@ static int wrap_host(run_state *s, PyObject *obj, parac_image **img, int writabl
     const int dt = dtype_of(v);
     if (dt < 0) {
         PyErr_Format(PyExc_TypeError, "%s: %s %d has element type '%s'; parac takes uint8, uint16, int32, "
-                     "float32 or float64", op, what, index + 1, v->format ? v->format : "B");
+                     "float32, float64 or int64", op, what, index + 1, v->format ? v->format : "B");
         return -1;
     }
     const int spatial = v->ndim - (s->channels_last ? 1 : 0);
@@ -407,6 +408,7 @@ static char format_of(parac_dtype dt)
     case PARAC_U16: return 'H';
     case PARAC_I32: return 'i';
     case PARAC_F32: return 'f';
+    case PARAC_I64: return 'q';
     default: return 'd';
     }
 }

@@ -14,6 +14,7 @@ void test_fill_random(parac_image *img, uint64_t seed)
                     case PARAC_U16: ((uint16_t *)p)[c] = (uint16_t)r; break;
                     case PARAC_I32: ((int32_t *)p)[c] = (int32_t)r; break;
                     case PARAC_F32: ((float *)p)[c] = (float)((r >> 11) * 0x1.0p-53 * 200.0 - 100.0); break;
+                    case PARAC_I64: ((int64_t *)p)[c] = (int64_t)r; break;
                     default: ((double *)p)[c] = (r >> 11) * 0x1.0p-53 * 200.0 - 100.0; break;
                     }
                 }

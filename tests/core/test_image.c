@@ -184,7 +184,8 @@ static void test_wrap(void **state)
 
 static void test_dtype_names(void **state)
 {
-    const char *names[] = {"u8", "u16", "i32", "f32", "f64"};
+    const char *names[] = {"u8", "u16", "i32", "f32", "f64", "i64"};
+    assert_int_equal(sizeof names / sizeof names[0], PARAC_DTYPE_COUNT);
     for (int i = 0; i < PARAC_DTYPE_COUNT; i++) {
         parac_dtype d;
         assert_ok(parac_dtype_from_name(names[i], &d));

@@ -21,7 +21,7 @@ typedef struct format_case {
 } format_case;
 
 #define DT(t) (1u << (t))
-#define ALL_DTYPES (DT(PARAC_U8) | DT(PARAC_U16) | DT(PARAC_I32) | DT(PARAC_F32) | DT(PARAC_F64))
+#define ALL_DTYPES (DT(PARAC_U8) | DT(PARAC_U16) | DT(PARAC_I32) | DT(PARAC_F32) | DT(PARAC_F64) | DT(PARAC_I64))
 #define CH(c) (1u << (c))
 
 static const format_case lossless[] = {

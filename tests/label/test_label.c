@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "label/label.h"
 #include "label_test_util.h"
 #include "test_util.h"
 
@@ -57,30 +58,37 @@ static int32_t *oracle(const parac_image *im, int conn, int equal, double bg, in
     return lab;
 }
 
+/* The labels in i32 (as the count needs) and in i64 (asked for) against the
+ * oracle. */
 static void check(const parac_image *im, int conn, int equal, double bg, const char *what)
 {
-    int64_t want_n = 0, got_n = -1;
+    int64_t want_n = 0;
     int32_t *want = oracle(im, conn, equal, bg, &want_n);
-    parac_label_options o = {conn, equal, bg, NULL};
-    parac_image *out = NULL, *host = NULL;
-    if (parac_label(ctx, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
-    assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
-    assert_ok(parac_context_synchronize(ctx));
-    assert_int_equal(host->dtype, PARAC_I32);
-    if (got_n != want_n) fail_msg("%s (conn %d, equal %d): %lld components, the oracle %lld", what, conn, equal,
-                                  (long long)got_n, (long long)want_n);
-    const int64_t w = im->width, h = im->height;
-    for (int64_t z = 0; z < im->depth; z++)
-        for (int64_t y = 0; y < h; y++)
-            for (int64_t x = 0; x < w; x++) {
-                const int32_t g = *(const int32_t *)parac_image_at(host, x, y, z), e = want[(z * h + y) * w + x];
-                if (g != e)
-                    fail_msg("%s (conn %d, equal %d): label %d at (%lld, %lld, %lld), the oracle %d", what, conn,
-                             equal, g, (long long)x, (long long)y, (long long)z, e);
-            }
+    for (int wide = 0; wide < 2; wide++) {
+        int64_t got_n = -1;
+        parac_label_options o = {conn, equal, bg, NULL, wide};
+        parac_image *out = NULL, *host = NULL;
+        if (parac_label(ctx, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
+        assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+        assert_ok(parac_context_synchronize(ctx));
+        assert_int_equal(host->dtype, wide ? PARAC_I64 : PARAC_I32);
+        if (got_n != want_n) fail_msg("%s (conn %d, equal %d): %lld components, the oracle %lld", what, conn, equal,
+                                      (long long)got_n, (long long)want_n);
+        const int64_t w = im->width, h = im->height;
+        for (int64_t z = 0; z < im->depth; z++)
+            for (int64_t y = 0; y < h; y++)
+                for (int64_t x = 0; x < w; x++) {
+                    const void *p = parac_image_at(host, x, y, z);
+                    const int64_t g = wide ? *(const int64_t *)p : *(const int32_t *)p, e = want[(z * h + y) * w + x];
+                    if (g != e)
+                        fail_msg("%s (conn %d, equal %d, i%d): label %lld at (%lld, %lld, %lld), the oracle %lld", what,
+                                 conn, equal, wide ? 64 : 32, (long long)g, (long long)x, (long long)y, (long long)z,
+                                 (long long)e);
+                }
+        parac_image_destroy(out);
+        parac_image_destroy(host);
+    }
     free(want);
-    parac_image_destroy(out);
-    parac_image_destroy(host);
 }
 
 /* Random pixels: foreground with probability `density`, of `values`
@@ -240,7 +248,7 @@ static void test_values(void **state)
     const float row[5] = {-0.0f, 0.0f, 2.5f, NAN, 0.0f};
     memcpy(parac_image_at(im, 0, 0, 0), row, sizeof row);
     int64_t n = 0;
-    parac_label_options eq = {4, 1, 0.0, NULL}, nz = {4, 0, 0.0, NULL};
+    parac_label_options eq = {4, 1, 0.0, NULL, 0}, nz = {4, 0, 0.0, NULL, 0};
     assert_int_equal(parac_label(ctx, im, &out, &n, &eq), PARAC_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(parac_error_message(), "NaN"));
     assert_ok(parac_label(ctx, im, &out, &n, &nz));
@@ -274,7 +282,7 @@ static void test_pairs_of_rows(void **state)
     set_value(im, 30, 3, 0, NAN);   /* foreground: nonzero */
     set_value(im, 31, 3, 0, -0.0);  /* background */
     set_value(im, 32, 4, 0, -2.0);  /* not beside the NaN: (31, 3) between them is background */
-    parac_label_options o = {8, 0, 0.0, NULL};
+    parac_label_options o = {8, 0, 0.0, NULL, 0};
     int64_t n = 0;
     assert_ok(parac_label(ctx, im, &out, &n, &o));
     assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
@@ -301,7 +309,7 @@ static void test_refusals(void **state)
     assert_ok(parac_image_create_zeroed(&vol, 8, 8, 3, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
     assert_ok(parac_image_create_zeroed(&rgb, 8, 8, 1, 3, PARAC_U8, PARAC_MEMORY_HOST, -1));
     assert_ok(parac_image_create_zeroed(&f64, 8, 8, 1, 1, PARAC_F64, PARAC_MEMORY_HOST, -1));
-    parac_label_options o = {6, 0, 0, NULL};
+    parac_label_options o = {6, 0, 0, NULL, 0};
     assert_int_equal(parac_label(ctx, im, &out, NULL, &o), PARAC_ERR_INVALID_ARGUMENT);
     o.connectivity = 8;
     assert_int_equal(parac_label(ctx, vol, &out, NULL, &o), PARAC_ERR_INVALID_ARGUMENT);
@@ -316,6 +324,63 @@ static void test_refusals(void **state)
     assert_int_equal(n, 0);
     parac_image_destroy(out);
     parac_image_destroy(im), parac_image_destroy(vol), parac_image_destroy(rgb), parac_image_destroy(f64);
+}
+
+/* More components than an i32 output takes (the limit lowered to reach it
+ * on small images): auto widens the output to i64 once the count is known,
+ * i32 asked for is an error, i64 asked for is i64 whatever the count; a
+ * count at the limit stays i32. 2D (pairs of rows on the CPU), rows and 3D. */
+static void test_widen(void **state)
+{
+    (void)state;
+    const struct {
+        int64_t w, h, d;
+        int conn, equal;
+        double density; /* below percolation: many components */
+    } cases[] = {{61, 37, 1, 8, 0, 0.2}, {61, 37, 1, 4, 1, 0.3}, {23, 17, 9, 26, 0, 0.04}, {23, 17, 9, 6, 1, 0.2}};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        parac_image *im = random_image(cases[c].w, cases[c].h, cases[c].d, PARAC_U16, cases[c].density, 3, 40 + c);
+        int64_t want_n = 0;
+        int32_t *want = oracle(im, cases[c].conn, cases[c].equal, 0, &want_n);
+        if (want_n <= 20) fail_msg("case %zu: %lld components", c, (long long)want_n);
+        const int64_t limits[] = {want_n - 1, 7, want_n};
+        for (int l = 0; l < 3; l++) {
+            parac__label_set_i32_max(limits[l]);
+            for (int wide = -1; wide <= 1; wide++) {
+                parac_label_options o = {cases[c].conn, cases[c].equal, 0, NULL, wide};
+                parac_image *out = NULL, *host = NULL;
+                int64_t n = -1;
+                const parac_status st = parac_label(ctx, im, &out, &n, &o);
+                if (wide < 0 && want_n > limits[l]) {
+                    assert_int_equal(st, PARAC_ERR_OVERFLOW);
+                    assert_non_null(strstr(parac_error_message(), "--dtype auto or i64"));
+                    assert_null(out);
+                    continue;
+                }
+                if (st != PARAC_OK) fail_msg("case %zu: %s", c, parac_error_message());
+                assert_int_equal(n, want_n);
+                assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+                assert_ok(parac_context_synchronize(ctx));
+                const int is_wide = wide > 0 || (wide == 0 && want_n > limits[l]);
+                assert_int_equal(host->dtype, is_wide ? PARAC_I64 : PARAC_I32);
+                for (int64_t z = 0; z < im->depth; z++)
+                    for (int64_t y = 0; y < im->height; y++)
+                        for (int64_t x = 0; x < im->width; x++) {
+                            const void *p = parac_image_at(host, x, y, z);
+                            const int64_t g = is_wide ? *(const int64_t *)p : *(const int32_t *)p;
+                            if (g != want[(z * im->height + y) * im->width + x])
+                                fail_msg("case %zu, limit %lld, wide %d: label %lld at (%lld, %lld, %lld)", c,
+                                         (long long)limits[l], wide, (long long)g, (long long)x, (long long)y,
+                                         (long long)z);
+                        }
+                parac_image_destroy(out);
+                parac_image_destroy(host);
+            }
+        }
+        parac__label_set_i32_max(0);
+        free(want);
+        parac_image_destroy(im);
+    }
 }
 
 /* The registry's result, through the text path. */
@@ -350,7 +415,7 @@ static void check_on_host(parac_context *c, const parac_image *im, int conn, con
 {
     int64_t want_n = 0, got_n = -1;
     int32_t *want = oracle(im, conn, 0, 0, &want_n);
-    parac_label_options o = {conn, 0, 0, NULL};
+    parac_label_options o = {conn, 0, 0, NULL, 0};
     parac_image *out = NULL;
     if (parac_label(c, im, &out, &got_n, &o) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
     assert_int_equal(got_n, want_n);
@@ -426,7 +491,7 @@ int main(void)
         cmocka_unit_test(test_random_2d),     cmocka_unit_test(test_random_3d), cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_worst_cases),   cmocka_unit_test(test_values),    cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_count_result),  cmocka_unit_test(test_scratch_reuse),
-        cmocka_unit_test(test_scratch_threads), cmocka_unit_test(test_pairs_of_rows),
+        cmocka_unit_test(test_scratch_threads), cmocka_unit_test(test_pairs_of_rows), cmocka_unit_test(test_widen),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {

@@ -61,21 +61,39 @@ def _rint_saturate(x, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("src_dtype", [np.uint8, np.uint16, np.int32, np.float32, np.float64])
-@pytest.mark.parametrize("dst", ["u8", "u16", "i32", "f32", "f64"])
+@pytest.mark.parametrize("src_dtype", [np.uint8, np.uint16, np.int32, np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("dst", ["u8", "u16", "i32", "f32", "f64", "i64"])
 def test_convert_dtypes_match_numpy(parac_bin, tmp_path, rng, device, src_dtype, dst):
-    a = random_image(rng, (23, 37, 3), src_dtype)
+    a = random_image(rng, (23, 37, 3), src_dtype)  # int64: the whole range
     np.save(tmp_path / "a.npy", a)
     run_parac("convert", tmp_path / "a.npy", tmp_path / "b.npy", "--dtype", dst, "--device", device)
     b = np.load(tmp_path / "b.npy")
-    dst_np = {"u8": np.uint8, "u16": np.uint16, "i32": np.int32, "f32": np.float32, "f64": np.float64}[dst]
+    dst_np = {"u8": np.uint8, "u16": np.uint16, "i32": np.int32, "f32": np.float32, "f64": np.float64,
+              "i64": np.int64}[dst]
     assert b.dtype == dst_np and b.shape == a.shape
     x = a.astype(np.float64)
     nominal = {np.uint8: 255.0, np.uint16: 65535.0, np.int32: 2147483647.0}
-    if np.dtype(src_dtype).kind in "ui" and np.dtype(dst_np).kind in "ui" and src_dtype != dst_np:
-        x = x * (nominal[dst_np] / nominal[src_dtype])  # scale=auto: full range
-    want = _rint_saturate(x, dst_np) if np.dtype(dst_np).kind in "ui" else x.astype(dst_np)
+    if src_dtype in nominal and dst_np in nominal and src_dtype != dst_np:
+        x = x * (nominal[dst_np] / nominal[src_dtype])  # scale=auto: full range; i64 is never scaled
+    if dst_np == np.int64:
+        want = a if src_dtype == np.int64 else np.rint(x).astype(np.int64)  # i64 to i64: kept exactly
+    else:
+        want = _rint_saturate(x, dst_np) if np.dtype(dst_np).kind in "ui" else x.astype(dst_np)
     np.testing.assert_array_equal(b, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_convert_i64_has_no_nominal_range(parac_bin, tmp_path, device):
+    a = np.array([[0, 1, -5, 2**40 + 1]], np.int64)
+    np.save(tmp_path / "a.npy", a)
+    for args, frm in ((("--dtype", "i32", "--scale", "full"), "from"), (("--dtype", "i64", "--scale", "minmax"), "to")):
+        r = run_parac("convert", tmp_path / "a.npy", tmp_path / "b.npy", *args, "--device", device, check=False)
+        assert r.returncode == 1 and "no nominal range" in r.stderr and frm + " i64" in r.stderr
+        assert not (tmp_path / "b.npy").exists()
+    # minmax from i64 stretches the data's range as for any dtype
+    run_parac("convert", tmp_path / "a.npy", tmp_path / "b.npy", "--dtype", "u8", "--scale", "minmax",
+              "--device", device)
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [[0, 0, 0, 255]])
 
 
 @pytest.mark.parametrize("device", DEVICES)

@@ -92,6 +92,30 @@ def test_label_numbered_by_bands_of_random_chunkings():
             skm.label(v, background=1, connectivity=conn), err_msg="equal values %s %s" % (shape, chunks))
 
 
+def test_label_dtype_follows_the_pixel_count():
+    """Labels are int32, or int64 where an array's pixels outnumber int32's positive values (a lazy
+    graph's dtype cannot wait for the count; the in-memory call follows the same rule); the int64
+    numbering of the merge equals the int32 one on every chunking."""
+    from functools import partial
+
+    from parac import _dask_global as g
+
+    assert g.label_dtype((46341, 46341)) == np.int64 and g.label_dtype((46340, 46340)) == np.int32
+    assert g.label_dtype((2, 1 << 30)) == np.int64 and g.label_dtype((1, 1 << 31)) == np.int64
+    assert g.label_dtype((1, (1 << 31) - 1)) == np.int32 and g.label_dtype_name((3, 1 << 30)) == "i64"
+    r = np.random.default_rng(5)
+    for k, a in enumerate([r.random((37, 53)) < 0.4, spiral(41), r.random((9, 13, 11)) < 0.2]):
+        want, want_n = ndi.label(a)
+        for chunks in chunkings_all(a.shape, k):
+            d = da.from_array(a, chunks=chunks)
+            req = g.Request(partial(g.block_labels, kind="nonzero", conn=2 * a.ndim), a.ndim, 2 * a.ndim,
+                            firsts=True)
+            lab, plan = g.components(d, req, "number", g.labels_of, np.dtype(np.int64))
+            got, n = da.compute(lab, g.count(plan))
+            assert got.dtype == np.int64 and int(n) == want_n
+            np.testing.assert_array_equal(got, want, err_msg=str(chunks))
+
+
 def test_label_equals_scipy_in_3d():
     r = np.random.default_rng(2)
     for k, p in enumerate((0.25, 0.5)):

@@ -124,6 +124,34 @@ def test_ndimage_label_signature(device):
                                   ndi.label(f, np.ones((3, 3)))[0])
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_i64_labels(device, tmp_path):
+    """--dtype i64 gives the same labels in int64 (2D rows and pairs of rows, 3D, equal values), into a
+    caller's int64 array too; i32 and auto give int32 where the count fits. (More components than
+    int32 holds: test_more_than_2_to_the_31_components_on_the_gpu, and test_label's widening.)"""
+    a = noise((61, 83), 0.4, seed=21, values=3)
+    v = noise((9, 23, 17), 0.2, seed=22)
+    for img, conn, eq in ((a, 8, False), (a, 4, False), (a, 8, True), (v, 26, False), (v, 6, True)):
+        want, n = parac.label(img, connectivity=conn, equal_values=eq, device=device)
+        assert want.dtype == np.int32
+        got, m = parac.label(img, connectivity=conn, equal_values=eq, dtype="i64", device=device)
+        assert got.dtype == np.int64 and m == n
+        np.testing.assert_array_equal(got, want)
+        assert parac.label(img, connectivity=conn, equal_values=eq, dtype="i32", device=device)[0].dtype == np.int32
+    out = np.full(a.shape, -1, np.int64)
+    want, n = ndi.label(a)
+    assert parac.ndimage.label(a, output=out, device=device) == n
+    np.testing.assert_array_equal(out, want)
+    src, dst = tmp_path / "in.npy", tmp_path / "out.npy"
+    np.save(src, a)
+    r = subprocess.run([PARAC, "--device", device, "label", str(src), str(dst), "--dtype", "i64"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    got = np.load(dst)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, ndi.label(a, STRUCT[8])[0])
+
+
 @pytest.mark.gpu
 def test_cupy_in_cupy_out():
     cupy = pytest.importorskip("cupy")
@@ -173,6 +201,49 @@ def test_more_than_2_to_the_32_pixels_on_the_gpu(shape, conn):
     for i in range(0, shape[0], 4096 if conn == 8 else 64):  # compared a slab at a time on the GPU
         j = min(i + (4096 if conn == 8 else 64), shape[0])
         assert bool((got[i:j] == cupy.asarray(want[i:j])).all()), "rows %d..%d differ" % (i, j)
+
+
+@pytest.mark.gpu
+def test_more_than_2_to_the_31_components_on_the_gpu():
+    """A 65536 x 65536 checkerboard has 2^31 components of one pixel (4 neighbours): more than int32
+    holds. auto widens the output to int64 once the count is known, on the GPU and the CPU, and
+    the labels are each pixel's rank among the foreground in raster order; i32 asked for is an error."""
+    cupy = pytest.importorskip("cupy")
+    h = w = 1 << 16
+    n = h * w
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    try:
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError):
+        host = 0
+    if free < 24 * n or host < 20 * n:
+        pytest.skip("needs %.0f GB of GPU and %.0f GB of host memory" % (24 * n / 1e9, 20 * n / 1e9))
+    d = cupy.empty((h, w), cupy.uint8)
+    cols = cupy.arange(w, dtype=cupy.int64)
+    step = 4096
+    for i in range(0, h, step):
+        rows = cupy.arange(i, i + step, dtype=cupy.int64)[:, None]
+        d[i:i + step] = ((rows + cols) & 1) == 0
+    got, m = parac.label(d, connectivity=4)
+    assert m == n // 2 and got.dtype == cupy.int64
+    for i in range(0, h, step):  # foreground pixel (y, x): (y w + x) / 2 + 1, background 0
+        rows = cupy.arange(i, i + step, dtype=cupy.int64)[:, None]
+        key = rows * w + cols
+        want = cupy.where(((rows + cols) & 1) == 0, key // 2 + 1, 0)
+        assert bool((got[i:i + step] == want).all()), "rows %d..%d" % (i, i + step)
+    with pytest.raises(ValueError, match="i32"):
+        parac.label(d, connectivity=4, dtype="i32")
+    lab, k = parac.ndimage.label(d)  # scipy's cross; the pixel count alone makes it int64
+    assert k == m and lab.dtype == cupy.int64
+    del lab
+    a = cupy.asnumpy(d)
+    del d
+    cpu, k = parac.label(a, connectivity=4, device="cpu")
+    del a
+    parac.memory_trim()  # the CPU's run arrays (34 GB) and the GPU pool
+    assert k == m and cpu.dtype == np.int64
+    for i in range(0, h, step):  # the CPU's labels equal the GPU's, compared a slab at a time on the GPU
+        assert bool((got[i:i + step] == cupy.asarray(cpu[i:i + step])).all()), "CPU rows %d..%d" % (i, i + step)
 
 
 def test_volumes_of_one_slice():

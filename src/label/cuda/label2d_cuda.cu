@@ -278,5 +278,5 @@ extern "C" parac_status parac__label2d_cuda(const parac__label_spec *s, const pa
     const src v = labelk::source_of(s, in);
     const int conn8 = s->conn == 8;
     const parac_status rc = v.equal ? launch_tiles<true>(v, conn8, g, k, st) : launch_tiles<false>(v, conn8, g, k, st);
-    return finish<AREA, EDGE_SLOTS>(s->op, rc, g, k, out, count, in->device, st);
+    return finish<AREA, EDGE_SLOTS>(s, rc, g, k, out, count, in->device, st);
 }

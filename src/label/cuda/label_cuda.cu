@@ -337,7 +337,7 @@ parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_im
                                                                  items);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    return finish<VOX, CAP>(s->op, rc, g, k, out, count, in->device, st);
+    return finish<VOX, CAP>(s, rc, g, k, out, count, in->device, st);
 }
 
 } // namespace

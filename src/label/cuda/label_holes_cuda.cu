@@ -290,7 +290,7 @@ extern "C" parac_status parac__label_holes_cuda(const parac__label_holes_spec *s
     parac_image *reg = NULL;
     PARAC_TRY(parac_image_create(&reg, in->width, in->height, in->depth, 1, PARAC_I32, PARAC_MEMORY_CUDA, in->device));
     int64_t regions_n = 0;
-    const parac__label_spec ls = {s->op, s->conn, 1, 0.5, s->threads}; // no background: 0.5 is no label's value
+    const parac__label_spec ls = {s->op, s->conn, 1, 0.5, s->threads, NULL, NULL}; // no background: 0.5 is no label's value
     parac_status rc = parac__label_cuda(&ls, in, reg, &regions_n, stream);
     const labels L{(const char *)in->data, in->row_pitch, in->slice_pitch, (int)in->dtype,
                    (int)in->width, (int)in->height, (int)in->depth};

@@ -35,6 +35,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/launch.h"
 #include "cuda/union_find.cuh"
+#include "label/label.h"
 #include "label_keys.cuh"
 
 namespace labelt {
@@ -188,10 +189,10 @@ struct popcount {
 };
 
 // The number of the component whose first pixel has key k.
-__device__ inline int32_t number_of(const uint32_t *B, const uint64_t *O, uint64_t k)
+__device__ inline uint64_t number_of(const uint32_t *B, const uint64_t *O, uint64_t k)
 {
     const uint64_t w = k >> 5;
-    return (int32_t)(O[w] + (uint64_t)__popc(B[w] & ((1u << (k & 31)) - 1u)) + 1u);
+    return O[w] + (uint64_t)__popc(B[w] & ((1u << (k & 31)) - 1u)) + 1u;
 }
 
 constexpr int OUT_THREADS = 256;
@@ -199,22 +200,26 @@ constexpr int OUT_THREADS = 256;
 // Output: a block per tile, VOX / 256 consecutive pixels of one row per
 // thread (read and written 8 and 16 bytes at a time; a lane per pixel
 // measured slower). Pieces inside the tile are numbered at their root
-// pixel, edge pieces by slot from their component's key.
-template <int VOX, int CAP>
+// pixel, edge pieces by slot from their component's key. L: int32_t, or
+// int64_t for more components than 2^31 - 1; those pieces inside are
+// numbered at each pixel (a 3D tile's 8192 numbers of 8 bytes would not fit
+// shared memory; such images are rare, and their output is twice as large).
+template <int VOX, int CAP, typename L>
 __global__ void __launch_bounds__(OUT_THREADS)
     output_kernel(tgrid g, const uint16_t *R, const uint32_t *G, const uint64_t *F, const uint32_t *B,
                   const uint64_t *O, const uint16_t *NE, char *out, int64_t orp, int64_t osp)
 {
     constexpr int PER = VOX / OUT_THREADS;
+    constexpr bool WIDE = sizeof(L) == 8;
     static_assert(PER >= 4 && PER <= T && T % PER == 0, "a thread's pixels lie in one row");
-    __shared__ int32_t label[VOX];
-    __shared__ int32_t edge_label[CAP];
+    __shared__ int32_t label[WIDE ? 1 : VOX];
+    __shared__ L edge_label[CAP];
     const uint32_t tile = blockIdx.x;
     int tx, ty, tz;
     g.coords(tile, tx, ty, tz);
     for (int k = threadIdx.x; k < NE[tile]; k += OUT_THREADS) {
         const uint32_t node = tile * (uint32_t)CAP + (uint32_t)k;
-        edge_label[k] = number_of(B, O, F[G[node]]);
+        edge_label[k] = (L)number_of(B, O, F[G[node]]);
     }
     const uint32_t p0 = threadIdx.x * PER;
     const uint16_t *r = R + (size_t)tile * VOX + p0;
@@ -225,25 +230,36 @@ __global__ void __launch_bounds__(OUT_THREADS)
         roots[k] = (uint16_t)q.x, roots[k + 1] = (uint16_t)(q.x >> 16);
         roots[k + 2] = (uint16_t)q.y, roots[k + 3] = (uint16_t)(q.y >> 16);
     }
-    #pragma unroll
-    for (int k = 0; k < PER; k++)
-        if (roots[k] == p0 + k) label[p0 + k] = number_of(B, O, g.key_of(tx, ty, tz, p0 + k));
+    if (!WIDE) {
+        #pragma unroll
+        for (int k = 0; k < PER; k++)
+            if (roots[k] == p0 + k) label[p0 + k] = (int32_t)number_of(B, O, g.key_of(tx, ty, tz, p0 + k));
+    }
     __syncthreads();
     int x, y, z;
     g.pixel(tx, ty, tz, p0, x, y, z);
     if (y >= g.h || z >= g.d || x >= g.w) return;
-    int32_t *row = (int32_t *)(out + z * osp + y * orp);
+    L *row = (L *)(out + z * osp + y * orp);
     const bool whole = x + PER <= g.w && ((uintptr_t)(row + x) & 15) == 0;
     #pragma unroll
     for (int k = 0; k < PER; k += 4) {
-        int32_t o[4];
+        L o[4];
         #pragma unroll
         for (int j = 0; j < 4; j++) {
             const uint16_t v = roots[k + j];
-            o[j] = v == BGR ? 0 : (v & EDGE) ? edge_label[v & INDEX] : label[v];
+            o[j] = v == BGR ? 0
+                 : (v & EDGE) ? edge_label[v & INDEX]
+                 : WIDE ? (L)number_of(B, O, g.key_of(tx, ty, tz, v)) : (L)label[v];
         }
-        if (whole) {
-            *(int4 *)(row + x + k) = make_int4(o[0], o[1], o[2], o[3]);
+        if (WIDE) {
+            if (whole) {
+                *(longlong2 *)(row + x + k) = make_longlong2(o[0], o[1]);
+                *(longlong2 *)(row + x + k + 2) = make_longlong2(o[2], o[3]);
+            } else {
+                for (int j = 0; j < 4 && x + k + j < g.w; j++) row[x + k + j] = o[j];
+            }
+        } else if (whole) {
+            *(int4 *)(row + x + k) = make_int4((int)o[0], (int)o[1], (int)o[2], (int)o[3]);
         } else {
             for (int j = 0; j < 4 && x + k + j < g.w; j++) row[x + k + j] = o[j];
         }
@@ -299,14 +315,25 @@ parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
     return PARAC_OK;
 }
 
+// The last word's offset and bits (their sum is the count), copied to the
+// host on the stream.
+inline parac_status copy_count(const work &k, size_t words, uint64_t *offset, uint32_t *bits, cudaStream_t st)
+{
+    PARAC_CUDA_TRY(cudaMemcpyAsync(offset, k.O + words - 1, 8, cudaMemcpyDeviceToHost, st));
+    PARAC_CUDA_TRY(cudaMemcpyAsync(bits, k.B + words - 1, 4, cudaMemcpyDeviceToHost, st));
+    return PARAC_OK;
+}
+
 // Resolve, scan and output after the unions; the count; the memory back to
 // the pool (rc: the status of the passes before, which skip the rest).
 template <int VOX, int CAP>
-parac_status finish(const char *op, parac_status rc, const tgrid &g, work &k, parac_image *out, int64_t *count,
-                    int device, cudaStream_t st)
+parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g, work &k, parac_image *out,
+                    int64_t *count, int device, cudaStream_t st)
 {
     const size_t tiles = (size_t)g.nx * g.ny * g.nz, words = (size_t)g.h * g.d * g.nx;
     const int64_t items = (int64_t)tiles * CAP;
+    uint64_t last_offset = 0; // the last word's offset and bits: the count
+    uint32_t last_bits = 0;
     if (rc == PARAC_OK) {
         resolve_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(k.G, k.F, k.NE, items);
         rc = PARAC_CUDA_LAUNCH_CHECK();
@@ -319,26 +346,32 @@ parac_status finish(const char *op, parac_status rc, const tgrid &g, work &k, pa
         rc = PARAC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(
             k.scratch, k.scan_bytes, thrust::make_transform_iterator((const uint32_t *)k.B, popcount{}), k.O,
             (int)words, st));
+    // An i32 output of more than 2^31 - 1 pixels may be too narrow for the
+    // count: it is read before the output is written (a wait, on such
+    // images only) and the output widened where it must be.
+    const uint64_t i32_max = (uint64_t)parac__label_i32_max();
+    if (rc == PARAC_OK && out->dtype == PARAC_I32 && (uint64_t)g.w * g.h * g.d > i32_max) {
+        rc = copy_count(k, words, &last_offset, &last_bits, st);
+        if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
+        const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
+        if (rc == PARAC_OK && n > i32_max) rc = parac__label_widen(s, (int64_t)n, &out);
+    }
     if (rc == PARAC_OK) {
-        output_kernel<VOX, CAP><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
-            g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
+        if (out->dtype == PARAC_I64)
+            output_kernel<VOX, CAP, int64_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
+                g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
+        else
+            output_kernel<VOX, CAP, int32_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
+                g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    uint64_t last_offset = 0; // the last word's offset and bits: the count
-    uint32_t last_bits = 0;
-    if (rc == PARAC_OK)
-        rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&last_offset, k.O + words - 1, 8, cudaMemcpyDeviceToHost, st));
-    if (rc == PARAC_OK)
-        rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&last_bits, k.B + words - 1, 4, cudaMemcpyDeviceToHost, st));
+    if (rc == PARAC_OK) rc = copy_count(k, words, &last_offset, &last_bits, st);
     // the memory goes back to the pool: let the kernels finish first
     const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
     parac__cuda_release(device, k.mem, k.bytes);
     if (rc != PARAC_OK) return rc;
     if (sync != PARAC_OK) return sync;
     const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
-    if (n > INT32_MAX)
-        return parac__fail(PARAC_ERR_OVERFLOW, "%s: %llu components do not fit the int32 output (at most %d)", op,
-                           (unsigned long long)n, INT32_MAX);
     *count = (int64_t)n;
     return PARAC_OK;
 }

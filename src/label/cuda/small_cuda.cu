@@ -71,7 +71,7 @@ extern "C" parac_status parac__small_cuda(const parac__small_spec *s, const para
         rc = parac__largest_label_cuda(s->op, in, &n, stream);
     } else {
         // holes: the regions of equal value, with no background, of which the zero ones are the holes
-        const parac__label_spec ls = {s->op, s->conn, s->mode == PARAC__SMALL_HOLES, 1e300, s->threads};
+        const parac__label_spec ls = {s->op, s->conn, s->mode == PARAC__SMALL_HOLES, 1e300, s->threads, NULL, NULL};
         rc = parac_image_create(&labels, in->width, in->height, in->depth, 1, PARAC_I32, PARAC_MEMORY_CUDA, device);
         if (rc == PARAC_OK) rc = parac__label_cuda(&ls, in, labels, &n, stream);
     }
