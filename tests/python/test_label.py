@@ -166,6 +166,17 @@ def test_cupy_in_cupy_out():
     np.testing.assert_array_equal(cupy.asnumpy(got), ndi.label(a, STRUCT[8])[0])
 
 
+def _skip_unless_memory(cupy, gpu_bytes, host_bytes):
+    """Skips the test where the GPU or the host has less memory free."""
+    free, _ = cupy.cuda.runtime.memGetInfo()
+    try:
+        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+    except (ValueError, OSError):
+        host = 0
+    if free < gpu_bytes or host < host_bytes:
+        pytest.skip("needs %.0f GB of GPU and %.0f GB of host memory" % (gpu_bytes / 1e9, host_bytes / 1e9))
+
+
 def _big_noise(cupy, shape, density, seed):
     """Noise of `shape` made on the GPU a slab at a time (a float temporary of the whole would not fit)."""
     a = cupy.empty(shape, cupy.uint8)
@@ -184,13 +195,7 @@ def test_more_than_2_to_the_32_pixels_on_the_gpu(shape, conn):
     cupy = pytest.importorskip("cupy")
     n = int(np.prod(shape))
     assert n > 1 << 32
-    free, _ = cupy.cuda.runtime.memGetInfo()
-    try:
-        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
-    except (ValueError, OSError):
-        host = 0
-    if free < 14 * n or host < 10 * n:
-        pytest.skip("needs %.0f GB of GPU and %.0f GB of host memory" % (14 * n / 1e9, 10 * n / 1e9))
+    _skip_unless_memory(cupy, 14 * n, 10 * n)
     d = _big_noise(cupy, shape, 0.5 if conn == 8 else 0.3, seed=3)
     got, m = parac.label(d, connectivity=conn)
     a = cupy.asnumpy(d)
@@ -211,13 +216,7 @@ def test_more_than_2_to_the_31_components_on_the_gpu():
     cupy = pytest.importorskip("cupy")
     h = w = 1 << 16
     n = h * w
-    free, _ = cupy.cuda.runtime.memGetInfo()
-    try:
-        host = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
-    except (ValueError, OSError):
-        host = 0
-    if free < 24 * n or host < 20 * n:
-        pytest.skip("needs %.0f GB of GPU and %.0f GB of host memory" % (24 * n / 1e9, 20 * n / 1e9))
+    _skip_unless_memory(cupy, 24 * n, 20 * n)
     d = cupy.empty((h, w), cupy.uint8)
     cols = cupy.arange(w, dtype=cupy.int64)
     step = 4096
