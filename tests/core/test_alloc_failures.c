@@ -26,6 +26,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/device_internal.h"
+#include "label/label.h"
 #include "parac/io.h"
 #include "test_util.h"
 
@@ -190,6 +191,19 @@ static void run_all(int sticky)
             methods++;
         }
     }
+    /* label's widening (its count past the i32 limit, lowered here): the i64
+     * output made once the count is known, between the method's own
+     * allocations */
+    const parac_op *label = parac_op_find("label");
+    parac__label_set_i32_max(10);
+    for (int j = 0; j < label->n_methods; j++) {
+        if (label->methods[j].backend != TEST_BACKEND) continue;
+        const long n = fail_each_allocation(label, &label->methods[j], sticky);
+        print_message("%-22s %-14s %4ld allocations, widened to i64%s\n", label->name, label->methods[j].name, n,
+                      sticky ? ", each failing with all after it" : "");
+        total += n;
+    }
+    parac__label_set_i32_max(0);
     print_message("%d %s methods, %ld allocations made to fail\n", methods, TEST_DEVICE, total);
 }
 
