@@ -176,35 +176,34 @@ static long fail_each_allocation(const parac_op *o, const parac_method *m, int s
     return k - 1;
 }
 
+/* Every method of op o on this backend; adds the allocations tried to
+ * *total and the methods to *methods. */
+static void fail_methods(const parac_op *o, int sticky, const char *what, long *total, int *methods)
+{
+    for (int j = 0; j < o->n_methods; j++) {
+        if (o->methods[j].backend != TEST_BACKEND) continue;
+        const long n = fail_each_allocation(o, &o->methods[j], sticky);
+        print_message("%-22s %-14s %4ld allocations%s%s\n", o->name, o->methods[j].name, n, what,
+                      sticky ? ", each failing with all after it" : "");
+        *total += n;
+        ++*methods;
+    }
+}
+
 static void run_all(int sticky)
 {
     long total = 0;
     int methods = 0;
-    for (int i = 0; i < parac_op_count(); i++) {
-        const parac_op *o = parac_op_at(i);
-        for (int j = 0; j < o->n_methods; j++) {
-            if (o->methods[j].backend != TEST_BACKEND) continue;
-            const long n = fail_each_allocation(o, &o->methods[j], sticky);
-            print_message("%-22s %-14s %4ld allocations%s\n", o->name, o->methods[j].name, n,
-                          sticky ? ", each failing with all after it" : "");
-            total += n;
-            methods++;
-        }
-    }
+    for (int i = 0; i < parac_op_count(); i++) fail_methods(parac_op_at(i), sticky, "", &total, &methods);
     /* label's widening (its count past the i32 limit, lowered here): the i64
      * output made once the count is known, between the method's own
      * allocations */
-    const parac_op *label = parac_op_find("label");
+    int widened = 0;
     parac__label_set_i32_max(10);
-    for (int j = 0; j < label->n_methods; j++) {
-        if (label->methods[j].backend != TEST_BACKEND) continue;
-        const long n = fail_each_allocation(label, &label->methods[j], sticky);
-        print_message("%-22s %-14s %4ld allocations, widened to i64%s\n", label->name, label->methods[j].name, n,
-                      sticky ? ", each failing with all after it" : "");
-        total += n;
-    }
+    fail_methods(parac_op_find("label"), sticky, ", widened to i64", &total, &widened);
     parac__label_set_i32_max(0);
-    print_message("%d %s methods, %ld allocations made to fail\n", methods, TEST_DEVICE, total);
+    print_message("%d %s methods (and label's widening), %ld allocations made to fail\n", methods, TEST_DEVICE,
+                  total);
 }
 
 static void test_each_allocation_fails_alone(void **state)
