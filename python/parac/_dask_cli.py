@@ -18,16 +18,15 @@ from functools import partial
 import numpy as np
 
 from ._dask_rounds import _xp
+from ._registry import _DTYPES
 
 # operations this command runs, and how many images each reads
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
            "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1, "skeleton": 1}
-_DTYPES = {"u8": "uint8", "u16": "uint16", "i32": "int32", "f32": "float32", "f64": "float64",
-           "i64": "int64"}
 # the input dtypes each operation takes, as the command line's
-_TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64"), "label": ("u8", "u16", "i32", "f32"),
+_TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64", "i64"), "label": ("u8", "u16", "i32", "f32"),
           "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
           "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32"),
           "fill-label-holes": ("u8", "u16", "i32"), "skeleton": ("u8", "u16", "i32")}
