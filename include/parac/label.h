@@ -5,8 +5,9 @@
  * background (skimage.measure.label), numbered 1..n in the raster order of
  * their first pixel (z, then y, then x), as scipy and scikit-image number
  * them, so results compare bit for bit; background pixels are 0. 4 or 8
- * neighbours in 2D, 6, 18 or 26 in 3D. Input u8, u16, i32 or f32, one
- * channel; output i32 (more than 2^31 - 1 components is an error).
+ * neighbours in 2D, 6, 18 or 26 in 3D. Input u8, u16, i32, i64 or f32, one
+ * channel (on CUDA, i64 regions of equal value need values spanning less
+ * than 2^32); output i32, or i64 as parac_label_options.wide says.
  *
  * The registry operation is "label" (parac/op.h; its result "count" is n);
  * parac_label() is its typed form. docs/labels.md gives the methods and
@@ -38,7 +39,7 @@ typedef struct parac_label_options {
 PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, parac_image **out, int64_t *count,
                                    const parac_label_options *options);
 
-/* Statistics of the regions of a label image (u8, u16 or i32; 0 is
+/* Statistics of the regions of a label image (u8, u16, i32 or i64; 0 is
  * background; a region is every pixel of one label): *table, a new f64 image
  * on the context's device with one row per label present, in increasing
  * order, and *count (may be NULL) such rows; the image has max(count, 1)
@@ -46,7 +47,9 @@ PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, pa
  *   label, area, bbox-0..bbox-(2 ndim - 1), centroid-0..centroid-(ndim - 1)
  * and with an intensity image (NULL: none; the labels' size; u8, u16, i32 or
  * f32) intensity_min, intensity_max, intensity_mean. The registry operation
- * is "regionprops"; its table_columns names the columns. */
+ * is "regionprops"; its table_columns names the columns. The work is
+ * indexed by label, so the largest label must be at most 2^31 - 1 or the
+ * pixel count (CUDA: below 2^31 - 1). */
 PARAC_API parac_status parac_regionprops(parac_context *ctx, const parac_image *labels, const parac_image *intensity,
                                          parac_image **table, int64_t *count);
 

@@ -121,24 +121,38 @@ def into(result, out, who=""):
     return out
 
 
-_LABEL_DTYPES = ("uint8", "uint16", "int32", "float32")
+_LABEL_DTYPES = ("uint8", "uint16", "int32", "int64", "float32")
+
+
+def label_input_dtype(name):
+    """The dtype that label_input gives an array of dtype `name`."""
+    if name in _LABEL_DTYPES or name == "bool":
+        return name
+    if name in ("int8", "int16"):
+        return "int32"
+    if name in ("uint32", "uint64"):
+        return "int64"
+    return "float32"
 
 
 def label_input(a, who, nonzero_only=False):
-    """An array the library labels as it is: uint8, uint16, int32, float32
-    and bool (read as its bytes, 0 and 1) pass unchanged; the other types,
-    where only nonzero counts, as uint8 of a != 0; else converted where every
-    value survives the conversion (else NotImplementedError). Where the array
-    lives."""
+    """An array the library labels as it is: uint8, uint16, int32, int64,
+    float32 and bool (read as its bytes, 0 and 1) pass unchanged; the other
+    types, where only nonzero counts, as uint8 of a != 0; else converted
+    (label_input_dtype) where every value survives the conversion (else
+    NotImplementedError). Where the array lives."""
     name = dtype_name(a)
     if name in _LABEL_DTYPES or name == "bool":
         return a
     kind = _device.kind_of(a)
     if nonzero_only:
         return to_type(a != 0, "uint8")
-    target = "int32" if name in ("int8", "int16", "uint32", "int64", "uint64") else "float32"
+    target = label_input_dtype(name)
     b = to_type(a, target)
-    if not _equal(to_type(b, name), a, kind):
+    if name in ("int8", "int16", "uint32"):
+        return b  # every value survives
+    # uint64 past 2^63 - 1 wraps to negative int64 (a round trip restores it)
+    if (name == "uint64" and bool((b < 0).any())) or (name != "uint64" and not _equal(to_type(b, name), a, kind)):
         raise NotImplementedError("%s: %s values that %s does not hold exactly are not supported" % (who, name, target))
     return b
 

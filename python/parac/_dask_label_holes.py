@@ -178,12 +178,12 @@ def _filled(block, decided_block):
 
 def fill_label_holes(a, conn, device=None, method=None):
     """(the filled Dask array, a 0-d Dask array of the count of filled
-    pixels) of a Dask label array a of u8/u16/i32 (see the top)."""
+    pixels) of a Dask label array a of u8/u16/i32/i64 (see the top)."""
     import dask
     import dask.array as da
 
-    if a.dtype not in (np.uint8, np.uint16, np.int32):
-        raise ValueError("fill-label-holes: labels of %s are not supported (u8, u16 or i32)" % a.dtype)
+    if a.dtype not in (np.uint8, np.uint16, np.int32, np.int64):
+        raise ValueError("fill-label-holes: labels of %s are not supported (u8, u16, i32 or i64)" % a.dtype)
     rank = G._rank(a.ndim, conn)
     req = G.Request(partial(G.block_labels, kind="zero", conn=conn, device=device, method=method), a.ndim, conn,
                     values=True, firsts=True, zone=1, more=partial(_more, rank))

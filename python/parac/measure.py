@@ -3,7 +3,7 @@ keep the call."""
 from . import label as _label
 from . import _dask, _device
 from ._compat import connectivity as _conn, dtype_name as _dtype_name, label_input as _label_input, \
-    to_type as _to
+    label_input_dtype as _label_input_dtype, to_type as _to
 
 
 def label(label_image, background=None, return_num=False, connectivity=None, *, device=None, method=None):
@@ -129,7 +129,7 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     name = _dtype_name(lab)
     if name.startswith("float"):
         raise TypeError("%s: non-integer label image (%s)" % (who, name))
-    if name not in ("uint8", "uint16", "int32", "bool"):
+    if name not in ("uint8", "uint16", "int32", "int64", "bool"):
         lab = _label_input(lab, who)
     args = (lab,) if intensity_image is None else (lab, _intensity(intensity_image, who))
     table, _n = _regionprops(*args, device=device, method=method)
@@ -175,8 +175,8 @@ def _dask_table(labels, intensity, properties, device, method, who):
     name = str(labels.dtype)
     if name.startswith("float"):
         raise TypeError("%s: non-integer label image (%s)" % (who, name))
-    if name not in ("uint8", "uint16", "int32", "bool"):
-        labels = labels.map_blocks(_label_input, who, dtype=np.int32)
+    if name not in ("uint8", "uint16", "int32", "int64", "bool"):
+        labels = labels.map_blocks(_label_input, who, dtype=_label_input_dtype(name))
     elif name == "bool":
         labels = labels.astype(np.uint8)
     if intensity is not None:

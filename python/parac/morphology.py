@@ -210,8 +210,8 @@ def skeletonize_pf_labels(labels, *, field_strength=6, charge_distance=1, diverg
 
 def _small_input(ar, who):
     """ar as the library reads it, and whether it is bool: bool arrays as
-    their bytes (no copy), integer label images as uint8 / uint16 / int32
-    (others converted where every label survives)."""
+    their bytes (no copy), integer label images as uint8 / uint16 / int32 /
+    int64 (others converted where every label survives)."""
     kind = _device.kind_of(ar)
     a = ar if kind else np.asarray(ar)
     if a.ndim not in (2, 3):
@@ -221,7 +221,7 @@ def _small_input(ar, who):
         return _bool_bytes(a), True
     if not (name.startswith("int") or name.startswith("uint")):
         raise TypeError("%s: only bool or integer images are supported, got %s" % (who, name))
-    if name in ("uint8", "uint16", "int32"):
+    if name in ("uint8", "uint16", "int32", "int64"):
         return a, False
     return _label_input(a, who), False
 

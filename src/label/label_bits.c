@@ -15,6 +15,7 @@
     }
 BITS_OF(bits_u16, uint16_t)
 BITS_OF(bits_i32, int32_t)
+BITS_OF(bits_i64, int64_t)
 BITS_OF(bits_f32, float)
 
 void parac__bit_row(const void *row, parac_dtype t, int64_t w, uint64_t *words)
@@ -26,6 +27,7 @@ void parac__bit_row(const void *row, parac_dtype t, int64_t w, uint64_t *words)
         break;
     case PARAC_U16: bits_u16(row, w, words); break;
     case PARAC_I32: bits_i32(row, w, words); break;
+    case PARAC_I64: bits_i64(row, w, words); break;
     default: bits_f32(row, w, words); break;
     }
 }

@@ -56,13 +56,13 @@ static inline uint64_t load8(const uint8_t *p)
 /* The runs of one row into x0/x1 (NULL: only counted). Foreground: v != 0,
  * or v != bg with equal values; with equal values a run also ends where the
  * value changes. */
-#define RUNS_OF(NAME, T, LO, HI)                                                                          \
+#define RUNS_OF(NAME, T, IN_RANGE)                                                                        \
     static int64_t NAME(const void *row_, int64_t w, int equal, double bgd, int32_t *x0, int32_t *x1,     \
                         int *nan)                                                                         \
     {                                                                                                     \
         const T *p = row_;                                                                                \
         /* a background the dtype cannot hold: no pixel equals it */                                      \
-        const int bg_exact = !equal || (bgd >= (LO) && bgd <= (HI) && (double)(T)bgd == bgd);             \
+        const int bg_exact = !equal || ((IN_RANGE) && (double)(T)bgd == bgd);                             \
         const T bg = equal && bg_exact ? (T)bgd : (T)0;                                                   \
         int64_t n = 0, x = 0;                                                                             \
         while (x < w) {                                                                                   \
@@ -85,10 +85,11 @@ static inline uint64_t load8(const uint8_t *p)
         }                                                                                                 \
         return n;                                                                                         \
     }
-RUNS_OF(runs_u8, uint8_t, 0, 255)
-RUNS_OF(runs_u16, uint16_t, 0, 65535)
-RUNS_OF(runs_i32, int32_t, INT32_MIN, INT32_MAX)
-RUNS_OF(runs_f32, float, -FLT_MAX, FLT_MAX)
+RUNS_OF(runs_u8, uint8_t, bgd >= 0 && bgd <= 255)
+RUNS_OF(runs_u16, uint16_t, bgd >= 0 && bgd <= 65535)
+RUNS_OF(runs_i32, int32_t, bgd >= INT32_MIN && bgd <= INT32_MAX)
+RUNS_OF(runs_i64, int64_t, bgd >= -0x1p63 && bgd < 0x1p63) /* INT64_MAX is no double */
+RUNS_OF(runs_f32, float, bgd >= -FLT_MAX && bgd <= FLT_MAX)
 
 /* runs_u8 for nonzero pixels, 64 pixels at a time (label_bits.h). */
 static int64_t runs_u8_nonzero(const uint8_t *p, int64_t w, int32_t *x0, int32_t *x1)
@@ -111,19 +112,23 @@ static int64_t runs(const labeller *c, int64_t r, int32_t *x0, int32_t *x1, int 
     case PARAC_U8: return eq ? runs_u8(row, c->w, eq, bg, x0, x1, nan) : runs_u8_nonzero(row, c->w, x0, x1);
     case PARAC_U16: return runs_u16(row, c->w, eq, bg, x0, x1, nan);
     case PARAC_I32: return runs_i32(row, c->w, eq, bg, x0, x1, nan);
+    case PARAC_I64: return runs_i64(row, c->w, eq, bg, x0, x1, nan);
     default: return runs_f32(row, c->w, eq, bg, x0, x1, nan);
     }
 }
 
-/* The value of pixel x of row r, exactly (every supported dtype fits a double). */
-static double value_at(const labeller *c, int64_t r, int64_t x)
+/* Whether pixel xa of row ra and pixel xb of row rb hold the same value
+ * (compared in the dtype: i64 values do not all fit a double; NaN is
+ * refused before, -0 equals 0). */
+static int same_value(const labeller *c, int64_t ra, int64_t xa, int64_t rb, int64_t xb)
 {
-    const void *row = row_of(c->in, r, c->h);
+    const void *a = row_of(c->in, ra, c->h), *b = row_of(c->in, rb, c->h);
     switch (c->in->dtype) {
-    case PARAC_U8: return ((const uint8_t *)row)[x];
-    case PARAC_U16: return ((const uint16_t *)row)[x];
-    case PARAC_I32: return ((const int32_t *)row)[x];
-    default: return ((const float *)row)[x];
+    case PARAC_U8: return ((const uint8_t *)a)[xa] == ((const uint8_t *)b)[xb];
+    case PARAC_U16: return ((const uint16_t *)a)[xa] == ((const uint16_t *)b)[xb];
+    case PARAC_I32: return ((const int32_t *)a)[xa] == ((const int32_t *)b)[xb];
+    case PARAC_I64: return ((const int64_t *)a)[xa] == ((const int64_t *)b)[xb];
+    default: return ((const float *)a)[xa] == ((const float *)b)[xb];
     }
 }
 
@@ -184,7 +189,7 @@ static void join_row(labeller *c, int64_t r, int64_t lo, int64_t hi, int across)
         for (int64_t a = c->first[r]; a < c->first[r + 1]; a++) {
             while (b0 < be && x1[b0] + grow < x0[a]) b0++;
             for (int64_t b = b0; b < be && x0[b] <= x1[a] + grow; b++) {
-                if (equal && value_at(c, r, x0[a]) != value_at(c, q, x0[b])) continue;
+                if (equal && !same_value(c, r, x0[a], q, x0[b])) continue;
                 join_runs(c, a, b, across);
             }
         }

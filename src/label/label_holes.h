@@ -26,7 +26,7 @@ typedef struct parac__label_holes_spec {
     int threads;    /* CPU threads (the labelling's) */
 } parac__label_holes_spec;
 
-/* in and out (the same size and dtype: u8, u16 or i32) in host memory;
+/* in and out (the same size and dtype: u8, u16, i32 or i64) in host memory;
  * *filled: the pixels that took a label. */
 parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const parac_image *in, parac_image *out,
                                     int64_t *filled);

@@ -27,7 +27,8 @@ static int64_t value_of(const parac_image *m, int64_t x, int64_t y, int64_t z)
     switch (m->dtype) {
     case PARAC_U8: return *(const uint8_t *)p;
     case PARAC_U16: return *(const uint16_t *)p;
-    default: return *(const int32_t *)p;
+    case PARAC_I32: return *(const int32_t *)p;
+    default: return *(const int64_t *)p;
     }
 }
 
@@ -37,7 +38,8 @@ static void set_label(parac_image *m, int64_t x, int64_t y, int64_t z, int64_t v
     switch (m->dtype) {
     case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
     case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
-    default: *(int32_t *)p = (int32_t)v; break;
+    case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
+    default: *(int64_t *)p = v; break;
     }
 }
 

@@ -18,9 +18,8 @@ static parac_status label_holes_run(parac_op_call *call)
     const int is_3d = in->depth > 1;
     const parac__label_holes_spec s = {call->op->name, p->connectivity ? p->connectivity : is_3d ? 6 : 4,
                                        parac_context_threads(call->ctx)};
-    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16 or i32 is needed ('parac convert "
-                           "--dtype i32' makes i64 labels i32 where they fit)", s.op,
+    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32 && in->dtype != PARAC_I64)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16, i32 or i64 is needed", s.op,
                            parac_dtype_name(in->dtype));
     if (in->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels have %d channels; one is needed", s.op,
@@ -88,7 +87,7 @@ const parac_op parac__op_fill_label_holes = {
     .name = "fill-label-holes",
     .summary = "fill every label's holes with that label",
     .description =
-        "For every label v of a label image (u8, u16 or i32; 0 is background), the background pixels in v's "
+        "For every label v of a label image (u8, u16, i32 or i64; 0 is background), the background pixels in v's "
         "holes take v: a hole is a region of pixels other than v (--connectivity, default 4 / 6) that does not "
         "touch the image's border, as scipy.ndimage.binary_fill_holes(labels == v) finds it. Other labels "
         "inside a hole stay; where labels nest, the innermost fills. Output: the input's dtype; the count of "

@@ -23,9 +23,10 @@ enum { DTYPE_AUTO, DTYPE_I32, DTYPE_I64 };
 
 parac_status parac__label_check(const parac__label_spec *s, const parac_image *in, const parac_image *out)
 {
-    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32 && in->dtype != PARAC_F32)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input is %s; u8, u16, i32 or f32 is needed (see 'parac "
-                           "convert')", s->op, parac_dtype_name(in->dtype));
+    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32 && in->dtype != PARAC_I64 &&
+        in->dtype != PARAC_F32)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input is %s; u8, u16, i32, i64 or f32 is needed (see "
+                           "'parac convert')", s->op, parac_dtype_name(in->dtype));
     if (in->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input has %d channels; one is needed", s->op, in->channels);
     const int is_3d = in->depth > 1;

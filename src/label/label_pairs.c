@@ -105,11 +105,13 @@ LABEL_EIGHT(uint8_t)
 #endif
 LABEL_EIGHT(uint16_t)
 LABEL_EIGHT(int32_t)
+LABEL_EIGHT(int64_t)
 LABEL_EIGHT(float)
 #define label_eight(in, o, v)                                   \
     _Generic((in), const uint8_t *: label_eight_uint8_t,         \
              const uint16_t *: label_eight_uint16_t,             \
              const int32_t *: label_eight_int32_t,               \
+             const int64_t *: label_eight_int64_t,               \
              const float *: label_eight_float)(in, o, v)
 
 /* A pair's run covers both rows' pixels in its columns, and some are
@@ -137,6 +139,7 @@ LABEL_EIGHT(float)
 LABEL_RUN(uint8_t)
 LABEL_RUN(uint16_t)
 LABEL_RUN(int32_t)
+LABEL_RUN(int64_t)
 LABEL_RUN(float)
 
 /* Both rows of each pair in one pass over its runs. */
@@ -163,6 +166,7 @@ LABEL_RUN(float)
 OUTPUT_PAIRS(output_pairs_u8, uint8_t)
 OUTPUT_PAIRS(output_pairs_u16, uint16_t)
 OUTPUT_PAIRS(output_pairs_i32, int32_t)
+OUTPUT_PAIRS(output_pairs_i64, int64_t)
 OUTPUT_PAIRS(output_pairs_f32, float)
 
 /* i64 labels (more components than an i32 holds, or asked for): rows
@@ -190,6 +194,7 @@ OUTPUT_PAIRS(output_pairs_f32, float)
 OUTPUT_PAIRS_WIDE(output_pairs_wide_u8, uint8_t)
 OUTPUT_PAIRS_WIDE(output_pairs_wide_u16, uint16_t)
 OUTPUT_PAIRS_WIDE(output_pairs_wide_i32, int32_t)
+OUTPUT_PAIRS_WIDE(output_pairs_wide_i64, int64_t)
 OUTPUT_PAIRS_WIDE(output_pairs_wide_f32, float)
 
 void parac__label_output_pairs(const labeller *c, int64_t p0, int64_t p1)
@@ -199,6 +204,7 @@ void parac__label_output_pairs(const labeller *c, int64_t p0, int64_t p1)
         case PARAC_U8: output_pairs_wide_u8(c, p0, p1); break;
         case PARAC_U16: output_pairs_wide_u16(c, p0, p1); break;
         case PARAC_I32: output_pairs_wide_i32(c, p0, p1); break;
+        case PARAC_I64: output_pairs_wide_i64(c, p0, p1); break;
         default: output_pairs_wide_f32(c, p0, p1); break;
         }
         return;
@@ -207,6 +213,7 @@ void parac__label_output_pairs(const labeller *c, int64_t p0, int64_t p1)
     case PARAC_U8: output_pairs_u8(c, p0, p1); break;
     case PARAC_U16: output_pairs_u16(c, p0, p1); break;
     case PARAC_I32: output_pairs_i32(c, p0, p1); break;
+    case PARAC_I64: output_pairs_i64(c, p0, p1); break;
     default: output_pairs_f32(c, p0, p1); break;
     }
 }

@@ -31,7 +31,7 @@ enum { PARAC__REGION_MAX_COLUMNS = 17 };
 
 typedef struct parac__regions_spec {
     const char *op;              /* for messages */
-    const parac_image *labels;   /* u8, u16 or i32, one channel; no negative labels */
+    const parac_image *labels;   /* u8, u16, i32 or i64, one channel; no negative labels */
     const parac_image *intensity; /* NULL, or the labels' size: u8, u16, i32 or f32, no NaN */
     int threads;                 /* CPU threads */
 } parac__regions_spec;
@@ -51,14 +51,16 @@ parac_status parac__regions_cpu(const parac__regions_spec *s, parac_image **tabl
  * rows (builds without CUDA: label_nocuda.c). */
 parac_status parac__regions_cuda(const parac__regions_spec *s, parac_image **table, int64_t *count, void *stream);
 
-/* The pixels of every label 0..n of `labels` (u8, u16 or i32; n at least
+/* The pixels of every label 0..n of `labels` (u8, u16, i32 or i64; n at least
  * its largest label, which callers know from labelling or from
  * parac__largest_label_*): areas[l] for l = 1..n, areas[0] = 0. CPU: a host
  * array; CUDA: a device array of n + 1 counts on the labels' device. */
 parac_status parac__region_areas_cpu(const parac_image *labels, int threads, int64_t n, uint64_t *areas);
 parac_status parac__region_areas_cuda(const parac_image *labels, int64_t n, uint64_t *areas, void *stream);
 
-/* The largest label; a negative label is an error naming `op`. */
+/* The largest label; a negative label is an error naming `op`, and so is
+ * one too large for tables indexed by label (CPU: past 2^31 - 1 and the
+ * pixel count; CUDA: past 2^31 - 2, its 32-bit index). */
 parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int64_t *n);
 parac_status parac__largest_label_cuda(const char *op, const parac_image *labels, int64_t *n, void *stream);
 

@@ -34,7 +34,8 @@ static int64_t label_at(const parac_image *m, const void *row, int64_t x)
     switch (m->dtype) {
     case PARAC_U8: return ((const uint8_t *)row)[x];
     case PARAC_U16: return ((const uint16_t *)row)[x];
-    default: return ((const int32_t *)row)[x];
+    case PARAC_I32: return ((const int32_t *)row)[x];
+    default: return ((const int64_t *)row)[x];
     }
 }
 
@@ -126,7 +127,7 @@ static void merge_range(void *arg, int index, int threads)
         for (int64_t l = l0; l < l1; l++) merge(&j->acc[0][l], &j->acc[t][l]);
 }
 
-/* The largest label, and whether a label is negative (i32). */
+/* The largest label, and whether a label is negative (i32, i64). */
 static int64_t scan_labels(const parac_image *lab, int *negative)
 {
     int64_t n = 0;
@@ -205,6 +206,21 @@ parac_status parac__regions_cpu(const parac__regions_spec *s, parac_image **tabl
     return st;
 }
 
+/* Tables indexed by label (a hundred bytes a label) take time and memory in
+ * proportion to the largest label: up to 2^31 - 1 as i32 labels allow, and
+ * past that up to the pixel count, as numbered labels are (a sparse label
+ * of 2^40 on a small image would ask for terabytes). */
+static parac_status table_fits(const char *op, const parac_image *labels, int64_t n)
+{
+    const int64_t pixels = parac_image_pixel_count(labels);
+    if (n >= INT32_MAX && n > pixels)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the largest label is %lld, beyond the image's %lld pixels; "
+                           "tables indexed by label take labels up to 2^31 - 1 or the pixel count (number the "
+                           "labels 1..n first, e.g. with 'parac label --equal-values')", op, (long long)n,
+                           (long long)pixels);
+    return PARAC_OK;
+}
+
 parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int64_t *n)
 {
     int negative = 0;
@@ -212,7 +228,7 @@ parac_status parac__largest_label_cpu(const char *op, const parac_image *labels,
     if (negative)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the labels have negative values; labels are 0 "
                            "(background) or positive", op);
-    return PARAC_OK;
+    return table_fits(op, labels, *n);
 }
 
 typedef struct areas_job {

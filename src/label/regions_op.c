@@ -35,10 +35,9 @@ static int table_columns(int k, int ndim, int n_inputs, const char **names, int 
 parac_status parac__regions_check(const parac__regions_spec *s)
 {
     const parac_image *l = s->labels, *in = s->intensity;
-    if (l->dtype != PARAC_U8 && l->dtype != PARAC_U16 && l->dtype != PARAC_I32)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16 or i32 is needed (the output of "
-                           "'parac label' is i32 unless the count needs i64; 'parac convert --dtype i32' makes i64 "
-                           "labels i32 where they fit)", s->op, parac_dtype_name(l->dtype));
+    if (l->dtype != PARAC_U8 && l->dtype != PARAC_U16 && l->dtype != PARAC_I32 && l->dtype != PARAC_I64)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels are %s; u8, u16, i32 or i64 is needed",
+                           s->op, parac_dtype_name(l->dtype));
     if (l->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the labels have %d channels; one is needed", s->op, l->channels);
     if (!in) return PARAC_OK;
@@ -137,7 +136,7 @@ const parac_op parac__op_regionprops = {
     .name = "regionprops",
     .summary = "statistics of labelled regions: area, bounding box, centroid, intensity",
     .description =
-        "One row per label present in LABELS (u8, u16 or i32; 0 is background), in increasing label order: "
+        "One row per label present in LABELS (u8, u16, i32 or i64; 0 is background), in increasing label order: "
         "label, area, bbox (the first coordinate on each axis, then the last + 1), centroid; with an INTENSITY "
         "image of the same size, its minimum, maximum and mean over the region. The columns are "
         "scikit-image's regionprops_table names (axis 0 first: z, y, x). TABLE is written as .csv, .json or "

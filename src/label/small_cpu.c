@@ -23,7 +23,8 @@ static int64_t label_at(const parac_image *m, int64_t x, int64_t y, int64_t z)
     switch (m->dtype) {
     case PARAC_U8: return *(const uint8_t *)p;
     case PARAC_U16: return *(const uint16_t *)p;
-    default: return *(const int32_t *)p;
+    case PARAC_I32: return *(const int32_t *)p;
+    default: return *(const int64_t *)p;
     }
 }
 
@@ -33,7 +34,8 @@ static int is_zero(const parac_image *m, int64_t x, int64_t y, int64_t z)
     switch (m->dtype) {
     case PARAC_U8: return *(const uint8_t *)p == 0;
     case PARAC_U16: return *(const uint16_t *)p == 0;
-    default: return *(const int32_t *)p == 0;
+    case PARAC_I32: return *(const int32_t *)p == 0;
+    default: return *(const int64_t *)p == 0;
     }
 }
 

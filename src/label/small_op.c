@@ -26,9 +26,9 @@ static parac_status small_run(parac_op_call *call, int holes)
                                                                                   : PARAC__SMALL_OBJECTS,
                            p->connectivity ? p->connectivity : is_3d ? 6 : 4, p->min_size,
                            parac_context_threads(call->ctx), holes ? p->foreground : 0};
-    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input is %s; u8, u16 or i32 is needed (a mask or a label "
-                           "image; 'parac convert --dtype i32' makes i64 labels i32 where they fit)", s.op, parac_dtype_name(in->dtype));
+    if (in->dtype != PARAC_U8 && in->dtype != PARAC_U16 && in->dtype != PARAC_I32 && in->dtype != PARAC_I64)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input is %s; u8, u16, i32 or i64 is needed (a mask or a "
+                           "label image)", s.op, parac_dtype_name(in->dtype));
     if (in->channels != 1)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the input has %d channels; one is needed", s.op, in->channels);
     if (is_3d != parac__conn_is_3d(s.conn))
@@ -135,7 +135,7 @@ const parac_op parac__op_remove_small_objects = {
         "Every connected component of the nonzero pixels (--connectivity, default 4 / 6) with fewer than "
         "--min-size pixels becomes 0; the other pixels keep their values. With --labels the input is a label "
         "image and an object is every pixel of one label. scikit-image's morphology.remove_small_objects. Input "
-        "u8, u16 or i32, 2D or 3D; output the input's dtype. See docs/labels.md.",
+        "u8, u16, i32 or i64, 2D or 3D; output the input's dtype. See docs/labels.md.",
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,
@@ -156,7 +156,7 @@ const parac_op parac__op_remove_small_holes = {
         "Every connected component of the zero pixels (--connectivity, default 4 / 6) with fewer than "
         "--area-threshold pixels is filled, whether it touches the border or not (scikit-image's "
         "morphology.remove_small_holes). Output u8: --foreground (255) on the nonzero pixels of the input and "
-        "the filled holes, 0 elsewhere. Input u8, u16 or i32, 2D or 3D. See docs/labels.md.",
+        "the filled holes, 0 elsewhere. Input u8, u16, i32 or i64, 2D or 3D. See docs/labels.md.",
     .usage_args = "IN OUT",
     .n_inputs = 1,
     .n_outputs = 1,

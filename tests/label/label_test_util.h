@@ -37,6 +37,7 @@ static inline double value_at(const parac_image *im, int64_t x, int64_t y, int64
     case PARAC_U8: return *(const uint8_t *)p;
     case PARAC_U16: return *(const uint16_t *)p;
     case PARAC_I32: return *(const int32_t *)p;
+    case PARAC_I64: return (double)*(const int64_t *)p;
     default: return *(const float *)p;
     }
 }
@@ -48,6 +49,7 @@ static inline void set_value(parac_image *im, int64_t x, int64_t y, int64_t z, d
     case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
     case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
     case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
+    case PARAC_I64: *(int64_t *)p = (int64_t)v; break;
     default: *(float *)p = (float)v; break;
     }
 }

@@ -104,7 +104,7 @@ static parac_image *random_image(int64_t w, int64_t h, int64_t d, parac_dtype dt
             for (int64_t x = 0; x < w; x++) {
                 const double u = (double)(test_rand(&r) % 1000000) / 1e6;
                 double v = u < density ? 1 + (double)(test_rand(&r) % (uint64_t)values) : 0;
-                if (dt == PARAC_I32 && v != 0) v = v * 1000003 - 4000000; /* negative values too */
+                if ((dt == PARAC_I32 || dt == PARAC_I64) && v != 0) v = v * 1000003 - 4000000; /* negative too */
                 if (dt == PARAC_F32 && v != 0) v = v * 0.37 - 1.0;
                 set_value(im, x, y, z, v);
             }
@@ -116,13 +116,13 @@ static const int conns2d[] = {4, 8}, conns3d[] = {6, 18, 26};
 static void test_random_2d(void **state)
 {
     (void)state;
-    const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32};
+    const parac_dtype dts[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_I64, PARAC_F32};
     const double densities[] = {0.3, 0.5, 0.7, 0.95};
     const int64_t sizes[][2] = {{1, 1}, {67, 1}, {1, 53}, {33, 17}, {97, 71}, {250, 131}, {64, 32}, {709, 263}};
     uint64_t seed = 1;
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
         for (int di = 0; di < 4; di++)
-            for (int ti = 0; ti < 4; ti++) {
+            for (int ti = 0; ti < 5; ti++) {
                 parac_image *im = random_image(sizes[s][0], sizes[s][1], 1, dts[ti], densities[di], 3, seed++);
                 for (int c = 0; c < 2; c++)
                     for (int eq = 0; eq < 2; eq++) check(im, conns2d[c], eq, 0, "random 2D");
@@ -263,6 +263,131 @@ static void test_values(void **state)
     check(u8, 8, 1, 300, "a background beyond u8");
     check(u8, 8, 1, 2, "background 2");
     parac_image_destroy(u8);
+}
+
+/* The labels of two images, which must be equal (counts and pixels). */
+static void check_same(const parac_image *a, const parac_label_options *oa, const parac_image *b,
+                       const parac_label_options *ob, const char *what)
+{
+    parac_image *la = NULL, *lb = NULL, *ha = NULL, *hb = NULL;
+    int64_t na = -1, nb = -2;
+    if (parac_label(ctx, a, &la, &na, oa) != PARAC_OK) fail_msg("%s: %s", what, parac_error_message());
+    assert_ok(parac_label(ctx, b, &lb, &nb, ob));
+    assert_ok(parac_image_download(&ha, la, 0, parac_context_stream(ctx)));
+    assert_ok(parac_image_download(&hb, lb, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    if (na != nb) fail_msg("%s: %lld components, the reference %lld", what, (long long)na, (long long)nb);
+    for (int64_t z = 0; z < a->depth; z++)
+        for (int64_t y = 0; y < a->height; y++)
+            for (int64_t x = 0; x < a->width; x++) {
+                const int32_t ga = *(const int32_t *)parac_image_at(ha, x, y, z);
+                const int32_t gb = *(const int32_t *)parac_image_at(hb, x, y, z);
+                if (ga != gb)
+                    fail_msg("%s: label %d at (%lld, %lld, %lld), the reference %d", what, ga, (long long)x,
+                             (long long)y, (long long)z, gb);
+            }
+    parac_image_destroy(la), parac_image_destroy(lb), parac_image_destroy(ha), parac_image_destroy(hb);
+}
+
+static int compare_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* An i64 image with each value replaced by its rank among the values + 1
+ * (i32), and the background's rank (0.5, which no i32 holds, where no pixel
+ * has it): regions of equal value are the same in both. */
+static parac_image *ranks_of(const parac_image *im, int64_t bg, double *bg_rank)
+{
+    const int64_t w = im->width, h = im->height, d = im->depth, n = w * h * d;
+    int64_t *v = malloc((size_t)n * sizeof *v);
+    assert_non_null(v);
+    for (int64_t p = 0; p < n; p++) v[p] = *(const int64_t *)parac_image_at(im, p % w, p / w % h, p / (w * h));
+    qsort(v, (size_t)n, sizeof *v, compare_i64);
+    int64_t k = 0;
+    for (int64_t p = 0; p < n; p++)
+        if (p == 0 || v[p] != v[k - 1]) v[k++] = v[p];
+    parac_image *r = NULL;
+    assert_ok(parac_image_create(&r, w, h, d, 1, PARAC_I32, PARAC_MEMORY_HOST, -1));
+    for (int64_t p = 0; p < n; p++) {
+        const int64_t x = p % w, y = p / w % h, z = p / (w * h), val = *(const int64_t *)parac_image_at(im, x, y, z);
+        const int64_t *at = bsearch(&val, v, (size_t)k, sizeof *v, compare_i64);
+        *(int32_t *)parac_image_at(r, x, y, z) = (int32_t)(at - v) + 1;
+    }
+    const int64_t *at = bsearch(&bg, v, (size_t)k, sizeof *v, compare_i64);
+    *bg_rank = at ? (double)(at - v) + 1 : 0.5;
+    free(v);
+    return r;
+}
+
+/* An i64 image of values drawn from `pick` (n of them) in runs, so that
+ * regions of several pixels form. */
+static parac_image *i64_image(int64_t w, int64_t h, int64_t d, const int64_t *pick, int n, uint64_t seed)
+{
+    parac_image *im = NULL;
+    assert_ok(parac_image_create(&im, w, h, d, 1, PARAC_I64, PARAC_MEMORY_HOST, -1));
+    uint64_t r = seed;
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const int64_t run = (int64_t)(test_rand(&r) % 3);
+                const int64_t v = pick[test_rand(&r) % (uint64_t)n];
+                for (int64_t e = x; e <= x + run && e < w; e++) *(int64_t *)parac_image_at(im, e, y, z) = v;
+                x += run;
+            }
+    return im;
+}
+
+/* i64 inputs beyond a double's and a 32-bit key's reach: values compared
+ * whole on the CPU (2^53 and 2^53 + 1 differ); on CUDA by their low 32 bits
+ * where the values span less than 2^32 (background by the whole value), and
+ * refused with equal values spanning more. Against the same images as
+ * ranks (i32) or as masks (u8). */
+static void test_i64_values(void **state)
+{
+    (void)state;
+    const int64_t base = (int64_t)1 << 60;
+    const int64_t near[] = {base, base + 1, base - 1, base + ((int64_t)1 << 30), base - ((int64_t)1 << 30) + 7};
+    const int64_t far[] = {0, (int64_t)1 << 32, (int64_t)1 << 33, ((int64_t)1 << 53) + 1, (int64_t)1 << 53,
+                           INT64_MIN, INT64_MAX, -((int64_t)1 << 32)};
+    const int64_t shapes[][3] = {{300, 37, 1}, {1, 41, 1}, {23, 11, 7}};
+    for (int s = 0; s < 3; s++) {
+        const int is_3d = shapes[s][2] > 1;
+        const int *conns = is_3d ? conns3d : conns2d;
+        parac_image *a = i64_image(shapes[s][0], shapes[s][1], shapes[s][2], near, 5, 3 + s);
+        parac_image *b = i64_image(shapes[s][0], shapes[s][1], shapes[s][2], far, 8, 9 + s);
+        for (int c = 0; c < (is_3d ? 3 : 2); c++) {
+            double bg_rank = 0;
+            parac_image *ra = ranks_of(a, base, &bg_rank);
+            parac_label_options o64 = {conns[c], 1, (double)base, NULL, -1}, o32 = {conns[c], 1, bg_rank, NULL, -1};
+            check_same(a, &o64, ra, &o32, "i64 values near 2^60, equal values");
+            parac_image_destroy(ra);
+            /* nonzero: every value but 0 is foreground (2^32 and -2^32 too) */
+            parac_image *mask = NULL;
+            assert_ok(parac_image_create(&mask, b->width, b->height, b->depth, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+            for (int64_t z = 0; z < b->depth; z++)
+                for (int64_t y = 0; y < b->height; y++)
+                    for (int64_t x = 0; x < b->width; x++)
+                        *(uint8_t *)parac_image_at(mask, x, y, z) = *(const int64_t *)parac_image_at(b, x, y, z) != 0;
+            parac_label_options nz = {conns[c], 0, 0, NULL, -1};
+            check_same(b, &nz, mask, &nz, "i64 values over the whole range, nonzero");
+            parac_image_destroy(mask);
+            parac_image *rb = ranks_of(b, 0, &bg_rank);
+            o64.background = 0, o32.background = bg_rank;
+#ifdef PARAC_LABEL_TEST_GPU
+            parac_image *out = NULL;
+            assert_int_equal(parac_label(ctx, b, &out, NULL, &o64), PARAC_ERR_UNSUPPORTED);
+            assert_non_null(strstr(parac_error_message(), "less than 2^32"));
+            assert_null(out);
+#else
+            check_same(b, &o64, rb, &o32, "i64 values over the whole range, equal values");
+#endif
+            parac_image_destroy(rb);
+        }
+        parac_image_destroy(a);
+        parac_image_destroy(b);
+    }
 }
 
 /* 2D 8-connected labelling of nonzero pixels takes rows two at a time on
@@ -492,6 +617,7 @@ int main(void)
         cmocka_unit_test(test_worst_cases),   cmocka_unit_test(test_values),    cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_count_result),  cmocka_unit_test(test_scratch_reuse),
         cmocka_unit_test(test_scratch_threads), cmocka_unit_test(test_pairs_of_rows), cmocka_unit_test(test_widen),
+        cmocka_unit_test(test_i64_values),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {

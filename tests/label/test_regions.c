@@ -133,9 +133,9 @@ static parac_image *random_values(int64_t w, int64_t h, int64_t d, parac_dtype d
 static void test_random(void **state)
 {
     (void)state;
-    const parac_dtype label_types[] = {PARAC_U8, PARAC_U16, PARAC_I32};
+    const parac_dtype label_types[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_I64};
     const parac_dtype value_types[] = {PARAC_U8, PARAC_U16, PARAC_I32, PARAC_F32};
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 4; t++) {
         parac_image *l2 = random_labels(1103, 37, 1, label_types[t], t == 0 ? 7 : 300, 11 + t);
         parac_image *l3 = random_labels(45, 13, 9, label_types[t], 40, 21 + t);
         check(l2, NULL, "2D, no intensity");
@@ -210,6 +210,18 @@ static void test_refusals(void **state)
     set_value(nan, 1, 1, 0, NAN);
     assert_int_equal(parac_regionprops(ctx, neg, NULL, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(parac_error_message(), "negative"));
+    /* i64: negative, and labels too large for a table indexed by label
+     * (refused before any allocation: on the CPU past 2^31 - 1 and the pixel
+     * count, on CUDA past its 32-bit index) */
+    parac_image *wide = NULL;
+    assert_ok(parac_image_create_zeroed(&wide, 8, 6, 1, 1, PARAC_I64, PARAC_MEMORY_HOST, -1));
+    *(int64_t *)parac_image_at(wide, 2, 1, 0) = INT64_MIN;
+    assert_int_equal(parac_regionprops(ctx, wide, NULL, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
+    assert_non_null(strstr(parac_error_message(), "negative"));
+    *(int64_t *)parac_image_at(wide, 2, 1, 0) = (int64_t)1 << 50;
+    assert_int_equal(parac_regionprops(ctx, wide, NULL, &table, NULL), PARAC_ERR_UNSUPPORTED);
+    assert_non_null(strstr(parac_error_message(), "largest label is 1125899906842624"));
+    parac_image_destroy(wide);
     assert_int_equal(parac_regionprops(ctx, f32, NULL, &table, NULL), PARAC_ERR_UNSUPPORTED);
     assert_int_equal(parac_regionprops(ctx, lab, small, &table, NULL), PARAC_ERR_INVALID_ARGUMENT);
     assert_non_null(strstr(parac_error_message(), "same size"));
@@ -314,6 +326,43 @@ static void check_small(const parac_image *im, int conn, int64_t min_size, int h
     parac_image_destroy(host);
 }
 
+/* remove-small-objects --labels: every pixel of a label whose pixels are
+ * fewer than min_size becomes 0, the others keep their label. */
+static void check_small_labels(const parac_image *im, int64_t min_size, const char *what)
+{
+    const int64_t w = im->width, h = im->height, d = im->depth;
+    int64_t largest = 0;
+    for (int64_t p = 0; p < w * h * d; p++) {
+        const double v = value_at(im, p % w, p / w % h, p / (w * h));
+        if (v > largest) largest = (int64_t)v;
+    }
+    int64_t *area = calloc((size_t)largest + 1, sizeof *area);
+    assert_non_null(area);
+    for (int64_t p = 0; p < w * h * d; p++) area[(int64_t)value_at(im, p % w, p / w % h, p / (w * h))]++;
+    parac_args *a = NULL;
+    assert_ok(parac_args_create(&a));
+    assert_ok(parac_args_set_number(a, "min-size", (double)min_size));
+    assert_ok(parac_args_set(a, "labels", "true"));
+    parac_image *out = NULL, *host = NULL;
+    if (parac_op_run(ctx, "remove-small-objects", (parac_image **)&im, 1, &out, 1, a, NULL, 0) != PARAC_OK)
+        fail_msg("%s: %s", what, parac_error_message());
+    assert_ok(parac_image_download(&host, out, 0, parac_context_stream(ctx)));
+    assert_ok(parac_context_synchronize(ctx));
+    assert_int_equal(host->dtype, im->dtype);
+    for (int64_t p = 0; p < w * h * d; p++) {
+        const int64_t x = p % w, y = p / w % h, z = p / (w * h);
+        const double v = value_at(im, x, y, z), got = value_at(host, x, y, z);
+        const double want = v != 0 && area[(int64_t)v] < min_size ? 0 : v;
+        if (got != want)
+            fail_msg("%s (labels, size %lld): %g at (%lld, %lld, %lld), the oracle %g", what, (long long)min_size, got,
+                     (long long)x, (long long)y, (long long)z, want);
+    }
+    free(area);
+    parac_args_destroy(a);
+    parac_image_destroy(out);
+    parac_image_destroy(host);
+}
+
 /* remove-small-objects and remove-small-holes against the oracle: tiny
  * images, random masks of odd sizes in 2D and 3D, every connectivity and
  * sizes from 0 to beyond the image. */
@@ -329,6 +378,7 @@ static void test_remove_small(void **state)
     parac_image_destroy(one);
     const int64_t sizes[] = {0, 1, 2, 5, 30, 1000000};
     parac_image *m2 = random_labels(613, 29, 1, PARAC_U8, 1, 3), *m3 = random_labels(23, 11, 7, PARAC_U16, 1, 4);
+    parac_image *w2 = random_labels(301, 23, 1, PARAC_I64, 1, 5); /* i64 masks: the output i64 too */
     for (int k = 0; k < 6; k++)
         for (int holes = 0; holes < 2; holes++) {
             check_small(m2, 4, sizes[k], holes, "2D");
@@ -336,9 +386,21 @@ static void test_remove_small(void **state)
             check_small(m3, 6, sizes[k], holes, "3D");
             check_small(m3, 18, sizes[k], holes, "3D");
             check_small(m3, 26, sizes[k], holes, "3D");
+            check_small(w2, 8, sizes[k], holes, "2D, i64");
         }
     parac_image_destroy(m2);
     parac_image_destroy(m3);
+    parac_image_destroy(w2);
+    const parac_dtype label_types[] = {PARAC_U16, PARAC_I32, PARAC_I64};
+    for (int t = 0; t < 3; t++) {
+        parac_image *l2 = random_labels(211, 31, 1, label_types[t], 300, 7), *l3 = random_labels(19, 13, 6, label_types[t], 40, 8);
+        for (int k = 0; k < 5; k++) {
+            check_small_labels(l2, sizes[k], "2D labels");
+            check_small_labels(l3, sizes[k], "3D labels");
+        }
+        parac_image_destroy(l2);
+        parac_image_destroy(l3);
+    }
 }
 
 int main(void)

@@ -269,13 +269,38 @@ def test_volumes_of_one_slice():
     np.testing.assert_array_equal(parac.segmentation.clear_border(v > 0), sks.clear_border(v > 0))
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_int64_and_uint_inputs(device):
+    # int64 is read as it is (values past 2^53 and 2^32 apart told apart),
+    # uint32 and uint64 as int64, int8 and int16 as int32
+    skm = pytest.importorskip("skimage.measure")
+    r = np.random.default_rng(5)
+    base = 2 ** 60
+    near = (base + r.integers(-2, 3, (61, 203))).astype(np.int64)
+    got = parac.measure.label(near, background=base, connectivity=1, device=device)
+    np.testing.assert_array_equal(got, skm.label(near, background=base, connectivity=1))
+    far = r.choice(np.array([0, 2 ** 32, 2 ** 53, 2 ** 53 + 1, -2 ** 32, 2 ** 62], np.int64), (47, 89))
+    got, n = parac.ndimage.label(far, device=device)
+    want, k = ndi.label(far)
+    assert n == k
+    np.testing.assert_array_equal(got, want)
+    if device == "cpu":
+        np.testing.assert_array_equal(parac.measure.label(far, device=device), skm.label(far))
+    else:
+        with pytest.raises(Exception, match="less than 2\\^32"):
+            parac.measure.label(far, device=device)
+    for dt in (np.int8, np.int16, np.uint32, np.uint64):
+        a = noise((40, 50), 0.6, seed=3, values=4, dtype=dt)
+        np.testing.assert_array_equal(parac.measure.label(a, device=device), skm.label(a))
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="NaN"):
         parac.measure.label(np.array([[1.0, np.nan]], np.float32), device="cpu")
     with pytest.raises(ValueError, match="connectivity"):
         parac.label(np.zeros((4, 4), np.uint8), connectivity=6, device="cpu")
     with pytest.raises(NotImplementedError):
-        parac.measure.label(np.array([[2 ** 40, 1]], np.int64), device="cpu")
+        parac.measure.label(np.array([[2 ** 63, 1]], np.uint64), device="cpu")
     with pytest.raises(TypeError):
         parac.label(np.zeros((4, 4, 3), np.float64)[..., 0].astype(np.complex64), device="cpu")
 

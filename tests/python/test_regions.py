@@ -86,6 +86,25 @@ def test_regionprops_like_opencv():
     np.testing.assert_allclose(t["centroid-0"], cent[1:, 1], rtol=1e-12)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_int64_labels_as_they_are(device):
+    # int64 label images (scikit-image's labels, and parac's for images of
+    # more than 2^31 - 1 pixels) go to the library without a conversion
+    lab = skm.label(blobs((201, 307), 0.45, 8), connectivity=1).astype(np.int64)
+    lab[lab == 3] = 2 ** 20  # a gap in the numbering
+    got = parac.measure.regionprops_table(lab, properties=("label", "area", "bbox", "centroid"), device=device)
+    assert_tables_equal(got, skm.regionprops_table(lab, properties=("label", "area", "bbox", "centroid")))
+    small = parac.morphology.remove_small_objects(lab, 6, device=device)
+    assert small.dtype == np.int64
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(small, sk_remove_objects(lab, 6, 1))
+    sparse = np.zeros((4, 5), np.int64)
+    sparse[1, 2] = 2 ** 40  # beyond 2^31 - 1 and the pixel count: refused, not terabytes of table
+    with pytest.raises(Exception, match="largest label is 1099511627776"):
+        parac.measure.regionprops_table(sparse, device=device)
+
+
 def test_regionprops_refusals():
     with pytest.raises(NotImplementedError, match="perimeter"):
         parac.measure.regionprops_table(np.ones((4, 4), np.int32), properties=("perimeter",))
@@ -205,7 +224,7 @@ def test_fill_label_holes_like_scipy_per_label(device, seed):
     r = np.random.default_rng(seed)
     shapes = [(int(r.integers(5, 70)), int(r.integers(5, 70))), (int(r.integers(3, 14)),) * 3]
     for shape in shapes:
-        lab = skm.label(r.random(shape) < 0.55, connectivity=len(shape)).astype(np.int32)
+        lab = skm.label(r.random(shape) < 0.55, connectivity=len(shape)).astype(np.int64 if seed % 2 else np.int32)
         lab[r.random(shape) < 0.1] = 0
         for rank, conn in ((1, 4 if len(shape) == 2 else 6), (len(shape), 8 if len(shape) == 2 else 26)):
             got, filled = parac.fill_label_holes(lab, connectivity=conn, device=device)

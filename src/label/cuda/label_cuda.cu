@@ -24,6 +24,7 @@
 //   3. resolve, scan and output as label_tiles.cuh says.
 #include <cuda_runtime.h>
 
+#include "core/stats_internal.h"
 #include "label/label.h"
 #include "label2d.h"
 #include "label_tiles.cuh"
@@ -343,10 +344,28 @@ parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_im
 } // namespace
 } // namespace label3dk
 
+// The kernels compare 32-bit keys; i64 values under equal values are keyed
+// by their low 32 bits, which tell values apart when they span less than
+// 2^32 (two values 2^32 or more apart can share them). Statistics' minimum
+// and maximum are doubles, which can be 2^10 off past 2^53: the margin
+// keeps every accepted image below the limit.
+static parac_status i64_keys_exact(const parac__label_spec *s, const parac_image *in, void *stream)
+{
+    if (in->dtype != PARAC_I64 || !s->equal_values) return PARAC_OK;
+    parac_image_stats st;
+    PARAC_TRY(parac__stats_cuda(in, &st, stream));
+    if (st.count > 0 && st.max[0] - st.min[0] >= 0x1p32 - 0x1p12)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the i64 values span %.17g to %.17g; regions of equal value on "
+                           "the GPU take values spanning less than 2^32 (use --device cpu)", s->op, st.min[0],
+                           st.max[0]);
+    return PARAC_OK;
+}
+
 extern "C" parac_status parac__label_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out,
                                           int64_t *count, void *stream)
 {
     PARAC_TRY(parac__label_check(s, in, out));
+    PARAC_TRY(i64_keys_exact(s, in, stream));
     const char *why = "";
     if (in->depth > 1) {
         const labelt::tgrid g = label3dk::grid_of(in);

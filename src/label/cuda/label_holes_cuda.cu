@@ -35,9 +35,11 @@ struct labels {
     __device__ uint32_t at(int x, int y, int z) const
     {
         const char *row = data + z * sp + y * rp;
+        // not negative and below 2^31 - 1: checked (parac__largest_label_cuda)
         return dtype == PARAC_U8 ? ((const uint8_t *)row)[x]
                : dtype == PARAC_U16 ? ((const uint16_t *)row)[x]
-                                    : (uint32_t)((const int32_t *)row)[x]; // not negative: checked
+               : dtype == PARAC_I32 ? (uint32_t)((const int32_t *)row)[x]
+                                    : (uint32_t)((const int64_t *)row)[x];
     }
 };
 
@@ -169,7 +171,8 @@ __global__ void output_kernel(labels L, regions R, int64_t n, const uint32_t *fi
         char *row = out + z * osp + y * orp;
         if (L.dtype == PARAC_U8) ((uint8_t *)row)[x] = (uint8_t)v;
         else if (L.dtype == PARAC_U16) ((uint16_t *)row)[x] = (uint16_t)v;
-        else ((int32_t *)row)[x] = (int32_t)v;
+        else if (L.dtype == PARAC_I32) ((int32_t *)row)[x] = (int32_t)v;
+        else ((int64_t *)row)[x] = (int64_t)v;
     }
     if (mine) atomicAdd(&block_count, mine);
     __syncthreads();

@@ -22,6 +22,7 @@ struct src {
     int equal;            // keys are values (else 1 for every nonzero pixel)
     int bg_exact;         // the background value is one the dtype holds
     uint32_t bg_key;
+    int64_t bg64;         // i64: the background value
 };
 
 // A pixel's key and whether it is foreground.
@@ -34,6 +35,13 @@ __device__ inline bool key_at(const src &v, int x, int y, int z, uint32_t &key)
     case PARAC_U8: raw = ((const uint8_t *)row)[x]; nonzero = raw != 0; break;
     case PARAC_U16: raw = ((const uint16_t *)row)[x]; nonzero = raw != 0; break;
     case PARAC_I32: raw = (uint32_t)((const int32_t *)row)[x]; nonzero = raw != 0; break;
+    case PARAC_I64: {
+        // the low 32 bits: exact where the values span less than 2^32
+        // (parac__label_cuda checks); the background by the whole value
+        const int64_t q = ((const int64_t *)row)[x];
+        key = v.equal ? (uint32_t)q : 1u;
+        return v.equal ? !(v.bg_exact && q == v.bg64) : q != 0;
+    }
     default: {
         const float f = ((const float *)row)[x];
         nonzero = f != 0.0f; // NaN is nonzero, as numpy's
@@ -51,7 +59,7 @@ __device__ inline bool key_at(const src &v, int x, int y, int z, uint32_t &key)
 inline src source_of(const parac__label_spec *s, const parac_image *in)
 {
     src v{(const char *)in->data, in->row_pitch, in->slice_pitch, (int)in->width, (int)in->height, (int)in->depth,
-          (int)in->dtype, s->equal_values, 0, 0};
+          (int)in->dtype, s->equal_values, 0, 0, 0};
     const double b = s->background;
     switch (in->dtype) {
     case PARAC_U8: v.bg_exact = b >= 0 && b <= 255 && b == (double)(uint32_t)b; v.bg_key = v.bg_exact ? (uint32_t)b : 0; break;
@@ -59,6 +67,10 @@ inline src source_of(const parac__label_spec *s, const parac_image *in)
     case PARAC_I32:
         v.bg_exact = b >= INT32_MIN && b <= INT32_MAX && b == (double)(int32_t)b;
         v.bg_key = v.bg_exact ? (uint32_t)(int32_t)b : 0;
+        break;
+    case PARAC_I64: // INT64_MAX is no double: 2^63 is out of range
+        v.bg_exact = b >= -0x1p63 && b < 0x1p63 && b == (double)(int64_t)b;
+        v.bg64 = v.bg_exact ? (int64_t)b : 0;
         break;
     default: {
         const float f = (float)b;

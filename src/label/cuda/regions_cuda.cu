@@ -63,14 +63,23 @@ struct part {
     unsigned long long isum;         // or a double's bits for f32
 };
 
-__device__ inline uint32_t label_at(const images &m, int x, int64_t y, int64_t z)
+// A label as it is (signed for i32 and i64).
+__device__ inline long long label_value(const images &m, int x, int64_t y, int64_t z)
 {
     const char *row = m.lab + z * m.lsp + y * m.lrp;
     switch (m.ldtype) {
     case PARAC_U8: return ((const uint8_t *)row)[x];
     case PARAC_U16: return ((const uint16_t *)row)[x];
-    default: return (uint32_t)((const int32_t *)row)[x];
+    case PARAC_I32: return ((const int32_t *)row)[x];
+    default: return ((const int64_t *)row)[x];
     }
+}
+
+// A label as the accumulators' index: the labels were checked to lie in
+// 0..2^31 - 2 (parac__regions_cuda, parac__region_areas_cuda's callers).
+__device__ inline uint32_t label_at(const images &m, int x, int64_t y, int64_t z)
+{
+    return (uint32_t)label_value(m, x, y, z);
 }
 
 // The intensity as a key whose unsigned order is the values' order, and as
@@ -300,14 +309,13 @@ __global__ void accumulate_kernel(images m, sums s, int64_t rows)
     }
 }
 
-// The largest label and the smallest (as a signed i32), over the image.
+// The largest label and the smallest, over the image.
 __global__ void extremes_kernel(images m, int64_t n, unsigned long long *largest, long long *smallest)
 {
     long long hi = 0, lo = 0;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t x = i % m.w, r = i / m.w;
-        const uint32_t l = label_at(m, (int)x, r % m.h, r / m.h);
-        const long long v = m.ldtype == PARAC_I32 ? (long long)(int32_t)l : (long long)l;
+        const long long v = label_value(m, (int)x, r % m.h, r / m.h);
         hi = max(hi, v);
         lo = min(lo, v);
     }
@@ -439,6 +447,10 @@ extern "C" parac_status parac__largest_label_cuda(const char *op, const parac_im
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the labels have negative values; labels are 0 "
                            "(background) or positive", op);
     *n = host[0];
+    // the accumulators are indexed by 32-bit labels
+    if (*n >= INT32_MAX)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the largest label is %lld; the CUDA method takes labels below "
+                           "2^31 - 1 (use --device cpu)", op, (long long)*n);
     return PARAC_OK;
 }
 
@@ -476,10 +488,7 @@ extern "C" parac_status parac__regions_cuda(const parac__regions_spec *sp, parac
     void *flags = nullptr, *rank = nullptr, *scratch = nullptr;
     const size_t flag_bytes = (size_t)(n > 0 ? n : 1) * sizeof(uint32_t);
     size_t scan_bytes = 0;
-    parac_status rc = n >= INT32_MAX ? parac__fail(PARAC_ERR_UNSUPPORTED, "%s: labels of 2^31 or more", sp->op)
-                                     : PARAC_OK;
-    if (rc == PARAC_OK)
-        rc = PARAC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t *)nullptr,
+    parac_status rc = PARAC_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, (const uint32_t *)nullptr,
                                                             (uint32_t *)nullptr, (int)(n > 0 ? n : 1), st));
     if (rc == PARAC_OK) rc = parac__cuda_alloc(device, flag_bytes, &flags);
     if (rc == PARAC_OK) rc = parac__cuda_alloc(device, flag_bytes, &rank);

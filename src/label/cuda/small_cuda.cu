@@ -25,7 +25,8 @@ __device__ inline int64_t read_int(const plane &m, int64_t x, int64_t y, int64_t
     switch (m.dtype) {
     case PARAC_U8: return ((const uint8_t *)p)[x];
     case PARAC_U16: return ((const uint16_t *)p)[x];
-    default: return ((const int32_t *)p)[x];
+    case PARAC_I32: return ((const int32_t *)p)[x];
+    default: return ((const int64_t *)p)[x];
     }
 }
 
@@ -35,7 +36,8 @@ __device__ inline void write_int(const plane &m, int64_t x, int64_t y, int64_t z
     switch (m.dtype) {
     case PARAC_U8: ((uint8_t *)p)[x] = (uint8_t)v; break;
     case PARAC_U16: ((uint16_t *)p)[x] = (uint16_t)v; break;
-    default: ((int32_t *)p)[x] = (int32_t)v; break;
+    case PARAC_I32: ((int32_t *)p)[x] = (int32_t)v; break;
+    default: ((int64_t *)p)[x] = v; break;
     }
 }
 
