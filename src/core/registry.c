@@ -93,6 +93,25 @@ static parac_status make_resident(parac_context *ctx, parac_image *in, parac_ima
     return parac_image_clone(out, in, PARAC_MEMORY_HOST, -1, NULL);
 }
 
+/* An input as the methods read it: on the context's device (unless the
+ * operation places its inputs itself, keeps_inputs) and with packed pixels.
+ * The methods index a row as an array of pixels; a strided view (a NumPy
+ * slice a[:, ::2], a channel of an interleaved image) is copied first. */
+static parac_status prepare_input(parac_context *ctx, const parac_op *op, parac_image *in, parac_image **out,
+                                  int *temporary)
+{
+    *temporary = 0;
+    *out = in;
+    if (!op->keeps_inputs) {
+        PARAC_TRY(make_resident(ctx, in, out, temporary));
+        if (*temporary) return PARAC_OK; /* a clone: packed */
+    }
+    if (parac_image_is_packed(in)) return PARAC_OK;
+    *temporary = 1;
+    *out = NULL; /* never the caller's image, should the clone fail */
+    return parac_image_clone(out, in, in->memory, in->device, in->memory == PARAC_MEMORY_CUDA ? ctx->stream : NULL);
+}
+
 /* Room for any operation's parameter struct (parac__param_layout_check). */
 typedef union params_room {
     max_align_t align;
@@ -242,10 +261,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     parac_image *resident[8] = {0};
     int temporary[8] = {0};
     if (st == PARAC_OK && n_inputs > 8) st = parac__fail(PARAC_ERR_INTERNAL, "too many inputs");
-    for (int i = 0; st == PARAC_OK && i < n_inputs; i++) {
-        if (op->keeps_inputs) resident[i] = inputs[i];
-        else st = make_resident(ctx, inputs[i], &resident[i], &temporary[i]);
-    }
+    for (int i = 0; st == PARAC_OK && i < n_inputs; i++) st = prepare_input(ctx, op, inputs[i], &resident[i], &temporary[i]);
 
     parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL, {0}};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
@@ -272,7 +288,7 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     if (call.plan_free) call.plan_free(call.plan);
     for (int i = 0; i < n_inputs; i++)
         if (temporary[i]) {
-            if (ctx->backend == PARAC_BACKEND_CUDA) parac_context_synchronize(ctx);
+            if (resident[i] && resident[i]->memory == PARAC_MEMORY_CUDA) parac_context_synchronize(ctx);
             parac_image_destroy(resident[i]);
         }
     return st;

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -86,6 +87,70 @@ static void test_every_op_has_a_demo(void **state)
             int known = 0;
             for (int p = 0; p < o->n_params; p++) known |= strcmp(o->params[p].name, name) == 0;
             if (!known) fail_msg("the demo of '%s' sets '%s', not a parameter of it", o->name, name);
+        }
+        parac_args_destroy(args);
+    }
+}
+
+/* A copy of `m` whose pixels lie two pixels apart, and its memory. */
+static parac_image *strided_copy(const parac_image *m, void **memory)
+{
+    const int64_t px = (int64_t)parac_image_pixel_bytes(m), ps = 2 * px, rp = m->width * ps + 24;
+    const int64_t sp = rp * m->height + 8;
+    *memory = calloc((size_t)(sp * m->depth), 1);
+    assert_non_null(*memory);
+    parac_image *v = NULL;
+    assert_ok(parac_image_wrap(&v, *memory, m->width, m->height, m->depth, m->channels, m->dtype, ps, rp, sp,
+                               PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_copy(v, m, NULL));
+    return v;
+}
+
+static void assert_same_pixels(const parac_image *a, const parac_image *b, const char *what)
+{
+    if (a->width != b->width || a->height != b->height || a->depth != b->depth || a->channels != b->channels ||
+        a->dtype != b->dtype)
+        fail_msg("%s: the outputs differ in shape or dtype", what);
+    const size_t px = parac_image_pixel_bytes(a);
+    for (int64_t z = 0; z < a->depth; z++)
+        for (int64_t y = 0; y < a->height; y++)
+            for (int64_t x = 0; x < a->width; x++)
+                if (memcmp(parac_image_at(a, x, y, z), parac_image_at(b, x, y, z), px) != 0)
+                    fail_msg("%s: the pixel at (%lld, %lld, %lld) differs", what, (long long)x, (long long)y,
+                             (long long)z);
+}
+
+/* Every operation on its demo's inputs as strided views (pixels two apart,
+ * rows and slices padded: a NumPy slice a[:, ::2], one channel of an
+ * interleaved image) gives what it gives on packed inputs, bit for bit:
+ * the methods index rows as arrays of pixels, and the registry hands them
+ * packed copies. */
+static void test_strided_inputs(void **state)
+{
+    (void)state;
+    for (int i = 0; i < parac_op_count(); i++) {
+        const parac_op *o = parac_op_at(i);
+        parac_image *inputs[8] = {0}, *views[8] = {0}, *want[8] = {0}, *got[8] = {0};
+        void *memory[8] = {0};
+        parac_args *args = NULL;
+        assert_ok(parac_args_create(&args));
+        assert_ok(o->demo(cpu, inputs, args));
+        for (int k = 0; k < o->n_inputs; k++) views[k] = strided_copy(inputs[k], &memory[k]);
+        double r_want[PARAC_MAX_RESULTS] = {0}, r_got[PARAC_MAX_RESULTS] = {0};
+        if (parac_op_run_results(cpu, o->name, inputs, o->n_inputs, want, o->n_outputs, args, r_want,
+                                 PARAC_MAX_RESULTS, NULL, 0) != PARAC_OK)
+            fail_msg("%s on its demo: %s", o->name, parac_error_message());
+        if (parac_op_run_results(cpu, o->name, views, o->n_inputs, got, o->n_outputs, args, r_got, PARAC_MAX_RESULTS,
+                                 NULL, 0) != PARAC_OK)
+            fail_msg("%s on strided inputs: %s", o->name, parac_error_message());
+        for (int k = 0; k < o->n_outputs; k++) assert_same_pixels(want[k], got[k], o->name);
+        for (int k = 0; k < o->n_results; k++)
+            if (r_want[k] != r_got[k]) fail_msg("%s: result %d is %g on strided inputs, %g on packed ones", o->name, k,
+                                                r_got[k], r_want[k]);
+        for (int k = 0; k < 8; k++) {
+            parac_image_destroy(inputs[k]), parac_image_destroy(views[k]);
+            parac_image_destroy(want[k]), parac_image_destroy(got[k]);
+            free(memory[k]);
         }
         parac_args_destroy(args);
     }
@@ -282,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
         cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
         cmocka_unit_test(test_run_into),      cmocka_unit_test(test_every_op_has_a_demo),
+        cmocka_unit_test(test_strided_inputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

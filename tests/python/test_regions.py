@@ -105,6 +105,29 @@ def test_int64_labels_as_they_are(device):
         parac.measure.regionprops_table(sparse, device=device)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_strided_views(device):
+    # NumPy slices with a step (pixels apart in memory) give what their
+    # contiguous copies give: the library packs such inputs first
+    import scipy.ndimage as ndi
+
+    a = blobs((61, 180), 0.5, 21)[:, ::2]
+    lab = skm.label(blobs((61, 180), 0.5, 22), connectivity=1).astype(np.int32)[:, 1::2]
+    assert not a.flags.c_contiguous and not lab.flags.c_contiguous
+    got, n = parac.ndimage.label(a, device=device)
+    want, k = ndi.label(a)
+    assert n == k
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(a, device=device), ndi.binary_fill_holes(a))
+    assert_tables_equal(parac.measure.regionprops_table(lab, properties=("label", "area", "bbox"), device=device),
+                        skm.regionprops_table(lab, properties=("label", "area", "bbox")))
+    c = np.ascontiguousarray(lab)
+    np.testing.assert_array_equal(parac.morphology.remove_small_objects(lab, 4, device=device),
+                                  parac.morphology.remove_small_objects(c, 4, device=device))
+    np.testing.assert_array_equal(parac.fill_label_holes(lab, device=device)[0],
+                                  parac.fill_label_holes(c, device=device)[0])
+
+
 def test_regionprops_refusals():
     with pytest.raises(NotImplementedError, match="perimeter"):
         parac.measure.regionprops_table(np.ones((4, 4), np.int32), properties=("perimeter",))
