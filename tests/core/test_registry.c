@@ -156,6 +156,37 @@ static void test_strided_inputs(void **state)
     }
 }
 
+/* Every operation on tiny crops of its demo's inputs (one pixel, one row,
+ * one column, 2 x 3): a result or a clear error, never a crash (the
+ * sanitizer builds run this too). */
+static void test_tiny_inputs(void **state)
+{
+    (void)state;
+    const int64_t sizes[][2] = {{1, 1}, {5, 1}, {1, 5}, {2, 3}};
+    for (int i = 0; i < parac_op_count(); i++) {
+        const parac_op *o = parac_op_at(i);
+        parac_image *inputs[8] = {0};
+        parac_args *args = NULL;
+        assert_ok(parac_args_create(&args));
+        assert_ok(o->demo(cpu, inputs, args));
+        for (int s = 0; s < 4; s++) {
+            parac_image *crops[8] = {0}, *outputs[8] = {0};
+            for (int k = 0; k < o->n_inputs; k++) {
+                const int64_t w = sizes[s][0] < inputs[k]->width ? sizes[s][0] : inputs[k]->width;
+                const int64_t h = sizes[s][1] < inputs[k]->height ? sizes[s][1] : inputs[k]->height;
+                assert_ok(parac_image_view_roi(&crops[k], inputs[k], 0, 0, 0, w, h, inputs[k]->depth));
+            }
+            const parac_status st = parac_op_run(cpu, o->name, crops, o->n_inputs, outputs, o->n_outputs, args, NULL, 0);
+            if (st != PARAC_OK && !parac_error_message()[0])
+                fail_msg("%s on %lldx%lld inputs: an error without a message", o->name, (long long)sizes[s][0],
+                         (long long)sizes[s][1]);
+            for (int k = 0; k < 8; k++) parac_image_destroy(crops[k]), parac_image_destroy(outputs[k]);
+        }
+        for (int k = 0; k < 8; k++) parac_image_destroy(inputs[k]);
+        parac_args_destroy(args);
+    }
+}
+
 static parac_status run_convert(parac_image *in, parac_image **out, const char *params)
 {
     parac_args *a = NULL;
@@ -347,7 +378,7 @@ int main(void)
         cmocka_unit_test(test_parameter_errors), cmocka_unit_test(test_convert_values),
         cmocka_unit_test(test_stats),         cmocka_unit_test(test_progress_cancels),
         cmocka_unit_test(test_run_into),      cmocka_unit_test(test_every_op_has_a_demo),
-        cmocka_unit_test(test_strided_inputs),
+        cmocka_unit_test(test_strided_inputs),  cmocka_unit_test(test_tiny_inputs),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
