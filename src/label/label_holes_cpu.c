@@ -163,8 +163,8 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
     parac__holes_box *boxes = st == PARAC_OK ? parac__calloc((size_t)n_labels + 1, sizeof *boxes) : NULL;
     char *seen = st == PARAC_OK ? parac__calloc((size_t)(n_labels > n_regions ? n_labels : n_regions) + 1, 1) : NULL;
     if (st == PARAC_OK && (!cav || !boxes || !seen))
-        st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for %lld regions", s->op,
-                         (long long)n_regions);
+        st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for %lld regions and a table of labels up "
+                         "to %lld", s->op, (long long)n_regions, (long long)n_labels);
     for (int64_t r = 0; st == PARAC_OK && r <= n_regions; r++) cav[r].first = -1; /* not a zero region (yet) */
     int steps[26][3];
     const int n_steps = parac__holes_steps(s->conn, is_3d, steps);

@@ -213,7 +213,7 @@ parac_status parac__regions_cpu(const parac__regions_spec *s, parac_image **tabl
 static parac_status table_fits(const char *op, const parac_image *labels, int64_t n)
 {
     const int64_t pixels = parac_image_pixel_count(labels);
-    if (n >= INT32_MAX && n > pixels)
+    if (n > INT32_MAX && n > pixels)
         return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the largest label is %lld, beyond the image's %lld pixels; "
                            "tables indexed by label take labels up to 2^31 - 1 or the pixel count (number the "
                            "labels 1..n first, e.g. with 'parac label --equal-values')", op, (long long)n,
