@@ -19,29 +19,8 @@
 #include "../core/error_internal.h"
 #include "label.h"
 #include "label_holes.h"
+#include "label_values.h"
 #include "regions.h"
-
-static int64_t value_of(const parac_image *m, int64_t x, int64_t y, int64_t z)
-{
-    const void *p = parac_image_at(m, x, y, z);
-    switch (m->dtype) {
-    case PARAC_U8: return *(const uint8_t *)p;
-    case PARAC_U16: return *(const uint16_t *)p;
-    case PARAC_I32: return *(const int32_t *)p;
-    default: return *(const int64_t *)p;
-    }
-}
-
-static void set_label(parac_image *m, int64_t x, int64_t y, int64_t z, int64_t v)
-{
-    void *p = parac_image_at(m, x, y, z);
-    switch (m->dtype) {
-    case PARAC_U8: *(uint8_t *)p = (uint8_t)v; break;
-    case PARAC_U16: *(uint16_t *)p = (uint16_t)v; break;
-    case PARAC_I32: *(int32_t *)p = (int32_t)v; break;
-    default: *(int64_t *)p = v; break;
-    }
-}
 
 static void grow(int64_t lo[3], int64_t hi[3], const int64_t c[3], int first)
 {
@@ -86,7 +65,7 @@ static void enclose(const parac_image *in, int64_t v, const parac__holes_box *b,
             if (outside[j]) continue;
             const int64_t gx = lo[0] + nx, gy = lo[1] + ny, gz = lo[2] + nz;
             if (gx < 0 || gy < 0 || gz < 0 || gx >= in->width || gy >= in->height || gz >= in->depth ||
-                value_of(in, gx, gy, gz) == v)
+                parac__label_at(in, gx, gy, gz) == v)
                 continue;
             outside[j] = 1;
             queue[tail++] = j;
@@ -172,7 +151,7 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
     for (int64_t z = 0; st == PARAC_OK && z < d; z++)
         for (int64_t y = 0; y < h; y++)
             for (int64_t x = 0; x < w; x++) {
-                const int64_t v = value_of(in, x, y, z), c[3] = {x, y, z};
+                const int64_t v = parac__label_at(in, x, y, z), c[3] = {x, y, z};
                 if (v != 0) {
                     grow(boxes[v].lo, boxes[v].hi, c, !seen[v]);
                     seen[v] = 1;
@@ -187,7 +166,7 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
                 for (int t = 0; t < n_steps; t++) {
                     const int64_t nx = x + steps[t][0], ny = y + steps[t][1], nz = z + steps[t][2];
                     if (nx < 0 || ny < 0 || nz < 0 || nx >= w || ny >= h || nz >= d) continue;
-                    const int64_t u = value_of(in, nx, ny, nz);
+                    const int64_t u = parac__label_at(in, nx, ny, nz);
                     if (u == 0) continue;
                     if (k->nb_max == 0 || u < k->nb_min) k->nb_min = u;
                     if (u > k->nb_max) k->nb_max = u;
@@ -213,12 +192,12 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
         for (int64_t z = 0; z < d; z++)
             for (int64_t y = 0; y < h; y++)
                 for (int64_t x = 0; x < w; x++) {
-                    int64_t v = value_of(in, x, y, z);
+                    int64_t v = parac__label_at(in, x, y, z);
                     if (v == 0) {
                         const int64_t r = *(const int32_t *)parac_image_at(reg, x, y, z);
                         if (cav[r].fill) v = cav[r].fill, (*filled)++;
                     }
-                    set_label(out, x, y, z, v);
+                    parac__label_set(out, x, y, z, v);
                 }
     }
     free(ambiguous);

@@ -10,6 +10,7 @@
 #include "../core/alloc_internal.h"
 #include "../core/error_internal.h"
 #include "../core/threads.h"
+#include "label_values.h"
 #include "regions.h"
 
 typedef struct region_acc {
@@ -28,16 +29,6 @@ typedef struct regions_job {
     region_acc **acc;     /* per thread: n + 1 accumulators */
     int float_intensity;
 } regions_job;
-
-static int64_t label_at(const parac_image *m, const void *row, int64_t x)
-{
-    switch (m->dtype) {
-    case PARAC_U8: return ((const uint8_t *)row)[x];
-    case PARAC_U16: return ((const uint16_t *)row)[x];
-    case PARAC_I32: return ((const int32_t *)row)[x];
-    default: return ((const int64_t *)row)[x];
-    }
-}
 
 static double value_at(const parac_image *m, const void *row, int64_t x)
 {
@@ -91,9 +82,9 @@ static void sum_strip(void *arg, int index, int threads)
         const void *irow = in ? parac_image_at(in, 0, y, z) : NULL;
         int64_t x = 0;
         while (x < lab->width) {
-            const int64_t l = label_at(lab, row, x);
+            const int64_t l = parac__label_in_row(lab->dtype, row, x);
             int64_t e = x + 1;
-            while (e < lab->width && label_at(lab, row, e) == l) e++;
+            while (e < lab->width && parac__label_in_row(lab->dtype, row, e) == l) e++;
             if (l > 0) add_run(&acc[l], x, e - 1, y, z, in, irow, j->float_intensity);
             x = e;
         }
@@ -136,7 +127,7 @@ static int64_t scan_labels(const parac_image *lab, int *negative)
         for (int64_t y = 0; y < lab->height; y++) {
             const void *row = parac_image_at(lab, 0, y, z);
             for (int64_t x = 0; x < lab->width; x++) {
-                const int64_t l = label_at(lab, row, x);
+                const int64_t l = parac__label_in_row(lab->dtype, row, x);
                 if (l > n) n = l;
                 if (l < 0) *negative = 1;
             }
@@ -245,7 +236,7 @@ static void count_strip(void *arg, int index, int threads)
     const int64_t r0 = j->rows * index / threads, r1 = j->rows * (index + 1) / threads;
     for (int64_t r = r0; r < r1; r++) {
         const void *row = parac_image_at(lab, 0, r % lab->height, r / lab->height);
-        for (int64_t x = 0; x < lab->width; x++) c[label_at(lab, row, x)]++;
+        for (int64_t x = 0; x < lab->width; x++) c[parac__label_in_row(lab->dtype, row, x)]++;
     }
 }
 

@@ -7,6 +7,7 @@
 #include "../core/error_internal.h"
 #include "../core/threads.h"
 #include "label.h"
+#include "label_values.h"
 #include "regions.h"
 #include "small.h"
 
@@ -17,28 +18,6 @@ typedef struct select_job {
     const uint64_t *areas;
 } select_job;
 
-static int64_t label_at(const parac_image *m, int64_t x, int64_t y, int64_t z)
-{
-    const void *p = parac_image_at(m, x, y, z);
-    switch (m->dtype) {
-    case PARAC_U8: return *(const uint8_t *)p;
-    case PARAC_U16: return *(const uint16_t *)p;
-    case PARAC_I32: return *(const int32_t *)p;
-    default: return *(const int64_t *)p;
-    }
-}
-
-static int is_zero(const parac_image *m, int64_t x, int64_t y, int64_t z)
-{
-    const void *p = parac_image_at(m, x, y, z);
-    switch (m->dtype) {
-    case PARAC_U8: return *(const uint8_t *)p == 0;
-    case PARAC_U16: return *(const uint16_t *)p == 0;
-    case PARAC_I32: return *(const int32_t *)p == 0;
-    default: return *(const int64_t *)p == 0;
-    }
-}
-
 static void select_strip(void *arg, int index, int threads)
 {
     select_job *j = arg;
@@ -48,9 +27,10 @@ static void select_strip(void *arg, int index, int threads)
     for (int64_t r = r0; r < r1; r++) {
         const int64_t y = r % in->height, z = r / in->height;
         for (int64_t x = 0; x < in->width; x++) {
-            const int small = j->areas[label_at(j->labels, x, y, z)] < (uint64_t)j->s->min_size;
+            const int small = j->areas[parac__label_at(j->labels, x, y, z)] < (uint64_t)j->s->min_size;
             if (j->s->mode == PARAC__SMALL_HOLES) {
-                *(uint8_t *)parac_image_at(j->out, x, y, z) = !is_zero(in, x, y, z) || small ? (uint8_t)j->s->foreground : 0;
+                const int keep = parac__label_at(in, x, y, z) != 0 || small;
+                *(uint8_t *)parac_image_at(j->out, x, y, z) = keep ? (uint8_t)j->s->foreground : 0;
             } else {
                 const char *src = parac_image_at(in, x, y, z);
                 char *dst = parac_image_at(j->out, x, y, z);

@@ -156,72 +156,70 @@ static void test_strided_inputs(void **state)
     }
 }
 
-/* Every operation on tiny crops of its demo's inputs (one pixel, one row,
- * one column, 2 x 3): a result or a clear error, never a crash (the
+/* Every operation on its demo's inputs made over by `reshape` (variants
+ * 0..n-1): a result or an error with a message, never a crash (the
  * sanitizer builds run this too). */
-static void test_tiny_inputs(void **state)
+typedef parac_image *(*reshape_fn)(const parac_image *m, int variant);
+
+static void run_reshaped(reshape_fn reshape, int variants, const char *what)
 {
-    (void)state;
-    const int64_t sizes[][2] = {{1, 1}, {5, 1}, {1, 5}, {2, 3}};
     for (int i = 0; i < parac_op_count(); i++) {
         const parac_op *o = parac_op_at(i);
         parac_image *inputs[8] = {0};
         parac_args *args = NULL;
         assert_ok(parac_args_create(&args));
         assert_ok(o->demo(cpu, inputs, args));
-        for (int s = 0; s < 4; s++) {
-            parac_image *crops[8] = {0}, *outputs[8] = {0};
-            for (int k = 0; k < o->n_inputs; k++) {
-                const int64_t w = sizes[s][0] < inputs[k]->width ? sizes[s][0] : inputs[k]->width;
-                const int64_t h = sizes[s][1] < inputs[k]->height ? sizes[s][1] : inputs[k]->height;
-                assert_ok(parac_image_view_roi(&crops[k], inputs[k], 0, 0, 0, w, h, inputs[k]->depth));
-            }
-            const parac_status st = parac_op_run(cpu, o->name, crops, o->n_inputs, outputs, o->n_outputs, args, NULL, 0);
+        for (int v = 0; v < variants; v++) {
+            parac_image *made[8] = {0}, *outputs[8] = {0};
+            for (int k = 0; k < o->n_inputs; k++) made[k] = reshape(inputs[k], v);
+            const parac_status st = parac_op_run(cpu, o->name, made, o->n_inputs, outputs, o->n_outputs, args, NULL, 0);
             if (st != PARAC_OK && !parac_error_message()[0])
-                fail_msg("%s on %lldx%lld inputs: an error without a message", o->name, (long long)sizes[s][0],
-                         (long long)sizes[s][1]);
-            for (int k = 0; k < 8; k++) parac_image_destroy(crops[k]), parac_image_destroy(outputs[k]);
+                fail_msg("%s on %s (variant %d): an error without a message", o->name, what, v);
+            for (int k = 0; k < 8; k++) parac_image_destroy(made[k]), parac_image_destroy(outputs[k]);
         }
         for (int k = 0; k < 8; k++) parac_image_destroy(inputs[k]);
         parac_args_destroy(args);
     }
 }
 
-/* Every operation on volumes made of its demo's inputs (a 37 x 29 corner
- * stacked 3 and 1 deep): a result or an error with a message, never a
- * crash. */
+/* A corner of m: one pixel, one row, one column, 2 x 3. */
+static parac_image *tiny_crop(const parac_image *m, int variant)
+{
+    static const int64_t sizes[][2] = {{1, 1}, {5, 1}, {1, 5}, {2, 3}};
+    const int64_t w = sizes[variant][0] < m->width ? sizes[variant][0] : m->width;
+    const int64_t h = sizes[variant][1] < m->height ? sizes[variant][1] : m->height;
+    parac_image *crop = NULL;
+    assert_ok(parac_image_view_roi(&crop, m, 0, 0, 0, w, h, m->depth));
+    return crop;
+}
+
+static void test_tiny_inputs(void **state)
+{
+    (void)state;
+    run_reshaped(tiny_crop, 4, "tiny crops");
+}
+
+/* A 37 x 29 corner of m stacked 3 deep (variant 0) or 1 deep (1). */
+static parac_image *stacked_volume(const parac_image *m, int variant)
+{
+    const int64_t depth = variant == 0 ? 3 : 1;
+    const int64_t w = m->width < 37 ? m->width : 37, h = m->height < 29 ? m->height : 29;
+    parac_image *vol = NULL;
+    assert_ok(parac_image_create(&vol, w, h, depth, m->channels, m->dtype, PARAC_MEMORY_HOST, -1));
+    for (int64_t z = 0; z < depth; z++) {
+        parac_image *src = NULL, *dst = NULL;
+        assert_ok(parac_image_view_roi(&src, m, 0, 0, z % m->depth, w, h, 1));
+        assert_ok(parac_image_view_slice(&dst, vol, z));
+        assert_ok(parac_image_copy(dst, src, NULL));
+        parac_image_destroy(src), parac_image_destroy(dst);
+    }
+    return vol;
+}
+
 static void test_volume_inputs(void **state)
 {
     (void)state;
-    const int64_t depths[] = {3, 1};
-    for (int i = 0; i < parac_op_count(); i++) {
-        const parac_op *o = parac_op_at(i);
-        parac_image *inputs[8] = {0};
-        parac_args *args = NULL;
-        assert_ok(parac_args_create(&args));
-        assert_ok(o->demo(cpu, inputs, args));
-        for (int di = 0; di < 2; di++) {
-            parac_image *vols[8] = {0}, *outputs[8] = {0};
-            for (int k = 0; k < o->n_inputs; k++) {
-                const parac_image *m = inputs[k];
-                const int64_t w = m->width < 37 ? m->width : 37, h = m->height < 29 ? m->height : 29;
-                assert_ok(parac_image_create(&vols[k], w, h, depths[di], m->channels, m->dtype, PARAC_MEMORY_HOST, -1));
-                for (int64_t z = 0; z < depths[di]; z++) {
-                    parac_image *src = NULL, *dst = NULL;
-                    assert_ok(parac_image_view_roi(&src, m, 0, 0, z % m->depth, w, h, 1));
-                    assert_ok(parac_image_view_slice(&dst, vols[k], z));
-                    assert_ok(parac_image_copy(dst, src, NULL));
-                    parac_image_destroy(src), parac_image_destroy(dst);
-                }
-            }
-            const parac_status st = parac_op_run(cpu, o->name, vols, o->n_inputs, outputs, o->n_outputs, args, NULL, 0);
-            if (st != PARAC_OK && !parac_error_message()[0])
-                fail_msg("%s on volumes: an error without a message", o->name);
-            for (int k = 0; k < 8; k++) parac_image_destroy(vols[k]), parac_image_destroy(outputs[k]);
-        }
-        for (int k = 0; k < 8; k++) parac_image_destroy(inputs[k]);
-        parac_args_destroy(args);
-    }
+    run_reshaped(stacked_volume, 2, "volumes");
 }
 
 static parac_status run_convert(parac_image *in, parac_image **out, const char *params)
