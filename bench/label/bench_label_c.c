@@ -1,11 +1,17 @@
-/* The CPU labelling called from C, without Python around it: 15 calls of
- * parac_label on an 8K (7680 x 4320) image, each with a fresh output, and the
- * minimum and median. The images are bench_label.py's spiral (one component
- * winding through the whole image) and noise at 50 % (rand(), so not the
- * same pixels as NumPy's). The threads follow OMP_NUM_THREADS.
+/* The labelling called from C, without Python around it: calls of
+ * parac_label on an 8K (7680 x 4320) u8 image, each with a fresh output, and
+ * the minimum and median of their wall-clock times. On CUDA the image is on
+ * the device and a call's time is all it costs its caller: its kernels, the
+ * gaps between them and the count copied back (parac_label waits for it).
+ * Inputs: bench_label.py's spiral (one component winding through the whole
+ * image) and noise at 30, 50 or 70 % (rand(), so not the same pixels as
+ * NumPy's), or any image file parac reads (bench_label.py's own images saved
+ * as .npy, for the same pixels as the peers).
  *
- *     bench_label_cpu spiral|noise
- */
+ *     bench_label_c spiral|noise|noise30|noise70|FILE [cpu|cuda] [calls]
+ *
+ * The CPU's threads follow OMP_NUM_THREADS. Under a profiler, a small
+ * `calls` keeps its output short (a warm-up call always comes first). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +19,7 @@
 #include "bench_util.h"
 #include "parac/parac.h"
 
-enum { W = 7680, H = 4320, CALLS = 15 };
+enum { W = 7680, H = 4320 };
 
 typedef struct labelling {
     parac_context *ctx;
@@ -47,36 +53,63 @@ static void spiral(parac_image *im)
     }
 }
 
+static void noise(parac_image *im, int percent)
+{
+    srand(1);
+    const int below = (int)((double)RAND_MAX * percent / 100.0);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            if (rand() < below) set(im, x, y);
+}
+
+static int fopen_exists(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "bench_label_c: %s: %s\n", what, parac_error_message());
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2 || (strcmp(argv[1], "spiral") && strcmp(argv[1], "noise"))) {
-        fprintf(stderr, "usage: bench_label_cpu spiral|noise\n");
+    const char *input = argc > 1 ? argv[1] : "", *device = argc > 2 ? argv[2] : "cpu";
+    const int calls = argc > 3 ? atoi(argv[3]) : 15;
+    int percent = 0;
+    if (!strcmp(input, "noise") || !strcmp(input, "noise50")) percent = 50;
+    else if (!strcmp(input, "noise30")) percent = 30;
+    else if (!strcmp(input, "noise70")) percent = 70;
+    const int from_file = !percent && strcmp(input, "spiral") && fopen_exists(input);
+    if (!percent && !from_file && strcmp(input, "spiral")) input = NULL;
+    if (argc < 2 || argc > 4 || !input || (strcmp(device, "cpu") && strcmp(device, "cuda")) || calls < 1) {
+        fprintf(stderr, "usage: bench_label_c spiral|noise|noise30|noise70|FILE [cpu|cuda] [calls]\n");
         return 1;
     }
     parac_context *ctx = NULL;
-    parac_image *im = NULL;
-    if (parac_context_create(&ctx, "cpu") != PARAC_OK ||
-        parac_image_create(&im, W, H, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1) != PARAC_OK) {
-        fprintf(stderr, "bench_label_cpu: %s\n", parac_error_message());
-        return 1;
-    }
-    memset(im->data, 0, (size_t)im->row_pitch * H);
-    if (!strcmp(argv[1], "spiral")) {
-        spiral(im);
+    parac_image *im = NULL, *on_device = NULL;
+    if (parac_context_create(&ctx, device) != PARAC_OK) return fail("context");
+    if (from_file) {
+        if (parac_image_read(input, NULL, &im) != PARAC_OK) return fail(input);
     } else {
-        srand(1);
-        for (int y = 0; y < H; y++)
-            for (int x = 0; x < W; x++)
-                if (rand() < RAND_MAX / 2) set(im, x, y);
+        if (parac_image_create_zeroed(&im, W, H, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1) != PARAC_OK) return fail("image");
+        if (percent) noise(im, percent);
+        else spiral(im);
     }
-    labelling l = {ctx, im, 0};
+    const parac_image *in = im;
+    if (!strcmp(device, "cuda")) {
+        if (parac_image_upload(&on_device, im, parac_context_cuda_device(ctx), NULL) != PARAC_OK) return fail("upload");
+        in = on_device;
+    }
+    labelling l = {ctx, in, 0};
     bench_stats st;
-    if (bench_time_cpu(label_once, &l, 0, CALLS, &st)) {
-        fprintf(stderr, "bench_label_cpu: %s\n", parac_error_message());
-        return 1;
-    }
-    printf("%s: %lld components, min %.1f ms, median %.1f ms\n", argv[1], (long long)l.count, st.min_ms,
-           st.median_ms);
+    if (bench_time_cpu(label_once, &l, 1, calls, &st)) return fail("label");
+    printf("%s on %s: %lld components, min %.3f ms, median %.3f ms (%d calls)\n", argv[1], device, (long long)l.count,
+           st.min_ms, st.median_ms, calls);
+    parac_image_destroy(on_device);
     parac_image_destroy(im);
     parac_context_destroy(ctx);
     return 0;

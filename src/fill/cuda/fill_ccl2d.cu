@@ -201,11 +201,9 @@ __global__ void join_kernel(slots S, int d, int conn8, uint32_t *G, int64_t h_it
             if (al != NONE && bl == NONE) unite(G, S.node(x, y, z, b), S.node(x - 1, ya, z, al));
             if (ar != NONE && br == NONE) unite(G, S.node(x, y, z, b), S.node(x + 1, ya, z, ar));
         } else {
-            const int64_t j = i - h_items;
-            const int edges = S.g.tiles_x - 1;
-            const int x = (int)(j % edges + 1) * T, xa = x - 1;
-            const int64_t r = j / edges;
-            const int y = (int)(r % S.h), z = (int)(r / S.h);
+            // y fastest: a warp's pairs lie along one edge (see label2d_cuda.cu)
+            const int64_t j = i - h_items, r = j / S.h;
+            const int y = (int)(j % S.h), z = (int)(r % d), x = (int)(r / d + 1) * T, xa = x - 1;
             const uint8_t b = S.at(x, y, z), a = S.at(xa, y, z);
             const uint8_t bu = y > 0 ? S.at(x, y - 1, z) : NONE, au = y > 0 ? S.at(xa, y - 1, z) : NONE;
             const uint8_t bd = y + 1 < S.h ? S.at(x, y + 1, z) : NONE, ad = y + 1 < S.h ? S.at(xa, y + 1, z) : NONE;

@@ -247,8 +247,9 @@ __device__ inline void join_items(const voxels &P, int conn, int64_t z_items, in
         const int64_t j = i - z_items, r = j / g.w;
         x = (int)(j % g.w), y = (int)(r % (g.ny - 1) + 1) * TY, z = (int)(r / (g.ny - 1)), axis = 1;
     } else {
-        const int64_t j = i - z_items - y_items, r = j / (g.nx - 1);
-        x = (int)(j % (g.nx - 1) + 1) * T, y = (int)(r % g.h), z = (int)(r / g.h), axis = 0;
+        // y fastest: a warp's voxels lie along one face (see label2d_cuda.cu)
+        const int64_t j = i - z_items - y_items, r = j / g.h;
+        y = (int)(j % g.h), z = (int)(r % g.d), x = (int)(r / g.d + 1) * T, axis = 0;
     }
     if (y >= g.h || z >= g.d) return;
     const nb b = neighbour(P, x, y, z);

@@ -150,7 +150,9 @@ __global__ void resolve_kernel(uint32_t *G, uint64_t *F, const uint16_t *NE, int
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
         const uint32_t tile = (uint32_t)(i / CAP);
         if ((uint32_t)(i % CAP) >= NE[tile]) continue;
-        const uint32_t node = (uint32_t)i, root = parac_uf::find_root(G, node);
+        // halving the paths as it walks: a spiral's pieces make chains across
+        // whole rows of tiles, and walks of later nodes are shorter
+        const uint32_t node = (uint32_t)i, root = parac_uf::find_root_halving(G, node);
         if (root == node) continue;
         G[node] = root;
         // read first: one component may hold most nodes (noise above the
@@ -162,9 +164,10 @@ __global__ void resolve_kernel(uint32_t *G, uint64_t *F, const uint16_t *NE, int
 }
 
 // Resolve, second pass: an edge piece whose first pixel is not its
-// component's first leaves the bitmap.
+// component's first leaves the bitmap, and its key becomes its component's
+// (a root's first pixel is its component's first: resolve lowered its key).
 template <int CAP>
-__global__ void firsts_kernel(tgrid g, const uint32_t *G, const uint64_t *F, uint32_t *B, const uint16_t *EL,
+__global__ void firsts_kernel(tgrid g, const uint32_t *G, uint64_t *F, uint32_t *B, const uint16_t *EL,
                               const uint16_t *NE, int64_t items)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
@@ -173,7 +176,12 @@ __global__ void firsts_kernel(tgrid g, const uint32_t *G, const uint64_t *F, uin
         int tx, ty, tz;
         g.coords(tile, tx, ty, tz);
         const uint64_t own = g.key_of(tx, ty, tz, EL[i]);
-        if (own != F[G[i]]) atomicAnd(&B[own >> 5], ~(1u << (own & 31)));
+        const uint32_t root = G[i];
+        const uint64_t first = F[root];
+        // no thread reads a non-root's key now: it takes its component's,
+        // and the output finds it in one load (a root's is its component's)
+        if (root != (uint32_t)i) F[i] = first;
+        if (own != first) atomicAnd(&B[own >> 5], ~(1u << (own & 31)));
     }
 }
 
@@ -204,10 +212,14 @@ constexpr int OUT_THREADS = 256;
 // int64_t for more components than 2^31 - 1; those pieces inside are
 // numbered at each pixel (a 3D tile's 8192 numbers of 8 bytes would not fit
 // shared memory; such images are rare, and their output is twice as large).
+// The count (the last word's offset and bits) goes to O[words], for one
+// copy to the host. A block waits on chains of loads (an edge piece's key,
+// then its word's offset and bits), so every load that does not depend on
+// another is issued first.
 template <int VOX, int CAP, typename L>
 __global__ void __launch_bounds__(OUT_THREADS)
-    output_kernel(tgrid g, const uint16_t *R, const uint32_t *G, const uint64_t *F, const uint32_t *B,
-                  const uint64_t *O, const uint16_t *NE, char *out, int64_t orp, int64_t osp)
+    output_kernel(tgrid g, const uint16_t *R, const uint64_t *F, const uint32_t *B, uint64_t *O,
+                  const uint16_t *NE, uint64_t words, char *out, int64_t orp, int64_t osp)
 {
     constexpr int PER = VOX / OUT_THREADS;
     constexpr bool WIDE = sizeof(L) == 8;
@@ -215,12 +227,6 @@ __global__ void __launch_bounds__(OUT_THREADS)
     __shared__ int32_t label[WIDE ? 1 : VOX];
     __shared__ L edge_label[CAP];
     const uint32_t tile = blockIdx.x;
-    int tx, ty, tz;
-    g.coords(tile, tx, ty, tz);
-    for (int k = threadIdx.x; k < NE[tile]; k += OUT_THREADS) {
-        const uint32_t node = tile * (uint32_t)CAP + (uint32_t)k;
-        edge_label[k] = (L)number_of(B, O, F[G[node]]);
-    }
     const uint32_t p0 = threadIdx.x * PER;
     const uint16_t *r = R + (size_t)tile * VOX + p0;
     uint16_t roots[PER];
@@ -230,6 +236,11 @@ __global__ void __launch_bounds__(OUT_THREADS)
         roots[k] = (uint16_t)q.x, roots[k + 1] = (uint16_t)(q.x >> 16);
         roots[k + 2] = (uint16_t)q.y, roots[k + 3] = (uint16_t)(q.y >> 16);
     }
+    int tx, ty, tz;
+    g.coords(tile, tx, ty, tz);
+    if (tile == 0 && threadIdx.x == 0) O[words] = O[words - 1] + (uint64_t)__popc(B[words - 1]);
+    for (int k = threadIdx.x; k < NE[tile]; k += OUT_THREADS)
+        edge_label[k] = (L)number_of(B, O, F[tile * (uint32_t)CAP + (uint32_t)k]); // firsts: the component's key
     if (!WIDE) {
         #pragma unroll
         for (int k = 0; k < PER; k++)
@@ -302,7 +313,7 @@ parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
                                                  (uint64_t *)nullptr, (int)words, st));
     const size_t r_off = 0, g_off = align256(r_off + tiles * VOX * 2), f_off = align256(g_off + nodes * 4),
                  b_off = align256(f_off + nodes * 8), o_off = align256(b_off + words * 4),
-                 el_off = align256(o_off + words * 8), ne_off = align256(el_off + nodes * 2),
+                 el_off = align256(o_off + (words + 1) * 8), ne_off = align256(el_off + nodes * 2),
                  sc_off = align256(ne_off + tiles * 2);
     k.bytes = sc_off + (k.scan_bytes ? k.scan_bytes : 1);
     k.mem = nullptr;
@@ -332,8 +343,6 @@ parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g,
 {
     const size_t tiles = (size_t)g.nx * g.ny * g.nz, words = (size_t)g.h * g.d * g.nx;
     const int64_t items = (int64_t)tiles * CAP;
-    uint64_t last_offset = 0; // the last word's offset and bits: the count
-    uint32_t last_bits = 0;
     if (rc == PARAC_OK) {
         resolve_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(k.G, k.F, k.NE, items);
         rc = PARAC_CUDA_LAUNCH_CHECK();
@@ -351,6 +360,8 @@ parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g,
     // images only) and the output widened where it must be.
     const uint64_t i32_max = (uint64_t)parac__label_i32_max();
     if (rc == PARAC_OK && out->dtype == PARAC_I32 && (uint64_t)g.w * g.h * g.d > i32_max) {
+        uint64_t last_offset = 0; // the last word's offset and bits: the count
+        uint32_t last_bits = 0;
         rc = copy_count(k, words, &last_offset, &last_bits, st);
         if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
         const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
@@ -359,19 +370,19 @@ parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g,
     if (rc == PARAC_OK) {
         if (out->dtype == PARAC_I64)
             output_kernel<VOX, CAP, int64_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
-                g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
+                g, k.R, k.F, k.B, k.O, k.NE, (uint64_t)words, (char *)out->data, out->row_pitch, out->slice_pitch);
         else
             output_kernel<VOX, CAP, int32_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
-                g, k.R, k.G, k.F, k.B, k.O, k.NE, (char *)out->data, out->row_pitch, out->slice_pitch);
+                g, k.R, k.F, k.B, k.O, k.NE, (uint64_t)words, (char *)out->data, out->row_pitch, out->slice_pitch);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
-    if (rc == PARAC_OK) rc = copy_count(k, words, &last_offset, &last_bits, st);
+    uint64_t n = 0;
+    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&n, k.O + words, 8, cudaMemcpyDeviceToHost, st));
     // the memory goes back to the pool: let the kernels finish first
     const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
     parac__cuda_release(device, k.mem, k.bytes);
     if (rc != PARAC_OK) return rc;
     if (sync != PARAC_OK) return sync;
-    const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
     *count = (int64_t)n;
     return PARAC_OK;
 }
