@@ -38,11 +38,51 @@ def _boxes(labels, n, start):
     nd = labels.ndim
     lo = np.full((n, nd), np.iinfo(np.int64).max, np.int64)
     hi = np.full((n, nd), -1, np.int64)
-    for i, sl in enumerate(ndi.find_objects(labels, max_label=n)):
-        if sl is not None:
-            lo[i] = [s.start + s0 for s, s0 in zip(sl, start)]
-            hi[i] = [s.stop - 1 + s0 for s, s0 in zip(sl, start)]
+    objects = ndi.find_objects(labels, max_label=n)
+    # one flat list and one conversion: a block of spotted labels holds
+    # hundreds of thousands of objects, and a row assignment each took seconds
+    present = np.fromiter((sl is not None for sl in objects), bool, count=len(objects))
+    ends = np.array([e for sl in objects if sl is not None for s in sl for e in (s.start, s.stop)],
+                    np.int64).reshape(-1, nd, 2)
+    if ends.size:
+        lo[present] = ends[:, :, 0] + np.asarray(start, np.int64)
+        hi[present] = ends[:, :, 1] - 1 + np.asarray(start, np.int64)
     return lo, hi
+
+
+def _held(clo, chi, blo, bhi, gshape):
+    """The pairs (box i, cavity c) where box i strictly holds cavity c's box,
+    as two index arrays ordered by i, in time linear in the pairs looked at
+    rather than boxes x cavities: the cavities are bucketed by their lowest
+    corner in cells of about one cavity each, and a box looks only at the
+    cells its interior meets."""
+    nd = len(gshape)
+    none = (np.zeros(0, np.int64),) * 2
+    if len(clo) == 0 or len(blo) == 0:
+        return none
+    big = np.flatnonzero(np.all(bhi - blo >= 2, axis=1))  # a pixel inside on every axis
+    if big.size == 0:
+        return none
+    cell = max(1, int(np.ceil((float(np.prod(gshape, dtype=np.float64)) / len(clo)) ** (1.0 / nd))))
+    grid = tuple(int(-(-n // cell)) for n in gshape)
+    at = np.ravel_multi_index(tuple((clo // cell).T), grid)
+    order = np.argsort(at, kind="stable")
+    bounds = np.searchsorted(at[order], np.arange(int(np.prod(grid)) + 1))
+    a, b = (blo[big] + 1) // cell, (bhi[big] - 1) // cell
+    ext = b - a + 1
+    ncell = np.prod(ext, axis=1)
+    box = np.repeat(np.arange(big.size), ncell)
+    t = np.arange(int(ncell.sum())) - np.repeat(np.cumsum(ncell) - ncell, ncell)
+    coords = [None] * nd
+    for k in reversed(range(nd)):  # each box's cells, the last axis fastest
+        coords[k] = a[box, k] + t % ext[box, k]
+        t = t // ext[box, k]
+    cells = np.ravel_multi_index(tuple(coords), grid)
+    count = bounds[cells + 1] - bounds[cells]
+    pos = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count) + np.repeat(bounds[cells], count)
+    cav, i = order[pos], big[np.repeat(box, count)]
+    keep = np.all((clo[cav] > blo[i]) & (chi[cav] < bhi[i]), axis=1)
+    return i[keep], cav[keep]
 
 
 def _label_boxes(values, start):
@@ -51,7 +91,9 @@ def _label_boxes(values, start):
     ids = ids[ids != 0].astype(np.int64)
     if ids.size == 0:
         return ids, np.zeros((0, values.ndim), np.int64), np.zeros((0, values.ndim), np.int64)
-    if int(ids[-1]) <= 4 * values.size + 1024:  # find_objects' list is as long as the largest label
+    # find_objects' list is as long as the largest label: a block of a big
+    # image holds a few labels of millions, so they are renumbered 1..k first
+    if int(ids[-1]) <= 2 * ids.size + 1024:
         lo, hi = _boxes(values.astype(np.intp, copy=False), int(ids[-1]), start)
         return ids, lo[ids - 1], hi[ids - 1]
     dense = np.searchsorted(ids, values) + 1
@@ -142,11 +184,12 @@ def _plan(facts, layout, req, rank):
         np.minimum.at(box_lo[:, k], where, llo[:, k])
         np.maximum.at(box_hi[:, k], where, lhi[:, k])
     # the labels whose box strictly holds an ambiguous cavity's box, and those cavities
-    holds = {}
-    for c in ambiguous:
-        for i in np.flatnonzero(np.all((lo[c] > box_lo) & (hi[c] < box_hi), axis=1)):
-            holds.setdefault(int(i), []).append(int(c))
-    jobs = [(int(labels[i]), box_lo[i], box_hi[i], np.array(cs), first[cs]) for i, cs in sorted(holds.items())]
+    i, k = _held(lo[ambiguous], hi[ambiguous], box_lo, box_hi, layout[2])
+    order = np.lexsort((ambiguous[k], i))
+    i, cav = i[order], ambiguous[k][order]
+    starts = np.flatnonzero(np.r_[True, i[1:] != i[:-1]]) if i.size else np.zeros(0, np.int64)
+    jobs = [(int(labels[i[s]]), box_lo[i[s]], box_hi[i[s]], cs, first[cs])
+            for s, cs in zip(starts, np.split(cav, starts[1:]))]
     return {"root": [root[o:o + 1 + f["n"]] for o, f in zip(offsets, facts)], "fill": fill, "jobs": jobs}
 
 

@@ -85,26 +85,90 @@ static void enclose(const parac_image *in, int64_t v, const parac__holes_box *b,
     }
 }
 
+/* The ambiguous cavities bucketed by their lowest corner in cells of about
+ * one cavity each (offsets and items, a counting sort): a label's box looks
+ * only at the cells its interior meets. Each label looking at every cavity
+ * made the step quadratic in the image's size (a 5120^2 image of spotted
+ * labels: 16 s, four times the pixels of one that took 1.4 s). */
+typedef struct cavity_grid {
+    int64_t cell;   /* a cell's side in pixels */
+    int64_t n[3];   /* cells along x, y, z */
+    int64_t *start; /* n[0] n[1] n[2] + 1 offsets into items */
+    int64_t *items; /* indices into the ambiguous list */
+} cavity_grid;
+
+static int64_t cell_of(const cavity_grid *g, const int64_t p[3])
+{
+    return ((p[2] / g->cell) * g->n[1] + p[1] / g->cell) * g->n[0] + p[0] / g->cell;
+}
+
+static parac_status grid_build(const char *op, const parac_image *in, const parac__cavity *cav,
+                               const int64_t *ambiguous, int64_t n_ambiguous, cavity_grid *g)
+{
+    const int64_t dims[3] = {in->width, in->height, in->depth};
+    const int nd = in->depth > 1 ? 3 : 2;
+    const double per_cavity = (double)dims[0] * (double)dims[1] * (double)dims[2] / (double)n_ambiguous;
+    g->cell = 1;
+    while (g->cell < dims[0] + dims[1] + dims[2] && (double)g->cell * (double)g->cell * (nd == 3 ? (double)g->cell : 1.0) < per_cavity)
+        g->cell *= 2;
+    int64_t cells = 1;
+    for (int k = 0; k < 3; k++) cells *= g->n[k] = (dims[k] + g->cell - 1) / g->cell;
+    g->start = parac__calloc((size_t)cells + 1, sizeof *g->start);
+    g->items = parac__malloc((size_t)n_ambiguous * sizeof *g->items);
+    if (!g->start || !g->items) return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
+    for (int64_t a = 0; a < n_ambiguous; a++) g->start[cell_of(g, cav[ambiguous[a]].lo) + 1]++;
+    for (int64_t c = 0; c < cells; c++) g->start[c + 1] += g->start[c];
+    for (int64_t a = 0; a < n_ambiguous; a++) g->items[g->start[cell_of(g, cav[ambiguous[a]].lo)]++] = a;
+    for (int64_t c = cells; c > 0; c--) g->start[c] = g->start[c - 1]; /* the fill moved each start to the next */
+    g->start[0] = 0;
+    return PARAC_OK;
+}
+
+/* The ambiguous cavities whose boxes box b strictly holds, into `held` (room
+ * for all of them); their count. */
+static int64_t held_by(const cavity_grid *g, const parac__cavity *cav, const int64_t *ambiguous,
+                       const parac__holes_box *b, int is_3d, int64_t *held)
+{
+    const int nd = is_3d ? 3 : 2;
+    int64_t c0[3] = {0, 0, 0}, c1[3] = {0, 0, 0};
+    for (int k = 0; k < nd; k++) {
+        if (b->hi[k] - b->lo[k] < 2) return 0; /* no pixel strictly inside */
+        c0[k] = (b->lo[k] + 1) / g->cell, c1[k] = (b->hi[k] - 1) / g->cell;
+    }
+    int64_t n = 0;
+    for (int64_t z = c0[2]; z <= c1[2]; z++)
+        for (int64_t y = c0[1]; y <= c1[1]; y++)
+            for (int64_t x = c0[0]; x <= c1[0]; x++) {
+                const int64_t c = (z * g->n[1] + y) * g->n[0] + x;
+                for (int64_t i = g->start[c]; i < g->start[c + 1]; i++) {
+                    const parac__cavity *cv = &cav[ambiguous[g->items[i]]];
+                    int inside = 1;
+                    for (int k = 0; k < nd; k++) inside &= cv->lo[k] > b->lo[k] && cv->hi[k] < b->hi[k];
+                    if (inside) held[n++] = ambiguous[g->items[i]];
+                }
+            }
+    return n;
+}
+
 parac_status parac__label_holes_enclose(const char *op, const parac_image *in, int conn, int64_t n_labels,
                                         const parac__holes_box *boxes, parac__cavity *cav, const int64_t *ambiguous,
                                         int64_t n_ambiguous)
 {
+    if (n_ambiguous <= 0) return PARAC_OK;
     const int is_3d = in->depth > 1;
     int steps[26][3];
     const int n_steps = parac__holes_steps(conn, is_3d, steps);
     uint8_t *outside = NULL;
     int64_t *queue = NULL;
     size_t room = 0;
-    parac_status st = PARAC_OK;
+    cavity_grid g = {0};
+    int64_t *held = parac__malloc((size_t)n_ambiguous * sizeof *held);
+    parac_status st = held ? grid_build(op, in, cav, ambiguous, n_ambiguous, &g)
+                           : parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory", op);
     for (int64_t v = 1; st == PARAC_OK && v <= n_labels; v++) {
         const parac__holes_box *b = &boxes[v];
-        int holds = 0;
-        for (int64_t a = 0; a < n_ambiguous && !holds; a++) {
-            const parac__cavity *c = &cav[ambiguous[a]];
-            holds = 1;
-            for (int k = 0; k < (is_3d ? 3 : 2); k++) holds &= c->lo[k] > b->lo[k] && c->hi[k] < b->hi[k];
-        }
-        if (!holds) continue;
+        const int64_t n_held = held_by(&g, cav, ambiguous, b, is_3d, held);
+        if (!n_held) continue;
         const size_t need = (size_t)(b->hi[0] - b->lo[0] + 3) * (size_t)(b->hi[1] - b->lo[1] + 3) *
                             (size_t)(is_3d ? b->hi[2] - b->lo[2] + 3 : 1);
         if (need > room) {
@@ -118,10 +182,13 @@ parac_status parac__label_holes_enclose(const char *op, const parac_image *in, i
                 break;
             }
         }
-        enclose(in, v, b, cav, ambiguous, n_ambiguous, steps, n_steps, outside, queue);
+        enclose(in, v, b, cav, held, n_held, steps, n_steps, outside, queue);
     }
     free(outside);
     free(queue);
+    free(held);
+    free(g.start);
+    free(g.items);
     return st;
 }
 

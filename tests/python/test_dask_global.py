@@ -298,6 +298,29 @@ def nested_labels():
     return a
 
 
+def test_boxes_holding_cavities_found_by_cells():
+    """fill_label_holes' match of label boxes to the cavity boxes they
+    strictly hold (by cells of the array) against all pairs, 2D and 3D."""
+    from parac._dask_label_holes import _held
+
+    r = np.random.default_rng(5)
+    for _ in range(200):
+        shape = tuple(int(n) for n in r.integers(1, 40, int(r.integers(2, 4))))
+
+        def boxes(n, reach):
+            lo = np.stack([r.integers(0, s, n) for s in shape], 1).astype(np.int64).reshape(n, len(shape))
+            hi = np.stack([np.minimum(s - 1, lo[:, k] + r.integers(0, reach or s, n))
+                           for k, s in enumerate(shape)], 1).astype(np.int64).reshape(n, len(shape))
+            return lo, hi
+
+        clo, chi = boxes(int(r.integers(0, 30)), 4)
+        blo, bhi = boxes(int(r.integers(0, 30)), 0)
+        i, c = _held(clo, chi, blo, bhi, shape)
+        want = [(a, b) for a in range(len(blo)) for b in range(len(clo))
+                if np.all(clo[b] > blo[a]) and np.all(chi[b] < bhi[a])]
+        assert sorted(zip(i.tolist(), c.tolist())) == want and list(i) == sorted(i)
+
+
 def test_fill_label_holes_equals_the_in_memory_call():
     """parac.fill_label_holes of Dask arrays: every label's holes, nested
     labels (the innermost box fills), cavities beside several labels settled

@@ -257,6 +257,31 @@ def test_fill_label_holes_like_scipy_per_label(device, seed):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_fill_label_holes_of_many_nested_labels(device):
+    """Rings holding touching cells, tiled with their own labels over a
+    larger image at random offsets: cavities beside several labels far
+    apart, so that each label's box holds some and misses most (the boxes
+    are matched to cavities by cells of the image, not all against all)."""
+    r = np.random.default_rng(7)
+    a = np.zeros((230, 347), np.int32)
+    v = 1
+    for y0 in range(3, 190, 44):
+        for x0 in range(2, 300, 49):
+            y, x = y0 + int(r.integers(0, 4)), x0 + int(r.integers(0, 4))
+            a[y:y + 36, x:x + 36] = v  # a ring of v ...
+            a[y + 4:y + 32, x + 4:x + 32] = 0
+            a[y + 8:y + 18, x + 8:x + 28] = v + 1  # ... holding two touching cells ...
+            a[y + 18:y + 28, x + 8:x + 28] = v + 2
+            a[y + 17:y + 19, x + 15:x + 19] = 0  # ... with a gap beside both
+            v += 3
+    for conn, rank in ((4, 1), (8, 2)):
+        got, filled = parac.fill_label_holes(a, connectivity=conn, device=device)
+        want = fill_label_holes_oracle(a, rank)
+        np.testing.assert_array_equal(got, want)
+        assert filled == int((want != a).sum()) and filled > 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_fill_label_holes_cases(device):
     a = np.zeros((40, 60), np.uint16)
     a[5:35, 5:35] = 3
