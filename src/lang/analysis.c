@@ -148,6 +148,50 @@ static bool check_corners(const Access *a, const BorderRule *rule, const bool ou
     return true;
 }
 
+/* Whether v reads a matrix at a place that moves with `dist` (one of its
+ * indices mentions it). */
+static bool reads_at_distance(Node *v, const Obj *dist, int depth)
+{
+    if (!v || depth > 400) return false;
+    if (v->kind == ND_MAT_ELEM)
+        for (int d = 0; d < 3; d++)
+            if (tree_mentions(v->idx[d], dist, 0) > 0) return true;
+    if (v->kind == ND_INDEX) {
+        const Node *base = v;
+        bool moves = false;
+        for (; base->kind == ND_INDEX; base = base->lhs) moves |= tree_mentions(base->rhs, dist, 0) > 0;
+        if (moves && base->kind == ND_VAR && base->var && base->var->ty && base->var->ty->kind == TY_MATRIX)
+            return true;
+    }
+    NodeKids kids = {.n = v};
+    for (Node *c; (c = lang_next_kid(&kids));)
+        if (reads_at_distance(c, dist, depth + 1)) return true;
+    return false;
+}
+
+/* A matrix read in a border rule's value whose index the host cannot
+ * evaluate before the iterator runs (a matrix element, a call): such a read
+ * could lie outside its matrix and nothing would check it (the host checks
+ * every other; emit_host_rules.c). The index, or NULL. */
+static const Node *unchecked_index(const Node *v, int depth)
+{
+    if (!v || depth > 400) return NULL;
+    if (v->kind == ND_INDEX) {
+        const Node *base = v;
+        while (base->kind == ND_INDEX) base = base->lhs;
+        const Obj *m = base->kind == ND_VAR ? base->var : NULL;
+        if (m && m->ty && m->ty->kind == TY_MATRIX && !m->is_small_const)
+            for (const Node *ix = v; ix->kind == ND_INDEX; ix = ix->lhs)
+                if (ix->rhs && ix->rhs->kind != ND_WILDCARD && !lang_host_value(ix->rhs, 0)) return ix->rhs;
+    }
+    NodeKids kids = {.n = (Node *)v};
+    for (const Node *c; (c = lang_next_kid(&kids));) {
+        const Node *bad = unchecked_index(c, depth + 1);
+        if (bad) return bad;
+    }
+    return NULL;
+}
+
 /* How far the region's reads of the matrix of rule rr->rule reach past it
  * (rr's widths and index forms), checked against the rule. */
 static void check_border(const Program *prog, Region *r, RuleReach *rr)
@@ -157,6 +201,15 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
     Obj *v = rule->var;
     int nd = v->ty->ndim;
     for (int d = 0; d < 3; d++) rr->aff[d].axis = -1;
+    for (const BorderEntry *e = rule->entries; e && !rule->entries_checked; e = e->next) {
+        const Node *bad = unchecked_index(e->value, 0);
+        if (bad)
+            diag_error_tok(bad->tok, "border rule '%s' reads a matrix at an index the host cannot evaluate before "
+                           "the iterator runs (a matrix element or a call is in it): the read could lie outside "
+                           "its matrix and nothing would check it; index a rule's values with constants, "
+                           "arguments, the rule's distance and '*'", rule->name);
+    }
+    rule->entries_checked = true; /* once, whichever iterators name the rule */
     LoopBound bounds[MAX_LOOP_BOUNDS];
     int nbounds = 0;
     collect_loop_bounds(prog, it->body, bounds, &nbounds, 0);
@@ -166,7 +219,9 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
         int d;
         Affine f;
         RunTimeReach reach;
+        Token *tok;
     } Candidate;
+    Token *unknown = NULL; /* a run-time window whose reach is not known: every iteration tests */
     Candidate cand[MAX_CAND];
     int ncand = 0;
     bool run_time_axis[3] = {false, false, false};
@@ -191,12 +246,14 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
                         int axis;
                         long coef;
                         Node *rest;
-                        if (ncand < MAX_CAND && lang_split_index_term(ix->lhs, r->iter, &axis, &coef, &rest) &&
+                        if (ncand < MAX_CAND &&
+                            lang_split_index_term(lang_inline_locals(ix->lhs, r->iter, 0), r->iter, &axis, &coef,
+                                                  &rest) &&
                             coef > 0)
                             cand[ncand++] = (Candidate){d, {.ok = true, .axis = axis, .coef = coef},
-                                                        {.rest = rest, .len = ix->rhs, .step = st}};
+                                                        {.rest = rest, .len = ix->rhs, .step = st}, a->node->tok};
                         else
-                            rr->everywhere = true;
+                            rr->everywhere = true, unknown = a->node->tok;
                     } else
                         diag_error_tok(a->node->tok, "this window of '%s' has a run-time length, and border rule "
                                        "'%s' gives values at fixed distances only: its reach is not known, so the "
@@ -266,6 +323,7 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
         Affine *b = &rr->aff[c->d];
         if (rr->ndyn[c->d] == MAX_RUN_TIME_REACH || (b->axis >= 0 && (b->axis != c->f.axis || b->coef != c->f.coef))) {
             rr->everywhere = true; /* another index form: every iteration tests */
+            unknown = c->tok;
             break;
         }
         if (b->axis < 0) *b = c->f;
@@ -283,6 +341,23 @@ static void check_border(const Program *prog, Region *r, RuleReach *rr)
     for (int d = 0; d < nd; d++)
         if (rr->need_lo[d] || rr->need_hi[d]) r->has_border = true;
     if (rr->everywhere) r->has_border = true;
+    /* Reads of unknown reach may fall any distance outside, so an entry at
+     * every distance that reads a matrix at a place moving with the distance
+     * could read outside that matrix too, and the host cannot check it
+     * before the iterator runs (host_check_rule_values checks the others). */
+    for (const BorderEntry *e = rule->entries; unknown && rule->dist && e; e = e->next)
+        if (reads_at_distance(e->value, rule->dist, 0)) {
+            diag_error_tok(e->tok, "border rule '%s' reads a matrix at a place that moves with '%s', and the window "
+                           "of '%s' at line %d has a reach the host cannot compute before the iterator runs (a "
+                           "matrix element or a local of several values is in its start, or windows on its axis "
+                           "start at other multiples of the index): its reads may fall any distance outside, where "
+                           "this entry's read could lie outside its matrix and nothing could check it; start the "
+                           "window at a constant times an index variable plus values the host knows (arguments, "
+                           "constants), or give this entry a value that does not move with '%s' (a constant, an "
+                           "element at a fixed place)", rule->name, rule->dist->name, v->name, unknown->line,
+                           rule->dist->name);
+            return;
+        }
 }
 
 static void analyse_region(const Program *prog, Region *r)

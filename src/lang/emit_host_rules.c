@@ -8,30 +8,12 @@
  * refuses with the entry's place (NAME_try: PARAC_ERR_INVALID_ARGUMENT).
  * A window of run-time length reaches as far as the host computed before
  * (host_run_time_reach); where its start is not coef * index plus host
- * values, no distance is known and its entries are not checked. */
+ * values, no distance is known: every entry is checked (at the place it
+ * names: analysis.c refuses entries whose reads move with the distance
+ * there). */
 #include <string.h>
 
 #include "lang/emit_host.h"
-
-/* Whether the host can evaluate e: host scalars, constants and arithmetic (no
- * matrix reads, calls or iterator indices). */
-static bool host_value(const Node *e, int depth)
-{
-    if (!e || depth > 100) return e == NULL;
-    switch (e->kind) {
-    case ND_NUM: case ND_CHARLIT: return true;
-    case ND_VAR: return !e->var || (e->var->ty && e->var->ty->kind != TY_MATRIX && e->var->ty->kind != TY_PYRAMID &&
-                                    !e->var->is_func);
-    case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
-        break;
-    default:
-        return false;
-    }
-    NodeKids k = {.n = e};
-    for (const Node *c; (c = lang_next_kid(&k));)
-        if (!host_value(c, depth + 1)) return false;
-    return true;
-}
 
 /* Prints a check of each read M[..][E].. in value v whose indices the host can evaluate. */
 static void check_reads(PrintCtx *p, const Node *v, const char *where, const BorderRule *rule, int depth)
@@ -48,7 +30,7 @@ static void check_reads(PrintCtx *p, const Node *v, const char *where, const Bor
         if (m && m->ty && m->ty->kind == TY_MATRIX && !m->is_small_const && k == m->ty->ndim) {
             for (int i = 0; i < k; i++) {
                 const Node *e = ix[k - 1 - i];
-                if (e->kind == ND_WILDCARD || !host_value(e, 0)) continue;
+                if (e->kind == ND_WILDCARD || !lang_host_value(e, 0)) continue;
                 print_indent(p);
                 fprintf(p->out, "parac__rule_read((long)(");
                 print_expr(p, (Node *)e);
@@ -65,7 +47,20 @@ void host_check_rule_values(PrintCtx *p, const Region *r)
     for (int i = 0; r->has_border && i < r->nreach; i++) {
         const RuleReach *rr = &r->reach[i];
         const BorderRule *rule = rr->rule;
-        if (rr->everywhere || !rule || !rule->var) continue;
+        if (!rule || !rule->var) continue;
+        if (rr->everywhere) {
+            /* reads of unknown reach may reach any entry, so each is checked; none
+             * reads at a place moving with the distance (analysis.c refuses those) */
+            for (const BorderEntry *e = rule->entries; e; e = e->next) {
+                const char *where = lang_format("%s:%d", p->host->file, e->tok->line);
+                print_line(p, "{ /* %s: border rule %s's entry reads inside its matrices */", where, rule->name);
+                p->indent++;
+                check_reads(p, e->value, where, rule, 0);
+                p->indent--;
+                print_line(p, "}");
+            }
+            continue;
+        }
         for (const BorderEntry *e = rule->entries; e; e = e->next) {
             /* the entry is reached where every side it names is: a fixed distance within the
              * reads' reach, an entry at every distance up to it; at run time, where the

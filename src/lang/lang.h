@@ -342,6 +342,7 @@ struct BorderRule {
     Token *tok;
     Obj *var;           /* the matrix the rule is about */
     Obj *dist;          /* NAME(d): the distance of its entries at every distance, or NULL */
+    bool entries_checked; /* analysis looked at its entries' reads once */
     BorderEntry *entries;
     int width_lo[3], width_hi[3]; /* declared widths per axis */
 };
@@ -608,6 +609,9 @@ bool obj_listed(Obj *const *list, int n, const Obj *o);
 
 /* How often o is mentioned in n (accesses, plain names, border rules about it). */
 int tree_mentions(Node *n, const Obj *o, int depth);
+/* Whether the host can evaluate e: host scalars, constants and arithmetic (no matrix reads,
+ * calls or iterator indices). */
+bool lang_host_value(const Node *e, int depth);
 /* The same expression, node for node (range bounds of two iterators). */
 bool tree_same(const Node *a, const Node *b);
 /* linear.c: accesses a (of iterator ia) and b (of ib) touch no common element */
@@ -626,6 +630,9 @@ bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, lo
  * evaluates before it runs (host scalars and constants; a copy of e with the
  * index at 0) */
 bool lang_split_index_term(Node *e, Iterator *it, int *axis, long *coef, Node **rest);
+/* e with the iterator's locals of one value (declared in its body's block, never assigned again)
+ * replaced by that value, in copies; e itself where there is none. */
+Node *lang_inline_locals(Node *e, Iterator *it, int depth);
 /* linear.c: a and b are the same linear form of scalars and indices */
 bool lang_same_linear(const Node *a, const Node *b);
 /* The same, with m's objects b read as its objects a (the arms of a branch,

@@ -225,6 +225,65 @@ static bool host_scalar_expr(const Node *e, int depth)
     return true;
 }
 
+/* Whether n assigns `local` (=, op=, ++, --) or takes its address. */
+static bool assigns_local(const Node *n, const Obj *local, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    const bool on_local = n->lhs && n->lhs->kind == ND_VAR && n->lhs->var == local;
+    if (n->kind == ND_ASSIGN && on_local) return true;
+    if ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && on_local && n->op &&
+        (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
+        return true;
+    NodeKids k = {.n = (Node *)n};
+    for (const Node *c; (c = lang_next_kid(&k));)
+        if (assigns_local(c, local, depth + 1)) return true;
+    return false;
+}
+
+/* The value of a local of the iterator where it is declared by a statement
+ * of the body's own block (so it runs before the statements after it) and
+ * never assigned again; NULL otherwise. */
+static Node *single_value(const Iterator *it, const Obj *local)
+{
+    const Node *body = it->body;
+    if (!body || body->kind != ND_BLOCK) return NULL;
+    Node *value = NULL;
+    for (const Node *st = body->args; st; st = st->next)
+        if (st->kind == ND_DECL)
+            for (const Node *d = st->decls; d; d = d->next)
+                if (d->var == local) value = d->init;
+    if (!value || value->kind == ND_INIT_LIST || assigns_local(body, local, 0)) return NULL;
+    /* the value as the local holds it: a signed integer no narrower than it */
+    const Type *lt = local->ty, *vt = value->ty;
+    if (!is_integer(lt) || !is_integer(vt) || lt->is_unsigned || vt->is_unsigned ||
+        ty_rank(lt) < ty_rank(ty_basic(TY_INT, false)) || ty_rank(vt) > ty_rank(lt))
+        return NULL;
+    return value;
+}
+
+/* e with the iterator's locals that have one value replaced by it (in
+ * copies: `int s = ty - r; in[tx][s:n]` reads at ty - r), up to `depth`
+ * levels of locals defined by locals; e itself where none is. */
+Node *lang_inline_locals(Node *e, Iterator *it, int depth)
+{
+    if (!e || depth > 8) return e;
+    if (e->kind == ND_VAR && e->var && e->var->is_local_to_iter) {
+        Node *v = single_value(it, e->var);
+        return v ? lang_inline_locals(v, it, depth + 1) : e;
+    }
+    if (e->kind != ND_BINARY && e->kind != ND_UNARY && e->kind != ND_CAST && e->kind != ND_COND) return e;
+    if (tree_assigns(e)) return e;
+    Node *l = lang_inline_locals(e->lhs, it, depth), *r = lang_inline_locals(e->rhs, it, depth),
+         *c = lang_inline_locals(e->cond, it, depth), *t = lang_inline_locals(e->then, it, depth),
+         *f = lang_inline_locals(e->els, it, depth);
+    if (l == e->lhs && r == e->rhs && c == e->cond && t == e->then && f == e->els) return e;
+    Node *n = new_node(e->kind, e->tok);
+    *n = *e;
+    n->lhs = l, n->rhs = r, n->cond = c, n->then = t, n->els = f;
+    return n;
+}
+
 bool lang_split_index_term(Node *e, Iterator *it, int *axis, long *coef, Node **rest)
 {
     Lin l = lin_of(e, 0);

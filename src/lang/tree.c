@@ -268,3 +268,22 @@ bool tree_is_matrix_access(const Node *n)
     return n && (n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var;
 }
 
+/* Whether the host can evaluate e: host scalars, constants and arithmetic (no
+ * matrix reads, calls or iterator indices). */
+bool lang_host_value(const Node *e, int depth)
+{
+    if (!e || depth > 100) return e == NULL;
+    switch (e->kind) {
+    case ND_NUM: case ND_CHARLIT: return true;
+    case ND_VAR: return !e->var || (e->var->ty && e->var->ty->kind != TY_MATRIX && e->var->ty->kind != TY_PYRAMID &&
+                                    !e->var->is_func);
+    case ND_BINARY: case ND_UNARY: case ND_CAST: case ND_COND:
+        break;
+    default:
+        return false;
+    }
+    NodeKids k = {.n = e};
+    for (const Node *c; (c = lang_next_kid(&k));)
+        if (!lang_host_value(c, depth + 1)) return false;
+    return true;
+}

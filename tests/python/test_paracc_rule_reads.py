@@ -64,3 +64,21 @@ def test_rule_values_outside_the_matrix_are_refused(target):
         prog.any(np.ones((3, 5), np.float32))
     # the calls after a refusal compute as before
     np.testing.assert_allclose(prog.fixed(a), _mirror_sum(a, 2, 1), rtol=1e-6)
+
+
+def test_rule_values_at_indices_the_host_cannot_evaluate_are_refused():
+    """A rule's value read at an index the host cannot evaluate (a matrix
+    element) could lie outside its matrix unchecked: a located error."""
+    src = """
+void pick(int H, int W, int parac_matrix &k[4], float parac_matrix &in[H][W], float parac_matrix &out[H][W])
+{
+    parac_border_rule m {
+        in[*][-1] = in[*][k[0]];
+        in[*][+1] = 0.0f;
+    }
+    parac_iterator t(0:H; 0:W) parac_border_rule(m) { out[tx][ty] = in[tx][ty - 1] + in[tx][ty + 1]; }
+}
+"""
+    with pytest.raises(ValueError, match=r"program.pc:5:\d+: error: border rule 'm' reads a matrix at an index the "
+                                         r"host cannot evaluate before the iterator runs"):
+        parac.compile(src, "c")
