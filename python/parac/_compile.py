@@ -58,7 +58,9 @@ def _library_paths():
 
 def _cc_command(cc, target, source, so):
     """The C compiler's command line for paracc's output of `target`."""
-    cmd = [cc, "-O2", "-std=c11", "-shared", "-fPIC", source, "-o", so]
+    # -Bsymbolic: the library's calls of its own functions stay inside it, even
+    # where a function is named as a symbol of the process (data_start, environ)
+    cmd = [cc, "-O2", "-std=c11", "-shared", "-fPIC", "-Wl,-Bsymbolic", source, "-o", so]
     if target == "c":
         # it runs where it is compiled: the host's vector width (-std=c11
         # keeps floating-point contraction off, so results stay exact)

@@ -140,6 +140,26 @@ void invert(int H, int W, unsigned char parac_matrix &in[H][W], unsigned char pa
         parac.compile(os.path.join(EX, "blur.pc"), target="metal")
 
 
+@pytest.mark.parametrize("target", TARGETS)
+def test_functions_named_like_the_c_runtime(target):
+    """A ParaC function may be named as a symbol of the C runtime that loads
+    the library (`data_start`, `environ`): its NAME_try calls its own body,
+    not the process's symbol (before, a jump into Python's data)."""
+    prog = parac.compile("""
+void data_start(int H, int W, int parac_matrix &in[H][W], int parac_matrix &out[H][W])
+{
+    parac_iterator it(0:H:1; 0:W:1) { out[itx][ity] = in[itx][ity] * 3; }
+}
+void environ(int H, int W, int parac_matrix &in[H][W], int parac_matrix &out[H][W])
+{
+    parac_iterator it(0:H:1; 0:W:1) { out[itx][ity] = in[itx][ity] + 1; }
+}
+""", target)
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    np.testing.assert_array_equal(prog.data_start(a), 3 * a)
+    np.testing.assert_array_equal(prog.environ(a), a + 1)
+
+
 @pytest.mark.skipif(_cuda_present(), reason="a CUDA device is present")
 def test_cuda_target_without_a_device_says_why():
     # compiles (paracc and the C compiler need no GPU); the first call says why it cannot run
