@@ -141,9 +141,9 @@ def _written(analysis):
 
 
 def _macros(src):
-    """The source's object-like #defines: name -> body (comments out); a name
-    defined twice or #undef'd has no one value and is left out, as paracc
-    leaves it out of its constants."""
+    """The source's object-like #defines and enumeration constants: name ->
+    body (comments out); a name defined twice or #undef'd has no one value and
+    is left out, as paracc leaves it out of its constants."""
     found, twice = {}, set()
     for m in re.finditer(r"^[ \t]*#[ \t]*(define|undef)[ \t]+(\w+)(\(?)(.*)$", src, flags=re.M):
         kind, name, paren, body = m.groups()
@@ -151,6 +151,19 @@ def _macros(src):
             twice.add(name)
         if kind == "define" and not paren:
             found[name] = re.sub(r"/\*.*?\*/", " ", body).split("//")[0].strip()
+    # the constants of file-scope enumerations, as paracc takes them: `NAME = expr`,
+    # or the one before plus 1 (the first 0)
+    for m in re.finditer(r"^(?:typedef\s+)?enum\b[^{;]*\{([^}]*)\}", src, flags=re.M):
+        body = re.sub(r"//[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", m.group(1), flags=re.S))
+        prev = None
+        for item in (i.strip() for i in body.split(",")):
+            if not item:
+                continue
+            name, _, value = (part.strip() for part in item.partition("="))
+            if name in found:
+                twice.add(name)
+            found[name] = value if value else ("(%s) + 1" % prev if prev else "0")
+            prev = name
     return {k: v for k, v in found.items() if k not in twice}
 
 

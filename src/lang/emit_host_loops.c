@@ -177,7 +177,8 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     /* -O1 and up: threads over the outer axes, the last axis as SIMD lanes
      * (iterations are independent, so `omp simd` is always allowed); -O0 or
      * -fno-vectorize: every axis collapsed into one threaded loop */
-    const bool simd = p->host->prog->opt && plan_flag(p->host->prog->opt, p->host->prog->opt->vectorize, 1);
+    /* (a thread's copy of a histogram is updated plainly: never by SIMD lanes at once) */
+    const bool simd = p->host->prog->opt && plan_flag(p->host->prog->opt, p->host->prog->opt->vectorize, 1) && !r->nhist;
     const bool lanes = simd && nd > 1;
     /* With SIMD lanes, every thread takes its own copy of the matrices'
      * pointers, pitches and sizes: read through the shared ones, a store of
@@ -248,6 +249,34 @@ static void omp_loops(PrintCtx *p, Region *r, bool border)
     omp_box_loops(p, r, border, border ? "parac_box[parac_b]" : "parac_box[0]", false);
 }
 
+/* The C target's form of work-group histograms (plan_histograms.c): each
+ * thread counts into copies of its own (unsigned words: they wrap as the
+ * atomic adds do), then adds their nonzero elements to the matrices. */
+static void omp_histogram_loops(PrintCtx *p, Region *r)
+{
+    print_line(p, "#pragma omp parallel");
+    print_line(p, "{");
+    p->indent++;
+    for (int k = 0; k < r->nhist; k++) {
+        print_line(p, "unsigned int parac_wh%d[%ld]; /* this thread's counts of %s */", k, r->hist_n[k], r->hist[k]->name);
+        print_line(p, "for (int parac_i = 0; parac_i < %ld; parac_i++) parac_wh%d[parac_i] = 0u;", r->hist_n[k], k);
+    }
+    omp_box_loops(p, r, false, "parac_box[0]", true);
+    for (int k = 0; k < r->nhist; k++) {
+        Obj *m = r->hist[k];
+        Node *e[3];
+        long add[3] = {0, 0, 0};
+        lang_hist_element(r, k, "parac_i", e);
+        print_line(p, "for (int parac_i = 0; parac_i < %ld; parac_i++)", r->hist_n[k]);
+        print_indent(p);
+        print_fmt(p, "    if (parac_wh%d[parac_i]) __atomic_fetch_add((unsigned int *)&", k);
+        print_mat_index(p, m, e, add, m->ty->ndim);
+        print_fmt(p, ", parac_wh%d[parac_i], __ATOMIC_RELAXED);\n", k);
+    }
+    p->indent--;
+    print_line(p, "}");
+}
+
 /* Whether running the region's kernel twice gives what running it once does:
  * no reduction, and no matrix both read and written (so nothing it reads
  * is what it wrote). Only such kernels may be run by the work-group search. */
@@ -273,7 +302,7 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
              r->vector_width > 1 ? "parac_items" : "NULL");
         return;
     }
-    if (!border && r->vector_width > 1) {
+    if (!border && (r->vector_width > 1 || r->nhist)) {
         print_line(p, "PARAC__CHECK(parac_%s_launch_items(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, parac_items, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd);
         return;
@@ -306,7 +335,11 @@ void host_iterator(PrintCtx *p, Node *n)
     print_line(p, "{");
     p->indent++;
     region_setup(p, r);
-    if (!host_ocl(p)) {
+    if (!host_ocl(p) && r->nhist) {
+        print_line(p, "/* the updates of %s counted by each thread, added once */", r->hist[0]->name);
+        omp_histogram_loops(p, r);
+        print_line(p, "(void)parac_nbox;");
+    } else if (!host_ocl(p)) {
         print_line(p, "/* interior: no border tests */");
         omp_loops(p, r, false);
         if (r->has_border) {
@@ -368,11 +401,14 @@ void host_iterator(PrintCtx *p, Node *n)
         const bool table = (r->one_launch && r->nvariants) || it->nstages; /* shapes in a table of candidates */
         if (!table)
             print_line(p, "const int parac_wg[3] = {%d, %d, %d};", r->wg[0], r->wg[1], r->wg[2]);
-        if (r->vector_width > 1 && !table) {
+        if ((r->vector_width > 1 || r->nhist) && !table) {
             print_indent(p);
             print_fmt(p, "const int parac_items[%d] = {", nd);
             for (int d = 0; d < nd; d++)
-                print_fmt(p, "%s%d", d ? ", " : "", d == nd - 1 ? r->vector_width : d == 0 ? r->rows_per_item : 1);
+                print_fmt(p, "%s%d", d ? ", " : "",
+                          d == (r->nhist ? r->hist_axis : 0) && r->rows_per_item > 1 ? r->rows_per_item
+                          : d == nd - 1                                                ? r->vector_width
+                                                                                       : 1);
             print_fmt(p, "}; /* outputs per work-item along each axis */\n");
         }
         if (it->nstages) {

@@ -18,12 +18,19 @@
 
 #include "lang/emit_kernels.h"
 
-/* The index of this work-item along work-item dimension g (0: x). */
-static const char *global_id(const PrintCtx *p, int g)
+/* The index of this work-item along work-item dimension g (0: x), and of
+ * its work-group. */
+const char *kernel_global_id(const PrintCtx *p, int g)
 {
     if (!dialect(p)->cuda) return lang_format("(int)get_global_id(%d)", g);
     const char c = "xyz"[g];
     return lang_format("(int)(blockIdx.%c * blockDim.%c + threadIdx.%c)", c, c, c);
+}
+
+const char *kernel_group_id(const PrintCtx *p, int g)
+{
+    if (!dialect(p)->cuda) return lang_format("(int)get_group_id(%d)", g);
+    return lang_format("(int)blockIdx.%c", "xyz"[g]);
 }
 
 /* One launch for a region and its border boxes (Region.one_launch): the
@@ -438,14 +445,14 @@ static void print_bases(PrintCtx *p, Region *r)
     for (int d = nd - 1, g = 0; d >= 0; d--, g++) {
         print_indent(p);
         if (R > 1 && d == 0)
-            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", global_id(p, g), R);
+            print_fmt(p, "const int k0base = k0lo + %s * %d;\n", kernel_global_id(p, g), R);
         else if (V > 1 && d == last && axis_step(it, d) == 1)
             print_fmt(p, "const int k%dbase = k%dlo - ((first%d + k%dlo) %% %d + %d) %% %d + %s * %d;\n",
-                      d, d, d, d, V, V, V, global_id(p, g), V);
+                      d, d, d, d, V, V, V, kernel_global_id(p, g), V);
         else if (V > 1 && d == last)
-            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, global_id(p, g), V);
+            print_fmt(p, "const int k%dbase = k%dlo + %s * %d;\n", d, d, kernel_global_id(p, g), V);
         else
-            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, global_id(p, g));
+            print_fmt(p, "const int k%d = k%dlo + %s;\n", d, d, kernel_global_id(p, g));
     }
 }
 
@@ -537,7 +544,7 @@ static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, co
     if (border) {
         /* all border boxes in one launch: work-item g finds its box, then
          * its counters (the last axis fastest) */
-        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index(p) : global_id(p, 0));
+        print_fmt(p, "    int parac_g = %s, parac_b = 0;\n", one_launch ? border_flat_index(p) : kernel_global_id(p, 0));
         if (p->no_returns) {
             /* past a barrier, loops whose trip count differs between
              * work-items break PoCL's work-group loops: every work-item
@@ -856,6 +863,8 @@ void emit_device_kernels(Program *prog, FILE *o, const char *kernel_name, bool c
                     print_fmt(p, "/* a candidate of the search: %s */\n", r->variants[i]->variant_what);
                     kernel_staged(p, r->variants[i], src, restrict_ptrs);
                 }
+            } else if (r->nhist) {
+                kernel_histograms(p, r, src, restrict_ptrs);
             } else if (r->one_launch) {
                 kernel_one_launch(p, r, src, restrict_ptrs);
                 for (int i = 0; i < r->nvariants; i++) { /* the search's other candidates */

@@ -6,11 +6,6 @@
 #include "lang/emit_kernels.h"
 
 /* ---- stages in local memory (fuse_tile.c) ------------------------------------ */
-static const char *group_id(const PrintCtx *p, int g)
-{
-    if (!dialect(p)->cuda) return lang_format("(int)get_group_id(%d)", g);
-    return lang_format("(int)blockIdx.%c", "xyz"[g]);
-}
 
 /* Cell (parac_gr, parac_gc) of stage st outside its matrix, on axis a (the
  * other axis inside): the rule's entry there maps it to a row or column of
@@ -79,7 +74,7 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
     print_fmt(p, "    const int parac_nx = %s, parac_ny = %s;\n", kernel_local_size(p, 0), kernel_local_size(p, 1));
     print_fmt(p, "    const int parac_me = %s * parac_nx + %s, parac_nth = parac_nx * parac_ny;\n", kernel_local_id(p, 1), kernel_local_id(p, 0));
     print_fmt(p, "    const int parac_r0 = first0 + k0lo + %s * parac_ny * %d, parac_c0 = first1 + k1lo + %s * parac_nx;\n",
-              group_id(p, 1), R, group_id(p, 0));
+              kernel_group_id(p, 1), R, kernel_group_id(p, 0));
     print_fmt(p, "    /* the stages' sizes: each covers the iterator's whole space (fuse_tile.c) */\n");
     print_fmt(p, "    const int parac_d0 = first0 + k0hi, parac_d1 = first1 + k1hi;\n");
     print_fmt(p, "    /* a launch may add a work-group past the box (aligned vector bases elsewhere): it fills nothing */\n");
@@ -137,10 +132,10 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
     kernel_fold_open(p, r);
     /* the outputs: a tile wholly inside the box runs its rows unrolled with
      * no tests (their loads overlap), one on the box's edge tests each */
-    print_fmt(p, "    const int parac_k0 = k0lo + %s * parac_ny * %d + %s, parac_k1 = k1lo + %s * parac_nx + %s;\n", group_id(p, 1), R,
-              kernel_local_id(p, 1), group_id(p, 0), kernel_local_id(p, 0));
-    print_fmt(p, "    if (k0lo + (%s + 1) * parac_ny * %d <= k0hi && k1lo + (%s + 1) * parac_nx <= k1hi) {\n", group_id(p, 1), R,
-              group_id(p, 0));
+    print_fmt(p, "    const int parac_k0 = k0lo + %s * parac_ny * %d + %s, parac_k1 = k1lo + %s * parac_nx + %s;\n", kernel_group_id(p, 1), R,
+              kernel_local_id(p, 1), kernel_group_id(p, 0), kernel_local_id(p, 0));
+    print_fmt(p, "    if (k0lo + (%s + 1) * parac_ny * %d <= k0hi && k1lo + (%s + 1) * parac_nx <= k1hi) {\n", kernel_group_id(p, 1), R,
+              kernel_group_id(p, 0));
     for (int whole = 1; whole >= 0; whole--) {
         print_fmt(p, whole ? "    #pragma unroll\n" : "    } else {\n");
         print_fmt(p, "    for (int parac_q = 0; parac_q < %d; parac_q++) {\n", R);

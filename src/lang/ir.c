@@ -188,3 +188,30 @@ int print_access_indices(Node *n, int i, int j, Node **e, long *add)
     }
     return nd;
 }
+
+int lang_hist_index(const Region *r, const Obj *m)
+{
+    for (int k = 0; r && k < r->nhist; k++)
+        if (r->hist[k] == m) return k;
+    return -1;
+}
+
+void lang_hist_element(const Region *r, int k, const char *flat, Node **e)
+{
+    const Obj *m = r->hist[k];
+    const long *dims = r->hist_dims[k];
+    const int n = m->ty->ndim;
+    const char *ix[3] = {flat, NULL, NULL};
+    if (n == 2) {
+        ix[0] = lang_format("%s / %ld", flat, dims[1]);
+        ix[1] = lang_format("%s %% %ld", flat, dims[1]);
+    } else if (n == 3) {
+        ix[0] = lang_format("%s / %ld", flat, dims[1] * dims[2]);
+        ix[1] = lang_format("%s / %ld %% %ld", flat, dims[2], dims[1]);
+        ix[2] = lang_format("%s %% %ld", flat, dims[2]);
+    }
+    for (int d = 0; d < n; d++) {
+        e[d] = new_node(ND_ITER_INDEX, r->node->tok);
+        e[d]->name = lang_format("(%s)", ix[d]);
+    }
+}

@@ -17,7 +17,7 @@
  *   hast.c                AST -> HAST: parallel regions, accesses, border rules
  *   analysis.c            point / local block / global; ranges; reuse
  *   split.c               host / device: kernel arguments
- *   plan.c, plan_cache.c, fold_reduce.c, strips.c  the optimisation plan
+ *   plan.c, plan_cache.c, fold_reduce.c, strips.c, plan_histograms.c  the optimisation plan
  *   explain.c, dump.c     --explain, --dump=ast|hast|analysis
  *   emit_kernels*.c       OpenCL C / CUDA C++ kernels
  *   emit_host*.c          host C (+ OpenMP, or calls of libparac's runtime)
@@ -426,6 +426,11 @@ typedef struct VarUse {
     struct VarUse *next;
 } VarUse;
 
+/* Work-group histograms (plan_histograms.c): the most elements of one
+ * privatised matrix and of all of an iterator's (int words in local memory),
+ * how many matrices, and the iterations per work-item along one axis. */
+enum { PARAC_HIST_MAX = 4096, PARAC_HIST_TOTAL = 8192, PARAC_HIST_MATS = 4, PARAC_HIST_ROWS = 32 };
+
 typedef struct Region {
     int id;
     const char *kernel;      /* kernel / function name */
@@ -493,6 +498,14 @@ typedef struct Region {
     struct Region *strip_first, *strip_next;
     long strip_reach;
     int strip_stages, strip_stmts;
+    /* matrices whose atomic updates go to a copy per work-group (the C
+     * target: per thread), added to the matrix once (plan_histograms.c) */
+    Obj *hist[PARAC_HIST_MATS];
+    long hist_n[PARAC_HIST_MATS];       /* their elements */
+    long hist_dims[PARAC_HIST_MATS][3]; /* and sizes */
+    int nhist;
+    int hist_axis; /* the axis along which a work-item runs rows_per_item iterations */
+    const char *why_hist;
     struct Region *next;
 } Region;
 
@@ -561,6 +574,7 @@ void split_program(Program *prog);                /* split.c: host / device: ker
 void plan_program(Program *prog);                 /* plan.c: the optimisation model */
 void plan_fused_caches(Program *prog);            /* plan_cache.c: recomputed values cached per loaded row */
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
+void plan_histograms(Program *prog);              /* plan_histograms.c: atomic updates counted per work-group */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
@@ -678,6 +692,10 @@ Affine lang_affine(Node *e); /* e as coef * it<axis> + offset, if it has that fo
 bool lang_writes_whole(Region *r, Obj *m, int *planes);
 /* which stage of it computes m (-1: none) */
 int lang_stage_of(const Iterator *it, const Obj *m);
+/* work-group histograms (plan_histograms.c): m's copy in r (-1: none), and
+ * the indices of element `flat` (C text) of copy k, as text nodes in e */
+int lang_hist_index(const Region *r, const Obj *m);
+void lang_hist_element(const Region *r, int k, const char *flat, Node **e);
 /* a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule about m: its
  * f; NULL where the entry's value is not such an index chain */
 Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);
@@ -786,6 +804,7 @@ struct CompileOptions {
     int merge_launches;   /* -1: by level (device targets, -O2); 0: -fno-merge-launches */
     int stage_stencils;   /* -1: by level (device targets, -O2); 0: -fno-stage-stencils */
     int whole_items;      /* -1: by level (device targets, -O1); 0: -fno-whole-items */
+    int work_group_histograms; /* -1: by level (-O1); 0: -fno-work-group-histograms */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

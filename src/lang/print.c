@@ -304,6 +304,38 @@ static void print_sub(PrintCtx *p, Node *c, bool parens)
     if (parens) fputc(')', p->out);
 }
 
+/* An update of a matrix privatised per work-group (plan_histograms.c): the
+ * element of the copy parac_wh<k>, its indices flattened (the sizes are
+ * constants), updated by the local-memory atomic add; on the C target the
+ * thread's own copy, of unsigned words, updated plainly. */
+static void print_hist_update(PrintCtx *p, Node *n, int k, const char *ty, bool sub)
+{
+    const Node *lhs = n->lhs;
+    const bool device = p->cuda || p->opencl;
+    if (p->cuda)
+        fprintf(p->out, "atomic%s(&", sub ? "Sub" : "Add");
+    else if (p->opencl)
+        fprintf(p->out, "atomic_%s((volatile __local %s *)&", sub ? "sub" : "add", ty);
+    fprintf(p->out, "parac_wh%d[", k);
+    for (int d = 1; d < lhs->nidx; d++) out(p, "(");
+    for (int d = 0; d < lhs->nidx; d++) {
+        if (d) fprintf(p->out, " * %ld + ", p->region->hist_dims[k][d]);
+        out(p, "(int)(");
+        print_expr(p, lhs->idx[d]);
+        out(p, d ? "))" : ")");
+    }
+    out(p, "]");
+    if (device)
+        fprintf(p->out, ", (%s)(", ty);
+    else
+        fprintf(p->out, " %s= (unsigned int)(", sub ? "-" : "+");
+    if (n->kind == ND_ASSIGN)
+        print_expr(p, n->rhs);
+    else
+        out(p, "1");
+    out(p, device ? "))" : ")");
+}
+
 /* An update several iterations may make to one element (sema_writes.c: a
  * statement, its value unused): the target's atomic add of the value
  * converted to the element type, so the totals are exact in any order. */
@@ -312,6 +344,11 @@ static void print_atomic_update(PrintCtx *p, Node *n)
     const bool uns = n->lhs->var->ty->base->is_unsigned;
     const char *ty = uns ? "unsigned int" : "int";
     const bool sub = (n->op && n->op[0] == '-');
+    const int k = p->in_kernel ? lang_hist_index(p->region, n->lhs->var) : -1;
+    if (k >= 0) {
+        print_hist_update(p, n, k, ty, sub);
+        return;
+    }
     bool w = p->writing;
     p->writing = true;
     if (p->cuda)

@@ -10,7 +10,8 @@
  * border width), an object-like macro whose body is an integer constant
  * expression (`#define PATCH 7`, `#define R (PATCH / 2)`) has its value:
  * the body is parsed as an expression and evaluated as C's preprocessor
- * would (lang_macro_value). */
+ * would (lang_macro_value); so has a constant of a file-scope enumeration
+ * (`enum { BINS = 256 };`), as C gives it. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,6 +182,61 @@ static const char *without_comments(const char *body)
     return t;
 }
 
+/* A copy of text[0..n) with its comments blanked. */
+static char *blank_comments(const char *text, size_t n)
+{
+    char *t = lang_alloc(n + 1);
+    memcpy(t, text, n);
+    for (char *p = t; *p; p++) {
+        if (p[0] == '/' && (p[1] == '/' || p[1] == '*')) {
+            char *e = p[1] == '/' ? strchr(p, '\n') : strstr(p + 2, "*/");
+            char *stop = !e ? p + strlen(p) : p[1] == '/' ? e : e + 2;
+            memset(p, ' ', (size_t)(stop - p));
+            p = stop - 1;
+        }
+    }
+    return t;
+}
+
+/* The constants of a file-scope enumeration (`enum { H = 1003, BINS = 256 };`)
+ * as macros of their values, so that sizes written with them are constants
+ * as C's are: `NAME = expr` has expr, a NAME without one the one before plus
+ * 1 (the first 0). */
+static void collect_enumerators(const char *text)
+{
+    const char *open = strchr(text, '{'), *close = open ? strchr(open, '}') : NULL;
+    if (!close) return;
+    char *body = blank_comments(open + 1, (size_t)(close - open - 1));
+    const char *prev = NULL;
+    for (char *p = body; *p;) {
+        while (isspace((unsigned char)*p)) p++;
+        const char *b = p;
+        while (isalnum((unsigned char)*p) || *p == '_') p++;
+        if (p == b || p - b >= 64 || nmacros == MAX_MACROS) return;
+        Macro *m = &macros[nmacros++];
+        snprintf(m->name, sizeof m->name, "%.*s", (int)(p - b), b);
+        while (isspace((unsigned char)*p)) p++;
+        if (*p == '=') {
+            char *e = ++p;
+            int depth = 0;
+            while (*p && !(*p == ',' && depth == 0)) {
+                depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+                p++;
+            }
+            m->body = lang_strndup(e, (size_t)(p - e));
+        } else {
+            m->body = prev ? lang_format("(%s) + 1", prev) : "0";
+        }
+        m->state = looks_constant(m->body) ? 0 : 3;
+        prev = m->name;
+        if (*p == ',') p++;
+        else if (*p) {
+            m->state = 3; /* not an enumerator list as read */
+            return;
+        }
+    }
+}
+
 void sema_collect_macros(Program *prog)
 {
     nmacros = 0;
@@ -199,7 +255,14 @@ void sema_collect_macros(Program *prog)
         m->body = without_comments(p);
         m->state = looks_constant(m->body) ? 0 : 3;
     }
-    /* a name defined twice or undefined anywhere has no one value: none is used */
+    for (Node *n = prog->top; n; n = n->next) {
+        if (n->kind != ND_VERBATIM || !n->text) continue;
+        const char *t = n->text;
+        if (!strncmp(t, "typedef", 7)) t += 7;
+        while (isspace((unsigned char)*t)) t++;
+        if (!strncmp(t, "enum", 4) && (isspace((unsigned char)t[4]) || t[4] == '{')) collect_enumerators(t);
+    }
+    /* a name defined twice (or as a macro and an enumerator) or undefined anywhere has no one value: none is used */
     for (Node *n = prog->top; n; n = n->next) {
         if (n->kind != ND_DIRECTIVE || !n->text) continue;
         const char *p = n->text + 1;

@@ -208,12 +208,18 @@ void w(int H, int W, float parac_matrix &in[H][W], float parac_matrix &out[H - 2
 def test_macro_constants_in_windows(target, flags):
     """Window lengths and strides from object-like macros of constant value
     (nl_means.pc had to spell 7 where its PATCH said it), as C's preprocessor
-    evaluates them; a macro defined twice has no one value and stays refused."""
+    evaluates them, and from enumeration constants; a macro defined twice has
+    no one value and stays refused."""
     a = np.random.default_rng(9).random((19, 23)).astype(np.float32)
     H, W = a.shape
     box = sum(a[i:H - 4 + i, j:W - 4 + j] for i in range(5) for j in range(5))
     peak = np.maximum(np.maximum(a[0:H - 4, 2:W - 2], a[2:H - 2, 2:W - 2]), a[4:H, 2:W - 2])
     got = parac.compile(_MACRO_WINDOWS, target, flags=flags).w(a)
+    np.testing.assert_allclose(got, box + peak, rtol=1e-6)
+    # the same constants from a file-scope enumeration (TAPS: the one before plus 1)
+    enum = "enum { PATCH = 5, R = PATCH / 2, /* a comment */ EVERY = 2, TAPS };\n" + \
+        _MACRO_WINDOWS[_MACRO_WINDOWS.index("void w"):]
+    got = parac.compile(enum, target, flags=flags).w(a)
     np.testing.assert_allclose(got, box + peak, rtol=1e-6)
     if target == "c" and not flags:
         twice = _MACRO_WINDOWS.replace("#define EVERY 2", "#define EVERY 2\n#undef PATCH\n#define PATCH 5")

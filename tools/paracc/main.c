@@ -43,6 +43,9 @@ static void usage(FILE *o)
           "  -fno-fold-reductions  (cuda) an integer parac_matrix_sum / _mean of a matrix that the iterator\n"
           "                     just before writes whole runs in kernels of its own, not summed by that\n"
           "                     iterator's kernel as it stores the values (on from -O1)\n"
+          "  -fno-work-group-histograms  atomic updates (hist[v] += 1) made in global memory one by one, not\n"
+          "                     counted in a copy of the matrix per work-group (local memory; the C target:\n"
+          "                     per thread) and added once (on from -O1 where the matrix's sizes are constants)\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
@@ -143,7 +146,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -192,6 +195,8 @@ int main(int argc, char **argv)
             stage = a[2] != 'n';
         else if (!strcmp(a, "-fwhole-items") || !strcmp(a, "-fno-whole-items"))
             whole = a[2] != 'n';
+        else if (!strcmp(a, "-fwork-group-histograms") || !strcmp(a, "-fno-work-group-histograms"))
+            histograms = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -280,6 +285,7 @@ int main(int argc, char **argv)
     opt.merge_launches = merge_launch;
     opt.stage_stencils = stage;
     opt.whole_items = whole;
+    opt.work_group_histograms = histograms;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

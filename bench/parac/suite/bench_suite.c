@@ -38,6 +38,7 @@
 void harris(int H, int W, float *in, float *out);
 void stencil_chain(int H, int W, uint16_t *in, uint16_t *out);
 void hist(int H, int W, uint8_t *in, uint8_t *out);
+void hist_pieces(int H, int W, uint8_t *in, uint8_t *out);
 void max_filter(int H, int W, float *in, float *out);
 void median5(int H, int W, uint8_t *in, uint8_t *out);
 void resize(int H, int W, int OH, int OW, float *in, float *out);
@@ -88,6 +89,7 @@ static double b_camera(int H, int W) { return 2 * px(H + 24, W + 32) + 3 * px(H,
 static void run_harris(buffers *b) { harris(b->H, b->W, b->in, b->out); }
 static void run_chain(buffers *b) { stencil_chain(b->H, b->W, b->in, b->out); }
 static void run_hist(buffers *b) { hist(b->H, b->W, b->in, b->out); }
+static void run_hist_pieces(buffers *b) { hist_pieces(b->H, b->W, b->in, b->out); }
 static void run_max(buffers *b) { max_filter(b->H, b->W, b->in, b->out); }
 static void run_median(buffers *b) { median5(b->H, b->W, b->in, b->out); }
 static void run_down(buffers *b) { resize(b->H, b->W, b->H / 2, b->W / 2, b->in, b->out); }
@@ -134,6 +136,7 @@ static const suite_app apps[] = {
     {"pyramid_blending", INPUT_FLOATS, b_blend, run_blend},
     {"camera_pipe", INPUT_RAW10, b_camera, run_camera},
     {"box9_const", INPUT_FLOATS, b_box, run_box9},
+    {"hist_pieces", INPUT_BYTES, b_hist, run_hist_pieces},
     {"box9_run_time", INPUT_FLOATS, b_box, run_box_rt},
 };
 
