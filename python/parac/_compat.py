@@ -34,9 +34,18 @@ def connectivity(ndim, footprint=None, connectivity=None, default_full=True, who
     return full
 
 
+_DTYPE_NAMES = {}
+
+
 def dtype_name(a):
-    """'uint8', 'float32', ... for a NumPy, CuPy or PyTorch array."""
-    return str(a.dtype).replace("torch.", "")
+    """'uint8', 'float32', ... for a NumPy, CuPy or PyTorch array (remembered
+    per dtype: str() of a NumPy dtype takes microseconds, which every call of
+    a wrapper paid)."""
+    dt = a.dtype
+    name = _DTYPE_NAMES.get(dt)
+    if name is None:
+        name = _DTYPE_NAMES[dt] = str(dt).replace("torch.", "")
+    return name
 
 
 def same_kind(arrays, who):

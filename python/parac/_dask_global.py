@@ -548,12 +548,25 @@ def label_dtype(shape):
     its pixels outnumber int32's positive values (a lazy graph's dtype cannot
     wait for the count; parac.ndimage.label and parac.measure.label follow
     the same rule in memory)."""
-    return np.dtype(np.int64 if int(np.prod(shape, dtype=np.int64)) > np.iinfo(np.int32).max else np.int32)
+    return _I64 if _past_int32(shape) else _I32
+
+
+_I32, _I64 = np.dtype(np.int32), np.dtype(np.int64)
+
+
+def _past_int32(shape):
+    """Whether an array of this shape has more pixels than int32's largest
+    value (a product of Python ints: np.prod and np.iinfo cost each call
+    microseconds)."""
+    n = 1
+    for s in shape:
+        n *= int(s)
+    return n > 2147483647
 
 
 def label_dtype_name(shape):
     """label_dtype's name in parac: "i32" or "i64"."""
-    return "i64" if label_dtype(shape) == np.int64 else "i32"
+    return "i64" if _past_int32(shape) else "i32"
 
 
 def count(plan):
