@@ -153,10 +153,15 @@ def _macros(src):
             found[name] = re.sub(r"/\*.*?\*/", " ", body).split("//")[0].strip()
     # the constants of file-scope enumerations, as paracc takes them: `NAME = expr`,
     # or the one before plus 1 (the first 0)
-    for m in re.finditer(r"^(?:typedef\s+)?enum\b[^{;]*\{([^}]*)\}", src, flags=re.M):
+    for m in re.finditer(r"^[ \t]*(?:typedef\s+)?enum\b[^{;]*\{([^}]*)\}", src, flags=re.M):
         body = re.sub(r"//[^\n]*", " ", re.sub(r"/\*.*?\*/", " ", m.group(1), flags=re.S))
-        prev = None
-        for item in (i.strip() for i in body.split(",")):
+        prev, items, depth, start = None, [], 0, 0
+        for i, ch in enumerate(body + ","):  # commas inside parentheses belong to a value
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if ch == "," and depth == 0:
+                items.append(body[start:i])
+                start = i + 1
+        for item in (i.strip() for i in items):
             if not item:
                 continue
             name, _, value = (part.strip() for part in item.partition("="))
