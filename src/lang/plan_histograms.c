@@ -21,8 +21,6 @@
  *     reduction, no jump (a goto; sema refuses returns), and is not in the C
  *     target's strips of rows.
  */
-#include <string.h>
-
 #include "lang/lang.h"
 
 /* The updates of o in n: how many, how many atomic, and whether each names
@@ -61,15 +59,18 @@ static bool has_jump(Node *n, int depth)
     return false;
 }
 
-/* The number of elements of m when its sizes are constants, else 0. */
-static long constant_elements(const Obj *m)
+/* The number of elements of m when its sizes are constants (into dims),
+ * else 0. */
+static long constant_elements(const Obj *m, long dims[3])
 {
     long n = 1;
-    for (int d = 0; d < m->ty->ndim; d++) {
+    dims[0] = dims[1] = dims[2] = 1;
+    for (int d = 0; d < m->ty->ndim && d < 3; d++) {
         bool ok = false;
         const long s = m->ty->dims[d] ? const_eval(m->ty->dims[d], &ok) : 0;
         if (!ok || s <= 0) return 0;
         if (s > PARAC_HIST_MAX) return PARAC_HIST_MAX + 1;
+        dims[d] = s;
         n *= s;
         if (n > PARAC_HIST_MAX) return n;
     }
@@ -99,7 +100,8 @@ static void plan_region_histograms(const CompileOptions *opt, Region *r)
         Updates u = {0, 0, true};
         find_updates(r->iter->body, m, &u, 0);
         if (!u.atomic) continue; /* none, or plain updates of an iteration's own elements */
-        const long n = constant_elements(m);
+        long dims[3];
+        const long n = constant_elements(m, dims);
         const char *why = NULL;
         if (tree_mentions(r->iter->body, m, 0) != u.all || u.atomic != u.all || !u.elements)
             why = "it is not only updated atomically, element by element";
@@ -113,10 +115,7 @@ static void plan_region_histograms(const CompileOptions *opt, Region *r)
             continue;
         }
         r->hist[r->nhist] = m;
-        for (int d = 0; d < 3; d++) {
-            bool ok;
-            r->hist_dims[r->nhist][d] = d < m->ty->ndim ? const_eval(m->ty->dims[d], &ok) : 1;
-        }
+        for (int d = 0; d < 3; d++) r->hist_dims[r->nhist][d] = dims[d];
         r->hist_n[r->nhist++] = n;
         total += n;
         names = lang_format("%s%s%s (%ld)", names, *names ? ", " : "", m->name, n);
