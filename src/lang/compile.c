@@ -1,7 +1,8 @@
 /* The pipeline, the one place that orders the passes: tokenize -> parse ->
  * sema (and its checks) -> tree rewrites (if-conversion, fusion, merged
  * launches) -> HAST -> analysis -> split -> the plan (the model, cached
- * values, folded reductions, strips) -> explain / dump -> emit. */
+ * values, folded reductions, strips, work-group histograms, local arrays)
+ * -> explain / dump -> emit. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,6 +118,7 @@ static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE
     if (lang_diag.errors == 0) plan_fold_reductions(prog);
     if (lang_diag.errors == 0) plan_strips(prog);
     if (lang_diag.errors == 0) plan_histograms(prog);
+    if (lang_diag.errors == 0) plan_local_arrays(prog);
     if (opt->explain_out && lang_diag.errors == 0) explain_program(prog, opt->explain_out);
     if (opt->dump && lang_diag.errors == 0) {
         FILE *o = opt->dump_out ? opt->dump_out : stdout;

@@ -296,7 +296,7 @@ static void cl_launch(PrintCtx *p, Region *r, bool border)
     Iterator *it = r->iter;
     int nd = it->ndim;
     const char *kn = border ? lang_format("%s_border", r->kernel) : r->kernel;
-    if (!border && reruns_safely(r)) {
+    if (!border && reruns_safely(r) && !r->nlarr) { /* (local arrays: sized for the planned shape) */
         print_line(p, "PARAC__CHECK(parac_%s_launch_tuned(parac__session(), \"%s\", %d, parac_box[0].lo, parac_box[0].hi, "
                 "parac_wg, %s, (int)(sizeof parac_args / sizeof parac_args[0]), parac_args));", host_rt(p), kn, nd,
              r->vector_width > 1 ? "parac_items" : "NULL");

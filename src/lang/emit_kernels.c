@@ -385,6 +385,20 @@ static void fused_cache_fill(PrintCtx *p, Region *r)
 
 static void kernel_body(PrintCtx *p, Region *r, bool border, bool one_launch, const char *src);
 static void print_bases(PrintCtx *p, Region *r);
+
+/* A work-item's arrays in local memory (plan_local_arrays.c), declared
+ * first (OpenCL wants local variables in the kernel's outermost scope):
+ * element k of work-item parac_lid at k * S + parac_lid. */
+static void local_array_decls(PrintCtx *p, Region *r)
+{
+    if (!r->nlarr) return;
+    for (int i = 0; i < r->nlarr; i++)
+        print_fmt(p, "    %s%s parac_la%d[%ld]; /* %s: %ld per work-item, %d work-items */\n",
+                  dialect(p)->cuda ? "__shared__ " : "__local ", ty_c_name(r->larr[i]->ty->base, true), i,
+                  r->larr_len[i] * r->larr_stride, r->larr[i]->name, r->larr_len[i], r->larr_stride);
+    print_fmt(p, "    const int parac_lid = (%s * %s + %s) * %s + %s;\n", kernel_local_id(p, 2), kernel_local_size(p, 1),
+              kernel_local_id(p, 1), kernel_local_size(p, 0), kernel_local_id(p, 0));
+}
 /* the kernel body being printed runs past a barrier: it must not return */
 
 static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool restrict_ptrs)
@@ -397,6 +411,7 @@ static void kernel(PrintCtx *p, Region *r, bool border, const char *src, bool re
     print_fmt(p, "%s %s%s(", dialect(p)->kernel, r->kernel, border ? "_border" : "");
     kernel_params(p, r, restrict_ptrs, border ? 1 : 0);
     print_fmt(p, ")\n{\n");
+    if (!border) local_array_decls(p, r);
     kernel_fold_open(p, r);
     kernel_body(p, r, border, false, src);
     kernel_fold_close(p, r);

@@ -71,6 +71,7 @@ void explain_program(Program *prog, FILE *o)
                        "block, one atomic per block; -fno-fold-reductions: kernels of its own)\n",
                     parac_op_name(r->fold_red->red_op), r->fold_red->red_var->name, r->fold_red->node->tok->line);
         if (r->why_hist) fprintf(o, "  work-group histograms: %s\n", r->why_hist);
+        if (r->why_larr) fprintf(o, "  local arrays: %s\n", r->why_larr);
         fprintf(o, "  vector width: %d (%s)\n", r->vector_width, r->why_vector);
         if (r->why_rows) fprintf(o, "  rows per work-item: %d (%s)\n", r->rows_per_item, r->why_rows);
         if (plan_whole_items(r))

@@ -17,7 +17,8 @@
  *   hast.c                AST -> HAST: parallel regions, accesses, border rules
  *   analysis.c            point / local block / global; ranges; reuse
  *   split.c               host / device: kernel arguments
- *   plan.c, plan_cache.c, fold_reduce.c, strips.c, plan_histograms.c  the optimisation plan
+ *   plan.c, plan_cache.c, fold_reduce.c, strips.c, plan_histograms.c,
+ *   plan_local_arrays.c   the optimisation plan
  *   explain.c, dump.c     --explain, --dump=ast|hast|analysis
  *   emit_kernels*.c       OpenCL C / CUDA C++ kernels
  *   emit_host*.c          host C (+ OpenMP, or calls of libparac's runtime)
@@ -430,6 +431,9 @@ typedef struct VarUse {
  * privatised matrix and of all of an iterator's (int words in local memory),
  * how many matrices, and the iterations per work-item along one axis. */
 enum { PARAC_HIST_MAX = 4096, PARAC_HIST_TOTAL = 8192, PARAC_HIST_MATS = 4, PARAC_HIST_ROWS = 32 };
+/* A work-item's arrays in local memory (plan_local_arrays.c): the most bytes
+ * of a work-group's slices, and arrays of one iterator. */
+enum { PARAC_LOCAL_ARRAY_BYTES = 32768, PARAC_LOCAL_ARRAYS = 8 };
 
 typedef struct Region {
     int id;
@@ -506,6 +510,13 @@ typedef struct Region {
     int nhist;
     int hist_axis; /* the axis along which a work-item runs rows_per_item iterations */
     const char *why_hist;
+    /* arrays of the body in the work-group's local memory, a slice per
+     * work-item: element k of work-item t at k * larr_stride + t
+     * (plan_local_arrays.c) */
+    Obj *larr[PARAC_LOCAL_ARRAYS];
+    long larr_len[PARAC_LOCAL_ARRAYS];
+    int nlarr, larr_stride;
+    const char *why_larr;
     struct Region *next;
 } Region;
 
@@ -575,6 +586,7 @@ void plan_program(Program *prog);                 /* plan.c: the optimisation mo
 void plan_fused_caches(Program *prog);            /* plan_cache.c: recomputed values cached per loaded row */
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
 void plan_histograms(Program *prog);              /* plan_histograms.c: atomic updates counted per work-group */
+void plan_local_arrays(Program *prog);            /* plan_local_arrays.c: a work-item's arrays in local memory */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
@@ -695,6 +707,8 @@ int lang_stage_of(const Iterator *it, const Obj *m);
 /* work-group histograms (plan_histograms.c): m's copy in r (-1: none), and
  * the indices of element `flat` (C text) of copy k, as text nodes in e */
 int lang_hist_index(const Region *r, const Obj *m);
+/* a work-item's array o in local memory in r (plan_local_arrays.c): its index in r->larr, or -1 */
+int lang_local_array(const Region *r, const Obj *o);
 void lang_hist_element(const Region *r, int k, const char *flat, Node **e);
 /* a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule about m: its
  * f; NULL where the entry's value is not such an index chain */
@@ -805,6 +819,7 @@ struct CompileOptions {
     int stage_stencils;   /* -1: by level (device targets, -O2); 0: -fno-stage-stencils */
     int whole_items;      /* -1: by level (device targets, -O1); 0: -fno-whole-items */
     int work_group_histograms; /* -1: by level (-O1); 0: -fno-work-group-histograms */
+    int local_arrays;     /* -1: by level (device targets, -O1); 0: -fno-local-arrays */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

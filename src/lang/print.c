@@ -541,6 +541,13 @@ void print_expr(PrintCtx *p, Node *n)
             print_mat_index(p, base->var, e, add, k);
             return;
         }
+        const int la = p->in_kernel && base->kind == ND_VAR && k == 1 ? lang_local_array(p->region, base->var) : -1;
+        if (la >= 0) { /* a work-item's array in local memory: its slice (plan_local_arrays.c) */
+            fprintf(p->out, "parac_la%d[(", la);
+            print_expr(p, n->rhs);
+            fprintf(p->out, ") * %d + parac_lid]", p->region->larr_stride);
+            return;
+        }
         print_sub(p, n->lhs, print_expr_prec(n->lhs) < 16);
         out(p, "[");
         print_expr(p, n->rhs);
@@ -594,6 +601,11 @@ static void print_decl(PrintCtx *p, Node *n)
         Obj *o = d->var;
         if (o->ty->kind == TY_MATRIX || o->ty->kind == TY_PYRAMID) {
             if (p->hooks && p->hooks->decl_matrix) p->hooks->decl_matrix(p, d);
+            continue;
+        }
+        if (p->in_kernel && lang_local_array(p->region, o) >= 0) {
+            print_indent(p); /* declared at the kernel's start (emit_kernels.c) */
+            fprintf(p->out, "/* %s: parac_la%d in local memory */\n", o->name, lang_local_array(p->region, o));
             continue;
         }
         print_indent(p);

@@ -21,10 +21,11 @@
  * histogram, a sum into shared elements). It is marked atomic_update and
  * each target prints it as its atomic add, so the totals are exact in any
  * order; the matrix may not be read otherwise in that iterator (below).
- * An update of elements of any type whose other indices follow every axis
- * with constant coefficients (acc[x][y][bin] += v, bin from data) gives
- * each iteration elements of its own whatever the data: it is a plain
- * update (scatter_own), under the same rule on reads.
+ * A write or update of elements of any type whose other indices follow
+ * every axis with constant coefficients (acc[x][y][bin] += v, bin from data;
+ * grid[x][y][z] = h[z], z a loop's) gives each iteration elements of its own
+ * whatever the data: it is a plain write (scatter_own), under the same rule
+ * on reads.
  *
  * A matrix the iterator writes may be read only where the iteration writes
  * it (the same indices as one of its writes: node for node, or the same
@@ -229,6 +230,14 @@ static bool update_form(const Node *n)
     return true; /* ++ / -- */
 }
 
+/* n writes one matrix element, by any assignment or ++ / --. */
+static bool element_write(const Node *n)
+{
+    const Node *lhs = n->lhs;
+    if (!lhs || lhs->kind != ND_MAT_ELEM || !lhs->var || !lhs->var->ty || !lhs->var->ty->base) return false;
+    return n->kind != ND_ASSIGN || n->op;
+}
+
 /* The update n can be an atomic add: an update of an int or unsigned int
  * matrix element, by an integer. */
 static bool atomic_form(const Node *n)
@@ -260,10 +269,11 @@ static bool axes_followed_by_constants(Walk *w, const Node *lhs)
  * atomic form (n) that does not is marked atomic instead. */
 static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
 {
-    if (update_form(n)) {
-        /* an index from data beside indices that follow every axis (a
-         * histogram per pixel or per cell: acc[x][y][bin] += v): the
-         * iteration's elements are its own, a plain update of any type */
+    if (element_write(n)) {
+        /* an index from data or a loop beside indices that follow every
+         * axis (a histogram per pixel or per cell: acc[x][y][bin] += v; a
+         * cell's bins stored by a loop: grid[x][y][z] = h[z]): the
+         * iteration's elements are its own, a plain write of any type */
         bool data = false;
         for (int p = 0; p < lhs->nidx && p < 3; p++) data |= form_of(w, lhs->idx[p], 0).kind == FORM_OTHER;
         if (data && axes_followed_by_constants(w, lhs)) {
@@ -304,8 +314,8 @@ static void check_write(Walk *w, Node *n, const Node *lhs, const Token *at)
             diag_error_tok(at, "'%s' is written at an index that does not follow the iterator '%s' (index %d: %s): "
                            "its iterations run in parallel and may write the same element; a scatter or a sum "
                            "into shared elements is supported only as an update (+=, -=, ++, --) of int or "
-                           "unsigned int elements by an integer, which is made atomic, or of any elements where "
-                           "the other indices follow every axis of '%s'", m, it->name, p + 1,
+                           "unsigned int elements by an integer, which is made atomic, or as a write of any elements "
+                           "where the other indices follow every axis of '%s'", m, it->name, p + 1,
                            w->why[0] ? w->why : "it is not of the form a * index + b", it->name);
             return;
         }

@@ -911,8 +911,10 @@ def stage_gather(prog, srcs, dst):
 def stage_scatter(prog, srcs, dst):
     """A histogram of data-dependent bins (+= 1, -= value, --) and sums of
     rows into shared elements (atomic updates), and a histogram of each
-    pixel's own in a matrix of the program's type (own[x][y][bin] += v and
-    ++, bins from data: plain updates), then read by the next iterator."""
+    pixel's own in a matrix of the program's type (stored by a loop, then
+    own[x][y][bin] += v and ++, bins from data: plain writes), then read by
+    the next iterator, which also counts into an array of its iteration at
+    an index from data (local memory on the GPU)."""
     prog.kinds.append("scatter")
     a = prog.pick(srcs)
     hist, rows = prog.fresh("hist"), prog.fresh("rows")
@@ -924,16 +926,21 @@ def stage_scatter(prog, srcs, dst):
     upd = {"one": f"{hist}[0][{v} & {n - 1}] += 1;", "value": f"{hist}[0][{v} & {n - 1}] -= {v} % 5;",
            "dec": f"{hist}[0][{v} & {n - 1}]--;"}[form]
     v2 = v.replace(x, it2 + "x").replace(y, it2 + "y")
-    own = prog.fresh("own")
-    prog.kinds.append("scatter_own")
+    own, la = prog.fresh("own"), prog.fresh("la")
+    prog.kinds += ["scatter_own", "local_array"]
+    # own's bins stored by a loop (= at a loop's index), then updated at bins from
+    # data; la: an array of the iteration indexed by data (local memory on the GPU)
     prog.body.append(
         f"    int parac_matrix {hist}[1][{n}];\n    int parac_matrix {rows}[H][1];\n"
         f"    {prog.T} parac_matrix {own}[H][W][{n}];\n"
         f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {upd}\n        {rows}[{x}][0] += {v} & 255;\n"
+        f"        for (int k = 0; k < {n}; k++) {own}[{x}][{y}][k] = ({prog.T})(k & 1);\n"
         f"        {own}[{x}][{y}][{v} & {n - 1}] += {v} % 5;\n        {own}[{x}][{y}][({v} >> 1) & {n - 1}]++;\n    }}\n"
-        f"    parac_iterator {it2}(0:H:1; 0:W:1) {{\n"
+        f"    parac_iterator {it2}(0:H:1; 0:W:1) {{\n        int {la}[{n}];\n"
+        f"        for (int k = 0; k < {n}; k++) {la}[k] = 3 * k;\n        {la}[{v2} & {n - 1}] += 7;\n"
         f"        {dst}[{it2}x][{it2}y] = ({prog.T})({a}[{it2}x][{it2}y] + {hist}[0][{v2} & {n - 1}] % 97 + {rows}[{it2}x][0] % 13"
-        f" + {own}[{it2}x][{it2}y][{v2} & {n - 1}] + {own}[{it2}x][{it2}y][({v2} + 3) & {n - 1}]);\n    }}\n")
+        f" + {own}[{it2}x][{it2}y][{v2} & {n - 1}] + {own}[{it2}x][{it2}y][({v2} + 3) & {n - 1}]"
+        f" + {la}[({v2} >> 1) & {n - 1}]);\n    }}\n")
 
     def step(p, a=a, dst=dst):
         A = p.mats[a].astype(np.float32 if p.flt else np.int64)
@@ -945,12 +952,14 @@ def stage_scatter(prog, srcs, dst):
         r = (V & 255).sum(axis=1)
         t = p.arith(A + p.const(0) + cmod(h[bins], 97).astype(A.dtype))
         t = p.arith(t + cmod(r, 13)[:, None].astype(A.dtype))
-        # the pixel's own bins: v % 5 at `bins`, then one more at (v >> 1) & (n - 1)
-        halves = (V >> 1) & (n - 1)
-        at_bin = store(store(cmod(V, 5), p.dt) + (halves == bins), p.dt)
-        at_next = (halves == ((V + 3) & (n - 1))).astype(np.int64)
+        # the pixel's own bins: k & 1 at k, v % 5 more at `bins`, then one more at (v >> 1) & (n - 1)
+        halves, nexts = (V >> 1) & (n - 1), (V + 3) & (n - 1)
+        at_bin = store(store((bins & 1) + cmod(V, 5), p.dt) + (halves == bins), p.dt)
+        at_next = ((nexts & 1) + (halves == nexts)).astype(np.int64)
         t = p.arith(t + at_bin.astype(A.dtype))
-        p.mats[dst] = store(p.arith(t + at_next.astype(A.dtype)), p.dt)
+        t = p.arith(t + at_next.astype(A.dtype))
+        # la[k] = 3 k, 7 more at `bins`, read at `halves`
+        p.mats[dst] = store(p.arith(t + (3 * halves + 7 * (halves == bins)).astype(A.dtype)), p.dt)
     return step
 
 

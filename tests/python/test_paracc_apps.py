@@ -308,7 +308,9 @@ def test_local_laplacian(target, flags):
 @pytest.mark.parametrize("target,flags", VARIANTS)
 def test_bilateral_grid(target, flags):
     rng = np.random.default_rng(11)
-    for shape, r_sigma in (((23, 37), 0.1), ((64, 45), 0.25), ((1, 1), 0.1), ((2, 9), 0.07), ((130, 17), 1.0)):
+    # r_sigma 0.05: more bins than a cell's arrays hold (the gathering form)
+    for shape, r_sigma in (((23, 37), 0.1), ((64, 45), 0.25), ((1, 1), 0.1), ((2, 9), 0.07), ((130, 17), 1.0),
+                           ((31, 29), 0.05)):
         # intensities a little beyond 0..1 on both sides: the app clamps them
         img = (rng.random(shape) * 1.2 - 0.1).astype(np.float32)
         got = program("bilateral_grid", target, flags).bilateral_grid(img, r_sigma=r_sigma)

@@ -46,6 +46,7 @@ void nl_means(int H, int W, float sigma, float *in, float *out);
 void interpolate(int H, int W, int levels, float *in, float *out);
 void local_laplacian(int H, int W, int levels, float alpha, float beta, int J, uint16_t *in, uint16_t *out);
 void bilateral_grid(int H, int W, float r_sigma, float *in, float *out);
+void bilateral_grid_gather(int H, int W, float r_sigma, float *in, float *out);
 void pyramid_blending(int H, int W, int levels, float *a, float *b, float *mask, float *out);
 void box9_const(int H, int W, float *in, float *out);
 void box_run_time(int H, int W, int r, float *in, float *out);
@@ -98,6 +99,7 @@ static void run_nlm(buffers *b) { nl_means(b->H, b->W, 0.12f, b->in, b->out); } 
 static void run_interp(buffers *b) { interpolate(b->H, b->W, 10, b->in, b->out); } /* Halide's 10 levels */
 static void run_llf(buffers *b) { local_laplacian(b->H, b->W, 8, 1.0f, 1.0f, 8, b->in, b->out); } /* Halide's test's */
 static void run_bilateral(buffers *b) { bilateral_grid(b->H, b->W, 0.1f, b->in, b->out); }          /* Halide's test's r_sigma */
+static void run_bilateral_gather(buffers *b) { bilateral_grid_gather(b->H, b->W, 0.1f, b->in, b->out); }
 static void run_blend(buffers *b) /* PolyMage's 4 levels; the input's planes: a (3), b (3), the mask */
 {
     float *in = b->in;
@@ -138,6 +140,7 @@ static const suite_app apps[] = {
     {"box9_const", INPUT_FLOATS, b_box, run_box9},
     {"hist_pieces", INPUT_BYTES, b_hist, run_hist_pieces},
     {"box9_run_time", INPUT_FLOATS, b_box, run_box_rt},
+    {"bilateral_grid_gather", INPUT_FLOATS, b_bilateral, run_bilateral_gather},
 };
 
 #include "bench_timing.h"
