@@ -120,6 +120,15 @@ def call_device(name, arrays, kind, kwargs):
                  else _host_as(o, kind, arrays[0]) for o in outs)
 
 
+class Table(dict):
+    """A table's columns by name; `block` is the array whose rows they are
+    (None where they are not rows of one array)."""
+
+    def __init__(self, columns, block=None):
+        super().__init__(columns)
+        self.block = block
+
+
 def _tables(op, res, numbers, ndim, n_given):
     """Outputs that are tables (regionprops) as dicts of columns: the table's
     first numbers[0] rows (the operation's first number counts them), one
@@ -133,9 +142,9 @@ def _tables(op, res, numbers, ndim, n_given):
             cols = _device.transposed_copy(out[k][: int(numbers[0])])
             flat = by[(2, n_given)]
             if ndim == 3 and len(cols) == len(flat) != len(names):
-                out[k] = _one_slice_table({name: cols[c] for c, name in enumerate(flat)}, names)
+                out[k] = Table(_one_slice_table({name: cols[c] for c, name in enumerate(flat)}, names))
             else:
-                out[k] = {name: cols[c] for c, name in enumerate(names)}
+                out[k] = Table({name: cols[c] for c, name in enumerate(names)}, cols)
     return out
 
 

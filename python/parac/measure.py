@@ -138,27 +138,45 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
 
 def _select(table, properties, separator):
     """The asked properties of a table of parac's columns, named and typed as scikit-image's."""
-    names = list(table)
-    # the integer columns converted at once: one cast of the whole table
-    # (its columns are rows of one contiguous array) when any is asked for
+    plan, integers = _selection(tuple(table), tuple(properties), separator)
+    cols = list(table.values())
     ints = None
-    if any(p in _INTEGER for p in properties) and names:
-        first = table[names[0]]
-        kind = _device.kind_of(first)
-        block = first.base if kind != "torch" else None
-        if block is not None and block.shape == (len(names), first.shape[0]):
+    if integers:
+        # the integer columns converted at once: one cast of the whole table
+        # where its columns are the rows of one array
+        block = getattr(table, "block", None)
+        if block is not None:
             ints = _to(block, "int64")
     out = {}
-    for p in properties:
-        for col in _PROPS[p]:
-            for i, k in enumerate(names):
-                if k == col or k.startswith(col + "-"):
-                    if p in _INTEGER:
-                        v = ints[i] if ints is not None else _contiguous(_to(table[k], "int64"))
-                    else:
-                        v = table[k]
-                    out[(p + k[len(col):]).replace("-", separator)] = v
+    for name, i, integer in plan:
+        if not integer:
+            out[name] = cols[i]
+        else:
+            out[name] = ints[i] if ints is not None else _contiguous(_to(cols[i], "int64"))
     return out
+
+
+_selections = {}
+
+
+def _selection(names, properties, separator):
+    """Which of a table's columns (names) give which properties' columns:
+    [(the column's name in scikit-image's table, its index, integer)], and
+    whether any is an integer column; worked out once per table layout,
+    properties and separator."""
+    key = (names, properties, separator)
+    found = _selections.get(key)
+    if found is None:
+        plan = []
+        for p in properties:
+            for col in _PROPS[p]:
+                for i, k in enumerate(names):
+                    if k == col or k.startswith(col + "-"):
+                        plan.append(((p + k[len(col):]).replace("-", separator), i, p in _INTEGER))
+        found = (plan, any(integer for _, _, integer in plan))
+        if len(_selections) < 1024:
+            _selections[key] = found
+    return found
 
 
 def _dask_table(labels, intensity, properties, device, method, who):
@@ -188,7 +206,9 @@ def _dask_table(labels, intensity, properties, device, method, who):
         idt = _intensity(np.zeros(1, intensity.dtype), who).dtype
         intensity = intensity.map_blocks(_intensity, who, dtype=idt)
     cols = np.ascontiguousarray(_dask_regions.table(labels, intensity, device, method).compute().T)
-    return {k: cols[i] for i, k in enumerate(_dask_regions.columns(labels.ndim, intensity is not None))}
+    from ._registry import Table
+
+    return Table({k: cols[i] for i, k in enumerate(_dask_regions.columns(labels.ndim, intensity is not None))}, cols)
 
 
 def _intensity(a, who):
