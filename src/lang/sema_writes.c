@@ -410,12 +410,12 @@ static void check_reads(const Iterator *it, const Writes *ws, const Node *n, con
         for (int i = 0; i < *nreported; i++) seen |= reported[i] == n->var;
         bool atomic = false;
         for (int i = 0; i < ws->n; i++) atomic |= ws->at[i]->var == n->var && ws->atomic[i];
-        const Node *scatter = NULL; /* an update at an index from data (scatter_own) */
+        const Node *scatter = NULL; /* a write at an index from data or a loop (scatter_own) */
         for (int i = 0; i < ws->n && !scatter; i++)
             if (ws->at[i]->var == n->var && ws->atomic[i] && ws->scatter[i] && ws->at[i] != n) scatter = ws->at[i];
         if (written && scatter && !seen && *nreported < 64) {
             reported[(*nreported)++] = n->var;
-            diag_error_tok(n->tok, "'%s' is read here and updated at an index from data in '%s' (line %d): "
+            diag_error_tok(n->tok, "'%s' is read here and written at an index from data or a loop in '%s' (line %d): "
                            "read it in a later iterator", n->var->name, it->name, scatter->tok->line);
         } else if (written && (!same || atomic) && !seen && *nreported < 64) {
             reported[(*nreported)++] = n->var;
@@ -464,7 +464,7 @@ static void check_iterator(const Iterator *it)
         for (int j = 0; j < ws->n; j++)
             if (ws->atomic[i] && !ws->atomic[j] && ws->at[i]->var == ws->at[j]->var) {
                 if (ws->scatter[i])
-                    diag_error_tok(ws->at[j]->tok, "'%s' is written here and updated at an index from data "
+                    diag_error_tok(ws->at[j]->tok, "'%s' is written here and at an index from data or a loop "
                                    "elsewhere in '%s' (line %d): write it in an iterator of its own",
                                    ws->at[j]->var->name, it->name, ws->at[i]->tok->line);
                 else
