@@ -707,9 +707,9 @@ int lang_stage_of(const Iterator *it, const Obj *m);
 /* work-group histograms (plan_histograms.c): m's copy in r (-1: none), and
  * the indices of element `flat` (C text) of copy k, as text nodes in e */
 int lang_hist_index(const Region *r, const Obj *m);
+void lang_hist_element(const Region *r, int k, const char *flat, Node **e);
 /* a work-item's array o in local memory in r (plan_local_arrays.c): its index in r->larr, or -1 */
 int lang_local_array(const Region *r, const Obj *o);
-void lang_hist_element(const Region *r, int k, const char *flat, Node **e);
 /* a side entry M[f][*] (axis 0) or M[*][f] (axis 1) of a rule about m: its
  * f; NULL where the entry's value is not such an index chain */
 Node *lang_rule_map(const BorderEntry *e, const Obj *m, int axis);

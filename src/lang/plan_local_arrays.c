@@ -39,8 +39,9 @@ typedef struct Walk {
     int nloops;
 } Walk;
 
-/* A for loop's counter when its bounds are constants: `for (int k = c0; k <
- * c1; k++)` (any of < <= > >=, ++ -- += -=), else NULL. */
+/* A for loop's counter when it starts at a constant and is compared with a
+ * constant (`for (int k = c0; k < c1; k++)`), else NULL: a guess at what the
+ * kernel compiler unrolls, which decides only where an array lives. */
 static const Obj *constant_loop_counter(const Node *f)
 {
     const Obj *k = NULL;

@@ -603,9 +603,10 @@ static void print_decl(PrintCtx *p, Node *n)
             if (p->hooks && p->hooks->decl_matrix) p->hooks->decl_matrix(p, d);
             continue;
         }
-        if (p->in_kernel && lang_local_array(p->region, o) >= 0) {
-            print_indent(p); /* declared at the kernel's start (emit_kernels.c) */
-            fprintf(p->out, "/* %s: parac_la%d in local memory */\n", o->name, lang_local_array(p->region, o));
+        const int la = p->in_kernel ? lang_local_array(p->region, o) : -1;
+        if (la >= 0) { /* declared at the kernel's start (emit_kernels.c) */
+            print_indent(p);
+            fprintf(p->out, "/* %s: parac_la%d in local memory */\n", o->name, la);
             continue;
         }
         print_indent(p);
