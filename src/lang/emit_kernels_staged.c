@@ -12,7 +12,7 @@
  * the matrix, or gives its value; no entry leaves the cell 0. */
 static void stage_rule_axis(PrintCtx *p, const Stage *st, int a)
 {
-    const char *g = a ? "parac_gc" : "parac_gr", *dim = a ? "parac_d1" : "parac_d0";
+    const char *g = a ? "parac_gc" : "parac_gr", *dim = a ? "parac_e1" : "parac_e0";
     const char *T = ty_c_name(st->m->ty->base, true);
     print_fmt(p, "            ");
     for (const BorderEntry *e = st->rule ? st->rule->entries : NULL; e; e = e->next) {
@@ -75,7 +75,7 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
     print_fmt(p, "    const int parac_me = %s * parac_nx + %s, parac_nth = parac_nx * parac_ny;\n", kernel_local_id(p, 1), kernel_local_id(p, 0));
     print_fmt(p, "    const int parac_r0 = first0 + k0lo + %s * parac_ny * %d, parac_c0 = first1 + k1lo + %s * parac_nx;\n",
               kernel_group_id(p, 1), R, kernel_group_id(p, 0));
-    print_fmt(p, "    /* the stages' sizes: each covers the iterator's whole space (fuse_tile.c) */\n");
+    print_fmt(p, "    /* the iterator's space; each stage covers it, or it and a few rows or columns more (fuse_tile.c) */\n");
     print_fmt(p, "    const int parac_d0 = first0 + k0hi, parac_d1 = first1 + k1hi;\n");
     print_fmt(p, "    /* a launch may add a work-group past the box (aligned vector bases elsewhere): it fills nothing */\n");
     print_fmt(p, "    const int parac_live = parac_r0 < parac_d0 && parac_c0 < parac_d1;\n");
@@ -83,6 +83,13 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
     p->region = r;
     p->indent = 1;
     kernel_consts(p, r);
+    /* host loops moved inside (fuse_loops.c): every round computes the
+     * tiles again, then the outputs' round */
+    Node *body = it->body;
+    for (int l = 0; l < it->nloops; l++) {
+        print_loop_open(p, body);
+        body = body->body;
+    }
     for (int k = 0; k < it->nstages; k++) {
         const Stage *st = &it->stages[k];
         const char *T = ty_c_name(st->m->ty->base, true);
@@ -91,7 +98,9 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
         print_fmt(p, "    const int parac_sr%d = parac_r0 - %ld, parac_sc%d = parac_c0 - %ld, parac_sn%d = parac_nx + %ld;\n", k,
                   st->lo[0], k, st->lo[1], k, st->lo[1] + st->hi[1]);
         /* cell i = a * sn + j: a and j step by the work-group's size, no division per cell */
-        print_fmt(p, "    {\n    int parac_a = parac_me / parac_sn%d, parac_j = parac_me - parac_a * parac_sn%d;\n", k, k);
+        print_fmt(p, "    {\n    const int parac_e0 = parac_d0 + %ld, parac_e1 = parac_d1 + %ld; /* %s's sizes */\n", st->grow[0],
+                  st->grow[1], st->m->name);
+        print_fmt(p, "    int parac_a = parac_me / parac_sn%d, parac_j = parac_me - parac_a * parac_sn%d;\n", k, k);
         print_fmt(p, "    const int parac_da = parac_nth / parac_sn%d, parac_dj = parac_nth - parac_da * parac_sn%d;\n", k, k);
         print_fmt(p, "    #pragma unroll 4\n    for (int parac_i = parac_me; parac_live && parac_i < (parac_ny * %d + %ld) * parac_sn%d; parac_i += parac_nth) {\n",
                   R, st->lo[0] + st->hi[0], k);
@@ -99,20 +108,20 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
         print_fmt(p, "        parac_a += parac_da;\n        parac_j += parac_dj;\n");
         print_fmt(p, "        if (parac_j >= parac_sn%d) {\n            parac_j -= parac_sn%d;\n            parac_a++;\n        }\n", k, k);
         print_fmt(p, "        %s parac_cell = (%s)0;\n        int parac_out = 0;\n", T, T);
-        print_fmt(p, "        if (parac_gr < 0 || parac_gr >= parac_d0) {\n");
-        print_fmt(p, "            if (parac_gc < 0 || parac_gc >= parac_d1) parac_out = 1; /* a corner: no entry */\n");
+        print_fmt(p, "        if (parac_gr < 0 || parac_gr >= parac_e0) {\n");
+        print_fmt(p, "            if (parac_gc < 0 || parac_gc >= parac_e1) parac_out = 1; /* a corner: no entry */\n");
         print_fmt(p, "            else {\n");
         p->indent = 3;
         stage_rule_axis(p, st, 0);
-        print_fmt(p, "            }\n        } else if (parac_gc < 0 || parac_gc >= parac_d1) {\n");
+        print_fmt(p, "            }\n        } else if (parac_gc < 0 || parac_gc >= parac_e1) {\n");
         stage_rule_axis(p, st, 1);
         print_fmt(p, "        }\n");
         /* E is evaluated at every cell, unconditionally, so that the loads
          * of consecutive cells overlap: a cell that takes no value of E
          * evaluates it at the tile's first output, (parac_r0, parac_c0),
          * which is inside the image and inside every tile E reads */
-        print_fmt(p, "        const int parac_ok = !parac_out && parac_gr >= 0 && parac_gr < parac_d0 && parac_gc >= 0 && "
-                     "parac_gc < parac_d1;\n");
+        print_fmt(p, "        const int parac_ok = !parac_out && parac_gr >= 0 && parac_gr < parac_e0 && parac_gc >= 0 && "
+                     "parac_gc < parac_e1;\n");
         print_fmt(p, "        if (!parac_ok) {\n            parac_gr = parac_r0;\n            parac_gc = parac_c0;\n        }\n");
         Node gr = {0}, gc = {0};
         gr.kind = gc.kind = ND_ITER_INDEX;
@@ -144,10 +153,16 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
         print_fmt(p, "        const int %sx = first0 + k0, %sy = first1 + k1;\n", it->name, it->name);
         if (dialect(p)->cuda) print_fmt(p, "        (void)%sx;\n        (void)%sy;\n", it->name, it->name);
         p->indent = 2;
-        print_stmt(p, it->body);
+        print_stmt(p, body);
         print_fmt(p, "    }\n");
     }
     print_fmt(p, "    }\n");
+    if (it->nloops) {
+        /* no work-item fills the next round's tiles while another still reads these */
+        print_fmt(p, "    %s;\n", dialect(p)->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");
+        p->indent = 1 + 2 * it->nloops;
+        for (int l = 0; l < it->nloops; l++) print_loop_close(p);
+    }
     kernel_fold_close(p, r);
     print_fmt(p, "}\n\n");
     p->region = NULL;

@@ -45,6 +45,9 @@ void explain_program(Program *prog, FILE *o)
         }
         if (r->iter && r->iter->fused)
             fprintf(o, "  fused: %s (values the region would read from memory are computed in it)\n", r->iter->fused);
+        if (r->iter && r->iter->nloops)
+            fprintf(o, "  host loops in the kernel: the loop of %s, each work-item running its outputs' rounds "
+                       "(one launch; -fno-loops-in-kernels)\n", r->iter->loops);
         if (r->iter && r->iter->alternatives) fprintf(o, "  fusion choice: %s\n", r->iter->alternatives);
         if (r->iter && r->iter->nstages) {
             long bytes = 0;

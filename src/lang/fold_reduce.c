@@ -60,7 +60,8 @@ static Region *producer_of(Program *prog, Region *red)
 {
     Obj *m = red->red_var;
     for (Region *p = prog->regions; p; p = p->next) {
-        if (!p->iter || p->fold_red || (p->has_border && !p->one_launch)) continue;
+        /* (a kernel that runs host loops stores an element once per round) */
+        if (!p->iter || p->fold_red || p->iter->nloops || (p->has_border && !p->one_launch)) continue;
         Node *s = p->node->next;
         while (s && (s->kind == ND_BORDER_RULE || s->kind == ND_NULL_STMT)) s = s->next;
         if (!s || !computed_by(s, red->node)) continue;

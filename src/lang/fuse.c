@@ -480,7 +480,12 @@ static void fuse_run_block(const CompileOptions *opt, Node *f, Node *block, bool
 void fuse_program(Program *prog)
 {
     const CompileOptions *opt = prog->opt;
-    if (!plan_flag(opt, opt ? opt->fuse : -1, 1)) return;
+    const bool loops = plan_flag(opt, opt ? opt->loops_in_kernels : -1, 1);
+    if (!plan_flag(opt, opt ? opt->fuse : -1, 1)) {
+        for (Node *n = prog->top; loops && n; n = n->next)
+            if (n->kind == ND_FUNC && n->body) fuse_loops_into_kernels(n);
+        return;
+    }
     /* recomputing stencils pays where memory bandwidth is what limits: on
      * by default for the device targets at -O2 (-ffuse-stencils elsewhere) */
     const int fs = opt ? opt->fuse_stencils : -1;
@@ -494,6 +499,7 @@ void fuse_program(Program *prog)
         if (n->kind != ND_FUNC || !n->body) continue;
         void *choices = choose ? fuse_choices_begin(n) : NULL;
         fuse_block(opt, n, n->body, stencils, stages, 0);
+        if (loops) fuse_loops_into_kernels(n); /* after fusion: a loop's body may have become one iterator */
         if (choices) fuse_choices_end(choices, opt, stencils, fuse_run_block);
     }
 }

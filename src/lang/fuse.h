@@ -35,6 +35,9 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn);
  * cn of block into local-memory tiles of cn's work-groups; true when any was. */
 bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn);
 
+/* fuse_loops.c: host loops whose body is one iterator run inside its kernel. */
+void fuse_loops_into_kernels(Node *f);
+
 /* fuse_common.c: iterator `into` now stands for `from` too (Iterator.members). */
 void fuse_absorb(Iterator *into, const Iterator *from);
 

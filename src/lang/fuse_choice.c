@@ -354,6 +354,10 @@ static void make_choice(ChoiceCtx *x, Node **link, bool stencils)
         it->alternatives = "not checked by the search: the function has too many iterators to track";
         return;
     }
+    if (it->nloops) { /* its members ran inside the loops, which are in its kernel now */
+        it->alternatives = "not checked by the search: host loops run inside its kernel";
+        return;
+    }
     Obj *inter[32];
     bool overflow = false;
     const int ninter = intermediates(x, members, inter, 32, &overflow);

@@ -23,10 +23,14 @@
  * its halo cells by that rule: a load stage.
  *
  * Conditions, each needed for the result to stay the same: the reader v is
- * two-dimensional, stride 1, and each stage's producer iterates v's space,
- * covers its matrix M whole and is the one statement M[px][py] = E; M is
+ * two-dimensional, stride 1, and each stage's producer iterates v's space
+ * (or one of more rows or columns after v's last, a constant number more:
+ * a patch's difference image, read at offsets 0..k; M then has no rule),
+ * covers its matrix M whole and is the one statement M[px][py] = E, maybe
+ * after declarations of locals with one value each (inlined into E); M is
  * declared in the function and nothing but the producer, the stages after
- * it, v and border rules about M mention it; E assigns and calls nothing;
+ * it, v and border rules about M mention it; E assigns nothing and calls
+ * only what computes (math functions, macros of values);
  * every read of M is at constant offsets from its reader's point; v writes
  * nothing that a stage reads; M's readers read it through one rule at most,
  * without corner entries; every producer's own rule is about a stage of
@@ -98,13 +102,18 @@ static bool read_extent(Node *n, const Obj *m, const Iterator *it, Extent *x, in
     return true;
 }
 
-/* E assigns and calls nothing and moves with p's indices only. */
+/* E assigns nothing, calls what only computes (CLAMP, expf: not the file's
+ * functions) and moves with p's indices only. */
 static bool stage_expr(Node *n, const Iterator *p, int depth)
 {
     if (!n) return true;
     if (depth > 200 || tree_assigns(n)) return false;
     switch (n->kind) {
-    case ND_CALL: case ND_ITERATOR: return false;
+    case ND_CALL:
+        if (!n->lhs || n->lhs->kind != ND_VAR || (n->lhs->var && n->lhs->var->func_def) || !lang_pure_call(n->lhs->name))
+            return false;
+        break;
+    case ND_ITERATOR: return false;
     case ND_ITER_INDEX: return n->iter == p;
     default: break;
     }
@@ -151,6 +160,73 @@ static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, cons
     return true;
 }
 
+/* ---- a producer's locals -------------------------------------------------------- */
+enum { MAX_LOCALS = 32 };
+
+typedef struct Locals {
+    Obj *var[MAX_LOCALS];
+    Node *value[MAX_LOCALS]; /* (T)(init), its locals inlined already */
+    int n;
+} Locals;
+
+/* n with the locals replaced by their values (a copy where any is). */
+static Node *inline_locals(Node *n, const Locals *ls, int depth)
+{
+    if (!n || depth > 200) return n;
+    if (n->kind == ND_VAR)
+        for (int i = 0; i < ls->n; i++)
+            if (n->var == ls->var[i]) return ls->value[i];
+    Node *c = new_node(n->kind, n->tok);
+    *c = *n;
+    c->lhs = inline_locals(n->lhs, ls, depth + 1);
+    c->rhs = inline_locals(n->rhs, ls, depth + 1);
+    c->cond = inline_locals(n->cond, ls, depth + 1);
+    c->then = inline_locals(n->then, ls, depth + 1);
+    c->els = inline_locals(n->els, ls, depth + 1);
+    for (int i = 0; i < n->nidx; i++) c->idx[i] = inline_locals(n->idx[i], ls, depth + 1);
+    Node head = {0}, *tail = &head;
+    for (Node *a = n->args; a; a = a->next) {
+        Node *x = inline_locals(a, ls, depth + 1);
+        if (x == a) { /* a shared node keeps its own next: copy the link */
+            x = new_node(a->kind, a->tok);
+            *x = *a;
+        }
+        x->next = NULL;
+        tail = tail->next = x;
+    }
+    c->args = head.next;
+    return c;
+}
+
+/* The value p stores: the write's right side, where p's body is the write
+ * after declarations of arithmetic locals, each with one value (an
+ * initialiser that assigns nothing; no statement assigns them later: the
+ * write assigns nothing, stage_expr checks), inlined as (T)(value) so that
+ * a stage of a few named steps computes what they compute. NULL: not so. */
+static Node *producer_value(Iterator *p, Node *write)
+{
+    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
+    Locals ls = {0};
+    for (Node *s = list; s; s = s->next) {
+        if (s == write) return s->next ? NULL : inline_locals(write->lhs->rhs, &ls, 0);
+        if (s->kind == ND_NULL_STMT) continue;
+        if (s->kind != ND_DECL) return NULL;
+        for (Node *d = s->decls; d; d = d->next) {
+            Obj *v = d->var;
+            if (!v || !d->init || d->init->kind == ND_INIT_LIST || !ty_is_arith(v->ty) || v->ty->kind == TY_MATRIX ||
+                tree_assigns(d->init) || ls.n == MAX_LOCALS)
+                return NULL;
+            Node *cast = new_node(ND_CAST, d->tok ? d->tok : s->tok);
+            cast->cast_ty = v->ty;
+            cast->ty = v->ty;
+            cast->lhs = inline_locals(d->init, &ls, 0);
+            ls.var[ls.n] = v;
+            ls.value[ls.n++] = cast;
+        }
+    }
+    return NULL;
+}
+
 /* ---- the chain ---------------------------------------------------------------- */
 typedef struct Link {
     Node *stmt;
@@ -159,6 +235,7 @@ typedef struct Link {
     Node *e;
     BorderRule *rule; /* through which m's readers read it */
     long lo[2], hi[2];
+    long grow[2];     /* p's space beyond c's, after its last row (column) */
 } Link;
 
 /* The halo of m's tile: what its readers (c's body at c's tile, the links
@@ -208,9 +285,13 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     Touch tp = {0};
     tree_touches(p->body, &tp, 0);
     if (tp.overflow || tp.nwritten != 1) return false;
+    /* p's space is c's, or c's and more rows (columns) after its last: the
+     * patch of a difference image read at offsets 0..6 from c's point */
     for (int d = 0; d < 2; d++)
         if (p->r[d].stride != 1 || !tree_same(p->r[d].lb, c->r[d].lb) ||
-            !tree_same(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc)))
+            !lang_constant_difference(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc),
+                                      &ln->grow[d]) ||
+            ln->grow[d] < 0)
             return false;
     Obj *m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
@@ -219,14 +300,14 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     const long size = ty_size(m->ty->base);
     if (size < 1 || size > 8 || m->ty->base->kind < TY_CHAR || m->ty->base->kind > TY_LDOUBLE) return false;
     Node *write = fuse_producer_write(p, m);
-    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
-    if (!write || list != write || write->next) return false;
-    Node *e = write->lhs->rhs;
-    if (!stage_expr(e, p, 0)) return false;
+    Node *e = write ? producer_value(p, write) : NULL;
+    if (!e || !stage_expr(e, p, 0)) return false;
     /* its readers: c's body (at c's tile) and the later links' E (at theirs) */
     int mentions;
     if (!readers_halo(m, c, tc, chain, k, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
     if (!mentions) return false;
+    /* a rule's cells stand beyond c's space: M beyond it has none */
+    if (ln->rule && (ln->grow[0] || ln->grow[1])) return false;
     /* nothing else in the function may see M */
     Node *prev = NULL;
     if (!fuse_find_decl(f->body, m, &prev, 0) ||
@@ -388,6 +469,7 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
         for (int d = 0; d < 2; d++) {
             st->lo[d] = ln->lo[d];
             st->hi[d] = ln->hi[d];
+            st->grow[d] = ln->grow[d];
         }
         const char *one = lang_format("%s (line %d, halo rows -%ld..+%ld, columns -%ld..+%ld%s%s)", ln->m->name,
                                       ln->stmt->tok->line, st->lo[0], st->hi[0], st->lo[1], st->hi[1],

@@ -276,6 +276,7 @@ typedef struct Stage {
     BorderRule *rule;
     Node *rule_stmt;  /* the rule's declaration, dropped from the host code */
     long lo[2], hi[2];/* the tile's rows and columns beyond the work-group's outputs */
+    long grow[2];     /* M's sizes less the reader's (a producer over a wider space: no rule then) */
     bool load;        /* m is a matrix in memory, loaded into the tile (E = m at p's point) */
 } Stage;
 enum { PARAC_MAX_STAGES = 4 };
@@ -315,6 +316,11 @@ struct Iterator {
     int hoisted_loads;     /* matrix elements both arms of an if read, loaded before it (if_convert.c) */
     Stage stages[PARAC_MAX_STAGES]; /* computed into local-memory tiles first, in this order (fuse_tile.c) */
     int nstages;
+    /* host loops moved inside (fuse_loops.c): the body's first nloops
+     * statements are those loops, each the only statement of the one
+     * before; `loops` says which, for --explain */
+    int nloops;
+    const char *loops;
     /* fusion checked by the search (fuse_choice.c): the function's iterators
      * before fusion this one stands for (bit k: the k-th, 0 when untracked);
      * of an iterator in a fusion choice, the choice (from 1) and its
@@ -573,6 +579,9 @@ void sema_collect_macros(Program *prog);
 /* The value of an object-like macro whose body is an integer constant
  * expression (*ok false otherwise, or for no such macro). */
 long lang_macro_value(const char *name, bool *ok);
+/* A call that only computes: a math function, or a function-like #define
+ * (defined once) whose body assigns nothing and calls only those. */
+bool lang_pure_call(const char *name);
 /* Whether a #define of the file mentions the identifier `name` (a macro
  * used in a loop could assign a variable of that name unseen). */
 bool lang_defines_mention(const Program *prog, const char *name);
@@ -661,6 +670,7 @@ bool lang_split_index_term(Node *e, Iterator *it, int *axis, long *coef, Node **
 Node *lang_inline_locals(Node *e, Iterator *it, int depth);
 /* linear.c: a and b are the same linear form of scalars and indices */
 bool lang_same_linear(const Node *a, const Node *b);
+bool lang_constant_difference(const Node *a, const Node *b, long *d);
 /* The same, with m's objects b read as its objects a (the arms of a branch,
  * each declaring its own; if_convert.c). */
 typedef struct VarMap {
@@ -766,6 +776,8 @@ void lang_fix_line_marks(const char *text, const char *name, FILE *out);
 void print_expr(PrintCtx *p, Node *n);
 void print_elem(PrintCtx *p, Node *n, int i, int j); /* element (i,j) of a small matrix value */
 void print_stmt(PrintCtx *p, Node *n);
+void print_loop_open(PrintCtx *p, Node *n); /* a for loop's header and opening braces */
+void print_loop_close(PrintCtx *p);         /* and its closing ones */
 void print_type_decl(FILE *out, Type *ty, const char *name, bool opencl);
 void print_indent(PrintCtx *p);
 void print_fmt(PrintCtx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3))); /* printf to p->out */
@@ -820,6 +832,7 @@ struct CompileOptions {
     int whole_items;      /* -1: by level (device targets, -O1); 0: -fno-whole-items */
     int work_group_histograms; /* -1: by level (-O1); 0: -fno-work-group-histograms */
     int local_arrays;     /* -1: by level (device targets, -O1); 0: -fno-local-arrays */
+    int loops_in_kernels; /* -1: by level (-O1); 0: -fno-loops-in-kernels */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -175,6 +175,18 @@ bool lang_same_linear(const Node *a, const Node *b)
     return true;
 }
 
+/* a - b is a constant (H + 2 * R and H: 2 * R), in *d */
+bool lang_constant_difference(const Node *a, const Node *b, long *d)
+{
+    Lin la = lin_of(a, 0), lb = lin_of(b, 0);
+    Lin x = lin_axpy(la, -1, &lb);
+    if (!x.ok) return false;
+    for (int i = 0; i < x.n; i++)
+        if (x.k[i]) return false;
+    *d = x.c;
+    return true;
+}
+
 bool lang_bounded_index(const Node *e, const LoopBound *b, int nb, int *axis, long *coef, long *lo, long *hi)
 {
     Lin l = lin_of(e, 0);

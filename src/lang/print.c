@@ -646,6 +646,32 @@ static void print_cond(PrintCtx *p, Node *e)
     print_expr(p, e);
 }
 
+/* A kernel's loop around more than its body (emit_kernels_staged.c): the
+ * header of `for` loop n and its opening braces, and the closing ones. */
+void print_loop_open(PrintCtx *p, Node *n)
+{
+    print_indent(p);
+    out(p, "{\n");
+    p->indent++;
+    if (n->init) print_stmt(p, n->init);
+    print_indent(p);
+    out(p, "for (; ");
+    print_cond(p, n->cond);
+    out(p, "; ");
+    print_cond(p, n->inc);
+    out(p, ") {\n");
+    p->indent++;
+}
+
+void print_loop_close(PrintCtx *p)
+{
+    for (int i = 0; i < 2; i++) {
+        p->indent--;
+        print_indent(p);
+        out(p, "}\n");
+    }
+}
+
 static void print_body(PrintCtx *p, Node *n)
 {
     if (n && n->kind == ND_BLOCK) {

@@ -138,6 +138,56 @@ typedef struct Macro {
 
 static Macro macros[MAX_MACROS];
 static int nmacros;
+/* lang_macro_value's nesting; a compile left by out of memory may leave it raised */
+static int macro_depth;
+
+/* Function-like macros whose body only computes (lang_pure_call). */
+typedef struct FnMacro {
+    char name[64];
+    bool pure; /* no assignment, ++ or --, and no call but of a pure math function */
+    int defs;  /* how often it is defined */
+} FnMacro;
+static FnMacro fn_macros[MAX_MACROS];
+static int nfn_macros;
+
+static const char *const pure_math[] = {
+    "expf", "exp", "exp2f", "logf", "log", "log2f", "sqrtf", "sqrt", "rsqrtf", "fabsf", "fabs", "fminf", "fmaxf",
+    "fmin", "fmax", "floorf", "floor", "ceilf", "ceil", "roundf", "round", "truncf", "powf", "pow", "sinf", "cosf",
+    "tanf", "atan2f", "atanf", "tanhf", "abs", "min", "max", NULL};
+
+static bool pure_math_name(const char *s, size_t n)
+{
+    for (int i = 0; pure_math[i]; i++)
+        if (strlen(pure_math[i]) == n && !strncmp(pure_math[i], s, n)) return true;
+    return false;
+}
+
+/* The body of a function-like macro (after its parameter list) only computes. */
+static bool pure_body(const char *b)
+{
+    for (const char *p = b; *p; p++) {
+        if ((p[0] == '+' && p[1] == '+') || (p[0] == '-' && p[1] == '-')) return false;
+        if (*p == '=' && p[1] != '=' && (p == b || !strchr("=<>!", p[-1]))) return false;
+        if (*p == '"' || *p == '\'' || *p == ';' || *p == '{' || *p == '#') return false;
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *w = p;
+            while (isalnum((unsigned char)p[1]) || p[1] == '_') p++;
+            const char *q = p + 1;
+            while (*q == ' ' || *q == '\t') q++;
+            if (*q == '(' && !pure_math_name(w, (size_t)(p + 1 - w))) return false;
+        }
+    }
+    return true;
+}
+
+bool lang_pure_call(const char *name)
+{
+    if (!name) return false;
+    if (pure_math_name(name, strlen(name))) return true;
+    for (int i = 0; i < nfn_macros; i++)
+        if (!strcmp(fn_macros[i].name, name)) return fn_macros[i].pure && fn_macros[i].defs == 1;
+    return false;
+}
 
 /* Whether a body may be an integer constant expression: numbers, names,
  * operators and parentheses only (no strings, braces, ';', '#'). Others are
@@ -239,7 +289,7 @@ static void collect_enumerators(const char *text)
 
 void sema_collect_macros(Program *prog)
 {
-    nmacros = 0;
+    nmacros = nfn_macros = macro_depth = 0;
     for (Node *n = prog->top; n; n = n->next) {
         if (n->kind != ND_DIRECTIVE || !n->text) continue;
         const char *p = n->text + 1;
@@ -249,7 +299,23 @@ void sema_collect_macros(Program *prog)
         while (*p == ' ' || *p == '\t') p++;
         const char *b = p;
         while (isalnum((unsigned char)*p) || *p == '_') p++;
-        if (p == b || p - b >= 64 || *p == '(' || nmacros == MAX_MACROS) continue; /* function-like: no value */
+        if (*p == '(' && p > b && p - b < 64) { /* function-like: no value; whether it only computes */
+            FnMacro *fm = NULL;
+            for (int i = 0; i < nfn_macros && !fm; i++)
+                if ((size_t)(p - b) == strlen(fn_macros[i].name) && !strncmp(fn_macros[i].name, b, (size_t)(p - b)))
+                    fm = &fn_macros[i];
+            if (!fm && nfn_macros < MAX_MACROS) {
+                fm = &fn_macros[nfn_macros++];
+                snprintf(fm->name, sizeof fm->name, "%.*s", (int)(p - b), b);
+                fm->defs = 0;
+            }
+            if (!fm) continue;
+            const char *close = strchr(p, ')');
+            fm->defs++;
+            fm->pure = close && pure_body(without_comments(close + 1));
+            continue;
+        }
+        if (p == b || p - b >= 64 || *p == '(' || nmacros == MAX_MACROS) continue;
         Macro *m = &macros[nmacros++];
         snprintf(m->name, sizeof m->name, "%.*s", (int)(p - b), b);
         m->body = without_comments(p);
@@ -281,13 +347,12 @@ void sema_collect_macros(Program *prog)
 
 long lang_macro_value(const char *name, bool *ok)
 {
-    static int depth;
     *ok = false;
     if (!name) return 0;
     Macro *m = NULL;
     for (int i = 0; i < nmacros && !m; i++)
         if (!strcmp(macros[i].name, name)) m = &macros[i];
-    if (!m || m->state == 3 || m->state == 1 || depth >= MACRO_DEPTH) return 0;
+    if (!m || m->state == 3 || m->state == 1 || macro_depth >= MACRO_DEPTH) return 0;
     if (m->state == 0) {
         m->state = 1;
         SourceFile *f = lang_alloc(sizeof *f);
@@ -299,11 +364,11 @@ long lang_macro_value(const char *name, bool *ok)
         Parser P = {0};
         P.tok = tokenize(f);
         P.file = f;
-        depth++;
+        macro_depth++;
         Node *e = P.tok && P.tok->kind != TK_EOF ? parse_conditional(&P) : NULL;
         bool constant = false;
         const long v = e && !P.failed && P.tok && P.tok->kind == TK_EOF ? const_eval(e, &constant) : 0;
-        depth--;
+        macro_depth--;
         m->state = constant ? 2 : 3;
         m->value = v;
     }

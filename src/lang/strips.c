@@ -109,7 +109,7 @@ static bool rule_value_safe(const Run *run, Obj *m, Node *v, int dir)
 static bool stage_shape_ok(const Region *r)
 {
     const Iterator *it = r ? r->iter : NULL;
-    return it && !r->red_var && it->ndim == 2 && !it->iter_element && it->r[0].stride == 1 &&
+    return it && !r->red_var && it->ndim == 2 && !it->iter_element && !it->nloops && it->r[0].stride == 1 &&
            it->r[1].stride == 1;
 }
 

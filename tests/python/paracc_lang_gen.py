@@ -963,6 +963,54 @@ def stage_scatter(prog, srcs, dst):
     return step
 
 
+def stage_loop(prog, srcs, dst):
+    """A host loop (of a constant bound, or of one the host computes) around
+    a stage over a wider space, the source moved by the round, and an
+    iterator that adds it at two offsets and the round to its own element:
+    on the device targets the stage is computed in local memory and the
+    loop runs inside the kernel (fuse_loops.c), on the C target the loop
+    stays on the host."""
+    prog.kinds.append("loop_in_kernel")
+    a = prog.pick(srcs)
+    d, it0, ite, itr, k = prog.fresh("wide"), prog.fresh("l"), prog.fresh("l"), prog.fresh("l"), prog.fresh("k")
+    n = prog.ri(1, 4)
+    runtime = prog.rng.random() < 0.5
+    bound = f"(W % 3) + {n}" if runtime else str(n)
+    T = prog.T
+
+    def cl(v, size):
+        return f"({v} < 0 ? 0 : {v} > {size} - 1 ? {size} - 1 : {v})"
+
+    ex, ey = f"{ite}x - 1", f"{ite}y - 1 + {k} % 2"
+    prog.body.append(
+        f"    {T} parac_matrix {d}[H + 2][W + 2];\n"
+        f"    parac_iterator {it0}(0:H; 0:W) {{ {dst}[{it0}x][{it0}y] = ({T})0; }}\n"
+        f"    for (int {k} = 0; {k} < {bound}; {k}++) {{\n"
+        f"        parac_iterator {ite}(0:H + 2; 0:W + 2) {{ {d}[{ite}x][{ite}y] = {a}[{cl(ex, 'H')}][{cl(ey, 'W')}]; }}\n"
+        f"        parac_iterator {itr}(0:H; 0:W) {{\n"
+        f"            {dst}[{itr}x][{itr}y] = ({T})({dst}[{itr}x][{itr}y] + {d}[{itr}x][{itr}y] + {d}[{itr}x + 2][{itr}y + 1]"
+        f" + {k});\n        }}\n    }}\n")
+
+    def step(p, a=a, dst=dst):
+        A = p.mats[a]
+        H, W = A.shape
+        X, Y = np.arange(H)[:, None], np.arange(W)[None, :]
+        rounds = (W % 3) + n if runtime else n
+        acc = store(np.zeros((H, W), np.float32 if p.flt else np.int64), p.dt)
+        for r in range(rounds):
+            d1 = A[np.clip(X - 1, 0, H - 1), np.clip(Y - 1 + r % 2, 0, W - 1)]
+            d2 = A[np.clip(X + 1, 0, H - 1), np.clip(Y + r % 2, 0, W - 1)]
+            if p.flt:
+                v = (acc.astype(np.float32) + d1.astype(np.float32)).astype(np.float32)
+                v = (v + d2.astype(np.float32)).astype(np.float32)
+                v = (v + np.float32(r)).astype(np.float32)
+            else:
+                v = p.arith(acc.astype(np.int64) + d1.astype(np.int64) + d2.astype(np.int64) + r)
+            acc = store(v, p.dt)
+        p.mats[dst] = acc
+    return step
+
+
 PYRAMID_HELPERS = """static void pyr_copy(int H, int W, pixel parac_matrix &a[H][W], pixel parac_matrix &b[H][W])
 {
     parac_iterator s(0:H; 0:W) { b[sx][sy] = a[sx][sy]; }
@@ -1032,7 +1080,7 @@ def stage_pyramids(prog):
 
 STAGES = {"point": stage_point, "window": stage_window, "whole": stage_whole, "reduce": stage_reduce,
           "vector": stage_vector, "element": stage_element, "inplace": stage_inplace, "blocks": stage_blocks,
-          "gather": stage_gather, "scatter": stage_scatter}
+          "gather": stage_gather, "scatter": stage_scatter, "loop": stage_loop}
 
 
 LEADS = list(STAGES) + ["window:" + op for op in WINDOW_OPS]

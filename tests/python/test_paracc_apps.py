@@ -99,7 +99,7 @@ def test_median5(target, flags):
 @pytest.mark.parametrize("target,flags", VARIANTS)
 def test_nl_means(target, flags):
     rng = np.random.default_rng(8)
-    for shape in SIZES + [(1, 5), (9, 2)]:
+    for shape in SIZES + [(1, 5), (9, 2), (37, 141)]:  # (37, 141): work-groups' tiles along both axes
         clean = np.linspace(0, 1, shape[0] * shape[1]).reshape(shape)
         img = np.clip(clean + rng.normal(0, 0.1, (3,) + shape), 0, 1).astype(np.float32)  # a ramp under noise
         for sigma in (0.12, 0.5):

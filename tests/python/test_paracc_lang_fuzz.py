@@ -44,7 +44,7 @@ HAVE_OPENCL, HAVE_CUDA = _have("opencl"), _have("cuda")
 FULL = os.environ.get("PARAC_FUZZ_FULL") == "1"
 SCALE = int(os.environ.get("PARAC_FUZZ_CASES", "1"))
 SEED = int(os.environ.get("PARAC_TEST_SEED", "0"))
-LANG_CASES = 18
+LANG_CASES = 19
 
 ALWAYS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "3"})]
 if HAVE_OPENCL:
@@ -140,7 +140,7 @@ def test_the_cases_cover_every_construct_and_variant():
         seen.update(kinds)
         dts.add(dt)
     want = {"point_expr", "point_locals", "point_loop", "point_loopcol", "reduce", "vector", "element", "inplace",
-            "blocks_ewise", "blocks_product", "gather", "scatter", "scatter_own", "local_array", "whole_ewise", "whole_conv", "channels",
+            "blocks_ewise", "blocks_product", "gather", "scatter", "scatter_own", "local_array", "loop_in_kernel", "whole_ewise", "whole_conv", "channels",
             "window_macros", "window_loops", "called", "macro_matrix", "rules_two_matrices", "rules_split",
             "window_run_time", "window_run_time_rules", "channels_rules3d", "pyramid"}
     want |= {"window_" + op for op in gen.WINDOW_OPS}

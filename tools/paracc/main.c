@@ -49,6 +49,8 @@ static void usage(FILE *o)
           "  -fno-local-arrays  (opencl, cuda) an array of an iterator's body indexed by data (h[bin] += v)\n"
           "                     stays on the work-item's stack, not in a slice of the work-group's local\n"
           "                     memory (on from -O1)\n"
+          "  -fno-loops-in-kernels  a host loop whose body is one iterator (after fusion) launches it once\n"
+          "                     per round, not once with the rounds inside its kernel (on from -O1)\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
@@ -149,7 +151,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -202,6 +204,8 @@ int main(int argc, char **argv)
             histograms = a[2] != 'n';
         else if (!strcmp(a, "-flocal-arrays") || !strcmp(a, "-fno-local-arrays"))
             larr = a[2] != 'n';
+        else if (!strcmp(a, "-floops-in-kernels") || !strcmp(a, "-fno-loops-in-kernels"))
+            loops = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -292,6 +296,7 @@ int main(int argc, char **argv)
     opt.whole_items = whole;
     opt.work_group_histograms = histograms;
     opt.local_arrays = larr;
+    opt.loops_in_kernels = loops;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;
