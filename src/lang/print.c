@@ -648,7 +648,7 @@ static void print_cond(PrintCtx *p, Node *e)
 
 /* A kernel's loop around more than its body (emit_kernels_staged.c): the
  * header of `for` loop n and its opening braces, and the closing ones. */
-void print_loop_open(PrintCtx *p, Node *n)
+static void print_for_head(PrintCtx *p, Node *n)
 {
     print_indent(p);
     out(p, "{\n");
@@ -659,7 +659,13 @@ void print_loop_open(PrintCtx *p, Node *n)
     print_cond(p, n->cond);
     out(p, "; ");
     print_cond(p, n->inc);
-    out(p, ") {\n");
+    out(p, ")");
+}
+
+void print_loop_open(PrintCtx *p, Node *n)
+{
+    print_for_head(p, n);
+    out(p, " {\n");
     p->indent++;
 }
 
@@ -811,16 +817,8 @@ void print_stmt(PrintCtx *p, Node *n)
         out(p, ");\n");
         break;
     case ND_FOR:
-        print_indent(p);
-        out(p, "{\n");
-        p->indent++;
-        if (n->init) print_stmt(p, n->init);
-        print_indent(p);
-        out(p, "for (; ");
-        print_cond(p, n->cond);
-        out(p, "; ");
-        print_cond(p, n->inc);
-        out(p, ")\n");
+        print_for_head(p, n);
+        out(p, "\n");
         print_body(p, n->body);
         p->indent--;
         print_indent(p);
