@@ -131,9 +131,14 @@ void kernel_staged(PrintCtx *p, Region *r, const char *src, bool restrict_ptrs)
         Subst sub = {.from = st->p, .to = it};
         sub.to_expr[0] = &gr;
         sub.to_expr[1] = &gc;
-        print_fmt(p, "        const %s parac_e = (%s)(", T, T);
         p->stage_fill = k + 1;
-        print_expr(p, tree_copy(st->e, &sub));
+        if (st->steps) { /* the producer's named steps as written (st->e has them inlined) */
+            p->indent = 2;
+            for (Node *s = st->steps; s && s->kind != ND_EXPR_STMT; s = s->next)
+                if (s->kind == ND_DECL) print_stmt(p, tree_copy(s, &sub));
+        }
+        print_fmt(p, "        const %s parac_e = (%s)(", T, T);
+        print_expr(p, tree_copy(st->steps ? st->value : st->e, &sub));
         p->stage_fill = 0;
         print_fmt(p, ");\n        parac_sg%d[parac_i] = parac_ok ? parac_e : parac_cell;\n    }\n    }\n", k);
         print_fmt(p, "    %s;\n", dialect(p)->cuda ? "__syncthreads()" : "barrier(CLK_LOCAL_MEM_FENCE)");

@@ -27,7 +27,8 @@
  * (or one of more rows or columns after v's last, a constant number more:
  * a patch's difference image, read at offsets 0..k; M then has no rule),
  * covers its matrix M whole and is the one statement M[px][py] = E, maybe
- * after declarations of locals with one value each (inlined into E); M is
+ * after declarations of locals with one value each (E has them inlined:
+ * what the halo analysis reads; the kernel computes them as written); M is
  * declared in the function and nothing but the producer, the stages after
  * it, v and border rules about M mention it; E assigns nothing and calls
  * only what computes (math functions, macros of values);
@@ -236,6 +237,7 @@ typedef struct Link {
     BorderRule *rule; /* through which m's readers read it */
     long lo[2], hi[2];
     long grow[2];     /* p's space beyond c's, after its last row (column) */
+    Node *steps, *value; /* p's declarations before the write, and its value (Stage) */
 } Link;
 
 /* The halo of m's tile: what its readers (c's body at c's tile, the links
@@ -302,6 +304,9 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     Node *write = fuse_producer_write(p, m);
     Node *e = write ? producer_value(p, write) : NULL;
     if (!e || !stage_expr(e, p, 0)) return false;
+    Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
+    ln->steps = list != write ? list : NULL;
+    ln->value = write->lhs->rhs;
     /* its readers: c's body (at c's tile) and the later links' E (at theirs) */
     int mentions;
     if (!readers_halo(m, c, tc, chain, k, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
@@ -471,6 +476,8 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
             st->hi[d] = ln->hi[d];
             st->grow[d] = ln->grow[d];
         }
+        st->steps = ln->steps;
+        st->value = ln->value;
         const char *one = lang_format("%s (line %d, halo rows -%ld..+%ld, columns -%ld..+%ld%s%s)", ln->m->name,
                                       ln->stmt->tok->line, st->lo[0], st->hi[0], st->lo[1], st->hi[1],
                                       st->rule ? ", border rule " : "", st->rule ? st->rule->name : "");

@@ -277,6 +277,9 @@ typedef struct Stage {
     Node *rule_stmt;  /* the rule's declaration, dropped from the host code */
     long lo[2], hi[2];/* the tile's rows and columns beyond the work-group's outputs */
     long grow[2];     /* M's sizes less the reader's (a producer over a wider space: no rule then) */
+    Node *steps;      /* the producer's declarations of locals before its write (printed in the
+                       * kernel as written, then `value`), NULL: none; `e` has them inlined */
+    Node *value;
     bool load;        /* m is a matrix in memory, loaded into the tile (E = m at p's point) */
 } Stage;
 enum { PARAC_MAX_STAGES = 4 };
