@@ -48,6 +48,7 @@ void explain_program(Program *prog, FILE *o)
         if (r->iter && r->iter->nloops)
             fprintf(o, "  host loops in the kernel: the loop of %s, each work-item running its outputs' rounds "
                        "(one launch; -fno-loops-in-kernels)\n", r->iter->loops);
+        if (r->iter && r->iter->loops_kept) fprintf(o, "  host loop: %s\n", r->iter->loops_kept);
         if (r->iter && r->iter->alternatives) fprintf(o, "  fusion choice: %s\n", r->iter->alternatives);
         if (r->iter && r->iter->nstages) {
             long bytes = 0;

@@ -169,8 +169,12 @@ static const char *why_not(Node *loop, Node *stmt, Counters *c)
         const int own = own_mentions(it->body, m, it, 0);
         if (own < 0 || own != tree_mentions(it->body, m, 0))
             return lang_format("%s is touched at other points than the work-item's own", m->name);
-        for (int k = 0; k < it->nstages; k++)
-            if (tree_mentions(it->stages[k].e, m, 0)) return lang_format("a stage reads %s", m->name);
+        for (int k = 0; k < it->nstages; k++) {
+            const Stage *st = &it->stages[k];
+            if (tree_mentions(st->e, m, 0)) return lang_format("a stage reads %s", m->name);
+            for (const BorderEntry *e = st->rule ? st->rule->entries : NULL; e; e = e->next)
+                if (tree_mentions(e->value, m, 0)) return lang_format("a stage's border rule reads %s", m->name);
+        }
         for (int k = 0; k < it->nrules; k++)
             if (it->rules[k]->var == m) return lang_format("a border rule reads %s", m->name);
     }
@@ -228,7 +232,11 @@ static void loops_in(Node **link, int depth)
     if (n->kind != ND_FOR) return;
     Node *stmt = only_iterator(n->body);
     Counters c = {0};
-    if (stmt && !why_not(n, stmt, &c)) move_loop(link, stmt, &c);
+    if (!stmt) return;
+    const char *why = why_not(n, stmt, &c);
+    if (!why) move_loop(link, stmt, &c);
+    else if (stmt->iter) /* for --explain: why the rounds stay launches */
+        stmt->iter->loops_kept = lang_format("the loop of line %d launches it every round: %s", n->tok->line, why);
 }
 
 void fuse_loops_into_kernels(Node *f)

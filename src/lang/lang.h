@@ -324,6 +324,7 @@ struct Iterator {
      * before; `loops` says which, for --explain */
     int nloops;
     const char *loops;
+    const char *loops_kept; /* why the one loop around it stays on the host, for --explain */
     /* fusion checked by the search (fuse_choice.c): the function's iterators
      * before fusion this one stands for (bit k: the k-th, 0 when untracked);
      * of an iterator in a fusion choice, the choice (from 1) and its
