@@ -13,10 +13,12 @@ of chunks, equal to the whole array's result bit for bit.
 3. A cavity with several labels beside it is a hole of label v when it is
    not connected to the outside of v's box through pixels other than v. One
    task per label whose box strictly holds such a cavity reads that box
-   (whole: the limit of this step is the largest such box a worker can
-   hold) and labels its pixels other than v, the box padded by one pixel of
-   outside; of the labels that enclose a cavity the innermost (smallest
-   box, then smallest label) fills it.
+   and labels its pixels other than v, the box padded by one pixel of
+   outside; a box of more pixels than BOX_PIXELS_IN_ONE_TASK (default: four
+   of the array's largest chunks) is labelled as a Dask array of its own
+   chunks instead, by the chunked labelling, so that no worker holds more
+   than chunks. Of the labels that enclose a cavity the innermost
+   (smallest box, then smallest label) fills it.
 4. Each block's zero pixels take their cavity's label (lazy).
 
 Steps 1-3 run when the function is called (step 3's tasks depend on what
@@ -209,6 +211,27 @@ def _enclosed(crop, v, lo, hi, cavities, firsts, gshape, conn, device):
     return [(int(c), v, volume) for c, r in zip(cavities, at) if not np.isin(r, outside)]
 
 
+# step 3: the most pixels of a label's box read by one task (None: four of the array's largest chunks)
+BOX_PIXELS_IN_ONE_TASK = None
+
+
+def _enclosed_chunked(a, v, lo, hi, firsts, gshape, conn, device):
+    """Step 3 for label v whose box is too large for one task: the box as a
+    Dask array of a's chunks, its pixels other than v labelled by the chunked
+    labelling, padded by one pixel of outside. The padding is one component
+    (a ring, a shell: connected in every connectivity), so the outside's
+    label is the corner's. (corner label, labels at the cavities' first
+    pixels) as Dask arrays."""
+    import dask.array as da
+
+    crop = a[tuple(slice(int(l), int(h) + 1) for l, h in zip(lo, hi))]
+    mask = da.pad(crop != v, 1, mode="constant", constant_values=True)
+    req = G.Request(partial(G.block_labels, kind="nonzero", conn=conn, device=device), mask.ndim, conn, firsts=True)
+    labels, _plan = G.components(mask, req, "number", G.labels_of, G.label_dtype(mask.shape))
+    coords = np.stack(np.unravel_index(firsts, gshape), axis=1) - lo + 1
+    return labels[(0,) * mask.ndim], labels.vindex[tuple(coords.T)]
+
+
 def _fill(block, decided):
     """finish: the cavities' pixels take their decided labels."""
     xp = G._xp(block)
@@ -239,9 +262,20 @@ def fill_label_holes(a, conn, device=None, method=None):
     plan = dask.delayed(_plan, pure=True)(facts, layout, req, rank).compute()
     fill = plan["fill"].copy()
     if plan["jobs"]:
-        found = dask.compute(*[dask.delayed(_enclosed, pure=True)(
+        limit = BOX_PIXELS_IN_ONE_TASK
+        if limit is None:
+            limit = 4 * int(np.prod([max(c) for c in a.chunks]))
+        small = [j for j in plan["jobs"] if np.prod(j[2] - j[1] + 1) <= limit]
+        large = [j for j in plan["jobs"] if np.prod(j[2] - j[1] + 1) > limit]
+        tasks = [dask.delayed(_enclosed, pure=True)(
             a[tuple(slice(int(l), int(h) + 1) for l, h in zip(lo, hi))], v, lo, hi, cav, firsts, gshape, conn,
-            device) for v, lo, hi, cav, firsts in plan["jobs"]])
+            device) for v, lo, hi, cav, firsts in small]
+        tasks += [_enclosed_chunked(a, v, lo, hi, firsts, gshape, conn, device) for v, lo, hi, _c, firsts in large]
+        done = dask.compute(*tasks)
+        found = list(done[:len(small)])
+        for (v, lo, hi, cav, _f), (corner, at) in zip(large, done[len(small):]):
+            volume = int(np.prod(hi - lo + 1))
+            found.append([(int(c), v, volume) for c, r in zip(cav, np.asarray(at)) if r != corner])
         best = {}
         for c, v, volume in itertools.chain.from_iterable(found):
             if c not in best or (volume, v) < best[c]:

@@ -321,10 +321,16 @@ def test_boxes_holding_cavities_found_by_cells():
         assert sorted(zip(i.tolist(), c.tolist())) == want and list(i) == sorted(i)
 
 
-def test_fill_label_holes_equals_the_in_memory_call():
+@pytest.mark.parametrize("box_limit", [None, 0])
+def test_fill_label_holes_equals_the_in_memory_call(box_limit, monkeypatch):
     """parac.fill_label_holes of Dask arrays: every label's holes, nested
     labels (the innermost box fills), cavities beside several labels settled
-    by one task per enclosing label's box, every chunking, 2D and 3D."""
+    by one task per enclosing label's box (box_limit None) or, every box
+    being larger than a task may hold (0), by the chunked labelling of each
+    box, every chunking, 2D and 3D."""
+    from parac import _dask_label_holes
+
+    monkeypatch.setattr(_dask_label_holes, "BOX_PIXELS_IN_ONE_TASK", box_limit)
     cases = [(nested_labels(), (4, 8))]
     for seed in range(3):
         cases.append((spotted_labels((47, 61), seed, (np.int32, np.uint16, np.uint8)[seed]), (4, 8)))
