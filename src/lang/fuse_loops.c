@@ -22,8 +22,8 @@
  * one, and the iterator writes no host scalar (the loops' bounds stay what
  * they were). The loops declare their counters, which only their headers
  * assign (the iterator's space does not depend on them); their headers
- * read host scalars and constants only; the body has no jumps (a return
- * would leave the rounds after it). */
+ * read host scalars and constants only; the body has no jumps (a break
+ * would leave the rounds after it) and the iterator no border rule. */
 #include <string.h>
 
 #include "lang/fuse.h"
@@ -155,8 +155,9 @@ static const char *why_not(Node *loop, Node *stmt, Counters *c)
             if (tree_mentions(it->r[d].lb, c->v[i], 0) || tree_mentions(it->r[d].ub, c->v[i], 0))
                 return "the iterator's space depends on it";
     if (lang_any_jump(it->body)) return "the iterator's body jumps";
-    /* (the host splits an iterator with rules into boxes from its reads,
-     * and sizes windows of run-time length: neither may move with a round) */
+    /* (the host sizes windows of run-time length: none may move with a
+     * round; an iterator with border rules runs as boxes the host splits it
+     * into, a form not yet run with loops inside) */
     if (it->nrules) return "the iterator has border rules";
     for (int i = 0; i < c->n; i++)
         if (counter_in_window(it->body, c->v[i], false, 0)) return "a window's place or length depends on it";

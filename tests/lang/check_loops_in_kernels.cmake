@@ -24,7 +24,8 @@ paracc_expect_explain("${re}" "" --target c -O0)
 set(re2 "host loop: [^\n]*")
 set(kept "host loop: the loop of line 96 launches it every round: the iterator's space depends on it"
          "host loop: the loop of line 105 launches it every round: its init does not declare integer counters of host values"
-         "host loop: the loop of line 108 launches it every round: the iterator's body jumps")
+         "host loop: the loop of line 108 launches it every round: the iterator's body jumps"
+         "host loop: the loop of line 125 launches it every round: the iterator has border rules")
 foreach(target c opencl cuda)
   paracc_expect_explain("${re2}" "${kept}" --target ${target})
   paracc_expect_explain("${re2}" "" --target ${target} -O0)
