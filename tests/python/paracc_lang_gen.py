@@ -583,22 +583,24 @@ def stage_window(prog, srcs, dst):
             acc = vs[0]
             for v in vs[1:]:
                 acc = prog.arith(acc + v)
+            # a float (of any type's window): what is added to it is added in
+            # float, and the store truncates the sum, not the mean
             acc = (acc.astype(np.float32) / np.float32(len(vs))).astype(np.float32)
-            if not prog.flt:
-                acc = np.trunc(acc).astype(np.int64)
         else:
             acc = None
             for kv, v in zip(ks, vs):
                 t = prog.arith(prog.const(kv) * v)
                 acc = t if acc is None else prog.arith(acc + t)
+        add = (lambda a, b: (a + b.astype(np.float32)).astype(np.float32)) if op == "mean" else \
+            (lambda a, b: prog.arith(a + b))
         if extra_rule is not None:  # the window's sum first, in its order
             es = [env.read(extra, i, j) for i in (-1, 0, 1) for j in (-1, 0, 1)]
             e = es[0]
             for v in es[1:]:
                 e = prog.arith(e + v)
-            acc = prog.arith(acc + e)
+            acc = add(acc, e)
         elif extra is not None:
-            acc = prog.arith(acc + env.read(extra, 0, 0))
+            acc = add(acc, env.read(extra, 0, 0))
         return acc
     if extra_rule is not None:
         e_text = f"{e_text} + parac_matrix_sum({extra}[{x} - 1:3][{y} - 1:3])"
