@@ -265,8 +265,9 @@ def fill_label_holes(a, conn, device=None, method=None):
         limit = BOX_PIXELS_IN_ONE_TASK
         if limit is None:
             limit = 4 * int(np.prod([max(c) for c in a.chunks]))
-        small = [j for j in plan["jobs"] if np.prod(j[2] - j[1] + 1) <= limit]
-        large = [j for j in plan["jobs"] if np.prod(j[2] - j[1] + 1) > limit]
+        small, large = [], []
+        for j in plan["jobs"]:
+            (large if np.prod(j[2] - j[1] + 1) > limit else small).append(j)
         tasks = [dask.delayed(_enclosed, pure=True)(
             a[tuple(slice(int(l), int(h) + 1) for l, h in zip(lo, hi))], v, lo, hi, cav, firsts, gshape, conn,
             device) for v, lo, hi, cav, firsts in small]

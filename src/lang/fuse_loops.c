@@ -43,12 +43,6 @@ static bool is_counter(const Counters *c, const Obj *o)
     return false;
 }
 
-static bool is_integer(const Type *t)
-{
-    return t && (t->kind == TY_CHAR || t->kind == TY_SHORT || t->kind == TY_INT || t->kind == TY_LONG ||
-                 t->kind == TY_LLONG);
-}
-
 /* The loop's own counters, each an integer its init declares with a value
  * the host can compute. */
 static bool counters_of(Node *loop, Counters *c)
@@ -56,7 +50,7 @@ static bool counters_of(Node *loop, Counters *c)
     Node *init = loop->init;
     if (!init || init->kind != ND_DECL) return false;
     for (Node *d = init->decls; d; d = d->next) {
-        if (!d->var || !is_integer(d->var->ty) || !d->init || d->init->kind == ND_INIT_LIST ||
+        if (!d->var || !ty_is_integer(d->var->ty) || d->var->ty->kind == TY_BOOL || !d->init || d->init->kind == ND_INIT_LIST ||
             !lang_host_value(d->init, 0) || c->n == MAX_COUNTERS)
             return false;
         c->v[c->n++] = d->var;
