@@ -119,6 +119,7 @@ static int compile(SourceFile *file, const CompileOptions *opt, FILE *host, FILE
     if (lang_diag.errors == 0) plan_strips(prog);
     if (lang_diag.errors == 0) plan_histograms(prog);
     if (lang_diag.errors == 0) plan_local_arrays(prog);
+    if (lang_diag.errors == 0) plan_lanes(prog);
     if (opt->explain_out && lang_diag.errors == 0) explain_program(prog, opt->explain_out);
     if (opt->dump && lang_diag.errors == 0) {
         FILE *o = opt->dump_out ? opt->dump_out : stdout;

@@ -160,7 +160,7 @@ static const char *ruled_reads(const Iterator *it)
  * an invariant is an induction variable the compiler can vectorise along (a
  * long counter truncated to int is not: the truncation may wrap, so it
  * cannot analyse the addresses). */
-static void index_var(PrintCtx *p, Iterator *it, int d, const char *base)
+void host_index_var(PrintCtx *p, Iterator *it, int d, const char *base)
 {
     long step = it->r[d].stride * (it->iter_element && it->elem[d] > 1 ? it->elem[d] : 1);
     print_line(p, "const int %s%c = %s + (int)parac_k%d * %ld;", it->name, "xyz"[d], base, d, step);
@@ -202,7 +202,7 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
         print_line(p, "#pragma omp%s for%s%s", par, nd > 2 ? lang_format(" collapse(%d)", nd - 1) : "", priv);
     const int outer = lanes ? nd - 1 : nd;
     for (int d = 0; d < outer; d++) {
-        if (simd && d == nd - 1) /* 1D: the SIMD lanes, an int counter (index_var) */
+        if (simd && d == nd - 1) /* 1D: the SIMD lanes, an int counter (host_index_var) */
             print_line(p, "for (int parac_k%d = (int)%s.lo[%d]; parac_k%d < (int)%s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
         else
             print_line(p, "for (long parac_k%d = %s.lo[%d]; parac_k%d < %s.hi[%d]; parac_k%d++)", d, b, d, d, b, d, d);
@@ -215,30 +215,37 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
         /* the outer indices, the lanes' base and bounds once per row, in
          * locals (read from the shared arrays in the lanes' loop, they would
          * be reloaded per element, as above) */
-        for (int d = 0; d < nd - 1; d++) index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
+        for (int d = 0; d < nd - 1; d++) host_index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
         print_line(p, "const int parac_lane0 = (int)parac_first[%d];", nd - 1);
         print_line(p, "const int parac_lane_lo = (int)%s.lo[%d], parac_lane_hi = (int)%s.hi[%d];", b, nd - 1, b, nd - 1);
-        print_line(p, "#pragma omp simd");
-        print_line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
-        print_line(p, "{");
-        p->indent++;
-        index_var(p, it, nd - 1, "parac_lane0");
     } else {
-        for (int d = 0; d < nd; d++) index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
+        for (int d = 0; d < nd; d++) host_index_var(p, it, d, lang_format("(int)parac_first[%d]", d));
     }
     bool k = p->in_kernel, bo = p->border;
     Region *rr = p->region;
     p->in_kernel = true;
     p->border = border;
     p->region = r;
-    print_stmt(p, it->body);
+    const Region *rows = p->lane_rows;
+    if (lanes && r->why_lanes) p->lane_rows = r; /* (planned by plan_lanes.c) */
+    if (lanes && (r->lane_prefix || r->lane_block)) {
+        host_print_lanes(p, r); /* (plan_lanes.c) */
+    } else if (lanes) {
+        print_line(p, "#pragma omp simd");
+        print_line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
+        print_line(p, "{");
+        p->indent++;
+        host_index_var(p, it, nd - 1, "parac_lane0");
+        print_stmt(p, it->body);
+        p->indent--;
+        print_line(p, "}");
+    } else {
+        print_stmt(p, it->body);
+    }
+    p->lane_rows = rows;
     p->in_kernel = k;
     p->border = bo;
     p->region = rr;
-    if (lanes) {
-        p->indent--;
-        print_line(p, "}");
-    }
     p->indent--;
     print_line(p, "}");
     p->indent -= outer - 1;

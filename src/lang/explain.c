@@ -118,6 +118,9 @@ void explain_program(Program *prog, FILE *o)
                 fprintf(o, "  strips of rows: no (%s)\n", plan_flag(opt, opt->strips, 1)
                             ? "not with a neighbouring iterator whose rows it reads or feeds at constant offsets"
                             : "-fno-strips or -O0");
+            if (r->why_lanes)
+                fprintf(o, "  lanes: %s%s\n", r->why_lanes,
+                        r->lane_block || r->lane_prefix ? " (-fno-lane-blocks: around the whole body)" : "");
         }
         if (ocl)
             fprintf(o, "  local-memory tiles: %s (%s)\n", r->use_local_tiles ? "yes" : "no",

@@ -18,7 +18,7 @@
  *   analysis.c            point / local block / global; ranges; reuse
  *   split.c               host / device: kernel arguments
  *   plan.c, plan_cache.c, fold_reduce.c, strips.c, plan_histograms.c,
- *   plan_local_arrays.c   the optimisation plan
+ *   plan_local_arrays.c, plan_lanes.c   the optimisation plan
  *   explain.c, dump.c     --explain, --dump=ast|hast|analysis
  *   emit_kernels*.c       OpenCL C / CUDA C++ kernels
  *   emit_host*.c          host C (+ OpenMP, or calls of libparac's runtime)
@@ -527,8 +527,25 @@ typedef struct Region {
     long larr_len[PARAC_LOCAL_ARRAYS];
     int nlarr, larr_stride;
     const char *why_larr;
+    /* the C target's lanes (plan_lanes.c): the body's first lane_prefix
+     * statements run once per row; lane_block > 0: the rest runs lane_block
+     * lanes at a time, uniform statements once, each run of varying ones as
+     * a SIMD loop over the lanes; lane_vars: varying locals two runs share
+     * (arrays of lane_block values); lane_vary: every local that differs
+     * between lanes; lane_locals: the locals the body declares */
+    int lane_prefix, lane_block;
+    Obj **lane_vars, **lane_vary, **lane_locals;
+    int nlane_vars, nlane_vary, nlane_locals;
+    bool lane_names_written; /* the body assigns a name not declared in this file */
+    const char *why_lanes;
     struct Region *next;
 } Region;
+
+/* plan_lanes.c: a statement of a C-target body as its lanes see it */
+typedef enum { LANE_UNIFORM, LANE_CONTROL, LANE_VARYING } LaneClass;
+LaneClass lanes_stmt_class(const Region *r, Node *s);
+bool lanes_expr_varies(const Region *r, Node *e); /* e may differ between lanes (or has an effect) */
+int lanes_children(Node *s, Node **kids, int cap); /* a control statement's statements, in order */
 
 typedef struct CompileOptions CompileOptions;
 
@@ -600,6 +617,7 @@ void plan_fused_caches(Program *prog);            /* plan_cache.c: recomputed va
 void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions summed by the kernel that writes */
 void plan_histograms(Program *prog);              /* plan_histograms.c: atomic updates counted per work-group */
 void plan_local_arrays(Program *prog);            /* plan_local_arrays.c: a work-item's arrays in local memory */
+void plan_lanes(Program *prog);                   /* plan_lanes.c: the C target's lanes through loops */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
@@ -769,6 +787,13 @@ typedef struct PrintCtx {
     int dist_dir;
     const char *dist_dim;
     HostEmitter *host;  /* the host back end's state (emit_host.h) */
+    /* printing a C-target body lanes at a time (emit_host_lanes.c): its
+     * region's lane_vars print as parac_lane_v<i>[parac_l] */
+    const struct Region *lanes;
+    /* printing a C-target body whose last axis is SIMD lanes: an access whose
+     * other indices are the same for every lane is a row pointer indexed by
+     * an int (a gather along it takes 32-bit offsets: twice the lanes) */
+    const struct Region *lane_rows;
 } PrintCtx;
 
 /* The line that print_stmt writes after a statement when line_marks is set:
@@ -837,6 +862,7 @@ struct CompileOptions {
     int work_group_histograms; /* -1: by level (-O1); 0: -fno-work-group-histograms */
     int local_arrays;     /* -1: by level (device targets, -O1); 0: -fno-local-arrays */
     int loops_in_kernels; /* -1: by level (-O1); 0: -fno-loops-in-kernels */
+    int lane_blocks;      /* -1: by level (-O1); 0: -fno-lane-blocks (the C target's lanes around the whole body) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

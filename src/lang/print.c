@@ -367,6 +367,15 @@ static void print_atomic_update(PrintCtx *p, Node *n)
     out(p, p->cuda || p->opencl ? "))" : "), __ATOMIC_RELAXED)");
 }
 
+/* A local kept per lane in an array while a body prints lanes at a time: its index, else -1. */
+static int lane_var(const PrintCtx *p, const Obj *o)
+{
+    if (!p->lanes || !o) return -1;
+    for (int i = 0; i < p->lanes->nlane_vars; i++)
+        if (p->lanes->lane_vars[i] == o) return i;
+    return -1;
+}
+
 void print_expr(PrintCtx *p, Node *n)
 {
     if (!n) return;
@@ -395,6 +404,10 @@ void print_expr(PrintCtx *p, Node *n)
     case ND_VAR:
         if (n->var && n->var == p->dist_var) {
             print_distance(p);
+            return;
+        }
+        if (lane_var(p, n->var) >= 0) {
+            fprintf(p->out, "parac_lane_v%d[parac_l]", lane_var(p, n->var));
             return;
         }
         out(p, n->var ? n->var->name : n->name);
@@ -601,6 +614,14 @@ static void print_decl(PrintCtx *p, Node *n)
         Obj *o = d->var;
         if (o->ty->kind == TY_MATRIX || o->ty->kind == TY_PYRAMID) {
             if (p->hooks && p->hooks->decl_matrix) p->hooks->decl_matrix(p, d);
+            continue;
+        }
+        if (lane_var(p, o) >= 0) { /* one of a lane's values, declared for a block of lanes (emit_host_lanes.c) */
+            if (!d->init) continue;
+            print_indent(p);
+            fprintf(p->out, "parac_lane_v%d[parac_l] = ", lane_var(p, o));
+            print_expr(p, d->init);
+            out(p, ";\n");
             continue;
         }
         const int la = p->in_kernel ? lang_local_array(p->region, o) : -1;

@@ -51,6 +51,9 @@ static void usage(FILE *o)
           "                     memory (on from -O1)\n"
           "  -fno-loops-in-kernels  a host loop whose body is one iterator (after fusion) launches it once\n"
           "                     per round, not once with the rounds inside its kernel (on from -O1)\n"
+          "  -fno-lane-blocks   (C target) an iterator's last axis as SIMD lanes around its whole body, not\n"
+          "                     statements the same for every lane once per row or per 16 lanes and the\n"
+          "                     rest as SIMD loops over the lanes (on from -O1)\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
@@ -151,7 +154,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -206,6 +209,8 @@ int main(int argc, char **argv)
             larr = a[2] != 'n';
         else if (!strcmp(a, "-floops-in-kernels") || !strcmp(a, "-fno-loops-in-kernels"))
             loops = a[2] != 'n';
+        else if (!strcmp(a, "-flane-blocks") || !strcmp(a, "-fno-lane-blocks"))
+            lanes = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -297,6 +302,7 @@ int main(int argc, char **argv)
     opt.work_group_histograms = histograms;
     opt.local_arrays = larr;
     opt.loops_in_kernels = loops;
+    opt.lane_blocks = lanes;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

@@ -1,0 +1,148 @@
+/* The C target's lanes of one row as plan_lanes.c planned them: the body's
+ * leading uniform statements once per row, then (lane_block > 0) blocks of
+ * lanes in which uniform statements and loop heads run once and each run of
+ * varying statements is an `omp simd` loop over the block's lanes, then the
+ * lanes left over (fewer than a block) around the rest of the body as
+ * before. */
+#include "lang/emit_host.h"
+#include "lang/print.h"
+
+enum { MAX_STATEMENTS = 256 };
+
+static void print_seq(PrintCtx *p, Region *r, Node **s, int n);
+
+/* A run of varying statements, lane by lane over the block. */
+static void print_run(PrintCtx *p, Region *r, Node **s, int n)
+{
+    Iterator *it = r->iter;
+    const int last = it->ndim - 1;
+    print_line(p, "#pragma omp simd");
+    print_line(p, "for (int parac_l = 0; parac_l < %d; parac_l++)", r->lane_block);
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "const int parac_k%d = parac_kb + parac_l;", last);
+    host_index_var(p, it, last, "parac_lane0");
+    for (int i = 0; i < n; i++) print_stmt(p, s[i]);
+    p->indent--;
+    print_line(p, "}");
+}
+
+/* A statement run once for the block, its own statements braced. */
+static void print_braced(PrintCtx *p, Region *r, Node *s)
+{
+    print_line(p, "{");
+    p->indent++;
+    print_seq(p, r, &s, 1);
+    p->indent--;
+    print_line(p, "}");
+}
+
+/* A control statement the same for every lane, its statements in lanes. */
+static void print_control(PrintCtx *p, Region *r, Node *s)
+{
+    switch (s->kind) {
+    case ND_BLOCK: {
+        Node *kids[MAX_STATEMENTS];
+        int n = lanes_children(s, kids, MAX_STATEMENTS);
+        print_line(p, "{");
+        p->indent++;
+        print_seq(p, r, kids, n);
+        p->indent--;
+        print_line(p, "}");
+        return;
+    }
+    case ND_IF:
+        print_indent(p);
+        print_fmt(p, "if (");
+        print_expr(p, s->cond);
+        print_fmt(p, ")\n");
+        print_braced(p, r, s->then);
+        if (s->els) {
+            print_line(p, "else");
+            print_braced(p, r, s->els);
+        }
+        return;
+    case ND_FOR:
+        print_loop_open(p, s);
+        print_seq(p, r, &s->body, 1);
+        print_loop_close(p);
+        return;
+    case ND_WHILE:
+        print_indent(p);
+        print_fmt(p, "while (");
+        print_expr(p, s->cond);
+        print_fmt(p, ")\n");
+        print_braced(p, r, s->body);
+        return;
+    case ND_DO:
+        print_line(p, "do");
+        print_braced(p, r, s->body);
+        print_indent(p);
+        print_fmt(p, "while (");
+        print_expr(p, s->cond);
+        print_fmt(p, ");\n");
+        return;
+    default:
+        print_stmt(p, s);
+        return;
+    }
+}
+
+/* Statements in order: uniform ones once, control ones with their
+ * statements, runs of varying ones lane by lane. */
+static void print_seq(PrintCtx *p, Region *r, Node **s, int n)
+{
+    for (int i = 0; i < n;) {
+        LaneClass k = lanes_stmt_class(r, s[i]);
+        if (k == LANE_VARYING) {
+            int j = i;
+            while (j < n && lanes_stmt_class(r, s[j]) == LANE_VARYING) j++;
+            print_run(p, r, s + i, j - i);
+            i = j;
+        } else {
+            if (k == LANE_CONTROL) print_control(p, r, s[i]);
+            else print_stmt(p, s[i]);
+            i++;
+        }
+    }
+}
+
+void host_print_lanes(PrintCtx *p, Region *r)
+{
+    Iterator *it = r->iter;
+    const int last = it->ndim - 1;
+    Node *kids[MAX_STATEMENTS];
+    const int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, MAX_STATEMENTS) : (kids[0] = it->body, 1);
+    if (r->lane_prefix) print_line(p, "/* the same for every lane: once per row */");
+    for (int i = 0; i < r->lane_prefix; i++) print_stmt(p, kids[i]);
+    const char *from = "parac_lane_lo";
+    if (r->lane_block) {
+        print_line(p, "/* %d lanes at a time: what is the same for every lane once, the rest lane by lane */",
+                   r->lane_block);
+        print_line(p, "int parac_kb = parac_lane_lo;");
+        print_line(p, "for (; parac_kb + %d <= parac_lane_hi; parac_kb += %d)", r->lane_block, r->lane_block);
+        print_line(p, "{");
+        p->indent++;
+        for (int i = 0; i < r->nlane_vars; i++) {
+            const Obj *v = r->lane_vars[i];
+            print_line(p, "%s parac_lane_v%d[%d]; /* %s of each lane */", ty_c_name(v->ty, false), i, r->lane_block, v->name);
+        }
+        const Region *was = p->lanes;
+        p->lanes = r;
+        print_seq(p, r, kids + r->lane_prefix, n - r->lane_prefix);
+        p->lanes = was;
+        p->indent--;
+        print_line(p, "}");
+        from = "parac_kb";
+        print_line(p, "/* the lanes left over */");
+    }
+    if (n == r->lane_prefix) return;
+    print_line(p, "#pragma omp simd");
+    print_line(p, "for (int parac_k%d = %s; parac_k%d < parac_lane_hi; parac_k%d++)", last, from, last, last);
+    print_line(p, "{");
+    p->indent++;
+    host_index_var(p, it, last, "parac_lane0");
+    for (int i = r->lane_prefix; i < n; i++) print_stmt(p, kids[i]);
+    p->indent--;
+    print_line(p, "}");
+}
