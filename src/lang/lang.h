@@ -545,6 +545,7 @@ typedef struct Region {
 typedef enum { LANE_UNIFORM, LANE_CONTROL, LANE_VARYING } LaneClass;
 LaneClass lanes_stmt_class(const Region *r, Node *s);
 bool lanes_expr_varies(const Region *r, Node *e); /* e may differ between lanes (or has an effect) */
+bool lanes_gather_index(const Region *r, Node *e); /* e does not move evenly from lane to lane */
 int lanes_children(Node *s, Node **kids, int cap); /* a control statement's statements, in order */
 
 typedef struct CompileOptions CompileOptions;

@@ -108,6 +108,56 @@ static bool expr_varies(const Region *r, Node *n, int depth)
 
 bool lanes_expr_varies(const Region *r, Node *e) { return expr_varies(r, e, 0); }
 
+static bool assigns(Node *n, const Obj *v, int depth);
+
+/* The initialiser of local v when the body declares it once and assigns it
+ * nowhere else, else NULL. */
+static Node *only_value(Node *n, const Obj *v, int depth)
+{
+    if (!n || depth > 400) return NULL;
+    if (n->kind == ND_DECL)
+        for (Node *d = n->decls; d; d = d->next)
+            if (d->var == v) return d->init;
+    NodeKids k = {.n = n};
+    for (Node *x; (x = lang_next_kid(&k));) {
+        Node *e = only_value(x, v, depth + 1);
+        if (e) return e;
+    }
+    return NULL;
+}
+
+/* Whether index e is a sum of constant multiples of the lane's index and of
+ * values the same for every lane (locals followed to their one value):
+ * such an index moves evenly from lane to lane, a load the compiler makes
+ * contiguous or strided. */
+static bool affine_in_lane(const Region *r, Node *e, int depth)
+{
+    if (!e || depth > 16) return false;
+    if (!expr_varies(r, e, 0)) return true;
+    switch (e->kind) {
+    case ND_ITER_INDEX: return true;
+    case ND_CAST: return e->ty && ty_is_integer(e->ty) && affine_in_lane(r, e->lhs, depth + 1);
+    case ND_UNARY: return e->op && !strcmp(e->op, "-") && affine_in_lane(r, e->lhs, depth + 1);
+    case ND_BINARY:
+        if (!e->op) return false;
+        if (!strcmp(e->op, "+") || !strcmp(e->op, "-"))
+            return affine_in_lane(r, e->lhs, depth + 1) && affine_in_lane(r, e->rhs, depth + 1);
+        if (!strcmp(e->op, "*"))
+            return (!expr_varies(r, e->lhs, 0) && affine_in_lane(r, e->rhs, depth + 1)) ||
+                   (!expr_varies(r, e->rhs, 0) && affine_in_lane(r, e->lhs, depth + 1));
+        return false;
+    case ND_VAR: {
+        if (!e->var || !in_list(r->lane_locals, r->nlane_locals, e->var) || assigns(r->iter->body, e->var, 0))
+            return false;
+        return affine_in_lane(r, only_value(r->iter->body, e->var, 0), depth + 1);
+    }
+    default:
+        return false;
+    }
+}
+
+bool lanes_gather_index(const Region *r, Node *e) { return !affine_in_lane(r, e, 0); }
+
 /* A local of the body that lanes may keep one copy of. */
 static bool uniform_local(const Region *r, const Obj *o)
 {

@@ -23,23 +23,13 @@ static void print_term(PrintCtx *p, Node *e, long add)
     if (!simple) out(p, ")");
 }
 
-/* Whether index e is the lane's index (the iterator's last), a constant
- * added or not: such a column is contiguous from lane to lane. */
-static bool lane_column(const Region *r, const Node *e)
-{
-    while (e && e->kind == ND_BINARY && e->op && (!strcmp(e->op, "+") || !strcmp(e->op, "-")) && e->rhs &&
-           e->rhs->kind == ND_NUM)
-        e = e->lhs;
-    return e && e->kind == ND_ITER_INDEX && e->iter == r->iter && e->axis == r->iter->ndim - 1;
-}
-
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
 {
     const char *name = m->name;
     const char *L = "(long)"; /* 64-bit: an image may exceed 2^31 elements (each size stays below 2^31) */
-    /* (a column at the lane's index plus a constant stays a plain index: a
-     * contiguous access, which the compiler analyses best that way) */
-    bool row = p->lane_rows && n >= 2 && !lane_column(p->lane_rows, e[n - 1]);
+    /* (a column that moves evenly from lane to lane stays a plain index: a
+     * contiguous or strided access, which the compiler analyses best that way) */
+    bool row = p->lane_rows && n >= 2 && lanes_gather_index(p->lane_rows, e[n - 1]);
     for (int d = 0; row && d < n - 1; d++) row = !lanes_expr_varies(p->lane_rows, e[d]);
     if (row) { /* (m + the row's offset)[column] */
         fprintf(p->out, "(%s + %s", name, n == 3 ? "(" : "");
