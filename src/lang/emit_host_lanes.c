@@ -1,5 +1,5 @@
 /* The C target's lanes of one row as plan_lanes.c planned them: the body's
- * leading uniform statements once per row, then (lane_block > 0) blocks of
+ * uniform statements that may run first once per row, then (lane_block > 0) blocks of
  * lanes in which uniform statements and loop heads run once and each run of
  * varying statements is an `omp simd` loop over the block's lanes, then the
  * lanes left over (fewer than a block) around the rest of the body as
@@ -37,6 +37,15 @@ static void print_braced(PrintCtx *p, Region *r, Node *s)
     print_line(p, "}");
 }
 
+/* `if (cond)`, `while (cond)`: a head with its condition, then `tail`. */
+static void print_head(PrintCtx *p, const char *keyword, Node *cond, const char *tail)
+{
+    print_indent(p);
+    print_fmt(p, "%s (", keyword);
+    print_expr(p, cond);
+    print_fmt(p, ")%s\n", tail);
+}
+
 /* A control statement the same for every lane, its statements in lanes. */
 static void print_control(PrintCtx *p, Region *r, Node *s)
 {
@@ -52,10 +61,7 @@ static void print_control(PrintCtx *p, Region *r, Node *s)
         return;
     }
     case ND_IF:
-        print_indent(p);
-        print_fmt(p, "if (");
-        print_expr(p, s->cond);
-        print_fmt(p, ")\n");
+        print_head(p, "if", s->cond, "");
         print_braced(p, r, s->then);
         if (s->els) {
             print_line(p, "else");
@@ -68,19 +74,13 @@ static void print_control(PrintCtx *p, Region *r, Node *s)
         print_loop_close(p);
         return;
     case ND_WHILE:
-        print_indent(p);
-        print_fmt(p, "while (");
-        print_expr(p, s->cond);
-        print_fmt(p, ")\n");
+        print_head(p, "while", s->cond, "");
         print_braced(p, r, s->body);
         return;
     case ND_DO:
         print_line(p, "do");
         print_braced(p, r, s->body);
-        print_indent(p);
-        print_fmt(p, "while (");
-        print_expr(p, s->cond);
-        print_fmt(p, ");\n");
+        print_head(p, "while", s->cond, ";");
         return;
     default:
         print_stmt(p, s);
@@ -111,10 +111,16 @@ void host_print_lanes(PrintCtx *p, Region *r)
 {
     Iterator *it = r->iter;
     const int last = it->ndim - 1;
-    Node *kids[MAX_STATEMENTS];
+    Node *kids[MAX_STATEMENTS], *rest[MAX_STATEMENTS];
     const int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, MAX_STATEMENTS) : (kids[0] = it->body, 1);
-    if (r->lane_prefix) print_line(p, "/* the same for every lane: once per row */");
-    for (int i = 0; i < r->lane_prefix; i++) print_stmt(p, kids[i]);
+    int nrest = 0;
+    for (int i = 0; i < n; i++) {
+        bool hoisted = false;
+        for (int h = 0; h < r->nlane_hoist; h++) hoisted |= r->lane_hoist[h] == kids[i];
+        if (!hoisted) rest[nrest++] = kids[i];
+    }
+    if (r->nlane_hoist) print_line(p, "/* the same for every lane: once per row */");
+    for (int h = 0; h < r->nlane_hoist; h++) print_stmt(p, r->lane_hoist[h]);
     const char *from = "parac_lane_lo";
     if (r->lane_block) {
         print_line(p, "/* %d lanes at a time: what is the same for every lane once, the rest lane by lane */",
@@ -125,24 +131,25 @@ void host_print_lanes(PrintCtx *p, Region *r)
         p->indent++;
         for (int i = 0; i < r->nlane_vars; i++) {
             const Obj *v = r->lane_vars[i];
-            print_line(p, "%s parac_lane_v%d[%d]; /* %s of each lane */", ty_c_name(v->ty, false), i, r->lane_block, v->name);
+            print_line(p, "%s parac_lane_v%d[%d]; /* %s of each lane */", ty_c_name(v->ty, false), i, r->lane_block,
+                       v->name);
         }
         const Region *was = p->lanes;
         p->lanes = r;
-        print_seq(p, r, kids + r->lane_prefix, n - r->lane_prefix);
+        print_seq(p, r, rest, nrest);
         p->lanes = was;
         p->indent--;
         print_line(p, "}");
         from = "parac_kb";
         print_line(p, "/* the lanes left over */");
     }
-    if (n == r->lane_prefix) return;
+    if (!nrest) return;
     print_line(p, "#pragma omp simd");
     print_line(p, "for (int parac_k%d = %s; parac_k%d < parac_lane_hi; parac_k%d++)", last, from, last, last);
     print_line(p, "{");
     p->indent++;
     host_index_var(p, it, last, "parac_lane0");
-    for (int i = r->lane_prefix; i < n; i++) print_stmt(p, kids[i]);
+    for (int i = 0; i < nrest; i++) print_stmt(p, rest[i]);
     p->indent--;
     print_line(p, "}");
 }

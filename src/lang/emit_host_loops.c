@@ -228,7 +228,7 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     p->region = r;
     const Region *rows = p->lane_rows;
     if (lanes && r->why_lanes) p->lane_rows = r; /* (planned by plan_lanes.c) */
-    if (lanes && (r->lane_prefix || r->lane_block)) {
+    if (lanes && (r->nlane_hoist || r->lane_block)) {
         host_print_lanes(p, r); /* (plan_lanes.c) */
     } else if (lanes) {
         print_line(p, "#pragma omp simd");

@@ -120,7 +120,7 @@ void explain_program(Program *prog, FILE *o)
                             : "-fno-strips or -O0");
             if (r->why_lanes)
                 fprintf(o, "  lanes: %s%s\n", r->why_lanes,
-                        r->lane_block || r->lane_prefix ? " (-fno-lane-blocks: around the whole body)" : "");
+                        r->lane_block || r->nlane_hoist ? " (-fno-lane-blocks: around the whole body)" : "");
         }
         if (ocl)
             fprintf(o, "  local-memory tiles: %s (%s)\n", r->use_local_tiles ? "yes" : "no",

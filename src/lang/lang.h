@@ -527,15 +527,16 @@ typedef struct Region {
     long larr_len[PARAC_LOCAL_ARRAYS];
     int nlarr, larr_stride;
     const char *why_larr;
-    /* the C target's lanes (plan_lanes.c): the body's first lane_prefix
-     * statements run once per row; lane_block > 0: the rest runs lane_block
+    /* the C target's lanes (plan_lanes.c): the body's statements lane_hoist
+     * run once per row, before the lanes; lane_block > 0: the rest runs lane_block
      * lanes at a time, uniform statements once, each run of varying ones as
      * a SIMD loop over the lanes; lane_vars: varying locals two runs share
      * (arrays of lane_block values); lane_vary: every local that differs
      * between lanes; lane_locals: the locals the body declares */
-    int lane_prefix, lane_block;
+    int lane_block;
+    Node **lane_hoist;
     Obj **lane_vars, **lane_vary, **lane_locals;
-    int nlane_vars, nlane_vary, nlane_locals;
+    int nlane_hoist, nlane_vars, nlane_vary, nlane_locals;
     bool lane_names_written; /* the body assigns a name not declared in this file */
     const char *why_lanes;
     struct Region *next;

@@ -1,7 +1,7 @@
 # How the C target runs the lanes of lane_blocks.pc's iterators (--explain):
 # blocks of 16 lanes where a loop the same for every lane holds statements
-# that differ (with the locals kept per lane between them), the leading
-# statements that are the same for every lane once per row, and the plain
+# that differ (with the locals kept per lane between them), statements that
+# are the same for every lane once per row, and the plain
 # form around the whole body where nothing is the same or a continue leaves
 # a statement that differs; none of it at -O0, with -fno-lane-blocks or on
 # the device targets. lane_blocks.pc itself checks the values.
@@ -13,7 +13,7 @@ set(blocks "lanes: 16 at a time: loops the same for every lane once per 16 lanes
 set(want
   "${plain}"
   "${blocks} (1 local kept per lane)${hint}"
-  "${blocks} (1 local kept per lane); the first 3 statements once per row${hint}"
+  "${blocks} (1 local kept per lane); 3 statements the same for every lane once per row${hint}"
   "${blocks} (1 local kept per lane)${hint}"
   "${blocks} (6 locals kept per lane)${hint}"
   "${blocks} (1 local kept per lane)${hint}"
@@ -21,6 +21,8 @@ set(want
   "${blocks} (1 local kept per lane)${hint}"
   "${plain}"
   "${blocks} (1 local kept per lane)${hint}"
+  "${blocks} (1 local kept per lane)${hint}"
+  "lanes: around the rest of the body, 1 statement the same for every lane once per row${hint}"
   "lanes: around the whole body (a continue out of a statement that differs between lanes)")
 paracc_expect_explain("${re}" "${want}" --target c)
 paracc_expect_explain("${re}" "${want}" --target c -O1)
