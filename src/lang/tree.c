@@ -100,6 +100,12 @@ int tree_mentions(Node *n, const Obj *o, int depth)
         for (int d = 0; d < n->iter->ndim; d++)
             k += tree_mentions(n->iter->r[d].lb, o, depth + 1) + tree_mentions(n->iter->r[d].ub, o, depth + 1);
         k += tree_mentions(n->iter->body, o, depth + 1);
+        /* and its stages' values (fuse_tile.c): a producer staged into this
+         * iterator reads there what it read in its own body */
+        for (int s = 0; s < n->iter->nstages; s++) {
+            const Stage *st = &n->iter->stages[s];
+            k += tree_mentions(st->e, o, depth + 1) + tree_mentions(st->rule_stmt, o, depth + 1);
+        }
         return k + (n->body != n->iter->body ? tree_mentions(n->body, o, depth + 1) : 0);
     }
     NodeKids kids = {.n = n};
