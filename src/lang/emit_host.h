@@ -62,7 +62,7 @@ int host_strip_run(PrintCtx *p, Node *s);
 /* emit_host_loops.c: the index variable of axis d, `base` plus counter parac_k<d> times the step */
 void host_index_var(PrintCtx *p, Iterator *it, int d, const char *base);
 /* emit_host_lanes.c: the lanes of a row (parac_lane0, parac_lane_lo and _hi
- * defined) as plan_lanes.c planned them */
+ * defined) as plan_lanes.c planned them, or around the whole body */
 void host_print_lanes(PrintCtx *p, Region *r);
 
 #endif

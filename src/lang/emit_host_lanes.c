@@ -7,8 +7,6 @@
 #include "lang/emit_host.h"
 #include "lang/print.h"
 
-enum { MAX_STATEMENTS = 256 };
-
 static void print_seq(PrintCtx *p, Region *r, Node **s, int n);
 
 /* A run of varying statements, lane by lane over the block. */
@@ -51,8 +49,8 @@ static void print_control(PrintCtx *p, Region *r, Node *s)
 {
     switch (s->kind) {
     case ND_BLOCK: {
-        Node *kids[MAX_STATEMENTS];
-        int n = lanes_children(s, kids, MAX_STATEMENTS);
+        Node *kids[LANES_MAX_STATEMENTS];
+        int n = lanes_children(s, kids, LANES_MAX_STATEMENTS);
         print_line(p, "{");
         p->indent++;
         print_seq(p, r, kids, n);
@@ -107,12 +105,29 @@ static void print_seq(PrintCtx *p, Region *r, Node **s, int n)
     }
 }
 
+/* The lanes from `from` to the row's end around statements s. */
+static void print_lane_loop(PrintCtx *p, Region *r, const char *from, Node **s, int n)
+{
+    const int last = r->iter->ndim - 1;
+    print_line(p, "#pragma omp simd");
+    print_line(p, "for (int parac_k%d = %s; parac_k%d < parac_lane_hi; parac_k%d++)", last, from, last, last);
+    print_line(p, "{");
+    p->indent++;
+    host_index_var(p, r->iter, last, "parac_lane0");
+    for (int i = 0; i < n; i++) print_stmt(p, s[i]);
+    p->indent--;
+    print_line(p, "}");
+}
+
 void host_print_lanes(PrintCtx *p, Region *r)
 {
     Iterator *it = r->iter;
-    const int last = it->ndim - 1;
-    Node *kids[MAX_STATEMENTS], *rest[MAX_STATEMENTS];
-    const int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, MAX_STATEMENTS) : (kids[0] = it->body, 1);
+    if (!r->nlane_hoist && !r->lane_block) { /* lanes around the whole body */
+        print_lane_loop(p, r, "parac_lane_lo", &it->body, 1);
+        return;
+    }
+    Node *kids[LANES_MAX_STATEMENTS], *rest[LANES_MAX_STATEMENTS];
+    const int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, LANES_MAX_STATEMENTS) : (kids[0] = it->body, 1);
     int nrest = 0;
     for (int i = 0; i < n; i++) {
         bool hoisted = false;
@@ -143,13 +158,5 @@ void host_print_lanes(PrintCtx *p, Region *r)
         from = "parac_kb";
         print_line(p, "/* the lanes left over */");
     }
-    if (!nrest) return;
-    print_line(p, "#pragma omp simd");
-    print_line(p, "for (int parac_k%d = %s; parac_k%d < parac_lane_hi; parac_k%d++)", last, from, last, last);
-    print_line(p, "{");
-    p->indent++;
-    host_index_var(p, it, last, "parac_lane0");
-    for (int i = 0; i < nrest; i++) print_stmt(p, rest[i]);
-    p->indent--;
-    print_line(p, "}");
+    if (nrest) print_lane_loop(p, r, from, rest, nrest);
 }

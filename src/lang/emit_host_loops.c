@@ -228,20 +228,10 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
     p->region = r;
     const Region *rows = p->lane_rows;
     if (lanes && r->why_lanes) p->lane_rows = r; /* (planned by plan_lanes.c) */
-    if (lanes && (r->nlane_hoist || r->lane_block)) {
-        host_print_lanes(p, r); /* (plan_lanes.c) */
-    } else if (lanes) {
-        print_line(p, "#pragma omp simd");
-        print_line(p, "for (int parac_k%d = parac_lane_lo; parac_k%d < parac_lane_hi; parac_k%d++)", nd - 1, nd - 1, nd - 1);
-        print_line(p, "{");
-        p->indent++;
-        host_index_var(p, it, nd - 1, "parac_lane0");
+    if (lanes)
+        host_print_lanes(p, r); /* (as plan_lanes.c planned them) */
+    else
         print_stmt(p, it->body);
-        p->indent--;
-        print_line(p, "}");
-    } else {
-        print_stmt(p, it->body);
-    }
     p->lane_rows = rows;
     p->in_kernel = k;
     p->border = bo;

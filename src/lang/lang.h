@@ -547,7 +547,10 @@ typedef enum { LANE_UNIFORM, LANE_CONTROL, LANE_VARYING } LaneClass;
 LaneClass lanes_stmt_class(const Region *r, Node *s);
 bool lanes_expr_varies(const Region *r, Node *e); /* e may differ between lanes (or has an effect) */
 bool lanes_gather_index(const Region *r, Node *e); /* e does not move evenly from lane to lane */
-int lanes_children(Node *s, Node **kids, int cap); /* a control statement's statements, in order */
+/* a control statement's statements, in order (a block of more than
+ * LANES_MAX_STATEMENTS is never a control statement: it varies) */
+enum { LANES_MAX_STATEMENTS = 256 };
+int lanes_children(Node *s, Node **kids, int cap);
 
 typedef struct CompileOptions CompileOptions;
 

@@ -189,10 +189,14 @@ LaneClass lanes_stmt_class(const Region *r, Node *s)
         return LANE_UNIFORM;
     case ND_EXPR_STMT:
         return uniform_update(r, s->lhs) ? LANE_UNIFORM : LANE_VARYING;
-    case ND_BLOCK: /* a block of varying statements is one */
+    case ND_BLOCK: { /* a block of varying statements is one, and so is a block too long to plan */
+        int count = 0;
+        for (Node *x = s->args; x; x = x->next) count++;
+        if (count > LANES_MAX_STATEMENTS) return LANE_VARYING;
         for (Node *x = s->args; x; x = x->next)
             if (lanes_stmt_class(r, x) != LANE_VARYING) return LANE_CONTROL;
         return s->args ? LANE_VARYING : LANE_UNIFORM;
+    }
     case ND_IF: case ND_WHILE: case ND_DO:
         return expr_varies(r, s->cond, 0) ? LANE_VARYING : LANE_CONTROL;
     case ND_FOR:
@@ -263,8 +267,8 @@ static void mark_stmt(LaneCtx *c, Node *s, int depth)
     }
     if (k != LANE_CONTROL) return;
     if (s->kind == ND_FOR) mark_stmt(c, s->init, depth + 1);
-    Node *kids[256];
-    int n = lanes_children(s, kids, 256);
+    Node *kids[LANES_MAX_STATEMENTS];
+    int n = lanes_children(s, kids, LANES_MAX_STATEMENTS);
     for (int i = 0; i < n; i++) mark_stmt(c, kids[i], depth + 1);
 }
 
@@ -345,8 +349,8 @@ static void walk_stmt(const Region *r, RunInfo *ri, Node *s, bool in_loop, bool 
     *in_run = false;
     if (k != LANE_CONTROL) return;
     const bool loop = s->kind == ND_FOR || s->kind == ND_WHILE || s->kind == ND_DO;
-    Node *kids[256];
-    int n = lanes_children(s, kids, 256);
+    Node *kids[LANES_MAX_STATEMENTS];
+    int n = lanes_children(s, kids, LANES_MAX_STATEMENTS);
     bool run = false;
     for (int i = 0; i < n; i++) {
         if (s->kind != ND_BLOCK) run = false;
@@ -424,9 +428,11 @@ static void plan_region(Region *r)
     r->lane_vary = c.vary;
     r->nlane_vary = c.nvary;
     /* the body's statements (a block's, or the one) */
-    Node *kids[256];
-    int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, 256) : (kids[0] = it->body, 1);
-    if (it->body->kind == ND_BLOCK && n == 256) {
+    Node *kids[LANES_MAX_STATEMENTS];
+    int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, LANES_MAX_STATEMENTS) : (kids[0] = it->body, 1);
+    int len = 0;
+    for (Node *x = it->body->kind == ND_BLOCK ? it->body->args : NULL; x; x = x->next) len++;
+    if (len > LANES_MAX_STATEMENTS) {
         r->why_lanes = "around the whole body (too many statements to plan)";
         return;
     }
