@@ -63,8 +63,9 @@ def _cc_command(cc, target, source, so):
     cmd = [cc, "-O2", "-std=c11", "-shared", "-fPIC", "-Wl,-Bsymbolic", source, "-o", so]
     if target == "c":
         # it runs where it is compiled: the host's vector width (-std=c11
-        # keeps floating-point contraction off, so results stay exact)
-        return cmd + ["-march=native", "-fopenmp", "-lm"]
+        # keeps floating-point contraction off, so results stay exact); math
+        # functions in SIMD lanes (a call that may set errno keeps a loop scalar)
+        return cmd + ["-march=native", "-fno-math-errno", "-fopenmp", "-lm"]
     includes, libdir = _library_paths()
     # an installed package holds the library under its soname only (libparac.so.N)
     lib = "-lparac"

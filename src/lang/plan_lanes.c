@@ -383,6 +383,47 @@ static bool sets_any_of(Node *a, Node *b)
     return a->kind != ND_NULL_STMT; /* (a loop or block ahead: kept only alone) */
 }
 
+static bool is_hoisted(Node *const *hoist, int n, const Node *s)
+{
+    for (int i = 0; i < n; i++)
+        if (hoist[i] == s) return true;
+    return false;
+}
+
+static bool mentions_var(Node *n, const Obj *v, int depth)
+{
+    if (!n || depth > 400) return false;
+    if (n->kind == ND_VAR && n->var == v) return true;
+    NodeKids k = {.n = n};
+    for (Node *x; (x = lang_next_kid(&k));)
+        if (mentions_var(x, v, depth + 1)) return true;
+    return false;
+}
+
+static bool has_effects(Node *n, int depth)
+{
+    if (!n) return false;
+    if (depth > 400 || n->kind == ND_ASSIGN || is_incdec(n) || (n->kind == ND_CALL && !lang_pure_call(n->name)))
+        return true;
+    NodeKids k = {.n = n};
+    for (Node *x; (x = lang_next_kid(&k));)
+        if (has_effects(x, depth + 1)) return true;
+    return false;
+}
+
+/* Whether statement a may not move ahead of statement b: b sets a local
+ * that a reads, or b is more than a declaration without side effects. */
+static bool reads_what_sets(Node *a, Node *b)
+{
+    if (b->kind == ND_DECL) {
+        if (has_effects(b, 0)) return true;
+        for (Node *d = b->decls; d; d = d->next)
+            if (d->var && mentions_var(a, d->var, 0)) return true;
+        return false;
+    }
+    return b->kind != ND_NULL_STMT;
+}
+
 /* Declarations of several locals in the body's blocks become one
  * declaration each (`int k = 0, s = 0;` as `int k = 0; int s = 0;`: the
  * same in C), so that a uniform local declared beside a varying one stays
@@ -459,21 +500,39 @@ static void plan_region(Region *r)
                     cut = true;
                 }
     }
-    /* (Later uniform declarations could run there too, where nothing assigns
-     * their locals again; measured, that lets GCC make gathers of clamped
-     * columns in loops it left scalar before, which AMD's cores run slower
-     * than scalar loads: nl_means and bilateral_grid 6-20 % slower.) */
-    const int nhoist = prefix;
+    /* later uniform declarations run there too where nothing else assigns
+     * their local and nothing they are moved ahead of sets what they read: a
+     * clamped row left among the lanes is control flow inside the SIMD loop
+     * (GCC then leaves the loop scalar) */
+    Node *hoist[LANES_MAX_STATEMENTS];
+    int nhoist = 0;
+    for (int i = 0; i < prefix; i++) hoist[nhoist++] = kids[i];
+    for (int i = prefix + 1; i < n && prefix < n; i++) {
+        Node *s = kids[i];
+        if (s->kind != ND_DECL || !s->decls || s->decls->next || !s->decls->var ||
+            lanes_stmt_class(r, s) != LANE_UNIFORM)
+            continue;
+        RunInfo probe = {0};
+        bool has = false, run = false;
+        walk_stmt(r, &probe, s, false, &has, &run, 1);
+        bool ok = !has && !probe.refusal;
+        for (int j = prefix; j < n && ok; j++)
+            if (j != i && (sets_any_of(s, kids[j]) || (j < i && !is_hoisted(hoist, nhoist, kids[j]) &&
+                                                       reads_what_sets(s, kids[j]))))
+                ok = false;
+        if (ok) hoist[nhoist++] = s;
+    }
     RunInfo ri = {0};
     bool has_run = false, run = false;
-    for (int i = prefix; i < n; i++) walk_stmt(r, &ri, kids[i], false, &has_run, &run, 1);
+    for (int i = prefix; i < n; i++)
+        if (!is_hoisted(hoist, nhoist, kids[i])) walk_stmt(r, &ri, kids[i], false, &has_run, &run, 1);
     if (ri.refusal) {
         r->why_lanes = lang_format("around the whole body (%s)", ri.refusal);
         return;
     }
     if (nhoist) {
         r->lane_hoist = lang_alloc(sizeof(Node *) * (size_t)nhoist);
-        for (int i = 0; i < nhoist; i++) r->lane_hoist[r->nlane_hoist++] = kids[i];
+        for (int i = 0; i < nhoist; i++) r->lane_hoist[r->nlane_hoist++] = hoist[i];
     }
     if (ri.loop_with_run) {
         r->lane_block = LANE_BLOCK;

@@ -23,6 +23,7 @@ set(want
   "${blocks} (1 local kept per lane)${hint}"
   "${blocks} (1 local kept per lane)${hint}"
   "lanes: around the rest of the body, 1 statement the same for every lane once per row${hint}"
+  "lanes: around the rest of the body, 2 statements the same for every lane once per row${hint}"
   "lanes: around the whole body (a continue out of a statement that differs between lanes)")
 paracc_expect_explain("${re}" "${want}" --target c)
 paracc_expect_explain("${re}" "${want}" --target c -O1)

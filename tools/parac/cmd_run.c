@@ -201,8 +201,11 @@ int cmd_run(int argc, char **argv)
     cargs[n++] = "-fPIC";
     cargs[n++] = "-O2";
     /* the C target runs where it is compiled: the host's vector width (as
-     * Halide's host target); -ffp-contract=off keeps float results exact */
+     * Halide's host target), math functions in SIMD lanes (no errno: a call
+     * that may set it keeps a loop scalar); -ffp-contract=off keeps float
+     * results exact */
     if (!strcmp(target, "c")) cargs[n++] = "-march=native";
+    if (!strcmp(target, "c")) cargs[n++] = "-fno-math-errno";
     cargs[n++] = "-fopenmp";
     cargs[n++] = "-ffp-contract=off";
     {

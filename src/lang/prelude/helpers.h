@@ -31,6 +31,62 @@
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+/* glibc's vector math library (libmvec) for the C target's SIMD lanes: a
+ * lane loop that calls expf, sinf, powf... runs them 4, 8 or 16 lanes at a
+ * time, within glibc's stated error of the scalar functions. glibc declares
+ * them itself only under -ffast-math; GCC calls them from `omp simd` loops
+ * when the C is compiled with -fno-math-errno (as parac run and
+ * parac.compile build it: a call that may set errno keeps the loop scalar).
+ * PARAC_NO_VECTOR_MATH leaves them out. */
+#if defined(_OPENMP) && _OPENMP >= 201307 && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    defined(__GLIBC__) && !defined(__FAST_MATH__) && !defined(PARAC_NO_VECTOR_MATH)
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 22)
+#pragma omp declare simd notinbranch
+float expf(float);
+#pragma omp declare simd notinbranch
+float logf(float);
+#pragma omp declare simd notinbranch
+float sinf(float);
+#pragma omp declare simd notinbranch
+float cosf(float);
+#pragma omp declare simd notinbranch
+float powf(float, float);
+#pragma omp declare simd notinbranch
+double exp(double);
+#pragma omp declare simd notinbranch
+double log(double);
+#pragma omp declare simd notinbranch
+double sin(double);
+#pragma omp declare simd notinbranch
+double cos(double);
+#pragma omp declare simd notinbranch
+double pow(double, double);
+#endif
+#if __GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)
+#pragma omp declare simd notinbranch
+float exp2f(float);
+#pragma omp declare simd notinbranch
+float exp10f(float);
+#pragma omp declare simd notinbranch
+float expm1f(float);
+#pragma omp declare simd notinbranch
+float log2f(float);
+#pragma omp declare simd notinbranch
+float log10f(float);
+#pragma omp declare simd notinbranch
+float log1pf(float);
+#pragma omp declare simd notinbranch
+float tanf(float);
+#pragma omp declare simd notinbranch
+float atanf(float);
+#pragma omp declare simd notinbranch
+float atan2f(float, float);
+#pragma omp declare simd notinbranch
+float tanhf(float);
+#pragma omp declare simd notinbranch
+float hypotf(float, float);
+#endif
+#endif
 /* PARAC_STRIP_ROWS: rows per strip, and strips on whatever the size (tests:
  * many strips on small images); 0 when unset. */
 PARAC__HELPER long parac__strip_rows_set(void)
