@@ -11,7 +11,8 @@
  * no matrix the iterator writes, and call only pure functions), the others
  * vary. The printer (emit_host_lanes.c) then
  *   - runs the body's leading uniform statements once per row, before the
- *     lanes (`lane_hoist`);
+ *     lanes (`lane_hoist`), and later uniform declarations that nothing
+ *     else assigns where only pure declarations lie between;
  *   - where a uniform loop holds varying statements (`lane_block` > 0), runs
  *     the rest for lane_block lanes at a time: uniform statements and loop
  *     heads once per block, each run of varying statements as an `omp simd`
