@@ -4,6 +4,8 @@
  * varying statements is an `omp simd` loop over the block's lanes, then the
  * lanes left over (fewer than a block) around the rest of the body as
  * before. */
+#include <string.h>
+
 #include "lang/emit_host.h"
 #include "lang/print.h"
 
@@ -105,18 +107,71 @@ static void print_seq(PrintCtx *p, Region *r, Node **s, int n)
     }
 }
 
-/* The lanes from `from` to the row's end around statements s. */
-static void print_lane_loop(PrintCtx *p, Region *r, const char *from, Node **s, int n)
+/* The lanes from `from` to `to` around statements s. */
+static void print_lane_range(PrintCtx *p, Region *r, const char *from, const char *to, Node **s, int n)
 {
     const int last = r->iter->ndim - 1;
     print_line(p, "#pragma omp simd");
-    print_line(p, "for (int parac_k%d = %s; parac_k%d < parac_lane_hi; parac_k%d++)", last, from, last, last);
+    print_line(p, "for (int parac_k%d = %s; parac_k%d < %s; parac_k%d++)", last, from, last, to, last);
     print_line(p, "{");
     p->indent++;
     host_index_var(p, r->iter, last, "parac_lane0");
     for (int i = 0; i < n; i++) print_stmt(p, s[i]);
     p->indent--;
     print_line(p, "}");
+}
+
+/* The value of each of r's clamps at lane `lane` into parac_cv[row][i]. */
+static void print_clamp_values(PrintCtx *p, Region *r, const char *lane, int row)
+{
+    const int last = r->iter->ndim - 1;
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "const int parac_k%d = %s;", last, lane);
+    host_index_var(p, r->iter, last, "parac_lane0");
+    for (int i = 0; i < r->nlane_clamps; i++) {
+        print_indent(p);
+        print_fmt(p, "parac_cv[%d][%d] = (long)(", row, i);
+        print_expr(p, r->lane_clamps[i].v);
+        print_fmt(p, ");\n");
+    }
+    p->indent--;
+    print_line(p, "}");
+}
+
+/* The lanes from `from` to the row's end around statements s: where r has
+ * clamps, in three ranges, the middle one (where every clamp is its value,
+ * worked out from the values at two lanes: they move evenly) without them. */
+static void print_lane_loop(PrintCtx *p, Region *r, const char *from, Node **s, int n)
+{
+    if (!r->nlane_clamps || strcmp(from, "parac_lane_lo") != 0) {
+        print_lane_range(p, r, from, "parac_lane_hi", s, n);
+        return;
+    }
+    print_line(p, "/* the lanes where each clamp below is its value: without it */");
+    print_line(p, "long parac_cl0 = %s, parac_cl1 = parac_lane_hi, parac_cv[2][%d];", from, r->nlane_clamps);
+    print_clamp_values(p, r, from, 0);
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "const int parac_next = %s + 1;", from);
+    print_clamp_values(p, r, "parac_next", 1);
+    p->indent--;
+    print_line(p, "}");
+    for (int i = 0; i < r->nlane_clamps; i++) {
+        print_indent(p);
+        print_fmt(p, "parac__clamp_lanes(%s, parac_cv[0][%d], parac_cv[1][%d], (long)(", from, i, i);
+        print_expr(p, r->lane_clamps[i].lo);
+        print_fmt(p, "), (long)(");
+        print_expr(p, r->lane_clamps[i].hi);
+        print_fmt(p, "), &parac_cl0, &parac_cl1);\n");
+    }
+    print_line(p, "const int parac_in0 = (int)parac_cl0, parac_in1 = (int)parac_cl1;");
+    print_lane_range(p, r, from, "parac_in0", s, n);
+    const struct Region *was = p->lane_clamps;
+    p->lane_clamps = r;
+    print_lane_range(p, r, "parac_in0", "parac_in1", s, n);
+    p->lane_clamps = was;
+    print_lane_range(p, r, "parac_in1", "parac_lane_hi", s, n);
 }
 
 void host_print_lanes(PrintCtx *p, Region *r)

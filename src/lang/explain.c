@@ -121,6 +121,9 @@ void explain_program(Program *prog, FILE *o)
             if (r->why_lanes)
                 fprintf(o, "  lanes: %s%s\n", r->why_lanes,
                         r->lane_block || r->nlane_hoist ? " (-fno-lane-blocks: around the whole body)" : "");
+            if (r->nlane_clamps)
+                fprintf(o, "  clamps: %d split off: a row's lanes where each is its value run without it "
+                           "(-fno-split-clamps: in every lane)\n", r->nlane_clamps);
         }
         if (ocl)
             fprintf(o, "  local-memory tiles: %s (%s)\n", r->use_local_tiles ? "yes" : "no",

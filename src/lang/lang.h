@@ -539,8 +539,21 @@ typedef struct Region {
     int nlane_hoist, nlane_vars, nlane_vary, nlane_locals;
     bool lane_names_written; /* the body assigns a name not declared in this file */
     const char *why_lanes;
+    /* clamps of the lanes' statements that are their value v where lo <= v
+     * <= hi, a row's lanes split there (plan_lane_clamps.c) */
+    struct LaneClamp *lane_clamps;
+    int nlane_clamps;
     struct Region *next;
 } Region;
+
+/* plan_lane_clamps.c: a clamp the C target's lanes drop where it holds */
+typedef struct LaneClamp {
+    Node *site;         /* the conditional or the call */
+    Node *v, *lo, *hi;  /* its value where lo <= v <= hi */
+} LaneClamp;
+Node *lanes_clamp_value(const Region *r, const Node *n); /* v when n is one of r's clamps, else NULL */
+bool lanes_moves_evenly(const Region *r, Node *e);        /* e moves evenly from lane to lane */
+bool lanes_body_assigns(const Region *r, const Obj *v);   /* the body assigns v */
 
 /* plan_lanes.c: a statement of a C-target body as its lanes see it */
 typedef enum { LANE_UNIFORM, LANE_CONTROL, LANE_VARYING } LaneClass;
@@ -605,6 +618,7 @@ void sema_collect_macros(Program *prog);
 /* The value of an object-like macro whose body is an integer constant
  * expression (*ok false otherwise, or for no such macro). */
 long lang_macro_value(const char *name, bool *ok);
+Node *lang_macro_body(const char *name, const char *const **params, int *nparams); /* a function-like macro's */
 /* A call that only computes: a math function, or a function-like #define
  * (defined once) whose body assigns nothing and calls only those. */
 bool lang_pure_call(const char *name);
@@ -623,6 +637,7 @@ void plan_fold_reductions(Program *prog);         /* fold_reduce.c: reductions s
 void plan_histograms(Program *prog);              /* plan_histograms.c: atomic updates counted per work-group */
 void plan_local_arrays(Program *prog);            /* plan_local_arrays.c: a work-item's arrays in local memory */
 void plan_lanes(Program *prog);                   /* plan_lanes.c: the C target's lanes through loops */
+void plan_lane_clamps(const Program *prog, Region *r, Node **rest, int nrest); /* plan_lane_clamps.c */
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
@@ -799,6 +814,9 @@ typedef struct PrintCtx {
      * other indices are the same for every lane is a row pointer indexed by
      * an int (a gather along it takes 32-bit offsets: twice the lanes) */
     const struct Region *lane_rows;
+    /* printing the interior of a C-target row's lanes: this region's clamps
+     * print as their values (plan_lane_clamps.c) */
+    const struct Region *lane_clamps;
 } PrintCtx;
 
 /* The line that print_stmt writes after a statement when line_marks is set:
@@ -868,6 +886,7 @@ struct CompileOptions {
     int local_arrays;     /* -1: by level (device targets, -O1); 0: -fno-local-arrays */
     int loops_in_kernels; /* -1: by level (-O1); 0: -fno-loops-in-kernels */
     int lane_blocks;      /* -1: by level (-O1); 0: -fno-lane-blocks (the C target's lanes around the whole body) */
+    int split_clamps;     /* -1: by level (-O1); 0: -fno-split-clamps (the C target's clamps in every lane) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

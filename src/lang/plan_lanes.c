@@ -159,6 +159,8 @@ static bool affine_in_lane(const Region *r, Node *e, int depth)
 }
 
 bool lanes_gather_index(const Region *r, Node *e) { return !affine_in_lane(r, e, 0); }
+bool lanes_moves_evenly(const Region *r, Node *e) { return affine_in_lane(r, e, 0); }
+bool lanes_body_assigns(const Region *r, const Obj *v) { return assigns(r->iter->body, v, 0); }
 
 /* A local of the body that lanes may keep one copy of. */
 static bool uniform_local(const Region *r, const Obj *o)
@@ -555,8 +557,31 @@ static void plan_region(Region *r)
                        "differs)";
 }
 
+/* The statements the lanes of r run (all but those once per row). */
+static int lane_statements(Region *r, Node **rest)
+{
+    Node *body = r->iter->body;
+    if (!r->nlane_hoist || body->kind != ND_BLOCK) {
+        rest[0] = body;
+        return 1;
+    }
+    Node *kids[LANES_MAX_STATEMENTS];
+    const int n = lanes_children(body, kids, LANES_MAX_STATEMENTS);
+    int nrest = 0;
+    for (int i = 0; i < n; i++) {
+        bool hoisted = false;
+        for (int h = 0; h < r->nlane_hoist; h++) hoisted |= r->lane_hoist[h] == kids[i];
+        if (!hoisted) rest[nrest++] = kids[i];
+    }
+    return nrest;
+}
+
 void plan_lanes(Program *prog)
 {
     for (Region *r = prog->regions; r; r = r->next)
-        if (c_target_lanes(prog, r)) plan_region(r);
+        if (c_target_lanes(prog, r)) {
+            plan_region(r);
+            Node *rest[LANES_MAX_STATEMENTS];
+            plan_lane_clamps(prog, r, rest, lane_statements(r, rest));
+        }
 }

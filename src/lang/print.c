@@ -393,6 +393,15 @@ void print_expr(PrintCtx *p, Node *n)
             return;
         }
     }
+    if (p->lane_clamps && (n->kind == ND_COND || n->kind == ND_CALL)) {
+        Node *v = lanes_clamp_value(p->lane_clamps, n);
+        if (v) { /* the interior of a row's lanes: the clamp holds (plan_lane_clamps.c) */
+            out(p, "(");
+            print_expr(p, v);
+            out(p, ")");
+            return;
+        }
+    }
     switch (n->kind) {
     case ND_NUM: case ND_CHARLIT:
         fprintf(p->out, "%.*s", n->tok->len, n->tok->loc);

@@ -127,7 +127,7 @@ void sema_check_macros(Program *prog)
 
 /* ---- integer macros -------------------------------------------------------- */
 
-enum { MAX_MACROS = 512, MACRO_DEPTH = 16 };
+enum { MAX_MACROS = 512, MACRO_DEPTH = 16, MAX_MACRO_PARAMS = 8 };
 
 typedef struct Macro {
     char name[64];
@@ -146,6 +146,11 @@ typedef struct FnMacro {
     char name[64];
     bool pure; /* no assignment, ++ or --, and no call but of a pure math function */
     int defs;  /* how often it is defined */
+    const char *text; /* from the parameter list's '(' to the line's end */
+    int parsed;       /* lang_macro_body: 0 not yet, 1 body and params, 2 none */
+    Node *body;
+    const char *params[MAX_MACRO_PARAMS];
+    int nparams;
 } FnMacro;
 static FnMacro fn_macros[MAX_MACROS];
 static int nfn_macros;
@@ -313,6 +318,8 @@ void sema_collect_macros(Program *prog)
             const char *close = strchr(p, ')');
             fm->defs++;
             fm->pure = close && pure_body(without_comments(close + 1));
+            fm->text = p;
+            fm->parsed = 0;
             continue;
         }
         if (p == b || p - b >= 64 || *p == '(' || nmacros == MAX_MACROS) continue;
@@ -374,6 +381,60 @@ long lang_macro_value(const char *name, bool *ok)
     }
     *ok = m->state == 2;
     return m->value;
+}
+
+/* The body of the function-like macro `name` as an expression (its names
+ * unresolved) and its parameters' names, where it is defined once, only
+ * computes and its body is one expression; else NULL. */
+Node *lang_macro_body(const char *name, const char *const **params, int *nparams)
+{
+    FnMacro *fm = NULL;
+    for (int i = 0; name && i < nfn_macros && !fm; i++)
+        if (!strcmp(fn_macros[i].name, name)) fm = &fn_macros[i];
+    if (!fm || fm->defs != 1 || !fm->pure || !fm->text || fm->parsed == 2 || macro_depth >= MACRO_DEPTH) return NULL;
+    if (fm->parsed == 0) {
+        fm->parsed = 2;
+        const char *p = fm->text + 1, *close = strchr(fm->text, ')');
+        if (!close) return NULL;
+        fm->nparams = 0;
+        while (p < close) { /* the parameters' names, split at commas */
+            while (p < close && (*p == ' ' || *p == '\t')) p++;
+            const char *w = p;
+            while (p < close && (isalnum((unsigned char)*p) || *p == '_')) p++;
+            if (p == w || fm->nparams == MAX_MACRO_PARAMS) return NULL;
+            char *nm = lang_alloc((size_t)(p - w) + 1);
+            memcpy(nm, w, (size_t)(p - w));
+            fm->params[fm->nparams++] = nm;
+            while (p < close && (*p == ' ' || *p == '\t')) p++;
+            if (p < close && *p++ != ',') return NULL;
+        }
+        const char *body = without_comments(close + 1);
+        SourceFile *f = lang_alloc(sizeof *f);
+        f->name = fm->name;
+        f->len = strlen(body);
+        char *text = lang_alloc(f->len + 1);
+        memcpy(text, body, f->len);
+        f->text = text;
+        /* a body that is no expression is no clamp: no message of it (its
+         * uses reach the C compiler as they are) */
+        const int errors = lang_diag.errors, max_errors = lang_diag.max_errors;
+        lang_diag.max_errors = -1;
+        Parser P = {0};
+        P.tok = tokenize(f);
+        P.file = f;
+        macro_depth++;
+        Node *e = P.tok && P.tok->kind != TK_EOF ? parse_conditional(&P) : NULL;
+        macro_depth--;
+        const bool failed = lang_diag.errors != errors;
+        lang_diag.errors = errors;
+        lang_diag.max_errors = max_errors;
+        if (!e || failed || P.failed || !P.tok || P.tok->kind != TK_EOF) return NULL;
+        fm->body = e;
+        fm->parsed = 1;
+    }
+    *params = fm->params;
+    *nparams = fm->nparams;
+    return fm->body;
 }
 
 bool lang_defines_mention(const Program *prog, const char *name)

@@ -104,7 +104,7 @@ def rule(name, m, radius, rows, cols):
     return f"    parac_border_rule {name} {{\n" + "".join(f"        {s}\n" for s in lines) + "    }\n"
 
 
-STAGE_KINDS = ("point", "row", "col", "box", "cond", "clamp", "hoist", "sub", "mix", "total")
+STAGE_KINDS = ("point", "row", "col", "box", "cond", "clamp", "edge", "hoist", "sub", "mix", "total")
 
 
 def stage(rng, k, src, dst, T, dt, last, total=False, kinds=None, force=None):
@@ -162,6 +162,13 @@ def stage(rng, k, src, dst, T, dt, last, total=False, kinds=None, force=None):
                 f"        if (v < {src}[{x}][{y}] / 2) v = {src}[{x}][{y}] / 2;\n"
                 f"        else v = v - 1;\n"
                 f"        {dst}[{x}][{y}] = ({T})(v);\n    }}\n")
+    if kind == "edge":
+        # reads at clamped columns and rows, by a macro and by a function of the file (the C
+        # target splits its lanes where the column clamps hold), at odd offsets and twice the column
+        a, b, d = int(rng.integers(-6, 7)), int(rng.integers(-3, 4)), int(rng.integers(0, 4))
+        e = (f"{src}[{x}][PCL({y} + {a}, 0, W - 1)] + {src}[pcl({x} + {b}, 0, H - 1)][{y}] / 2 + "
+             f"{src}[{x}][pcl(2 * {y} - {d}, 0, W - 1)] - {src}[{x}][PCL({y} - {c}, {c % 3}, W - 2)]")
+        return f"    parac_iterator {it}(0:H:1; 0:W:1) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n"
     if kind == "hoist":
         # both arms begin alike: hoisted where the condition does not read what they write (t),
         # kept where it does (u)
@@ -178,7 +185,7 @@ def stage(rng, k, src, dst, T, dt, last, total=False, kinds=None, force=None):
             f"        {dst}[{x}][{y}] = ({T})({src}[{x}][{y}] + {src}[{x} + {hi - 1}][{y} + {hi - 1}]);\n    }}\n")
 
 
-def program(rng, dt, total_at=None, kinds=None, mix_at=None):
+def program(rng, dt, total_at=None, kinds=None, mix_at=None, edge_at=None):
     T = TYPES[dt][0]
     first = total_at if total_at is not None else mix_at if mix_at is not None else 0
     n = int(rng.integers(first + 1, 5))
@@ -188,9 +195,12 @@ def program(rng, dt, total_at=None, kinds=None, mix_at=None):
     src = "I"
     for k in range(n):
         dst = "O" if k == n - 1 else f"A{k + 1}"
-        body.append(stage(rng, k, src, dst, T, dt, k == n - 1, k == total_at, kinds, "mix" if k == mix_at else None))
+        force = "mix" if k == mix_at else "edge" if k == edge_at else None
+        body.append(stage(rng, k, src, dst, T, dt, k == n - 1, k == total_at, kinds, force))
         src = dst
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
+            "#define PCL(v, lo, hi) ((v) < (lo) ? (lo) : (v) > (hi) ? (hi) : (v))\n"
+            "static int pcl(int v, int lo, int hi) { return v >= hi ? hi : v <= lo ? lo : v; }\n\n"
             f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n"
             + "".join(body) + "}\n")
 
@@ -211,7 +221,8 @@ def random_program(case, kinds=None):
     draw its image. Of each RANDOM_CASES: 0 to 11 draw every stage; 12 to 17
     take a global sum or mean of the stage before (folded into its kernel on
     CUDA); 18 and 19 have a third stage that reads the first stage's output
-    and the input at its point (what fusion recomputes)."""
+    and the input at its point (what fusion recomputes), and a first stage
+    that reads at clamped columns and rows."""
     rng = np.random.default_rng(1000 + case + SEED)
     k = case % RANDOM_CASES
     if k < 12:
@@ -221,7 +232,7 @@ def random_program(case, kinds=None):
         dt = ["u8", "u16", "i32"][k % 3]
         return program(rng, dt, total_at=1 + k % 2, kinds=kinds), dt, rng
     dt = ["u16", "f32"][k % 2]
-    return program(rng, dt, mix_at=2, kinds=kinds), dt, rng
+    return program(rng, dt, mix_at=2, kinds=kinds, edge_at=0), dt, rng
 
 
 def test_the_fixed_set_covers_every_construct_and_variant():

@@ -87,6 +87,27 @@ float tanhf(float);
 float hypotf(float, float);
 #endif
 #endif
+/* A clamp's interior among a row's lanes (C target): v = v0 + j * d at lane
+ * from + j (d = v1 - v0); narrows [*k0, *k1) to the lanes where lo <= v <= hi. */
+PARAC__HELPER long parac__div_floor(long a, long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); } /* b > 0 */
+PARAC__HELPER void parac__clamp_lanes(long from, long v0, long v1, long lo, long hi, long *k0, long *k1)
+{
+    const long d = v1 - v0;
+    long first, end; /* lanes from + first .. from + end - 1 */
+    if (d == 0) {
+        first = 0;
+        end = lo <= v0 && v0 <= hi ? *k1 - from : 0;
+    } else if (d > 0) { /* j >= ceil((lo - v0) / d), j <= floor((hi - v0) / d) */
+        first = -parac__div_floor(v0 - lo, d);
+        end = parac__div_floor(hi - v0, d) + 1;
+    } else { /* j >= ceil((v0 - hi) / -d), j <= floor((v0 - lo) / -d) */
+        first = -parac__div_floor(hi - v0, -d);
+        end = parac__div_floor(v0 - lo, -d) + 1;
+    }
+    if (from + first > *k0) *k0 = from + first;
+    if (from + end < *k1) *k1 = from + end;
+    if (*k1 < *k0) *k1 = *k0;
+}
 /* PARAC_STRIP_ROWS: rows per strip, and strips on whatever the size (tests:
  * many strips on small images); 0 when unset. */
 PARAC__HELPER long parac__strip_rows_set(void)
