@@ -54,6 +54,8 @@ static void usage(FILE *o)
           "  -fno-lane-blocks   (C target) an iterator's last axis as SIMD lanes around its whole body, not\n"
           "                     statements the same for every lane once per row or per 16 lanes and the\n"
           "                     rest as SIMD loops over the lanes (on from -O1)\n"
+          "  -fno-split-clamps  (C target) clamps (v < lo ? lo : v > hi ? hi : v) computed in every lane, not\n"
+          "                     a row's lanes split where they hold and their values used there (on from -O1)\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
@@ -154,7 +156,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, clamps = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -211,6 +213,8 @@ int main(int argc, char **argv)
             loops = a[2] != 'n';
         else if (!strcmp(a, "-flane-blocks") || !strcmp(a, "-fno-lane-blocks"))
             lanes = a[2] != 'n';
+        else if (!strcmp(a, "-fsplit-clamps") || !strcmp(a, "-fno-split-clamps"))
+            clamps = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -303,6 +307,7 @@ int main(int argc, char **argv)
     opt.local_arrays = larr;
     opt.loops_in_kernels = loops;
     opt.lane_blocks = lanes;
+    opt.split_clamps = clamps;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;
