@@ -11,8 +11,79 @@
 
 static void print_seq(PrintCtx *p, Region *r, Node **s, int n);
 
-/* A run of varying statements, lane by lane over the block. */
+static bool contains(const Node *n, const Node *x, int depth)
+{
+    if (!n || depth > 400) return false;
+    if (n == x) return true;
+    NodeKids k = {.n = (Node *)n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (contains(c, x, depth + 1)) return true;
+    return false;
+}
+
+static void print_run_lanes(PrintCtx *p, Region *r, Node **s, int n);
+
+/* A run of varying statements, lane by lane over the block: where its
+ * clamps hold at the block's first and last lanes (their columns move
+ * evenly, so they hold between), without them. */
 static void print_run(PrintCtx *p, Region *r, Node **s, int n)
+{
+    int mine[16], nmine = 0;
+    for (int c = 0; c < r->nlane_clamps && nmine < 16; c++)
+        for (int i = 0; i < n; i++)
+            if (contains(s[i], r->lane_clamps[c].site, 0)) {
+                mine[nmine++] = c;
+                break;
+            }
+    if (!nmine) {
+        print_run_lanes(p, r, s, n);
+        return;
+    }
+    const int last = r->iter->ndim - 1;
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "int parac_in = 1; /* the block's lanes where each clamp below is its value */");
+    for (int end = 0; end < 2; end++) {
+        print_line(p, "{");
+        p->indent++;
+        print_line(p, "const int parac_k%d = parac_kb + %d;", last, end ? r->lane_block - 1 : 0);
+        host_index_var(p, r->iter, last, "parac_lane0");
+        for (int m = 0; m < nmine; m++) {
+            const LaneClamp *c = &r->lane_clamps[mine[m]];
+            print_indent(p);
+            print_fmt(p, "parac_in &= (long)(");
+            print_expr(p, c->lo);
+            print_fmt(p, ") <= (long)(");
+            print_expr(p, c->v);
+            print_fmt(p, ") && (long)(");
+            print_expr(p, c->v);
+            print_fmt(p, ") <= (long)(");
+            print_expr(p, c->hi);
+            print_fmt(p, ");\n");
+        }
+        p->indent--;
+        print_line(p, "}");
+    }
+    print_line(p, "if (parac_in)");
+    print_line(p, "{");
+    p->indent++;
+    const struct Region *was = p->lane_clamps;
+    p->lane_clamps = r;
+    print_run_lanes(p, r, s, n);
+    p->lane_clamps = was;
+    p->indent--;
+    print_line(p, "}");
+    print_line(p, "else");
+    print_line(p, "{");
+    p->indent++;
+    print_run_lanes(p, r, s, n);
+    p->indent--;
+    print_line(p, "}");
+    p->indent--;
+    print_line(p, "}");
+}
+
+static void print_run_lanes(PrintCtx *p, Region *r, Node **s, int n)
 {
     Iterator *it = r->iter;
     const int last = it->ndim - 1;

@@ -122,7 +122,7 @@ void explain_program(Program *prog, FILE *o)
                 fprintf(o, "  lanes: %s%s\n", r->why_lanes,
                         r->lane_block || r->nlane_hoist ? " (-fno-lane-blocks: around the whole body)" : "");
             if (r->nlane_clamps)
-                fprintf(o, "  clamps: %d split off: a row's lanes where each is its value run without it "
+                fprintf(o, "  clamps: %d split off: the lanes where each is its value run without it "
                            "(-fno-split-clamps: in every lane)\n", r->nlane_clamps);
         }
         if (ocl)

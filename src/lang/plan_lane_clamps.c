@@ -18,7 +18,10 @@
  *     outside the body and locals run once per row before the lanes, so
  *     that the row's interior can be worked out before its lanes run (v at
  *     two lanes: its step; plan_lanes.c's affine test says it has one).
- * Only where the lanes run around the rest of the body (no blocks of 16). */
+ * Where the lanes run 16 at a time (plan_lanes.c's blocks), each run of
+ * them checks its block instead: v at its first and last lane inside the
+ * bounds, the run without the clamps, else as written; v, lo and hi may
+ * then also name the body's locals that are the same for every lane. */
 #include <string.h>
 
 #include "lang.h"
@@ -99,9 +102,12 @@ static bool hoisted_local(const Region *r, const Obj *o)
     return false;
 }
 
-/* Whether e names only what is defined before the row's lanes run. */
+/* Whether e names only what is defined before the row's lanes run (or,
+ * where the lanes run 16 at a time, before each run of them: the body's
+ * locals the same for every lane too). */
 static bool known_before_lanes(const Region *r, const Node *e, int depth)
 {
+    const bool blocks = r->lane_block > 0;
     if (!e || depth > 32) return false;
     bool ok;
     switch (e->kind) {
@@ -114,7 +120,12 @@ static bool known_before_lanes(const Region *r, const Node *e, int depth)
         }
         if (!e->var || !is_int(e->ty)) return false;
         for (int i = 0; i < r->nlane_locals; i++)
-            if (r->lane_locals[i] == e->var) return hoisted_local(r, e->var);
+            if (r->lane_locals[i] == e->var) {
+                if (!blocks) return hoisted_local(r, e->var);
+                for (int j = 0; j < r->nlane_vary; j++)
+                    if (r->lane_vary[j] == e->var) return false;
+                return true;
+            }
         return !lanes_body_assigns(r, e->var); /* declared outside the body */
     }
     case ND_CAST: return is_int(e->ty) && known_before_lanes(r, e->lhs, depth + 1);
@@ -175,7 +186,7 @@ static void find(Found *f, Node *n, int depth)
 void plan_lane_clamps(const Program *prog, Region *r, Node **rest, int nrest)
 {
     const CompileOptions *opt = prog->opt;
-    if (r->lane_block || !plan_flag(opt, opt->split_clamps, 1)) return;
+    if (!plan_flag(opt, opt->split_clamps, 1)) return;
     Found f = {.prog = prog, .r = r};
     for (int i = 0; i < nrest; i++) find(&f, rest[i], 0);
     if (!f.n) return;
