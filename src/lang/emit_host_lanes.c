@@ -4,8 +4,6 @@
  * varying statements is an `omp simd` loop over the block's lanes, then the
  * lanes left over (fewer than a block) around the rest of the body as
  * before. */
-#include <string.h>
-
 #include "lang/emit_host.h"
 #include "lang/print.h"
 
@@ -215,7 +213,7 @@ static void print_clamp_values(PrintCtx *p, Region *r, const char *lane, int row
  * worked out from the values at two lanes: they move evenly) without them. */
 static void print_lane_loop(PrintCtx *p, Region *r, const char *from, Node **s, int n)
 {
-    if (!r->nlane_clamps || strcmp(from, "parac_lane_lo") != 0) {
+    if (!r->nlane_clamps || r->lane_block) { /* (blocks: each run checks its clamps; these are the lanes left over) */
         print_lane_range(p, r, from, "parac_lane_hi", s, n);
         return;
     }
@@ -252,14 +250,8 @@ void host_print_lanes(PrintCtx *p, Region *r)
         print_lane_loop(p, r, "parac_lane_lo", &it->body, 1);
         return;
     }
-    Node *kids[LANES_MAX_STATEMENTS], *rest[LANES_MAX_STATEMENTS];
-    const int n = it->body->kind == ND_BLOCK ? lanes_children(it->body, kids, LANES_MAX_STATEMENTS) : (kids[0] = it->body, 1);
-    int nrest = 0;
-    for (int i = 0; i < n; i++) {
-        bool hoisted = false;
-        for (int h = 0; h < r->nlane_hoist; h++) hoisted |= r->lane_hoist[h] == kids[i];
-        if (!hoisted) rest[nrest++] = kids[i];
-    }
+    Node *rest[LANES_MAX_STATEMENTS];
+    const int nrest = lanes_rest(r, rest);
     if (r->nlane_hoist) print_line(p, "/* the same for every lane: once per row */");
     for (int h = 0; h < r->nlane_hoist; h++) print_stmt(p, r->lane_hoist[h]);
     const char *from = "parac_lane_lo";

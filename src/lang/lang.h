@@ -554,6 +554,9 @@ typedef struct LaneClamp {
 Node *lanes_clamp_value(const Region *r, const Node *n); /* v when n is one of r's clamps, else NULL */
 bool lanes_moves_evenly(const Region *r, Node *e);        /* e moves evenly from lane to lane */
 bool lanes_body_assigns(const Region *r, const Obj *v);   /* the body assigns v */
+/* The statements r's lanes run (all but those once per row; the whole body
+ * as one where nothing runs once per row and the lanes are not in blocks). */
+int lanes_rest(const Region *r, Node **rest);
 
 /* plan_lanes.c: a statement of a C-target body as its lanes see it */
 typedef enum { LANE_UNIFORM, LANE_CONTROL, LANE_VARYING } LaneClass;

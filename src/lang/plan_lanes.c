@@ -557,22 +557,18 @@ static void plan_region(Region *r)
                        "differs)";
 }
 
-/* The statements the lanes of r run (all but those once per row). */
-static int lane_statements(Region *r, Node **rest)
+int lanes_rest(const Region *r, Node **rest)
 {
     Node *body = r->iter->body;
-    if (!r->nlane_hoist || body->kind != ND_BLOCK) {
+    if ((!r->nlane_hoist && !r->lane_block) || body->kind != ND_BLOCK) {
         rest[0] = body;
         return 1;
     }
     Node *kids[LANES_MAX_STATEMENTS];
     const int n = lanes_children(body, kids, LANES_MAX_STATEMENTS);
     int nrest = 0;
-    for (int i = 0; i < n; i++) {
-        bool hoisted = false;
-        for (int h = 0; h < r->nlane_hoist; h++) hoisted |= r->lane_hoist[h] == kids[i];
-        if (!hoisted) rest[nrest++] = kids[i];
-    }
+    for (int i = 0; i < n; i++)
+        if (!is_hoisted(r->lane_hoist, r->nlane_hoist, kids[i])) rest[nrest++] = kids[i];
     return nrest;
 }
 
@@ -582,6 +578,6 @@ void plan_lanes(Program *prog)
         if (c_target_lanes(prog, r)) {
             plan_region(r);
             Node *rest[LANES_MAX_STATEMENTS];
-            plan_lane_clamps(prog, r, rest, lane_statements(r, rest));
+            plan_lane_clamps(prog, r, rest, lanes_rest(r, rest));
         }
 }
