@@ -269,7 +269,8 @@ def test_tables_have_a_limit():
 @pytest.mark.parametrize("target,flags", VARIANTS)
 def test_interpolate(target, flags):
     rng = np.random.default_rng(9)
-    for shape, levels in (((23, 37), 10), ((64, 45), 4), ((1, 1), 3), ((2, 7), 1), ((130, 9), 6)):
+    for shape, levels in (((23, 37), 10), ((64, 45), 4), ((1, 1), 3), ((2, 7), 1), ((130, 9), 6), ((17, 29), 5), ((9, 12), 2),
+                          ((40, 33), 7), ((301, 257), 9), ((1030, 1031), 5)):
         img = rng.random((4,) + shape).astype(np.float32)
         img[3] = rng.random(shape) < 0.6  # alpha 0 or 1: holes the coarser levels fill
         got = program("interpolate", target, flags).interpolate(img, levels=levels)
