@@ -159,13 +159,18 @@ void host_decl_matrix(PrintCtx *p, Node *d)
         print_line(p, "%s *%s = NULL; /* only kernels use %s: no host storage */", T, o->name, o->name);
         host_push_matrix(p, o, p->host->block);
     } else {
+        /* (C target) storage that its first use writes whole before any read is not zeroed */
+        const CompileOptions *opt = p->host->prog->opt;
+        const bool unset = !host_ocl(p) && plan_flag(opt, opt->skip_zeroing, 1) &&
+                           p->host->func && lang_written_before_read(p->host->func->body, p->host->block, d, o);
+        const char *alloc = unset ? "parac__alloc_matrix_unset" : "parac__alloc_matrix";
         print_line(p, "long %s_pitch;", o->name);
         if (m->ndim == 1)
-            print_line(p, "%s *%s = (%s *)parac__alloc_matrix(1, %s_d0, sizeof(%s), &%s_pitch);", T, o->name, T,
-                 o->name, T, o->name);
+            print_line(p, "%s *%s = (%s *)%s(1, %s_d0, sizeof(%s), &%s_pitch);", T, o->name, T, alloc, o->name, T,
+                 o->name);
         else
-            print_line(p, "%s *%s = (%s *)parac__alloc_matrix(%s_d0 * %s_d1 * %s_d2 / %s_d%d, %s_d%d, sizeof(%s), &%s_pitch);",
-                 T, o->name, T, o->name, o->name, o->name, o->name, m->ndim - 1, o->name, m->ndim - 1, T, o->name);
+            print_line(p, "%s *%s = (%s *)%s(%s_d0 * %s_d1 * %s_d2 / %s_d%d, %s_d%d, sizeof(%s), &%s_pitch);", T,
+                 o->name, T, alloc, o->name, o->name, o->name, o->name, m->ndim - 1, o->name, m->ndim - 1, T, o->name);
         host_push_matrix(p, o, p->host->block);
     }
     host_matrix_unused(p, o);

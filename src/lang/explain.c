@@ -9,6 +9,15 @@ void explain_program(Program *prog, FILE *o)
     fprintf(o, "paracc plan for %s (-O%d, target %s)\n", prog->file->name, opt ? opt->opt_level : 2,
             target_name(opt ? opt->target : TARGET_OPENCL));
     bool ocl = opt && target_has_device(opt->target);
+    if (opt && !ocl && plan_flag(opt, opt->skip_zeroing, 1))
+        for (Node *f = prog->top; f; f = f->next) {
+            char names[512];
+            if (f->kind != ND_FUNC || !f->body) continue;
+            lang_written_first_names(f->body, names, sizeof names);
+            if (names[0])
+                fprintf(o, "%s:%d: function %s: not zeroed, every element written before any is read: %s "
+                           "(-fno-skip-zeroing: zeroed)\n", prog->file->name, f->tok->line, f->name, names);
+        }
     for (Region *r = prog->regions; r; r = r->next) {
         if (r->iter && r->iter->alt) {
             /* planned as any region; what the search times it against is told at the fused one */

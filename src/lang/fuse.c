@@ -74,8 +74,8 @@ static bool fuse_pair(Node *f, Node *pn, Node *cn)
         if (count > MAX_LEAD_COPIES) return false;
     }
     for (int d = 0; d < p->ndim; d++)
-        if (p->r[d].stride != c->r[lead + d].stride || !tree_same(p->r[d].lb, c->r[lead + d].lb) ||
-            !tree_same(p->r[d].ub, c->r[lead + d].ub))
+        if (p->r[d].stride != c->r[lead + d].stride || !fuse_same_bound(f, p->r[d].lb, c->r[lead + d].lb) ||
+            !fuse_same_bound(f, p->r[d].ub, c->r[lead + d].ub))
             return false;
     if (p->nrules > 1 || c->nrules > 1) return false; /* one rule a side (lang.h) */
     if (p->rule && c->rule && p->rule != c->rule) return false;
@@ -379,8 +379,8 @@ static bool recompute_points(Node *f, Node *block, Node *pn)
         for (int i = 0; i < te.nread; i++) clobbers |= obj_listed(tc.written, tc.nwritten, te.read[i]);
         bool same_space = c->ndim == p->ndim && !c->iter_element;
         for (int d = 0; same_space && d < p->ndim; d++)
-            same_space = p->r[d].stride == c->r[d].stride && tree_same(p->r[d].lb, c->r[d].lb) &&
-                         tree_same(p->r[d].ub, c->r[d].ub);
+            same_space = p->r[d].stride == c->r[d].stride && fuse_same_bound(f, p->r[d].lb, c->r[d].lb) &&
+                         fuse_same_bound(f, p->r[d].ub, c->r[d].ub);
         if (same_space && !clobbers && obj_listed(tc.read, tc.nread, m) && reads_at_point(c->body, m, c, 0, 0) &&
             reads_all_of(e, c->body, c, 0)) {
             Subst sub = {.from = p, .to = c};

@@ -18,8 +18,11 @@ Node *fuse_find_decl(Node *n, const Obj *m, Node **prev, int depth);
 /* Every iterator index in n is one of it's (and there is one). */
 bool fuse_mentions_iter(const Node *n, const Iterator *it);
 
-/* fuse_common.c: p iterates m's whole space (from 0, stride 1, to its sizes). */
-bool fuse_covers_whole(const Iterator *p, const Obj *m);
+/* fuse_common.c: bounds a and b (of iterators, or declared sizes) of function
+ * f have one value: the same text, whose variables nothing in f changes. */
+bool fuse_same_bound(const Node *f, const Node *a, const Node *b);
+/* p iterates m's whole space (from 0, stride 1, to its sizes). */
+bool fuse_covers_whole(const Node *f, const Iterator *p, const Obj *m);
 /* The mentions of m in the border-rule declarations about it in n; drop:
  * those declarations made empty statements. */
 int fuse_rule_decls(Node *n, const Obj *m, bool drop, int depth);

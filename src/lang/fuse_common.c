@@ -65,12 +65,19 @@ bool fuse_mentions_iter(const Node *n, const Iterator *it)
 }
 
 /* ---- the pair ------------------------------------------------------------------ */
-bool fuse_covers_whole(const Iterator *p, const Obj *m)
+bool fuse_same_bound(const Node *f, const Node *a, const Node *b)
+{
+    /* the same text is the same value only where its variables stay put (a
+     * bound `n` after `n = H;` is not the `n` of an iterator before it) */
+    return tree_same(a, b) && tree_fixed_value(a, f ? f->body : NULL) && tree_fixed_value(b, f ? f->body : NULL);
+}
+
+bool fuse_covers_whole(const Node *f, const Iterator *p, const Obj *m)
 {
     for (int d = 0; d < 2; d++) {
         bool ok;
         const long lb = const_eval(p->r[d].lb, &ok);
-        if (!ok || lb != 0 || p->r[d].stride != 1 || !tree_same(p->r[d].ub, m->ty->dims[d])) return false;
+        if (!ok || lb != 0 || p->r[d].stride != 1 || !fuse_same_bound(f, p->r[d].ub, m->ty->dims[d])) return false;
     }
     return true;
 }

@@ -399,12 +399,12 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     tree_touches(c->body, &tc, 0);
     if (tp.overflow || tc.overflow || tp.nwritten != 1) return false;
     for (int d = 0; d < 2; d++)
-        if (p->r[d].stride != c->r[d].stride || !tree_same(p->r[d].lb, c->r[d].lb) ||
-            !tree_same(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, &tc)))
+        if (p->r[d].stride != c->r[d].stride || !fuse_same_bound(f, p->r[d].lb, c->r[d].lb) ||
+            !fuse_same_bound(f, fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, &tc)))
             return false;
     Obj *m = pr.m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
-        !obj_listed(tc.read, tc.nread, m) || obj_listed(tc.written, tc.nwritten, m) || !fuse_covers_whole(p, m))
+        !obj_listed(tc.read, tc.nread, m) || obj_listed(tc.written, tc.nwritten, m) || !fuse_covers_whole(f, p, m))
         return false;
     Node *write = fuse_producer_write(p, m);
     Node *list = p->body->kind == ND_BLOCK ? p->body->args : p->body;
@@ -418,7 +418,7 @@ bool fuse_stencil_pair(Node *f, Node *pn, Node *cn)
     if (p->rule && (p->rule->var != pr.x || pr.x->ty->ndim != 2)) return false;
     if (obj_listed(tc.written, tc.nwritten, pr.x)) return false;
     for (int d = 0; d < 2; d++)
-        if (pr.ruled[d] && !tree_same(pr.x->ty->dims[d], m->ty->dims[d])) return false;
+        if (pr.ruled[d] && !fuse_same_bound(f, pr.x->ty->dims[d], m->ty->dims[d])) return false;
     if (tree_uses_name_declared_in(pr.e, c->body, 0)) return false;
     /* the cost: E once per read of M */
     if (pr.e_reads * pr.m_reads > MAX_RECOMPUTED_READS) return false;

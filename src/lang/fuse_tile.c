@@ -136,7 +136,7 @@ static bool stage_expr(Node *n, const Iterator *p, int depth)
  * (1 <= k <= MAX_HALO + 1), as replicating and mirroring rules have. The
  * mapped cell is then inside the tiles of the work-groups that hold the
  * cell it stands for, whatever the image's size. */
-static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, const Touch *tc)
+static bool tile_rule(const Node *fn, const BorderRule *r, const Obj *m, const Iterator *c, const Touch *tc)
 {
     for (const BorderEntry *e = r->entries; e; e = e->next) {
         if ((e->side[0] != 0) == (e->side[1] != 0)) return false; /* a corner */
@@ -153,7 +153,7 @@ static bool tile_rule(const BorderRule *r, const Obj *m, const Iterator *c, cons
             continue;
         }
         if (f->kind != ND_BINARY || !f->op || strcmp(f->op, "-") ||
-            !tree_same(fuse_declared_size(f->lhs, tc), fuse_declared_size(c->r[a].ub, tc)))
+            !fuse_same_bound(fn, fuse_declared_size(f->lhs, tc), fuse_declared_size(c->r[a].ub, tc)))
             return false;
         const long k = const_eval(f->rhs, &ok);
         if (!ok || k < 1 || k > MAX_HALO + 1) return false;
@@ -245,8 +245,8 @@ typedef struct Link {
  * rule at most (*rule), within that rule's widths and off its corners (the
  * analysis of the unstaged program reports those reads); *mentions: how
  * often they mention m. */
-static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link *chain, int n, long lo[2], long hi[2],
-                         BorderRule **rule, int *mentions)
+static bool readers_halo(const Node *fn, const Obj *m, Iterator *c, const Touch *tc, const Link *chain, int n,
+                         long lo[2], long hi[2], BorderRule **rule, int *mentions)
 {
     lo[0] = lo[1] = hi[0] = hi[1] = 0;
     *rule = NULL;
@@ -275,7 +275,7 @@ static bool readers_halo(const Obj *m, Iterator *c, const Touch *tc, const Link 
     }
     for (int d = 0; d < 2; d++)
         if (lo[d] > MAX_HALO || hi[d] > MAX_HALO) return false;
-    return !*rule || tile_rule(*rule, m, c, tc);
+    return !*rule || tile_rule(fn, *rule, m, c, tc);
 }
 
 /* Whether producer statement pn can be the chain's k-th link (links 0..k-1,
@@ -290,14 +290,16 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     /* p's space is c's, or c's and more rows (columns) after its last: the
      * patch of a difference image read at offsets 0..6 from c's point */
     for (int d = 0; d < 2; d++)
-        if (p->r[d].stride != 1 || !tree_same(p->r[d].lb, c->r[d].lb) ||
+        if (p->r[d].stride != 1 || !fuse_same_bound(f, p->r[d].lb, c->r[d].lb) ||
+            !tree_fixed_value(fuse_declared_size(p->r[d].ub, &tp), f->body) ||
+            !tree_fixed_value(fuse_declared_size(c->r[d].ub, tc), f->body) ||
             !lang_constant_difference(fuse_declared_size(p->r[d].ub, &tp), fuse_declared_size(c->r[d].ub, tc),
                                       &ln->grow[d]) ||
             ln->grow[d] < 0)
             return false;
     Obj *m = tp.written[0];
     if (m->is_ref || m->is_param || m->is_global || m->ty->kind != TY_MATRIX || m->ty->ndim != 2 ||
-        !fuse_covers_whole(p, m) || obj_listed(tc->written, tc->nwritten, m))
+        !fuse_covers_whole(f, p, m) || obj_listed(tc->written, tc->nwritten, m))
         return false;
     const long size = ty_size(m->ty->base);
     if (size < 1 || size > 8 || m->ty->base->kind < TY_CHAR || m->ty->base->kind > TY_LDOUBLE) return false;
@@ -309,7 +311,7 @@ static bool link_ok(Node *f, Node *pn, Iterator *c, const Touch *tc, Link *chain
     ln->value = write->lhs->rhs;
     /* its readers: c's body (at c's tile) and the later links' E (at theirs) */
     int mentions;
-    if (!readers_halo(m, c, tc, chain, k, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
+    if (!readers_halo(f, m, c, tc, chain, k, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
     if (!mentions) return false;
     /* a rule's cells stand beyond c's space: M beyond it has none */
     if (ln->rule && (ln->grow[0] || ln->grow[1])) return false;
@@ -354,7 +356,7 @@ static bool rules_ok(const Iterator *c, const Link *chain, int n, Obj **x)
 /* The load stage of x, a matrix in memory of the reader's space whose tile
  * (halo included) its readers (the reader c, the links 0..n-1) read at
  * constant offsets through one rule at most. */
-static bool load_link(Iterator *c, const Touch *tc, const Link *chain, int n, Obj *x, Link *ln)
+static bool load_link(const Node *f, Iterator *c, const Touch *tc, const Link *chain, int n, Obj *x, Link *ln)
 {
     if (x->ty->kind != TY_MATRIX || x->ty->ndim != 2 || obj_listed(tc->written, tc->nwritten, x)) return false;
     const long size = ty_size(x->ty->base);
@@ -362,12 +364,12 @@ static bool load_link(Iterator *c, const Touch *tc, const Link *chain, int n, Ob
     for (int d = 0; d < 2; d++) {
         bool ok;
         if (const_eval(c->r[d].lb, &ok) != 0 || !ok || !x->ty->dims[d] ||
-            !tree_same(fuse_declared_size(x->ty->dims[d], tc), fuse_declared_size(c->r[d].ub, tc)))
+            !fuse_same_bound(f, fuse_declared_size(x->ty->dims[d], tc), fuse_declared_size(c->r[d].ub, tc)))
             return false;
     }
     int mentions;
     memset(ln, 0, sizeof *ln);
-    if (!readers_halo(x, c, tc, chain, n, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
+    if (!readers_halo(f, x, c, tc, chain, n, ln->lo, ln->hi, &ln->rule, &mentions)) return false;
     /* E: x at c's point */
     Node *e = new_node(ND_MAT_ELEM, c->tok);
     e->var = x;
@@ -441,7 +443,7 @@ bool fuse_stage_chain(const CompileOptions *opt, Node *f, Node *block, Node *cn)
         if (!x && tiles_fit(opt, chain, n, NULL)) {
             best = n;
             with_load = false;
-        } else if (x && n < PARAC_MAX_STAGES && load_link(c, &tc, chain, n, x, &ld) && tiles_fit(opt, chain, n, &ld)) {
+        } else if (x && n < PARAC_MAX_STAGES && load_link(f, c, &tc, chain, n, x, &ld) && tiles_fit(opt, chain, n, &ld)) {
             best = n;
             with_load = true;
             load = ld;

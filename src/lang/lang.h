@@ -641,6 +641,12 @@ void plan_histograms(Program *prog);              /* plan_histograms.c: atomic u
 void plan_local_arrays(Program *prog);            /* plan_local_arrays.c: a work-item's arrays in local memory */
 void plan_lanes(Program *prog);                   /* plan_lanes.c: the C target's lanes through loops */
 void plan_lane_clamps(const Program *prog, Region *r, Node **rest, int nrest); /* plan_lane_clamps.c */
+/* written_first.c: every element of o, declared by decl in block of the
+ * function whose body is fn, is written before any is read (its storage
+ * needs no zeroing; the C target from -O1) */
+bool lang_written_before_read(const Node *fn, const Node *block, const Node *decl, const Obj *o);
+/* the names of the matrices declared in body that are (space-separated, into buf) */
+void lang_written_first_names(const Node *body, char *buf, size_t cap);
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
@@ -728,6 +734,12 @@ bool tree_declares_name(Node *body, const char *name);
 bool tree_uses_name_declared_in(Node *n, Node *body, int depth);
 /* n itself assigns: =, op=, ++, -- or a comma (whose value hides one). */
 bool tree_assigns(const Node *n);
+/* e has one value wherever the function whose body is fn_body evaluates it:
+ * constants and scalars that nothing in the function assigns (after their
+ * declaration) or points at, so that bounds of the same text in two places
+ * are the same number (fusion, written_first.c); false without fn_body
+ * unless e is constant. */
+bool tree_fixed_value(const Node *e, const Node *fn_body);
 bool tree_is_matrix_access(const Node *n); /* M[..] or a window of M */
 bool node_mentions(Node *n, Obj *var);
 /* The same, not looking inside the nodes of `skip` (reductions computed on the device). */
@@ -890,6 +902,7 @@ struct CompileOptions {
     int loops_in_kernels; /* -1: by level (-O1); 0: -fno-loops-in-kernels */
     int lane_blocks;      /* -1: by level (-O1); 0: -fno-lane-blocks (the C target's lanes around the whole body) */
     int split_clamps;     /* -1: by level (-O1); 0: -fno-split-clamps (the C target's clamps in every lane) */
+    int skip_zeroing;     /* -1: by level (-O1); 0: -fno-skip-zeroing (the C target zeroes every declared matrix) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

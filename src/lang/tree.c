@@ -293,3 +293,40 @@ bool lang_host_value(const Node *e, int depth)
         if (!lang_host_value(c, depth + 1)) return false;
     return true;
 }
+
+/* ---- values that stay put ------------------------------------------------ */
+/* Whether n assigns v or takes its address. */
+static bool changes_var(const Node *n, const Obj *v, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    const Node *l = n->lhs;
+    if (l && l->kind == ND_VAR && l->var == v &&
+        (n->kind == ND_ASSIGN || ((n->kind == ND_UNARY || n->kind == ND_POSTFIX) && n->op &&
+                                  (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))))
+        return true;
+    NodeKids k = {.n = (Node *)n};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (changes_var(c, v, depth + 1)) return true;
+    return false;
+}
+
+static bool fixed_value(const Node *e, const Node *fn_body, int depth)
+{
+    if (!e) return true;
+    if (depth > 100) return false;
+    bool ok;
+    const_eval((Node *)e, &ok);
+    if (ok) return true;
+    if (e->kind == ND_VAR) {
+        if (!e->var) return e->name != NULL; /* NAME_dI: a size fixed where the matrix is declared */
+        return fn_body && !e->var->is_global && !e->var->is_func && !changes_var(fn_body, e->var, 0);
+    }
+    if (e->kind == ND_CALL || e->kind == ND_MAT_ELEM || e->kind == ND_WINDOW || tree_assigns(e)) return false;
+    NodeKids k = {.n = (Node *)e};
+    for (Node *c; (c = lang_next_kid(&k));)
+        if (!fixed_value(c, fn_body, depth + 1)) return false;
+    return true;
+}
+
+bool tree_fixed_value(const Node *e, const Node *fn_body) { return fixed_value(e, fn_body, 0); }

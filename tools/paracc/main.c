@@ -56,6 +56,8 @@ static void usage(FILE *o)
           "                     rest as SIMD loops over the lanes (on from -O1)\n"
           "  -fno-split-clamps  (C target) clamps (v < lo ? lo : v > hi ? hi : v) computed in every lane, not\n"
           "                     a row's lanes split where they hold and their values used there (on from -O1)\n"
+          "  -fno-skip-zeroing  (C target) every declared matrix starts as zeros, also where every element\n"
+          "                     is written before any is read (their zeroing skipped from -O1)\n"
           "  -fno-strips        (C target) consecutive iterators one after another over whole images,\n"
           "                     not in strips of rows that keep their intermediates in cache\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
@@ -156,7 +158,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, clamps = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, clamps = -1, zeroing = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -215,6 +217,8 @@ int main(int argc, char **argv)
             lanes = a[2] != 'n';
         else if (!strcmp(a, "-fsplit-clamps") || !strcmp(a, "-fno-split-clamps"))
             clamps = a[2] != 'n';
+        else if (!strcmp(a, "-fskip-zeroing") || !strcmp(a, "-fno-skip-zeroing"))
+            zeroing = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -308,6 +312,7 @@ int main(int argc, char **argv)
     opt.loops_in_kernels = loops;
     opt.lane_blocks = lanes;
     opt.split_clamps = clamps;
+    opt.skip_zeroing = zeroing;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

@@ -97,7 +97,8 @@ PARAC__HELPER void parac__storage_free(void *p)
     free(base);
 }
 
-PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row)
+/* zero: whether the rows start as zeros (0: whatever the storage held) */
+PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row, int zero)
 {
     if (row && rows > (SIZE_MAX - 64) / row) return NULL;
     const size_t total = rows * row + 64;
@@ -111,7 +112,7 @@ PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row)
             if (parac__spare[i].base && parac__spare[i].len == len) {
                 base = parac__spare[i].base;
                 parac__spare[i].base = NULL;
-                memset(base, 0, total);
+                if (zero) memset(base, 0, total);
                 mapped = len;
             }
         if (!base) {
@@ -123,19 +124,21 @@ PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row)
         }
     }
 #endif
-    if (!base) base = (char *)calloc(1, total);
+    if (!base) base = (char *)(zero ? calloc(1, total) : malloc(total));
     if (!base) return NULL;
     memcpy(base, &mapped, sizeof mapped);
     return base + 64;
 }
 
-/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes, zeroed. */
-PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)
+/* Storage of a parac_matrix declared in the program: rows padded to 64 bytes,
+ * zeroed (zero), or as the storage was (0: the program writes every element
+ * before it reads one, written_first.c). */
+PARAC__HELPER void *parac__alloc_matrix_as(long rows, long cols, size_t elem, long *pitch, int zero)
 {
     size_t row = (size_t)(cols > 0 ? cols : 1) * elem;
     row = (row + 63) / 64 * 64;
     *pitch = (long)(row / elem);
-    void *p = parac__storage_alloc((size_t)(rows > 0 ? rows : 1), row);
+    void *p = parac__storage_alloc((size_t)(rows > 0 ? rows : 1), row, zero);
     if (!p) {
         char what[96];
         snprintf(what, sizeof what, "out of memory for a %ldx%ld matrix", rows, cols);
@@ -143,6 +146,14 @@ PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long 
     }
     parac__hold(parac__storage_free, p);
     return p;
+}
+PARAC__HELPER void *parac__alloc_matrix(long rows, long cols, size_t elem, long *pitch)
+{
+    return parac__alloc_matrix_as(rows, cols, elem, pitch, 1);
+}
+PARAC__HELPER void *parac__alloc_matrix_unset(long rows, long cols, size_t elem, long *pitch)
+{
+    return parac__alloc_matrix_as(rows, cols, elem, pitch, 0);
 }
 
 /* The row pitch (elements) of a matrix that only kernels use: no host storage. */
