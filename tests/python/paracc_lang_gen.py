@@ -1080,6 +1080,41 @@ def stage_pyramids(prog):
     return step
 
 
+def moved_bounds(prog, srcs, dst, step, v):
+    """After a stage (drawing nothing: its numbers from v, a hash of the
+    program's text): a point producer over the first rows of a matrix
+    declared here, whose row count the host then raises, and a reader over
+    as many rows as the bound now says, which reads the producer's source
+    at its point too. Bounds of the same text are not the same value: the
+    rows the producer left are zeros (a reader recomputing the producer
+    there, or storage left unzeroed, would differ)."""
+    prog.kinds.append("moved_bounds")
+    h, c1, c2, S = 1 + v % 3, 1 + (v >> 4) % 3, (v >> 8) % 7, srcs[(v >> 12) % len(srcs)]
+    k = len(prog.body)
+    n, mv, a, b = f"n{k}", f"mv{k}", f"m{k}a", f"m{k}b"
+    prog.body.append(
+        f"    pixel parac_matrix {mv}[H][W];\n"
+        f"    int {n} = H - {h};\n"
+        f"    parac_iterator {a}(0:{n}:1; 0:W:1) {{\n"
+        f"        {mv}[{a}x][{a}y] = (pixel)(clampv({S}[{a}x][{a}y] * {prog.num(c1)} + {prog.num(c2)}));\n    }}\n"
+        f"    {n} = {n} + {h};\n"
+        f"    parac_iterator {b}(0:{n}:1; 0:W:1) {{\n"
+        f"        {dst}[{b}x][{b}y] = (pixel)(clampv({dst}[{b}x][{b}y] + {mv}[{b}x][{b}y] + {S}[{b}x][{b}y]));\n    }}\n")
+
+    def moved(p, step=step):
+        step(p)
+        lim = (p.const(-LIMIT), p.const(LIMIT))
+        X, Y = grid(p.H - h, p.W)
+        e = Env(p, X, Y)
+        m = np.zeros((p.H, p.W), np.float32 if p.flt else np.int64)
+        m[X, Y] = store(np.clip(p.arith(p.arith(e.read(S, 0, 0) * p.const(c1)) + p.const(c2)), *lim), p.dt)
+        X, Y = _full(p)
+        e = Env(p, X, Y)
+        v2 = p.arith(p.arith(e.read(dst, 0, 0) + m[X, Y]) + e.read(S, 0, 0))
+        p.mats[dst] = store(np.clip(v2, *lim), p.dt)
+    return moved
+
+
 STAGES = {"point": stage_point, "window": stage_window, "whole": stage_whole, "reduce": stage_reduce,
           "vector": stage_vector, "element": stage_element, "inplace": stage_inplace, "blocks": stage_blocks,
           "gather": stage_gather, "scatter": stage_scatter, "loop": stage_loop}
@@ -1110,6 +1145,9 @@ def draw(rng, dt=None, lead=None):
         step = STAGES[kind](prog, srcs, dst)
         if step is None:
             step = stage_point(prog, srcs, dst)
+        hashed = zlib.crc32(("moved" + "".join(prog.body[mark:])).encode())
+        if hashed % 4 == 0:
+            step = moved_bounds(prog, srcs, dst, step, hashed >> 2)
         if zlib.crc32("".join(prog.body[mark:]).encode()) % 10 < 3:
             # the stage as a function of the file, called with the plane's matrices
             # (declared ones among them: padded rows, on the device only); chosen

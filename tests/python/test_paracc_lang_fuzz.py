@@ -142,7 +142,7 @@ def test_the_cases_cover_every_construct_and_variant():
     want = {"point_expr", "point_locals", "point_loop", "point_loopcol", "reduce", "vector", "element", "inplace",
             "blocks_ewise", "blocks_product", "gather", "scatter", "scatter_own", "local_array", "loop_in_kernel", "whole_ewise", "whole_conv", "channels",
             "window_macros", "window_loops", "called", "macro_matrix", "rules_two_matrices", "rules_split",
-            "window_run_time", "window_run_time_rules", "channels_rules3d", "pyramid"}
+            "window_run_time", "window_run_time_rules", "channels_rules3d", "pyramid", "moved_bounds"}
     want |= {"window_" + op for op in gen.WINDOW_OPS}
     assert want <= seen, sorted(want - seen)
     rules = {k for s in seen if s.startswith("rule_") for k in s[5:].split("_")}
