@@ -119,7 +119,8 @@ static bool first_write(const Node *s, const Node *fn, const Obj *o, Box *b)
 /* k * e as a node (for the linear forms of bounds) */
 static Node *times(long k, Node *e)
 {
-    if (k == 1) return e;
+    if (!e || k == 1) return e;
+    if (!e->tok) return NULL; /* (a number needs a location) */
     Node *n = new_node(ND_BINARY, e->tok);
     n->op = "*";
     n->lhs = lang_int_node(e->tok, k);
@@ -149,8 +150,9 @@ static bool index_inside(Node *x, long reach, const Iterator *r, const Iterator 
         /* the reader's indices run from lb to at most ub - 1: it reads from
          * k lb + offset to k (ub - 1) + offset + reach */
         long dl, du;
-        if (!lang_constant_difference(times(a.coef, r->r[a.axis].lb), w->r[d].lb, &dl) ||
-            !lang_constant_difference(w->r[d].ub, times(a.coef, r->r[a.axis].ub), &du))
+        Node *klb = times(a.coef, r->r[a.axis].lb), *kub = times(a.coef, r->r[a.axis].ub);
+        if (!klb || !kub || !w->r[d].lb || !w->r[d].ub || !lang_constant_difference(klb, w->r[d].lb, &dl) ||
+            !lang_constant_difference(w->r[d].ub, kub, &du))
             return false;
         lo_gap = dl + a.offset;
         hi_gap = du + a.coef - 1 - a.offset - reach;

@@ -631,6 +631,8 @@ def stage_window(prog, srcs, dst):
         return step_every
     if runtime:
         d0, d1 = (h // 2) * sx, (w // 2) * sy
+        if extra_rule is not None:  # no rule here: the extra matrix's 3 x 3 sum stays inside the image
+            d0, d1 = max(d0, 1), max(d1, 1)
         cp = prog.fresh("s")
         prog.body.append(f"    int {rn} = {h // 2}, {cn} = {w // 2}; /* run-time values to paracc */\n"
                          f"    parac_iterator {cp}(0:H:1; 0:W:1) {{ {dst}[{cp}x][{cp}y] = {m}[{cp}x][{cp}y]; }}\n"
