@@ -513,54 +513,83 @@ static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, co
     print_line(p, "}");
 }
 
-/* A run of iterators in strips of rows: each stage computes, per strip, its
- * rows up to the strip's end plus its reach; if the stages do not iterate
- * the same rows (checked at run time), stage after stage as usual. Returns
- * the statements printed (border rules between the iterators included). */
+/* A run of iterators in strips of rows (absolute rows, from the stages'
+ * first): each stage computes, per strip, its rows up to the strip's end
+ * plus its reach; where a stage starts above row 0 (checked at run time),
+ * stage after stage as usual. Returns the statements printed (border rules
+ * between the iterators included). */
 int host_strip_run(PrintCtx *p, Node *s)
 {
     if (host_ocl(p) || s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
     Region *r0 = s->iter->region;
     if (r0->strip_first != r0 || r0->strip_stages < 2) return 0;
     const int n = r0->strip_stages;
+    long max_reach = 0;
+    for (Region *r = r0; r; r = r->strip_next)
+        if (r->strip_reach > max_reach) max_reach = r->strip_reach;
     print_indent(p);
     print_fmt(p, "/* %s:", p->host->file);
     int k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++)
         print_fmt(p, "%s%d", k ? "," : "", r->node->tok->line);
-    print_fmt(p, ": %d iterators in strips of rows (rows needed ahead of a strip:", n);
+    print_fmt(p, ": %d iterators in strips of rows (rows computed ahead of a strip:", n);
     for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " %ld", r->strip_reach);
     print_fmt(p, "): a strip's rows of each intermediate are read while still in cache */\n");
     print_line(p, "{");
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
-    print_line(p, "const long parac_rows = parac_sn0[0], parac_strip = parac__strip_rows();");
-    print_indent(p);
-    print_fmt(p, "const int parac_same = 1");
-    for (k = 1; k < n; k++)
-        print_fmt(p, " && parac_sf%d[0] == parac_sf0[0] && parac_sn%d[0] == parac_rows", k, k);
-    print_fmt(p, ";\n");
-    print_line(p, "if (parac_same && parac_rows > 2 * parac_strip && parac__strips_pay(parac_rows * parac_sn0[1]))");
+    /* matrices kept as rings of rows: strips no higher than their rings were made for, always */
+    Obj *folded[64];
+    int nfolded = 0;
+    for (Region *r = r0; r; r = r->strip_next)
+        for (Access *a = r->accesses; a; a = a->next) {
+            bool seen = false;
+            for (int i = 0; i < nfolded; i++) seen |= folded[i] == a->var;
+            if (a->var->fold_run == r0 && !seen && nfolded < 64) folded[nfolded++] = a->var;
+        }
+    print_line(p, "long parac_strip = parac__strip_rows();");
+    for (int i = 0; i < nfolded; i++)
+        print_line(p, "if (%s_strip < parac_strip) parac_strip = %s_strip;", folded[i]->name, folded[i]->name);
+    print_line(p, "long parac_r0 = parac_sf0[0], parac_r1 = parac_sf0[0] + parac_sn0[0], parac_bytes = 0;");
+    print_line(p, "int parac_ok = 1;");
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) {
+        print_line(p, "if (parac_sf%d[0] < parac_r0) parac_r0 = parac_sf%d[0];", k, k);
+        print_line(p, "if (parac_sf%d[0] + parac_sn%d[0] > parac_r1) parac_r1 = parac_sf%d[0] + parac_sn%d[0];", k, k, k, k);
+        print_line(p, "parac_ok = parac_ok && parac_sf%d[0] >= 0 && parac_sn%d[0] >= 0;", k, k);
+        if (r->strip_bytes > 0)
+            print_line(p, "parac_bytes += parac_sn%d[0] * parac_sn%d[1] * %ldL;", k, k, r->strip_bytes);
+    }
+    if (r0->strip_folds)
+        print_line(p, "(void)parac_ok; (void)parac_bytes;");
+    else
+        print_line(p, "if (parac_ok && parac_r1 - parac_r0 > 2 * parac_strip && parac__strips_pay(parac_bytes))");
     print_line(p, "{");
     p->indent++;
     print_line(p, "#pragma omp parallel");
     print_line(p, "{");
     p->indent++;
-    print_line(p, "long parac_done[%d] = {0};", n);
-    print_line(p, "for (long parac_r = 0; parac_r < parac_rows; parac_r += parac_strip)");
+    print_indent(p);
+    print_fmt(p, "long parac_done[%d] = {", n);
+    for (k = 0; k < n; k++) print_fmt(p, "%sparac_sf%d[0]", k ? ", " : "", k);
+    print_fmt(p, "};\n");
+    /* from low enough that each strip computes at most parac_strip rows of a stage (strips.c's rings) */
+    print_line(p, "for (long parac_r = parac_r0 - parac_strip - %ld; parac_r < parac_r1; parac_r += parac_strip)", max_reach);
     print_line(p, "{");
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) {
         print_line(p, "{");
         p->indent++;
-        print_line(p, "const long parac_to = parac_r + parac_strip + %ld < parac_rows ? parac_r + parac_strip + %ld : parac_rows;",
+        print_line(p, "const long parac_end = parac_sf%d[0] + parac_sn%d[0];", k, k);
+        print_line(p, "const long parac_to = parac_r + parac_strip + %ld < parac_end ? parac_r + parac_strip + %ld : parac_end;",
              r->strip_reach, r->strip_reach);
         print_line(p, "if (parac_to > parac_done[%d])", k);
         print_line(p, "{");
         p->indent++;
-        strip_stage_rows(p, r, k, lang_format("parac_done[%d]", k), "parac_to", true);
+        strip_stage_rows(p, r, k, lang_format("parac_done[%d] - parac_sf%d[0]", k, k),
+                         lang_format("parac_to - parac_sf%d[0]", k), true);
         print_line(p, "parac_done[%d] = parac_to;", k);
         p->indent--;
         print_line(p, "}");
@@ -573,14 +602,16 @@ int host_strip_run(PrintCtx *p, Node *s)
     print_line(p, "}");
     p->indent--;
     print_line(p, "}");
-    print_line(p, "else");
-    print_line(p, "{");
-    p->indent++;
-    k = 0;
-    for (Region *r = r0; r; r = r->strip_next, k++)
-        strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), false);
-    p->indent--;
-    print_line(p, "}");
+    if (!r0->strip_folds) {
+        print_line(p, "else");
+        print_line(p, "{");
+        p->indent++;
+        k = 0;
+        for (Region *r = r0; r; r = r->strip_next, k++)
+            strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), false);
+        p->indent--;
+        print_line(p, "}");
+    }
     p->indent--;
     print_line(p, "}");
     return r0->strip_stmts;

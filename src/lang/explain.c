@@ -120,9 +120,23 @@ void explain_program(Program *prog, FILE *o)
                 int pos = 1;
                 for (const Region *q = r->strip_first; q && q != r; q = q->strip_next) pos++;
                 fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d; its rows are "
-                           "computed %ld ahead of each strip for the stages after it (from 2^23 pixels; -fno-strips: "
+                           "computed %ld ahead of each strip for the stages after it (where the intermediates outgrow the last-level cache; -fno-strips: "
                            "stage after stage)\n", pos, r->strip_first->strip_stages, r->strip_first->node->tok->line,
                         r->strip_reach);
+                if (r == r->strip_first && r->strip_folds) {
+                    fprintf(o, "  storage folded: only the run uses");
+                    const Obj *seen[64];
+                    int nseen = 0;
+                    for (const Region *q = r; q; q = q->strip_next)
+                        for (const Access *a = q->accesses; a; a = a->next) {
+                            bool dup = false;
+                            for (int i = 0; i < nseen; i++) dup |= seen[i] == a->var;
+                            if (dup || a->var->fold_run != r || nseen == 64) continue;
+                            seen[nseen++] = a->var;
+                            fprintf(o, " %s", a->var->name);
+                        }
+                    fprintf(o, ": each kept as a ring of the rows a strip needs, not whole (-fno-fold-storage)\n");
+                }
             } else
                 fprintf(o, "  strips of rows: no (%s)\n", plan_flag(opt, opt->strips, 1)
                             ? "not with a neighbouring iterator whose rows it reads or feeds at constant offsets"

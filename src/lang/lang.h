@@ -254,6 +254,11 @@ struct Obj {
     /* a matrix parameter of a function with parac__m_NAME: host code of the
      * function (or of a callee it passes the matrix to) reads or writes it */
     bool host_used;
+    /* the C target: a declared matrix that only a run of strips uses, kept
+     * as a ring of (strip + fold_span rounded up to a power of two) rows,
+     * row x at x & NAME_mask (strips.c); fold_run: the run's first region */
+    struct Region *fold_run;
+    long fold_span;
     int id;
 };
 
@@ -508,10 +513,12 @@ typedef struct Region {
     int nfcache;
     /* the C target's strips of rows (strips.c): the run's first region (NULL:
      * not in a run), the next stage, how far ahead of a strip this stage's
-     * rows are needed; on the first region, the run's stages and statements */
+     * rows run ahead of it, the bytes per iteration it writes to matrices a
+     * later stage reads; on the first region, the run's stages and statements */
     struct Region *strip_first, *strip_next;
-    long strip_reach;
+    long strip_reach, strip_bytes;
     int strip_stages, strip_stmts;
+    bool strip_folds;  /* first region: matrices of the run kept as rings of rows (no fallback) */
     /* matrices whose atomic updates go to a copy per work-group (the C
      * target: per thread), added to the matrix once (plan_histograms.c) */
     Obj *hist[PARAC_HIST_MATS];
@@ -903,6 +910,7 @@ struct CompileOptions {
     int lane_blocks;      /* -1: by level (-O1); 0: -fno-lane-blocks (the C target's lanes around the whole body) */
     int split_clamps;     /* -1: by level (-O1); 0: -fno-split-clamps (the C target's clamps in every lane) */
     int skip_zeroing;     /* -1: by level (-O1); 0: -fno-skip-zeroing (the C target zeroes every declared matrix) */
+    int fold_storage;     /* -1: by level (-O1); 0: -fno-fold-storage (the C target's strips keep whole intermediates) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -23,6 +23,18 @@ static void print_term(PrintCtx *p, Node *e, long add)
     if (!simple) out(p, ")");
 }
 
+/* The row index of m; a matrix kept as a ring of rows (strips.c) wraps it. */
+static void print_row_term(PrintCtx *p, Obj *m, Node *e, long add)
+{
+    if (!m->fold_run) {
+        print_term(p, e, add);
+        return;
+    }
+    out(p, "(");
+    print_term(p, e, add);
+    fprintf(p->out, " & %s_mask)", m->name);
+}
+
 void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
 {
     const char *name = m->name;
@@ -34,7 +46,7 @@ void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
     if (row) { /* (m + the row's offset)[column] */
         fprintf(p->out, "(%s + %s", name, n == 3 ? "(" : "");
         fprintf(p->out, "%s", L);
-        print_term(p, e[0], add[0]);
+        print_row_term(p, m, e[0], add[0]);
         if (n == 3) {
             fprintf(p->out, " * %s_d1 + ", name);
             print_term(p, e[1], add[1]);
@@ -50,7 +62,7 @@ void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
         print_term(p, e[0], add[0]);
     } else if (n == 2) {
         fprintf(p->out, "%s", L);
-        print_term(p, e[0], add[0]);
+        print_row_term(p, m, e[0], add[0]);
         fprintf(p->out, " * %s_pitch + ", name);
         print_term(p, e[1], add[1]);
     } else {

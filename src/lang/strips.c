@@ -5,25 +5,38 @@
  * rows the next strip needs and the stage after reads them while they are
  * still in cache:
  *
- *   for every strip [r, r + S) of rows:
+ *   for every strip [r, r + S) of rows (absolute row indices):
  *       for every stage k in order:
- *           compute stage k's rows [done_k, min(rows, r + S + R_k))
+ *           compute stage k's rows [done_k, min(end_k, r + S + R_k))
  *
- * R_k, the stage's reach, is how far ahead of the strip its rows are needed:
- * the last stage's is 0, and a stage that stage j reads up to h rows ahead of
- * its own row needs R_j + h. Rows are computed once, in order, so the result
- * is the same as stage after stage. This holds when (checked here, else the
- * iterators run as before):
+ * R_k, the stage's reach, is how far ahead of the strip it runs. Stage k
+ * computes its row i in the first strip with r + S + R_k > i, so two stages
+ * p < q that touch the same row of a matrix keep their order (p's access
+ * first) when R_p + lo_p >= R_q + hi_q, lo and hi being the row offsets at
+ * which they touch it. Every pair of stages where one writes a matrix the
+ * other touches gives such a constraint (a read after a write, a write after
+ * a read, two writes), all pointing from a later stage to an earlier one, so
+ * the least reaches are found last stage first:
+ *
+ *   R_p = max(0, max over such q > p of R_q + hi_q - lo_p)
+ *
+ * Each stage's rows are computed once, in order, so the result is the
+ * same as stage after stage, whatever rows the stages iterate. This holds
+ * when (checked here, else the iterators run as before):
  *   - every stage is a 2D iterator, unit stride on rows, without reduction;
- *   - a matrix written in the run is written by one stage only and read
- *     only by later stages; if they read it, the stage writes it at its own
- *     row (row index = the row iterator) and they read it at their row plus
- *     constant offsets (windows included);
- *   - a border rule of a later stage on such a matrix reads, for rows above
- *     the image, rows 0..15, and for rows below it, rows (rows - c): rows a
- *     stage has computed by the time it is read;
- *   - at run time, every stage iterates the same rows (else stage after
- *     stage, which the generated code checks).
+ *   - a matrix written in the run is 2D; every stage writes it at its own
+ *     row only and touches it at its row plus constant offsets (windows
+ *     included); a stage that writes it reads it at its own row only;
+ *   - a border rule's value reads no matrix written in the run but the
+ *     rule's own; of that matrix, a rule for rows above the image reads
+ *     rows 0..15 and one for rows below it rows (rows - c), and the matrix
+ *     has one writer, before the rule's stage (a later writer could change
+ *     row rows - c before the reader's last rows read it). Row c read above
+ *     the image at an iteration i >= 0 is at most c rows below it: counted
+ *     as a read that far ahead. Row rows - c is read at an iteration whose
+ *     reads reach row rows or below: nearer than its farthest read. A rule
+ *     for columns reads its own row;
+ *   - at run time, every stage's first row is at least 0.
  * Border rules printed between the iterators are comments only and stay in
  * the run. */
 #include <string.h>
@@ -32,14 +45,19 @@
 
 enum { MAX_STAGES = 16, MAX_WRITTEN = 32, RULE_TOP_ROWS = 16 };
 
+/* How one stage touches one matrix written in the run. */
+typedef struct RowTouch {
+    bool used, writes;
+    long lo, hi; /* row offsets from the stage's row */
+} RowTouch;
+
 typedef struct Run {
     Region *stage[MAX_STAGES];
     int n;
-    Obj *written[MAX_WRITTEN]; /* matrices written in the run, their writer stage, */
-    int writer[MAX_WRITTEN];
-    bool own_row[MAX_WRITTEN]; /* and whether it writes them at its own row only (else no stage may read them) */
+    Obj *written[MAX_WRITTEN]; /* matrices written by the run's stages */
     int nwritten;
-    long ahead[MAX_STAGES][MAX_STAGES]; /* [j][k]: rows ahead stage j reads stage k's output; -1: none */
+    RowTouch touch[MAX_STAGES][MAX_WRITTEN];
+    long reach[MAX_STAGES];
 } Run;
 
 static int written_index(const Run *run, const Obj *m)
@@ -47,12 +65,6 @@ static int written_index(const Run *run, const Obj *m)
     for (int i = 0; i < run->nwritten; i++)
         if (run->written[i] == m) return i;
     return -1;
-}
-
-static int writer_of(const Run *run, const Obj *m)
-{
-    const int i = written_index(run, m);
-    return i < 0 ? -1 : run->writer[i];
 }
 
 static bool same_size(const Node *a, const Node *b)
@@ -64,10 +76,11 @@ static bool same_size(const Node *a, const Node *b)
     return oka && okb && va == vb;
 }
 
-/* Whether every read of a run-written matrix in the border value `v` (for a
- * row beyond the top, dir < 0, or the bottom, dir > 0) reads the rule's own
- * matrix m at a row computed by then (see the header). */
-static bool rule_value_safe(const Run *run, Obj *m, Node *v, int dir)
+/* Whether every read of a run-written matrix in the border value `v` of a
+ * rule on m for rows above the image (dir < 0), below it (dir > 0) or for
+ * columns only (dir 0) reads m at a row computed by then (see the header);
+ * *top: the highest row read above the image. */
+static bool rule_value_safe(const Run *run, Obj *m, Node *v, int dir, long *top)
 {
     if (!v) return true;
     if (v->kind == ND_INDEX) {
@@ -77,14 +90,18 @@ static bool rule_value_safe(const Run *run, Obj *m, Node *v, int dir)
             ixs[k++] = base->rhs;
             base = base->lhs;
         }
-        if (base->kind == ND_VAR && base->var && writer_of(run, base->var) >= 0) {
+        if (base->kind == ND_VAR && base->var && written_index(run, base->var) >= 0) {
             if (base->var != m || k < 1) return false;
             Node *row = ixs[k - 1];
             bool ok;
-            if (row->kind == ND_WILDCARD) return false; /* only for dir 0, not here */
-            if (dir < 0) {
+            if (dir == 0) {
+                if (row->kind != ND_WILDCARD) return false;
+            } else if (row->kind == ND_WILDCARD) {
+                return false;
+            } else if (dir < 0) {
                 const long c = const_eval(row, &ok);
                 if (!ok || c < 0 || c >= RULE_TOP_ROWS) return false;
+                if (c > *top) *top = c;
             } else {
                 if (row->kind != ND_BINARY || strcmp(row->op, "-") || !same_size(row->lhs, m->ty->dims[0]))
                     return false;
@@ -93,16 +110,16 @@ static bool rule_value_safe(const Run *run, Obj *m, Node *v, int dir)
             }
         }
         for (int i = 0; i < k; i++)
-            if (ixs[i]->kind != ND_WILDCARD && !rule_value_safe(run, m, ixs[i], dir)) return false;
+            if (ixs[i]->kind != ND_WILDCARD && !rule_value_safe(run, m, ixs[i], dir, top)) return false;
         return true;
     }
-    if (v->kind == ND_VAR && v->var && writer_of(run, v->var) >= 0) return false; /* the whole matrix */
-    if (!rule_value_safe(run, m, v->lhs, dir) || !rule_value_safe(run, m, v->rhs, dir) ||
-        !rule_value_safe(run, m, v->cond, dir) || !rule_value_safe(run, m, v->then, dir) ||
-        !rule_value_safe(run, m, v->els, dir))
+    if (v->kind == ND_VAR && v->var && written_index(run, v->var) >= 0) return false; /* the whole matrix */
+    if (!rule_value_safe(run, m, v->lhs, dir, top) || !rule_value_safe(run, m, v->rhs, dir, top) ||
+        !rule_value_safe(run, m, v->cond, dir, top) || !rule_value_safe(run, m, v->then, dir, top) ||
+        !rule_value_safe(run, m, v->els, dir, top))
         return false;
     for (Node *a = v->args; a; a = a->next)
-        if (!rule_value_safe(run, m, a, dir)) return false;
+        if (!rule_value_safe(run, m, a, dir, top)) return false;
     return true;
 }
 
@@ -113,86 +130,209 @@ static bool stage_shape_ok(const Region *r)
            it->r[1].stride == 1;
 }
 
-/* Add stage r to the run if the run stays valid (see the header). */
-static bool add_stage(Run *run, Region *r)
+static bool at_own_row(const Access *a)
 {
-    if (run->n == MAX_STAGES || !stage_shape_ok(r)) return false;
-    const int j = run->n;
-    long ahead[MAX_STAGES];
-    for (int k = 0; k < j; k++) ahead[k] = -1;
-    Obj *mine[MAX_WRITTEN];
-    bool mine_own[MAX_WRITTEN];
-    int nmine = 0;
-    for (const Access *a = r->accesses; a; a = a->next) {
-        const int wi = written_index(run, a->var), w = wi < 0 ? -1 : run->writer[wi];
-        const Affine *f = &a->aff[0];
-        const bool own_row = a->ndim == 2 && f->ok && f->axis == 0 && f->coef == 1 && a->lo[0] == 0 && a->hi[0] == 0;
-        if (a->is_write) {
-            if (w >= 0) return false; /* a second writer */
-            for (const Access *b = r->accesses; b; b = b->next) /* its own output: not read at other rows */
-                if (!b->is_write && b->var == a->var &&
-                    !(own_row && b->aff[0].ok && b->aff[0].axis == 0 && b->aff[0].coef == 1 && b->lo[0] == 0 &&
-                      b->hi[0] == 0))
-                    return false;
-            for (int k = 0; k < j; k++) /* read by an earlier stage: it would see the new values */
-                for (const Access *b = run->stage[k]->accesses; b; b = b->next)
-                    if (b->var == a->var) return false;
-            int seen = -1;
-            for (int i = 0; i < nmine; i++)
-                if (mine[i] == a->var) seen = i;
-            if (seen < 0) {
-                if (nmine == MAX_WRITTEN) return false;
-                seen = nmine++;
-                mine[seen] = a->var;
-                mine_own[seen] = true;
+    return a->ndim == 2 && a->aff[0].ok && a->aff[0].axis == 0 && a->aff[0].coef == 1 && a->lo[0] == 0 &&
+           a->hi[0] == 0;
+}
+
+/* Records how each stage touches each matrix the run writes; false where a
+ * stage touches one in a way the strips cannot order (see the header). */
+static bool record_touches(Run *run)
+{
+    run->nwritten = 0;
+    for (int k = 0; k < run->n; k++)
+        for (const Access *a = run->stage[k]->accesses; a; a = a->next)
+            if (a->is_write && written_index(run, a->var) < 0) {
+                if (run->nwritten == MAX_WRITTEN) return false;
+                run->written[run->nwritten++] = a->var;
             }
-            mine_own[seen] = mine_own[seen] && own_row;
-        } else if (w >= 0) {
-            /* a stage's rows of a matrix written elsewhere than at its rows are not known */
-            if (!run->own_row[wi] || !(f->ok && f->axis == 0 && f->coef == 1)) return false;
-            if (a->hi[0] > ahead[w]) ahead[w] = a->hi[0] < 0 ? 0 : a->hi[0];
+    memset(run->touch, 0, sizeof run->touch);
+    for (int k = 0; k < run->n; k++) {
+        for (const Access *a = run->stage[k]->accesses; a; a = a->next) {
+            const int w = written_index(run, a->var);
+            if (w < 0) continue;
+            const Affine *f = &a->aff[0];
+            if (a->ndim != 2 || !f->ok || f->axis != 0 || f->coef != 1) return false;
+            if (a->is_write && !at_own_row(a)) return false;
+            RowTouch *t = &run->touch[k][w];
+            if (!t->used) {
+                t->used = true;
+                t->lo = a->lo[0];
+                t->hi = a->hi[0];
+            }
+            if (a->lo[0] < t->lo) t->lo = a->lo[0];
+            if (a->hi[0] > t->hi) t->hi = a->hi[0];
+            t->writes |= a->is_write;
         }
+        for (int w = 0; w < run->nwritten; w++) /* its own output: read at its own row only */
+            if (run->touch[k][w].writes && (run->touch[k][w].lo != 0 || run->touch[k][w].hi != 0)) return false;
     }
-    for (int i = 0; i < r->iter->nrules; i++) {
-        const BorderRule *rule = r->iter->rules[i];
-        const int ri = rule->var ? written_index(run, rule->var) : -1;
-        if (ri >= 0 && !run->own_row[ri]) return false;
-        if (ri >= 0)
-            for (const BorderEntry *e = rule->entries; e; e = e->next)
-                if (e->side[0] != 0 && !rule_value_safe(run, rule->var, e->value, e->side[0]))
-                    return false;
-    }
-    if (run->nwritten + nmine > MAX_WRITTEN) return false;
-    for (int i = 0; i < nmine; i++) {
-        run->written[run->nwritten] = mine[i];
-        run->own_row[run->nwritten] = mine_own[i];
-        run->writer[run->nwritten++] = j;
-    }
-    for (int k = 0; k < j; k++) run->ahead[j][k] = ahead[k];
-    run->stage[run->n++] = r;
     return true;
 }
 
-/* The run that starts at statement s, recorded on its first region; returns
- * the statement after it. */
-static Node *find_run(Node *s)
+/* Whether stage k's border rules read only what the strips have computed.
+ * A rule for rows above the image that reads row c of its matrix does so
+ * at an iteration i >= 0 (checked at run time): a read at most c rows
+ * below the stage's row, counted in its touch. */
+static bool rules_ok(Run *run, int k)
+{
+    const Iterator *it = run->stage[k]->iter;
+    for (int i = 0; i < it->nrules; i++) {
+        const BorderRule *rule = it->rules[i];
+        long top = -1;
+        for (const BorderEntry *e = rule->entries; e; e = e->next) {
+            const int dir = e->side[0] < 0 ? -1 : e->side[0] > 0 ? 1 : 0;
+            if (!rule_value_safe(run, rule->var, e->value, dir, &top)) return false;
+        }
+        const int ri = rule->var ? written_index(run, rule->var) : -1;
+        if (ri >= 0 && run->touch[k][ri].used && top > run->touch[k][ri].hi) run->touch[k][ri].hi = top;
+        bool rows = false;
+        for (const BorderEntry *e = rule->entries; e; e = e->next) rows |= e->side[0] != 0;
+        if (ri < 0 || !rows) continue;
+        /* rows of its matrix past the image: one writer, before this stage */
+        int writers = 0, writer = -1;
+        for (int j = 0; j < run->n; j++)
+            if (run->touch[j][ri].writes) writers++, writer = j;
+        if (writers != 1 || writer >= k) return false;
+    }
+    return true;
+}
+
+/* The least reaches that keep every pair of touches in order (the header). */
+static void find_reaches(Run *run)
+{
+    for (int p = run->n - 1; p >= 0; p--) {
+        long reach = 0;
+        for (int q = p + 1; q < run->n; q++)
+            for (int w = 0; w < run->nwritten; w++) {
+                const RowTouch *tp = &run->touch[p][w], *tq = &run->touch[q][w];
+                if (!tp->used || !tq->used || !(tp->writes || tq->writes)) continue;
+                const long need = run->reach[q] + tq->hi - tp->lo;
+                if (need > reach) reach = need;
+            }
+        run->reach[p] = reach;
+    }
+}
+
+static bool run_valid(Run *run)
+{
+    if (!record_touches(run)) return false;
+    for (int k = 0; k < run->n; k++)
+        if (!rules_ok(run, k)) return false;
+    find_reaches(run);
+    return true;
+}
+
+/* Bytes per iteration that stage k writes to matrices a later stage reads:
+ * the intermediates the strips keep in cache. */
+static long stage_intermediate_bytes(const Run *run, int k)
+{
+    long bytes = 0;
+    for (int w = 0; w < run->nwritten; w++) {
+        if (!run->touch[k][w].writes) continue;
+        bool read_later = false;
+        for (int q = k + 1; q < run->n; q++) read_later |= run->touch[q][w].used;
+        if (!read_later) continue;
+        const Type *ty = run->written[w]->ty;
+        const size_t size = ty && ty->base ? ty_size(ty->base) : 0;
+        bytes += size ? (long)size : 4;
+    }
+    return bytes;
+}
+
+/* ---- storage folding ---------------------------------------------------
+ * A declared matrix that only the run uses, each element written before any
+ * is read (written_first.c), needs only the rows a strip touches: a ring of
+ * R rows, row x kept at x & (R - 1). Stage k touches row y at its
+ * iterations y - hi_k .. y - lo_k, which it computes in the strips whose
+ * start r lies within S of i - S - R_k (each strip computes at most S rows of
+ * a stage: the strips start low enough, emit_host_loops.c). So row y lives
+ * from position y - S - max_k(hi_k + R_k) to y - S + max_k(-lo_k - R_k); rows
+ * y and y + R never share a strip's lifetime when R >= S + span, with span
+ * = max_k(hi_k + R_k) + max_k(-lo_k - R_k). Border rules for rows (they read
+ * fixed rows of it) keep the matrix whole. */
+static bool rows_rule_on(const Run *run, const Obj *m)
+{
+    for (int k = 0; k < run->n; k++) {
+        const Iterator *it = run->stage[k]->iter;
+        for (int i = 0; i < it->nrules; i++)
+            if (it->rules[i] && it->rules[i]->var == m)
+                for (const BorderEntry *e = it->rules[i]->entries; e; e = e->next)
+                    if (e->side[0] != 0) return true;
+    }
+    return false;
+}
+
+/* The block and declarator that declare o inside n (false: none). */
+static bool find_decl(Node *n, const Obj *o, Node **block, Node **decl, int depth)
+{
+    if (!n || depth > 200) return false;
+    if (n->kind == ND_BLOCK)
+        for (Node *s = n->args; s; s = s->next) {
+            if (s->kind == ND_DECL)
+                for (Node *d = s->decls; d; d = d->next)
+                    if (d->var == o) {
+                        *block = n;
+                        *decl = d;
+                        return true;
+                    }
+            if (find_decl(s, o, block, decl, depth + 1)) return true;
+        }
+    if (n->kind == ND_ITERATOR) return false;
+    return find_decl(n->then, o, block, decl, depth + 1) || find_decl(n->els, o, block, decl, depth + 1) ||
+           (n->kind != ND_BLOCK && find_decl(n->body, o, block, decl, depth + 1));
+}
+
+static void fold_storage(const Run *run, Node *fn, Node *s, Node *last)
+{
+    for (int w = 0; w < run->nwritten; w++) {
+        Obj *m = run->written[w];
+        const Type *ty = m->ty;
+        if (!ty || ty->kind != TY_MATRIX || ty->ndim != 2 || m->is_param || m->is_global || m->is_ref ||
+            m->is_local_to_iter || m->init || m->is_small_const || m->fold_run || rows_rule_on(run, m))
+            continue;
+        Node *block = NULL, *decl = NULL;
+        if (!find_decl(fn, m, &block, &decl, 0) || !lang_written_before_read(fn, block, decl, m)) continue;
+        int inside = 0; /* every mention within the run's statements */
+        for (Node *u = s; u != last->next; u = u->next) inside += tree_mentions(u, m, 0);
+        if (inside != tree_mentions(fn, m, 0)) continue;
+        long hi = 0, lo = 0;
+        bool any = false;
+        for (int k = 0; k < run->n; k++) {
+            const RowTouch *t = &run->touch[k][w];
+            if (!t->used) continue;
+            const long h = t->hi + run->reach[k], l = -t->lo - run->reach[k];
+            if (!any || h > hi) hi = h;
+            if (!any || l > lo) lo = l;
+            any = true;
+        }
+        if (!any || hi + lo < 0 || hi + lo > (1L << 20)) continue;
+        m->fold_run = run->stage[0];
+        m->fold_span = hi + lo;
+        run->stage[0]->strip_folds = true;
+    }
+}
+
+/* The run that starts at statement s, recorded on its regions; returns the
+ * statement after it. */
+static Node *find_run(Node *s, Node *fn, bool folds)
 {
     Run run;
     memset(&run, 0, sizeof run);
     Node *last = NULL, *t = s;
     for (; t; t = t->next) {
         if (t->kind == ND_BORDER_RULE) continue;
-        if (t->kind != ND_ITERATOR || !t->iter || !add_stage(&run, t->iter->region)) break;
+        if (t->kind != ND_ITERATOR || !t->iter || run.n == MAX_STAGES || !stage_shape_ok(t->iter->region)) break;
+        run.stage[run.n++] = t->iter->region;
+        if (!run_valid(&run)) { /* a run made invalid by a stage stays so with more */
+            run.n--;
+            break;
+        }
         last = t;
     }
     if (run.n < 2) return s->next;
-    /* reaches, from the last stage back */
-    long reach[MAX_STAGES];
-    for (int k = run.n - 1; k >= 0; k--) {
-        reach[k] = 0;
-        for (int j = k + 1; j < run.n; j++)
-            if (run.ahead[j][k] >= 0 && reach[j] + run.ahead[j][k] > reach[k]) reach[k] = reach[j] + run.ahead[j][k];
-    }
+    run_valid(&run);
     int stmts = 0;
     for (Node *u = s; u != last->next; u = u->next) stmts++;
     Region *first = run.stage[0];
@@ -200,27 +340,28 @@ static Node *find_run(Node *s)
     first->strip_stmts = stmts;
     for (int k = 0; k < run.n; k++) {
         run.stage[k]->strip_first = first;
-        run.stage[k]->strip_reach = reach[k];
+        run.stage[k]->strip_reach = run.reach[k];
+        run.stage[k]->strip_bytes = stage_intermediate_bytes(&run, k);
         run.stage[k]->strip_next = k + 1 < run.n ? run.stage[k + 1] : NULL;
     }
+    if (folds) fold_storage(&run, fn, s, last);
     return last->next;
 }
-
-static void walk(Node *n)
+static void walk(Node *n, Node *fn, bool folds)
 {
     if (!n) return;
     if (n->kind == ND_BLOCK) {
         for (Node *s = n->args; s;) {
-            Node *next = s->kind == ND_ITERATOR ? find_run(s) : s->next;
-            for (Node *u = s; u != next; u = u->next) walk(u);
+            Node *next = s->kind == ND_ITERATOR ? find_run(s, fn, folds) : s->next;
+            for (Node *u = s; u != next; u = u->next) walk(u, fn, folds);
             s = next;
         }
         return;
     }
     if (n->kind == ND_ITERATOR) return; /* iterators do not nest */
-    walk(n->then);
-    walk(n->els);
-    walk(n->body);
+    walk(n->then, fn, folds);
+    walk(n->els, fn, folds);
+    walk(n->body, fn, folds);
 }
 
 void plan_strips(Program *prog)
@@ -228,5 +369,6 @@ void plan_strips(Program *prog)
     const CompileOptions *opt = prog->opt;
     if (!opt || target_has_device(opt->target) || !plan_flag(opt, opt->strips, 1)) return;
     for (Node *f = prog->top; f; f = f->next)
-        if (f->kind == ND_FUNC) walk(f->body);
+        if (f->kind == ND_FUNC)
+            walk(f->body, f->body, plan_flag(opt, opt->fold_storage, 1) && plan_flag(opt, opt->skip_zeroing, 1));
 }

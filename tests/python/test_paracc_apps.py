@@ -108,6 +108,34 @@ def test_nl_means(target, flags):
             close(got, app_refs.nl_means(img, sigma), 1e-5)
 
 
+@pytest.mark.parametrize("rows", ["1", "3", "7"])
+def test_strips_of_rows(rows, monkeypatch, tmp_path):
+    """The C target's strips of rows (forced at any size by PARAC_STRIP_ROWS):
+    harris' stages over three row ranges, stencil_chain's eight stages writing
+    two matrices in turn (each rewritten while an earlier stage's values are
+    still read), nl_means' two stages."""
+    import subprocess
+    from conftest import PARAC
+
+    if PARAC is not None:
+        paracc = os.path.join(os.path.dirname(str(PARAC)), "paracc")
+        for name, stages in (("harris", 3), ("stencil_chain", 8), ("nl_means", 2)):
+            r = subprocess.run([paracc, os.path.join(APPS, name + ".pc"), "--target", "c", "--explain",
+                                "-o", str(tmp_path / name)], capture_output=True, text=True)
+            assert r.returncode == 0, r.stderr
+            assert "strips of rows: stage 1 of %d iterators" % stages in r.stdout, name
+    monkeypatch.setenv("PARAC_STRIP_ROWS", rows)
+    rng = np.random.default_rng(11)
+    for shape in [(61, 43), (47, 70)]:
+        img = rgb(rng, shape)
+        close(program("harris", "c", ()).harris(img), app_refs.harris(img), 2e-5)
+        u16 = rng.integers(0, 65536, shape).astype(np.uint16)
+        np.testing.assert_array_equal(program("stencil_chain", "c", ()).stencil_chain(u16), app_refs.stencil_chain(u16))
+        clean = np.linspace(0, 1, shape[0] * shape[1]).reshape(shape)
+        noisy = np.clip(clean + rng.normal(0, 0.1, (3,) + shape), 0, 1).astype(np.float32)
+        close(program("nl_means", "c", ()).nl_means(noisy, sigma=0.3), app_refs.nl_means(noisy, 0.3), 1e-5)
+
+
 @pytest.mark.parametrize("target,flags", VARIANTS)
 def test_max_filter(target, flags):
     rng = np.random.default_rng(5)

@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
+#if defined(__linux__)
+#include <unistd.h>
+#endif
 #if defined(__linux__) && !defined(PARAC_NO_SPARE_STORAGE)
 #include <sys/mman.h>
 #if defined(MAP_ANONYMOUS)
@@ -127,12 +130,35 @@ PARAC__HELPER long parac__strip_rows(void)
     return 32;
 #endif
 }
-/* Whether strips pay for an iteration space of px pixels: from 2^23 (8
- * million; below, the intermediates stay in the last-level cache anyway
- * and the strips' barriers cost more), or whenever PARAC_STRIP_ROWS is set. */
-PARAC__HELPER int parac__strips_pay(long px)
+/* Rows of a ring that holds n: the power of two at or above n. */
+PARAC__HELPER long parac__ring_rows(long n)
 {
-    return parac__strip_rows_set() > 0 || px >= (1L << 23);
+    long r = 1;
+    while (r < n) r *= 2;
+    return r;
+}
+/* The last-level cache's size in bytes (32 MB where the system does not
+ * say). */
+PARAC__HELPER long parac__cache_bytes(void)
+{
+    static long bytes;
+    if (bytes == 0) {
+        long b = 0;
+#if defined(__linux__) && defined(_SC_LEVEL3_CACHE_SIZE)
+        b = sysconf(_SC_LEVEL3_CACHE_SIZE);
+        if (b <= 0) b = sysconf(_SC_LEVEL2_CACHE_SIZE);
+#endif
+        bytes = b > 0 ? b : 32L << 20;
+    }
+    return bytes;
+}
+/* Whether strips pay for a run whose stages write `bytes` of intermediates:
+ * from the last-level cache's size (below, the intermediates stay there
+ * anyway and the strips' barriers cost more), or whenever PARAC_STRIP_ROWS
+ * is set. */
+PARAC__HELPER int parac__strips_pay(long bytes)
+{
+    return parac__strip_rows_set() > 0 || bytes >= parac__cache_bytes();
 }
 #define PARAC_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define PARAC_MAX(a, b) ((a) > (b) ? (a) : (b))
