@@ -421,3 +421,98 @@ def test_stage_chains_keep_their_bits(tmp_path, case):
     assert "local-memory stages: I " in explain.stdout, explain.stdout + explain.stderr + src
     same_as_first(tmp_path, src, dt, rng, variants_of(STAGE_VARIANTS, case),
                   ((int(rng.integers(10, 90)), int(rng.integers(10, 150))), (9, 10)))
+
+
+def chain_program(rng, dt, mode):
+    """A chain of stencil stages over row and column ranges of their own, no
+    border rules: what the C target runs in strips of rows. `mode` "inside":
+    each stage reads the stage before inside the rows and columns it wrote,
+    into a matrix of its own (what storage folding keeps as rings of rows);
+    "pingpong": two matrices written in turn, each rewritten while the stage
+    before still reads it; "any": reads of any earlier matrix at any offset
+    that stays inside the image, each stage now and then reading what it
+    writes at its own point."""
+    T = TYPES[dt][0]
+    flt = dt == "f32"
+    n = int(rng.integers(2, 7))
+    if mode == "inside":
+        mats = [f"A{i}" for i in range(1, n)]
+    elif mode == "pingpong":
+        mats = ["A1", "A2"]
+    else:
+        mats = [f"A{i}" for i in range(1, int(rng.integers(2, 5)))]
+    body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n",
+            f"    {T} parac_matrix " + ", ".join(f"{m}[H][W]" for m in mats) + ";\n"]
+    box = {"I": (0, 0, 0, 0)}  # rows from the top, to the bottom, columns from the left, to the right
+    prev = "I"
+
+    def window(lo, hi, inside_lo, inside_hi, shortest):
+        """An offset and a length whose reads from [lo, N - hi) stay in [inside_lo, N - inside_hi)."""
+        ln = int(rng.integers(shortest, 4))
+        a_min, a_max = inside_lo - lo, hi - inside_hi - (ln - 1)
+        if a_min > a_max:
+            return 0, 1, False
+        return int(rng.integers(a_min, a_max + 1)), ln, True
+
+    for s in range(n):
+        last = s == n - 1
+        dst = "O" if last else mats[s] if mode == "inside" else mats[s % 2] if mode == "pingpong" else str(rng.choice(mats))
+        x, y = f"s{s}x", f"s{s}y"
+        lo, hi, clo, chi = (int(v) for v in rng.integers(0, 5, 4))
+        # (a stage reads what it writes only at its own point: paracc refuses the rest)
+        readable = sorted({"I", *box} - {dst})
+        srcs = [prev] if mode in ("inside", "pingpong") else [str(m) for m in rng.choice(readable, int(rng.integers(1, 4)))]
+        terms = []
+        for src in srcs:
+            blo, bhi, bclo, bchi = box[src] if mode != "any" else (0, 0, 0, 0)
+            if mode != "any":  # the stage's ranges follow the reads, inside the writer's box
+                lo, hi = blo + int(rng.integers(1, 4)), bhi + int(rng.integers(1, 4))
+                clo, chi = bclo + int(rng.integers(0, 3)), bchi + int(rng.integers(0, 3))
+            # (inside: windows of 2 or 3 rows, which fusion leaves to the strips)
+            a, ln, ok = window(lo, hi, blo, bhi, 2 if mode == "inside" else 1)
+            b, lc, okc = window(clo, chi, bclo, bchi, 1)
+            if not ok:  # a point on that axis, over the writer's rows
+                lo, hi, a, ln = blo, bhi, 0, 1
+            if not okc:
+                clo, chi, b, lc = bclo, bchi, 0, 1
+            if ln == 1 and lc == 1:
+                terms.append(f"{src}[{x} + {a}][{y} + {b}]" if a or b else f"{src}[{x}][{y}]")
+            else:
+                terms.append(f"parac_matrix_sum({src}[{x} + {a}:{ln}][{y} + {b}:{lc}]) / {ln * lc}{'.0f' if flt else ''}")
+        if mode == "any" and dst != "O" and dst not in srcs and rng.integers(0, 3) == 0:
+            terms.append(f"{dst}[{x}][{y}]")  # what it writes, at its own point
+        c = int(rng.integers(1, 9))
+        e = f"({' + '.join(terms)}) / {len(terms)}{'.0f' if flt else ''} + {c}"
+        body.append(f"    parac_iterator s{s}({lo}:H - {hi}; {clo}:W - {chi}) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n")
+        box[dst] = (lo, hi, clo, chi)
+        prev = dst
+    return (f'const char parac_main_dtype[] = "{dt}";\n\n'
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
+
+
+# strips of 1, 3 and 8 rows, the default height (which folded matrices use at any size), no
+# folding, no strips; OpenCL at -O2 beside them
+CHAIN_VARIANTS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "1"}), ("c", [], {"PARAC_STRIP_ROWS": "3"}),
+                  ("c", [], {"PARAC_STRIP_ROWS": "8"}), ("c", ["-fno-fold-storage"], {"PARAC_STRIP_ROWS": "3"}),
+                  ("c", ["-fno-strips"]), ("opencl", [])]
+if _have("cuda"):
+    CHAIN_VARIANTS += [("cuda", [])]
+
+
+@pytest.mark.parametrize("case", cases(9))
+def test_strip_chains_keep_their_bits(tmp_path, case):
+    """Chains of stencils over ranges of their own (strips.c: reaches from every
+    pair of stages touching a matrix, intermediates folded into rings of rows):
+    -O0's output on odd sizes, in strips of several heights."""
+    rng = np.random.default_rng(4000 + case + SEED)
+    dt = ["u8", "u16", "i32", "f32"][case % 4]
+    mode = ["inside", "pingpong", "any"][case % 3]
+    src = chain_program(rng, dt, mode)
+    (tmp_path / "p.pc").write_text(src)
+    explain = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "c", "-o",
+                              str(tmp_path / "x"), "--explain"], capture_output=True, text=True)
+    assert explain.returncode == 0, explain.stderr + src
+    if mode == "inside":  # every intermediate written once and read inside what was written
+        assert "storage folded" in explain.stdout, explain.stdout + src
+    same_as_first(tmp_path, src, dt, rng, CHAIN_VARIANTS,
+                  ((int(rng.integers(12, 90)), int(rng.integers(12, 70))), (23, 9)))
