@@ -24,9 +24,12 @@
  * same as stage after stage, whatever rows the stages iterate. This holds
  * when (checked here, else the iterators run as before):
  *   - every stage is a 2D iterator, unit stride on rows, without reduction;
- *   - a matrix written in the run is 2D; every stage writes it at its own
- *     row only and touches it at its row plus constant offsets (windows
- *     included); a stage that writes it reads it at its own row only;
+ *   - a matrix written in the run and touched by two stages or more is 2D;
+ *     every stage writes it at its own row only and touches it at its row
+ *     plus constant offsets (windows included); a stage that writes it reads
+ *     it at its own row only (a matrix one stage alone touches, such as a 3D
+ *     output, orders nothing; that stage writes it at its row, not
+ *     scattered by data);
  *   - a border rule's value reads no matrix written in the run but the
  *     rule's own; of that matrix, a rule for rows above the image reads
  *     rows 0..15 and one for rows below it rows (rows - c), and the matrix
@@ -55,6 +58,7 @@ typedef struct Run {
     Region *stage[MAX_STAGES];
     int n;
     Obj *written[MAX_WRITTEN]; /* matrices written by the run's stages */
+    bool shared[MAX_WRITTEN];  /* touched by two stages or more (else it orders nothing) */
     int nwritten;
     RowTouch touch[MAX_STAGES][MAX_WRITTEN];
     long reach[MAX_STAGES];
@@ -148,10 +152,28 @@ static bool record_touches(Run *run)
                 run->written[run->nwritten++] = a->var;
             }
     memset(run->touch, 0, sizeof run->touch);
+    for (int w = 0; w < run->nwritten; w++) {
+        int stages = 0;
+        for (int k = 0; k < run->n; k++) {
+            bool touches = false;
+            for (const Access *a = run->stage[k]->accesses; a; a = a->next) touches |= a->var == run->written[w];
+            stages += touches;
+        }
+        run->shared[w] = stages > 1;
+    }
     for (int k = 0; k < run->n; k++) {
         for (const Access *a = run->stage[k]->accesses; a; a = a->next) {
             const int w = written_index(run, a->var);
             if (w < 0) continue;
+            /* a matrix only its writer touches (a 3D output) needs no order, but is written at the
+             * stage's row (not scattered: a histogram's updates stay out of the strips) */
+            if (!run->shared[w]) {
+                bool at_row = !a->is_write;
+                for (int d = 0; d < a->ndim && !at_row; d++)
+                    at_row = a->aff[d].ok && a->aff[d].axis == 0 && a->aff[d].coef == 1 && a->lo[d] == 0 && a->hi[d] == 0;
+                if (!at_row) return false;
+                continue;
+            }
             const Affine *f = &a->aff[0];
             if (a->ndim != 2 || !f->ok || f->axis != 0 || f->coef != 1) return false;
             if (a->is_write && !at_own_row(a)) return false;
@@ -186,6 +208,7 @@ static bool rules_ok(Run *run, int k)
             if (!rule_value_safe(run, rule->var, e->value, dir, &top)) return false;
         }
         const int ri = rule->var ? written_index(run, rule->var) : -1;
+        if (ri >= 0 && !run->shared[ri]) continue; /* fires in its writer alone, if at all */
         if (ri >= 0 && run->touch[k][ri].used && top > run->touch[k][ri].hi) run->touch[k][ri].hi = top;
         bool rows = false;
         for (const BorderEntry *e = rule->entries; e; e = e->next) rows |= e->side[0] != 0;
@@ -289,7 +312,7 @@ static void fold_storage(const Run *run, Node *fn, Node *s, Node *last)
     for (int w = 0; w < run->nwritten; w++) {
         Obj *m = run->written[w];
         const Type *ty = m->ty;
-        if (!ty || ty->kind != TY_MATRIX || ty->ndim != 2 || m->is_param || m->is_global || m->is_ref ||
+        if (!run->shared[w] || !ty || ty->kind != TY_MATRIX || ty->ndim != 2 || m->is_param || m->is_global || m->is_ref ||
             m->is_local_to_iter || m->init || m->is_small_const || m->fold_run || rows_rule_on(run, m))
             continue;
         Node *block = NULL, *decl = NULL;

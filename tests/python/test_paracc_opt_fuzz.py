@@ -471,10 +471,16 @@ def chain_program(rng, dt, mode):
             # (inside: windows of 2 or 3 rows, which fusion leaves to the strips)
             a, ln, ok = window(lo, hi, blo, bhi, 2 if mode == "inside" else 1)
             b, lc, okc = window(clo, chi, bclo, bchi, 1)
-            if not ok:  # a point on that axis, over the writer's rows
-                lo, hi, a, ln = blo, bhi, 0, 1
+            # else a point on that axis (one source: over the writer's rows; "any": the stage's
+            # ranges stay, which earlier sources' windows were fitted to)
+            if not ok:
+                a, ln = 0, 1
+                if mode != "any":
+                    lo, hi = blo, bhi
             if not okc:
-                clo, chi, b, lc = bclo, bchi, 0, 1
+                b, lc = 0, 1
+                if mode != "any":
+                    clo, chi = bclo, bchi
             if ln == 1 and lc == 1:
                 terms.append(f"{src}[{x} + {a}][{y} + {b}]" if a or b else f"{src}[{x}][{y}]")
             else:
