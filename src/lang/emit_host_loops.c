@@ -515,9 +515,11 @@ static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, co
 
 /* A run of iterators in strips of rows (absolute rows, from the stages'
  * first): each stage computes, per strip, its rows up to the strip's end
- * plus its reach; where a stage starts above row 0 (checked at run time),
- * stage after stage as usual. Returns the statements printed (border rules
- * between the iterators included). */
+ * plus its reach. Where a stage starts before row 0, the rows are few or the
+ * intermediates fit the cache (checked at run time), stage after stage as
+ * usual; a run with matrices kept as rings of rows always runs in strips.
+ * Returns the statements printed (border rules between the iterators
+ * included). */
 int host_strip_run(PrintCtx *p, Node *s)
 {
     if (host_ocl(p) || s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
@@ -541,13 +543,7 @@ int host_strip_run(PrintCtx *p, Node *s)
     for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
     /* matrices kept as rings of rows: strips no higher than their rings were made for, always */
     Obj *folded[64];
-    int nfolded = 0;
-    for (Region *r = r0; r; r = r->strip_next)
-        for (Access *a = r->accesses; a; a = a->next) {
-            bool seen = false;
-            for (int i = 0; i < nfolded; i++) seen |= folded[i] == a->var;
-            if (a->var->fold_run == r0 && !seen && nfolded < 64) folded[nfolded++] = a->var;
-        }
+    const int nfolded = strips_folded(r0, folded, 64);
     print_line(p, "long parac_strip = parac__strip_rows();");
     for (int i = 0; i < nfolded; i++)
         print_line(p, "if (%s_strip < parac_strip) parac_strip = %s_strip;", folded[i]->name, folded[i]->name);

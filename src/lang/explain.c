@@ -125,16 +125,9 @@ void explain_program(Program *prog, FILE *o)
                         r->strip_reach);
                 if (r == r->strip_first && r->strip_folds) {
                     fprintf(o, "  storage folded: only the run uses");
-                    const Obj *seen[64];
-                    int nseen = 0;
-                    for (const Region *q = r; q; q = q->strip_next)
-                        for (const Access *a = q->accesses; a; a = a->next) {
-                            bool dup = false;
-                            for (int i = 0; i < nseen; i++) dup |= seen[i] == a->var;
-                            if (dup || a->var->fold_run != r || nseen == 64) continue;
-                            seen[nseen++] = a->var;
-                            fprintf(o, " %s", a->var->name);
-                        }
+                    Obj *folded[64];
+                    const int n = strips_folded(r, folded, 64);
+                    for (int i = 0; i < n; i++) fprintf(o, " %s", folded[i]->name);
                     fprintf(o, ": each kept as a ring of the rows a strip needs, not whole (-fno-fold-storage)\n");
                 }
             } else

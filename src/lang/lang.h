@@ -655,6 +655,8 @@ bool lang_written_before_read(const Node *fn, const Node *block, const Node *dec
 /* the names of the matrices declared in body that are (space-separated, into buf) */
 void lang_written_first_names(const Node *body, char *buf, size_t cap);
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
+/* strips.c: the matrices kept as rings of rows by the run whose first region is first (at most cap) */
+int strips_folded(const struct Region *first, Obj **out, int cap);
 void explain_program(Program *prog, FILE *out);   /* explain.c: --explain */
 void dump_ast(Program *prog, FILE *out);          /* dump.c: --dump= */
 void dump_hast(Program *prog, FILE *out);

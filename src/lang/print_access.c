@@ -46,7 +46,10 @@ void print_mat_index(PrintCtx *p, Obj *m, Node **e, const long *add, int n)
     if (row) { /* (m + the row's offset)[column] */
         fprintf(p->out, "(%s + %s", name, n == 3 ? "(" : "");
         fprintf(p->out, "%s", L);
-        print_row_term(p, m, e[0], add[0]);
+        if (n == 3)
+            print_term(p, e[0], add[0]); /* (a plane: rings are 2D) */
+        else
+            print_row_term(p, m, e[0], add[0]);
         if (n == 3) {
             fprintf(p->out, " * %s_d1 + ", name);
             print_term(p, e[1], add[1]);

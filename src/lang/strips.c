@@ -387,6 +387,18 @@ static void walk(Node *n, Node *fn, bool folds)
     walk(n->body, fn, folds);
 }
 
+int strips_folded(const Region *first, Obj **out, int cap)
+{
+    int n = 0;
+    for (const Region *r = first; r; r = r->strip_next)
+        for (const Access *a = r->accesses; a; a = a->next) {
+            bool seen = false;
+            for (int i = 0; i < n; i++) seen |= out[i] == a->var;
+            if (a->var->fold_run == first && !seen && n < cap) out[n++] = a->var;
+        }
+    return n;
+}
+
 void plan_strips(Program *prog)
 {
     const CompileOptions *opt = prog->opt;
