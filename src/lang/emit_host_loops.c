@@ -169,11 +169,15 @@ void host_index_var(PrintCtx *p, Iterator *it, int d, const char *base)
 
 /* The loops of one box of a region: `box` names it; `shared` says the code
  * already runs in a parallel region (strips), so the loop is only shared out. */
-static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bool shared)
+/* How a box's loops share the threads: a parallel loop of its own, the
+ * loop of a team already running, or one thread's (the strips of loops). */
+enum { LOOPS_PARALLEL, LOOPS_IN_TEAM, LOOPS_ONE_THREAD };
+
+static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, int mode)
 {
     Iterator *it = r->iter;
     int nd = it->ndim;
-    const char *par = shared ? "" : " parallel";
+    const char *par = mode == LOOPS_PARALLEL ? " parallel" : "";
     /* -O1 and up: threads over the outer axes, the last axis as SIMD lanes
      * (iterations are independent, so `omp simd` is always allowed); -O0 or
      * -fno-vectorize: every axis collapsed into one threaded loop */
@@ -194,7 +198,9 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
         }
         priv = lang_format("%s)", priv);
     }
-    if (!simd)
+    if (mode == LOOPS_ONE_THREAD) {
+        if (simd && nd == 1) print_line(p, "#pragma omp simd");
+    } else if (!simd)
         print_line(p, "#pragma omp%s for%s", par, nd > 1 ? lang_format(" collapse(%d)", nd) : "");
     else if (nd == 1)
         print_line(p, "#pragma omp%s for simd", par);
@@ -243,7 +249,7 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, bo
 
 static void omp_loops(PrintCtx *p, Region *r, bool border)
 {
-    omp_box_loops(p, r, border, border ? "parac_box[parac_b]" : "parac_box[0]", false);
+    omp_box_loops(p, r, border, border ? "parac_box[parac_b]" : "parac_box[0]", LOOPS_PARALLEL);
 }
 
 /* The C target's form of work-group histograms (plan_histograms.c): each
@@ -258,7 +264,7 @@ static void omp_histogram_loops(PrintCtx *p, Region *r)
         print_line(p, "unsigned int parac_wh%d[%ld]; /* this thread's counts of %s */", k, r->hist_n[k], r->hist[k]->name);
         print_line(p, "for (int parac_i = 0; parac_i < %ld; parac_i++) parac_wh%d[parac_i] = 0u;", r->hist_n[k], k);
     }
-    omp_box_loops(p, r, false, "parac_box[0]", true);
+    omp_box_loops(p, r, false, "parac_box[0]", LOOPS_IN_TEAM);
     for (int k = 0; k < r->nhist; k++) {
         Obj *m = r->hist[k];
         Node *e[3];
@@ -487,7 +493,7 @@ static void strip_stage_setup(PrintCtx *p, Region *r, int k)
 }
 
 /* Stage k's boxes, their rows clipped to [from, to). */
-static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, const char *to, bool shared)
+static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, const char *to, int mode)
 {
     print_line(p, "{");
     p->indent++;
@@ -503,7 +509,7 @@ static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, co
         print_line(p, "parac__box %s = parac_sb%d[%s];", cb, k, border ? "parac_b" : "0");
         print_line(p, "if (%s.lo[0] < %s) %s.lo[0] = %s;", cb, from, cb, from);
         print_line(p, "if (%s.hi[0] > %s) %s.hi[0] = %s;", cb, to, cb, to);
-        omp_box_loops(p, r, border, cb, shared);
+        omp_box_loops(p, r, border, cb, mode);
         if (border) {
             p->indent--;
             print_line(p, "}");
@@ -511,6 +517,122 @@ static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, co
     }
     p->indent--;
     print_line(p, "}");
+}
+
+/* The first statement of a loop's body that is not empty. */
+static Node *first_in_body(Node *loop)
+{
+    for (Node *t = loop->body && loop->body->kind == ND_BLOCK ? loop->body->args : NULL; t; t = t->next)
+        if (t->kind != ND_NULL_STMT) return t;
+    return NULL;
+}
+
+/* Closes n blocks opened with indent++. */
+static void close_blocks(PrintCtx *p, int n)
+{
+    while (n-- > 0) {
+        p->indent--;
+        print_line(p, "}");
+    }
+}
+
+/* The run's first region where s is the outermost loop of a nest that
+ * runs inside the run's strips (strips.c), else NULL. */
+static Region *strip_loop_run(Node *s)
+{
+    Node *l = s;
+    for (int depth = 0; depth < 16 && l && l->kind == ND_FOR; depth++) {
+        Node *only = first_in_body(l);
+        if (only && only->kind == ND_ITERATOR && only->iter && only->iter->region)
+            return only->iter->region->strip_loop == s ? only->iter->region : NULL;
+        l = only;
+    }
+    return NULL;
+}
+
+/* A loop nest whose body is a run, inside the run's strips: each thread
+ * takes strips of rows and runs every round of the loops over them, the
+ * stages computing a strip's rows plus those behind and ahead of it that
+ * the stages after them read, into rings of the thread's own (strips.c).
+ * Returns the statements printed (the loop), 0 where s is no such loop. */
+static int host_strip_loop(PrintCtx *p, Node *s)
+{
+    Region *r0 = strip_loop_run(s);
+    if (!r0) return 0;
+    Obj *folded[64];
+    const int nfolded = strips_folded(r0, folded, 64);
+    print_indent(p);
+    print_fmt(p, "/* %s:", p->host->file);
+    int k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) print_fmt(p, "%s%d", k ? "," : "", r->node->tok->line);
+    print_fmt(p, ": %d iterators in strips of rows, the loop%s of line", r0->strip_stages, r0->strip_nloops > 1 ? "s" : "");
+    Node *l = s;
+    for (int i = 0; i < r0->strip_nloops; i++) {
+        print_fmt(p, "%s %d", i ? "," : "", l->tok->line);
+        l = first_in_body(l);
+    }
+    print_fmt(p, " inside each strip: a thread runs every round over its strips (rows computed behind and ahead of "
+                 "a strip:");
+    for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " %ld/%ld", -r->strip_low, r->strip_reach);
+    print_fmt(p, "), rings of its own for");
+    for (int i = 0; i < nfolded; i++) print_fmt(p, " %s", folded[i]->name);
+    print_fmt(p, " */\n");
+    print_line(p, "{");
+    p->indent++;
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
+    print_line(p, "long parac_strip = parac__thread_strip_rows();");
+    for (int i = 0; i < nfolded; i++)
+        print_line(p, "if (%s_strip < parac_strip) parac_strip = %s_strip;", folded[i]->name, folded[i]->name);
+    print_line(p, "long parac_r0 = parac_sf0[0], parac_r1 = parac_sf0[0] + parac_sn0[0];");
+    for (k = 1; k < r0->strip_stages; k++) {
+        print_line(p, "if (parac_sf%d[0] < parac_r0) parac_r0 = parac_sf%d[0];", k, k);
+        print_line(p, "if (parac_sf%d[0] + parac_sn%d[0] > parac_r1) parac_r1 = parac_sf%d[0] + parac_sn%d[0];", k, k, k, k);
+    }
+    print_line(p, "parac_strip = parac__balanced_strip(parac_r1 - parac_r0, parac_strip);");
+    print_line(p, "const long parac_nstrips = parac_r1 > parac_r0 ? (parac_r1 - parac_r0 + parac_strip - 1) / parac_strip : 0;");
+    /* every thread its own copies of the matrices' pointers, pitches and
+     * sizes (see omp_box_loops), the rings' pointers moved to its rings */
+    const char *priv = "";
+    Obj *listed[64];
+    int nlisted = 0;
+    for (Region *r = r0; r; r = r->strip_next)
+        for (int i = 0; i < r->nmats && nlisted < 64; i++) {
+            Obj *m = r->mats[i];
+            if (obj_listed(listed, nlisted, m)) continue;
+            listed[nlisted++] = m;
+            priv = lang_format("%s%s%s, %s_pitch", priv, *priv ? ", " : "", m->name, m->name);
+            for (int d = 0; d < m->ty->ndim; d++) priv = lang_format("%s, %s_d%d", priv, m->name, d);
+        }
+    print_line(p, "#pragma omp parallel%s", *priv ? lang_format(" firstprivate(%s)", priv) : "");
+    print_line(p, "{");
+    p->indent++;
+    for (int i = 0; i < nfolded; i++)
+        print_line(p, "%s += (long)parac__thread_index() * (%s_mask + 1) * %s_pitch;", folded[i]->name, folded[i]->name,
+                   folded[i]->name);
+    print_line(p, "#pragma omp for schedule(dynamic, 1)");
+    print_line(p, "for (long parac_si = 0; parac_si < parac_nstrips; parac_si++)");
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "const long parac_r = parac_r0 + parac_si * parac_strip;");
+    l = s;
+    for (int i = 0; i < r0->strip_nloops; i++) {
+        print_loop_open(p, l);
+        l = first_in_body(l);
+    }
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) {
+        print_line(p, "{");
+        p->indent++;
+        print_line(p, "const long parac_from = parac_r - %ld, parac_to = parac_r + parac_strip + %ld;", -r->strip_low,
+                   r->strip_reach);
+        strip_stage_rows(p, r, k, lang_format("parac_from - parac_sf%d[0]", k), lang_format("parac_to - parac_sf%d[0]", k),
+                         LOOPS_ONE_THREAD);
+        close_blocks(p, 1);
+    }
+    for (int i = 0; i < r0->strip_nloops; i++) print_loop_close(p);
+    close_blocks(p, 3); /* the strips' loop, the parallel region, the run */
+    return 1;
 }
 
 /* A run of iterators in strips of rows (absolute rows, from the stages'
@@ -522,6 +644,7 @@ static void strip_stage_rows(PrintCtx *p, Region *r, int k, const char *from, co
  * included). */
 int host_strip_run(PrintCtx *p, Node *s)
 {
+    if (!host_ocl(p) && s->kind == ND_FOR) return host_strip_loop(p, s);
     if (host_ocl(p) || s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
     Region *r0 = s->iter->region;
     if (r0->strip_first != r0 || r0->strip_stages < 2) return 0;
@@ -585,26 +708,18 @@ int host_strip_run(PrintCtx *p, Node *s)
         print_line(p, "{");
         p->indent++;
         strip_stage_rows(p, r, k, lang_format("parac_done[%d] - parac_sf%d[0]", k, k),
-                         lang_format("parac_to - parac_sf%d[0]", k), true);
+                         lang_format("parac_to - parac_sf%d[0]", k), LOOPS_IN_TEAM);
         print_line(p, "parac_done[%d] = parac_to;", k);
-        p->indent--;
-        print_line(p, "}");
-        p->indent--;
-        print_line(p, "}");
+        close_blocks(p, 2);
     }
-    p->indent--;
-    print_line(p, "}");
-    p->indent--;
-    print_line(p, "}");
-    p->indent--;
-    print_line(p, "}");
+    close_blocks(p, 3); /* the strips' loop, the parallel region, the strips' branch */
     if (!r0->strip_folds) {
         print_line(p, "else");
         print_line(p, "{");
         p->indent++;
         k = 0;
         for (Region *r = r0; r; r = r->strip_next, k++)
-            strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), false);
+            strip_stage_rows(p, r, k, "0", lang_format("parac_sn%d[0]", k), LOOPS_PARALLEL);
         p->indent--;
         print_line(p, "}");
     }

@@ -165,7 +165,13 @@ void host_decl_matrix(PrintCtx *p, Node *d)
                            p->host->func && lang_written_before_read(p->host->func->body, p->host->block, d, o);
         const char *alloc = unset ? "parac__alloc_matrix_unset" : "parac__alloc_matrix";
         print_line(p, "long %s_pitch;", o->name);
-        if (o->fold_run) {
+        if (o->fold_run && o->fold_threads) {
+            /* only a run of strips with loops inside uses it: a ring per thread (strips.c) */
+            print_line(p, "const long %s_strip = parac__thread_strip_rows(), %s_mask = parac__ring_rows(%s_strip + %ld) - 1;",
+                       o->name, o->name, o->name, o->fold_span);
+            print_line(p, "%s *%s = (%s *)%s((%s_mask + 1) * parac__max_threads(), %s_d1, sizeof(%s), &%s_pitch);", T,
+                       o->name, T, alloc, o->name, o->name, T, o->name);
+        } else if (o->fold_run) {
             /* only a run of strips uses it: a ring of the rows a strip needs (strips.c) */
             print_line(p, "const long %s_strip = parac__strip_rows(), %s_mask = parac__ring_rows(%s_strip + %ld) - 1;",
                        o->name, o->name, o->name, o->fold_span);

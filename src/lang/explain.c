@@ -119,16 +119,25 @@ void explain_program(Program *prog, FILE *o)
             if (r->strip_first) {
                 int pos = 1;
                 for (const Region *q = r->strip_first; q && q != r; q = q->strip_next) pos++;
-                fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d; its rows are "
-                           "computed %ld ahead of each strip for the stages after it (where the intermediates outgrow the last-level cache; -fno-strips: "
-                           "stage after stage)\n", pos, r->strip_first->strip_stages, r->strip_first->node->tok->line,
-                        r->strip_reach);
-                if (r == r->strip_first && r->strip_folds) {
+                const Region *f = r->strip_first;
+                if (f->strip_loop)
+                    fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d with the loop%s of line "
+                               "%d inside each strip, a thread running every round over its own strips; its rows are computed "
+                               "%ld behind and %ld ahead of each strip for the stages after it (-fno-strip-loops: the loops "
+                               "around the strips)\n", pos, f->strip_stages, f->node->tok->line, f->strip_nloops > 1 ? "s" : "",
+                            f->strip_loop->tok->line, -r->strip_low, r->strip_reach);
+                else
+                    fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d; its rows are "
+                               "computed %ld ahead of each strip for the stages after it (where the intermediates outgrow the last-level cache; -fno-strips: "
+                               "stage after stage)\n", pos, f->strip_stages, f->node->tok->line, r->strip_reach);
+                if (r == f && f->strip_loop_kept) fprintf(o, "  loops inside the strips: no (%s)\n", f->strip_loop_kept);
+                if (r == f && r->strip_folds) {
                     fprintf(o, "  storage folded: only the run uses");
                     Obj *folded[64];
                     const int n = strips_folded(r, folded, 64);
                     for (int i = 0; i < n; i++) fprintf(o, " %s", folded[i]->name);
-                    fprintf(o, ": each kept as a ring of the rows a strip needs, not whole (-fno-fold-storage)\n");
+                    fprintf(o, f->strip_loop ? ": each kept as a ring per thread of the rows a strip needs, not whole (-fno-fold-storage)\n"
+                                             : ": each kept as a ring of the rows a strip needs, not whole (-fno-fold-storage)\n");
                 }
             } else
                 fprintf(o, "  strips of rows: no (%s)\n", plan_flag(opt, opt->strips, 1)

@@ -29,82 +29,6 @@
 #include "lang/fuse.h"
 #include "lang/lang.h"
 
-enum { MAX_COUNTERS = 8 };
-
-typedef struct Counters {
-    Obj *v[MAX_COUNTERS];
-    int n;
-} Counters;
-
-static bool is_counter(const Counters *c, const Obj *o)
-{
-    for (int i = 0; i < c->n; i++)
-        if (c->v[i] == o) return true;
-    return false;
-}
-
-/* The loop's own counters, each an integer its init declares with a value
- * the host can compute. */
-static bool counters_of(Node *loop, Counters *c)
-{
-    Node *init = loop->init;
-    if (!init || init->kind != ND_DECL) return false;
-    for (Node *d = init->decls; d; d = d->next) {
-        if (!d->var || !ty_is_integer(d->var->ty) || d->var->ty->kind == TY_BOOL || !d->init || d->init->kind == ND_INIT_LIST ||
-            !lang_host_value(d->init, 0) || c->n == MAX_COUNTERS)
-            return false;
-        c->v[c->n++] = d->var;
-    }
-    return c->n > 0;
-}
-
-/* inc steps counters only: v++, v--, ++v, --v, v += k, v -= k (k a host value), by commas. */
-static bool steps_counters(const Node *n, const Counters *c)
-{
-    if (!n) return false;
-    if (n->kind == ND_COMMA) return steps_counters(n->lhs, c) && steps_counters(n->rhs, c);
-    const bool inc = (n->kind == ND_POSTFIX || n->kind == ND_UNARY) && n->op &&
-                     (!strcmp(n->op, "++") || !strcmp(n->op, "--"));
-    const bool add = n->kind == ND_ASSIGN && n->op && (!strcmp(n->op, "+=") || !strcmp(n->op, "-="));
-    if (!inc && !add) return false;
-    if (!n->lhs || n->lhs->kind != ND_VAR || !is_counter(c, n->lhs->var)) return false;
-    return inc || lang_host_value(n->rhs, 0);
-}
-
-/* n assigns, or takes the address of, a counter, or assigns a scalar from
- * outside the iterator (a reduction: its rounds would add into one value). */
-static bool writes_outer_scalar(const Node *n, const Counters *c, int depth)
-{
-    if (!n) return false;
-    if (depth > 400) return true;
-    const Node *target = NULL;
-    if (n->kind == ND_ASSIGN) target = n->lhs;
-    else if ((n->kind == ND_POSTFIX || n->kind == ND_UNARY) && n->op &&
-             (!strcmp(n->op, "++") || !strcmp(n->op, "--") || !strcmp(n->op, "&")))
-        target = n->lhs;
-    if (target && target->kind == ND_VAR && target->var &&
-        (is_counter(c, target->var) || (!target->var->is_local_to_iter && target->var->ty &&
-                                        target->var->ty->kind != TY_MATRIX)))
-        return true;
-    NodeKids k = {.n = (Node *)n};
-    for (Node *x; (x = lang_next_kid(&k));)
-        if (writes_outer_scalar(x, c, depth + 1)) return true;
-    return false;
-}
-
-/* v is mentioned in a window's indices (in_window: n is inside one). */
-static bool counter_in_window(const Node *n, const Obj *v, bool in_window, int depth)
-{
-    if (!n) return false;
-    if (depth > 400) return true;
-    if (in_window && n->kind == ND_VAR && n->var == v) return true;
-    if (n->kind == ND_WINDOW || n->kind == ND_SLICE) in_window = true;
-    NodeKids k = {.n = (Node *)n};
-    for (Node *x; (x = lang_next_kid(&k));)
-        if (counter_in_window(x, v, in_window, depth + 1)) return true;
-    return false;
-}
-
 /* Every mention of m in n is an element at it's own point (its axes in
  * order, other indices constants); their number. -1: another mention. */
 static int own_mentions(const Node *n, const Obj *m, const Iterator *it, int depth)
@@ -137,13 +61,13 @@ static int own_mentions(const Node *n, const Obj *m, const Iterator *it, int dep
 }
 
 /* Why `loop` cannot run inside its iterator's kernel (NULL: it can). */
-static const char *why_not(Node *loop, Node *stmt, Counters *c)
+static const char *why_not(Node *loop, Node *stmt, LoopCounters *c)
 {
     Iterator *it = stmt->iter;
     if (!it || !it->body || it->iter_element || it->choice) return "not a plain iterator";
-    if (!counters_of(loop, c)) return "its init does not declare integer counters of host values";
+    if (!lang_loop_counters_of(loop, c)) return "its init does not declare integer counters of host values";
     if (!loop->cond || !lang_host_value(loop->cond, 0)) return "its condition is not a host value";
-    if (!steps_counters(loop->inc, c)) return "its step does not step its counters";
+    if (!lang_loop_steps_counters(loop->inc, c)) return "its step does not step its counters";
     for (int d = 0; d < it->ndim; d++)
         for (int i = 0; i < c->n; i++)
             if (tree_mentions(it->r[d].lb, c->v[i], 0) || tree_mentions(it->r[d].ub, c->v[i], 0))
@@ -154,8 +78,8 @@ static const char *why_not(Node *loop, Node *stmt, Counters *c)
      * into, a form not yet run with loops inside) */
     if (it->nrules) return "the iterator has border rules";
     for (int i = 0; i < c->n; i++)
-        if (counter_in_window(it->body, c->v[i], false, 0)) return "a window's place or length depends on it";
-    if (writes_outer_scalar(it->body, c, 0)) return "the iterator assigns a host scalar";
+        if (lang_counter_in_window(it->body, c->v[i], false, 0)) return "a window's place or length depends on it";
+    if (lang_writes_outer_scalar(it->body, c, 0)) return "the iterator assigns a host scalar";
     Touch t = {0};
     tree_touches(it->body, &t, 0);
     if (t.overflow) return "the iterator touches too many matrices";
@@ -190,7 +114,7 @@ static Node *only_iterator(Node *body)
     return found;
 }
 
-static void move_loop(Node **link, Node *stmt, const Counters *c)
+static void move_loop(Node **link, Node *stmt, const LoopCounters *c)
 {
     Node *loop = *link;
     Iterator *it = stmt->iter;
@@ -226,7 +150,7 @@ static void loops_in(Node **link, int depth)
     loops_in(&n->body, depth + 1); /* inner loops first: a nest moves whole */
     if (n->kind != ND_FOR) return;
     Node *stmt = only_iterator(n->body);
-    Counters c = {0};
+    LoopCounters c = {0};
     if (!stmt) return;
     const char *why = why_not(n, stmt, &c);
     if (!why) move_loop(link, stmt, &c);

@@ -259,6 +259,7 @@ struct Obj {
      * row x at x & NAME_mask (strips.c); fold_run: the run's first region */
     struct Region *fold_run;
     long fold_span;
+    bool fold_threads; /* a ring per thread (strips.c: loops inside strips) */
     int id;
 };
 
@@ -519,6 +520,13 @@ typedef struct Region {
     long strip_reach, strip_bytes;
     int strip_stages, strip_stmts;
     bool strip_folds;  /* first region: matrices of the run kept as rings of rows (no fallback) */
+    /* first region of a run that is a loop nest's whole body, run with the
+     * loops inside each strip (strips.c): the outermost loop, its depth;
+     * every stage: how far behind a strip's first row it starts (<= 0) */
+    Node *strip_loop;
+    int strip_nloops;
+    long strip_low;
+    const char *strip_loop_kept; /* first region: why the loop around the run stays around it (--explain) */
     /* matrices whose atomic updates go to a copy per work-group (the C
      * target: per thread), added to the matrix once (plan_histograms.c) */
     Obj *hist[PARAC_HIST_MATS];
@@ -652,6 +660,9 @@ void plan_lane_clamps(const Program *prog, Region *r, Node **rest, int nrest); /
  * function whose body is fn, is written before any is read (its storage
  * needs no zeroing; the C target from -O1) */
 bool lang_written_before_read(const Node *fn, const Node *block, const Node *decl, const Obj *o);
+/* the same from statement s on (s and the statements after it in its block):
+ * the first that mentions o writes a box of it, the rest read inside it */
+bool lang_written_first_from(const Node *fn, const Node *s, const Obj *o);
 /* the names of the matrices declared in body that are (space-separated, into buf) */
 void lang_written_first_names(const Node *body, char *buf, size_t cap);
 void plan_strips(Program *prog);                  /* strips.c: the C target's strips of rows */
@@ -756,6 +767,22 @@ bool node_mentions_except(Node *n, Obj *var, Node *const *skip, int nskip);
 bool stmt_has_iterator(Node *n);
 /* n or anything in it leaves the iteration (break, continue, goto, return, a label) */
 bool lang_any_jump(const Node *n);
+/* loop_counters.c: a host for loop whose counters only its header steps */
+enum { MAX_LOOP_COUNTERS = 8 };
+typedef struct LoopCounters {
+    Obj *v[MAX_LOOP_COUNTERS];
+    int n;
+} LoopCounters;
+bool lang_is_counter(const LoopCounters *c, const Obj *o);
+/* the loop's init declares its counters: integers of host values */
+bool lang_loop_counters_of(Node *loop, LoopCounters *c);
+/* n (a loop's step) steps counters only: v++, v--, v += k, v -= k (k a host value), by commas */
+bool lang_loop_steps_counters(const Node *n, const LoopCounters *c);
+/* n assigns, or takes the address of, a counter, or assigns a scalar from
+ * outside the iterator (a reduction: its rounds would add into one value) */
+bool lang_writes_outer_scalar(const Node *n, const LoopCounters *c, int depth);
+/* v is mentioned in a window's indices (in_window: n is inside one) */
+bool lang_counter_in_window(const Node *n, const Obj *v, bool in_window, int depth);
 
 /* ---- border_rules.c: the rules an iterator reads through ---------------- */
 /* it reads through `rule` alone (NULL: none) */
@@ -913,6 +940,7 @@ struct CompileOptions {
     int split_clamps;     /* -1: by level (-O1); 0: -fno-split-clamps (the C target's clamps in every lane) */
     int skip_zeroing;     /* -1: by level (-O1); 0: -fno-skip-zeroing (the C target zeroes every declared matrix) */
     int fold_storage;     /* -1: by level (-O1); 0: -fno-fold-storage (the C target's strips keep whole intermediates) */
+    int strip_loops;      /* -1: by level (-O1); 0: -fno-strip-loops (the C target: host loops around a run stay outside its strips) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

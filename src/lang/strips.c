@@ -370,21 +370,269 @@ static Node *find_run(Node *s, Node *fn, bool folds)
     if (folds) fold_storage(&run, fn, s, last);
     return last->next;
 }
-static void walk(Node *n, Node *fn, bool folds)
+/* ---- host loops inside the strips ------------------------------------------
+ * A loop nest whose body is a run (nl_means: 49 offsets of three stages)
+ * runs the run's strips around the loops instead:
+ *
+ *   for every strip [r, r + S) of rows, a thread each (omp for):
+ *       for the loops' rounds:
+ *           for every stage k: its rows [r + L_k, r + S + R_k)
+ *
+ * so that what the rounds carry from one to the next (acc, added to at
+ * every round) stays in a thread's cache, where the loops around the strips
+ * streamed it through memory at every round. A strip's rounds run on one
+ * thread without waiting for any other; the strips may therefore compute
+ * rows of an intermediate that a neighbouring strip computes too (R_k ahead,
+ * -L_k behind), each in storage of its own. The result is the same as the
+ * loops around the run when every matrix the run writes is either
+ *   - private: declared, mentioned only in the run, written whole by its
+ *     first stage before the later ones read inside it (written_first.c), by
+ *     that stage alone, without border rules. A ring per thread of S plus
+ *     its span of rows; its writer computes the rows its readers read in
+ *     the same strip and round (R_p >= R_q + hi_q, L_p <= L_q + lo_q), so
+ *     what it held before never counts;
+ *   - or carried: every mention in the run an element whose index of one
+ *     place (the same for all) is the stage's row itself, the stages that
+ *     touch it computing exactly the strip's rows (R = L = 0). Every row
+ *     then belongs to one strip, and the rounds touch it in their order,
+ *     stages in theirs, as the loops around the run did; no two threads
+ *     touch the same element;
+ * and the loops' counters are integers that only their headers step (their
+ * rounds are the same inside every strip), no stage assigns a host scalar
+ * or jumps, the stages' spaces do not depend on the counters, no window
+ * moves with them and no index of a matrix the run writes reads them, and
+ * border rules are only about matrices the run does not write, their
+ * values reading none. */
+enum { MAX_NEST = 8, W_PRIVATE = 1, W_CARRIED = 2 };
+
+typedef struct Nest {
+    Node *loop[MAX_NEST];
+    int n;
+    Node *first_stmt, *last_stmt; /* the run's statements in the innermost body */
+    Region *first;
+} Nest;
+
+/* The loops from `loop` in, each body only the next loop or, innermost, a
+ * whole run. */
+static bool nest_of(Node *loop, Nest *nest)
+{
+    nest->n = 0;
+    for (Node *l = loop;;) {
+        if (!l || l->kind != ND_FOR || nest->n == MAX_NEST) return false;
+        nest->loop[nest->n++] = l;
+        Node *b = l->body;
+        if (!b || b->kind != ND_BLOCK) return false;
+        Node *only = NULL;
+        int count = 0;
+        for (Node *s = b->args; s; s = s->next)
+            if (s->kind != ND_NULL_STMT) {
+                if (!only) only = s;
+                count++;
+            }
+        if (only && only->kind == ND_FOR && count == 1) {
+            l = only;
+            continue;
+        }
+        if (!only || only->kind != ND_ITERATOR || !only->iter || !only->iter->region) return false;
+        Region *r = only->iter->region;
+        int stmts = 0;
+        Node *last = only;
+        for (Node *s = only; s; s = s->next) stmts++, last = s;
+        if (r->strip_first != r || stmts != r->strip_stmts) return false;
+        nest->first_stmt = only;
+        nest->last_stmt = last;
+        nest->first = r;
+        return true;
+    }
+}
+
+/* Some index of a matrix the run writes mentions a counter. */
+static bool counter_in_written_index(Node *n, const Run *run, const LoopCounters *c, int depth)
+{
+    if (!n) return false;
+    if (depth > 400) return true;
+    if ((n->kind == ND_MAT_ELEM || n->kind == ND_WINDOW) && n->var && written_index(run, n->var) >= 0)
+        for (int i = 0; i < c->n; i++)
+            if (tree_mentions(n, c->v[i], 0)) return true;
+    NodeKids k = {.n = n};
+    for (Node *x; (x = lang_next_kid(&k));)
+        if (counter_in_written_index(x, run, c, depth + 1)) return true;
+    return false;
+}
+
+/* Every mention of m in n is an element whose index at place *place is
+ * it's row (*place: -1 until the first). */
+static bool at_row_place(const Node *n, const Obj *m, const Iterator *it, int *place, int depth)
+{
+    if (!n) return true;
+    if (depth > 400) return false;
+    if ((n->kind == ND_VAR || n->kind == ND_WINDOW) && n->var == m) return false;
+    if (n->kind == ND_BORDER_RULE && n->rule && n->rule->var == m) return false;
+    if (n->kind == ND_MAT_ELEM && n->var == m) {
+        if (!m->ty || n->nidx != m->ty->ndim) return false;
+        int at = -1;
+        for (int i = 0; i < n->nidx && at < 0; i++) {
+            const Node *x = n->idx[i];
+            if (x && x->kind == ND_ITER_INDEX && x->iter == it && x->axis == 0) at = i;
+        }
+        if (at < 0 || (*place >= 0 && at != *place)) return false;
+        *place = at;
+    }
+    NodeKids k = {.n = (Node *)n};
+    for (Node *x; (x = lang_next_kid(&k));)
+        if (!at_row_place(x, m, it, place, depth + 1)) return false;
+    return true;
+}
+
+static bool private_matrix(const Run *run, int w, Node *fn, const Nest *nest)
+{
+    Obj *m = run->written[w];
+    const Type *ty = m->ty;
+    if (!ty || ty->kind != TY_MATRIX || ty->ndim != 2 || m->is_param || m->is_global || m->is_ref ||
+        m->is_local_to_iter || m->init || m->is_small_const || rows_rule_on(run, m))
+        return false;
+    int inside = 0;
+    for (Node *u = nest->first_stmt; u != nest->last_stmt->next; u = u->next) inside += tree_mentions(u, m, 0);
+    if (inside != tree_mentions(fn, m, 0) || !lang_written_first_from(fn, nest->first_stmt, m)) return false;
+    int writers = 0;
+    for (int k = 0; k < run->n; k++) {
+        writers += run->touch[k][w].writes;
+        const Iterator *it = run->stage[k]->iter;
+        for (int i = 0; i < it->nrules; i++)
+            if (it->rules[i] && it->rules[i]->var == m) return false;
+    }
+    return writers <= 1; /* (unshared: touches not recorded, its one writer writes it whole) */
+}
+
+static bool carried_matrix(const Run *run, int w)
+{
+    int place = -1;
+    for (int k = 0; k < run->n; k++)
+        if (!at_row_place(run->stage[k]->iter->body, run->written[w], run->stage[k]->iter, &place, 0)) return false;
+    return true;
+}
+
+/* Why the nest cannot run inside the run's strips (NULL: it can); fills
+ * the stages' reaches and the written matrices' kinds. */
+static const char *loop_strips_why_not(Run *run, const Nest *nest, Node *fn, long *low, long *reach, int *kind)
+{
+    LoopCounters c = {0};
+    for (int i = 0; i < nest->n; i++) {
+        Node *l = nest->loop[i];
+        if (!lang_loop_counters_of(l, &c) || !l->cond || !lang_host_value(l->cond, 0) ||
+            !lang_loop_steps_counters(l->inc, &c))
+            return "a loop's counters are not integers that only its header steps by host values";
+    }
+    for (int k = 0; k < run->n; k++) {
+        const Iterator *it = run->stage[k]->iter;
+        for (int d = 0; d < it->ndim; d++)
+            for (int i = 0; i < c.n; i++)
+                if (tree_mentions(it->r[d].lb, c.v[i], 0) || tree_mentions(it->r[d].ub, c.v[i], 0))
+                    return "a stage's space depends on a counter";
+        if (lang_any_jump(it->body)) return "a stage jumps";
+        if (lang_writes_outer_scalar(it->body, &c, 0)) return "a stage assigns a host scalar";
+        for (int i = 0; i < c.n; i++)
+            if (lang_counter_in_window(it->body, c.v[i], false, 0)) return "a window moves with a counter";
+        if (counter_in_written_index(it->body, run, &c, 0)) return "an index of a matrix the run writes reads a counter";
+        for (int i = 0; i < it->nrules; i++) {
+            const BorderRule *rule = it->rules[i];
+            if (!rule) continue;
+            if (rule->var && written_index(run, rule->var) >= 0) return "a border rule is about a matrix the run writes";
+            for (const BorderEntry *e = rule->entries; e; e = e->next)
+                for (int w = 0; w < run->nwritten; w++)
+                    if (tree_mentions(e->value, run->written[w], 0)) return "a border rule reads a matrix the run writes";
+        }
+    }
+    for (int w = 0; w < run->nwritten; w++) {
+        kind[w] = private_matrix(run, w, fn, nest) ? W_PRIVATE : carried_matrix(run, w) ? W_CARRIED : 0;
+        if (!kind[w])
+            return lang_format("%s is neither the run's alone, written before read, nor touched at each stage's own row only",
+                               run->written[w]->name);
+    }
+    /* the least reaches: a private matrix's writer computes the rows its readers read */
+    for (int p = run->n - 1; p >= 0; p--) {
+        long lo = 0, hi = 0;
+        for (int w = 0; w < run->nwritten; w++) {
+            if (kind[w] != W_PRIVATE || !run->touch[p][w].writes) continue;
+            for (int q = p + 1; q < run->n; q++) {
+                const RowTouch *t = &run->touch[q][w];
+                if (!t->used) continue;
+                if (reach[q] + t->hi > hi) hi = reach[q] + t->hi;
+                if (low[q] + t->lo < lo) lo = low[q] + t->lo;
+            }
+        }
+        reach[p] = hi;
+        low[p] = lo;
+    }
+    for (int w = 0; w < run->nwritten; w++)
+        for (int k = 0; k < run->n && kind[w] == W_CARRIED; k++) {
+            bool touches = false;
+            for (const Access *a = run->stage[k]->accesses; a; a = a->next) touches |= a->var == run->written[w];
+            if (touches && (reach[k] || low[k]))
+                return lang_format("a stage that touches %s, which the rounds carry, computes rows beyond its strip for the stages after it",
+                                   run->written[w]->name);
+        }
+    return NULL;
+}
+
+static void plan_loop_strips(Node *loop, Node *fn)
+{
+    Nest nest;
+    if (!nest_of(loop, &nest)) return;
+    Run run;
+    memset(&run, 0, sizeof run);
+    for (Region *r = nest.first; r && run.n < MAX_STAGES; r = r->strip_next) run.stage[run.n++] = r;
+    if (!run_valid(&run)) return;
+    long low[MAX_STAGES] = {0}, reach[MAX_STAGES] = {0};
+    int kind[MAX_WRITTEN] = {0};
+    const char *why = loop_strips_why_not(&run, &nest, fn, low, reach, kind);
+    Region *first = nest.first;
+    if (why) {
+        if (!first->strip_loop) first->strip_loop_kept = lang_format("the loop of line %d: %s", loop->tok->line, why);
+        return;
+    }
+    first->strip_loop = loop;
+    first->strip_nloops = nest.n;
+    first->strip_loop_kept = NULL;
+    for (int k = 0; k < run.n; k++) {
+        run.stage[k]->strip_reach = reach[k];
+        run.stage[k]->strip_low = low[k];
+    }
+    first->strip_folds = false;
+    for (int w = 0; w < run.nwritten; w++) {
+        Obj *m = run.written[w];
+        if (m->fold_run == first) m->fold_run = NULL, m->fold_span = 0, m->fold_threads = false;
+        if (kind[w] != W_PRIVATE) continue;
+        long hi = 0, lo = 0;
+        for (int k = 0; k < run.n; k++) {
+            const RowTouch *t = &run.touch[k][w];
+            if (!t->used) continue;
+            if (t->hi + reach[k] > hi) hi = t->hi + reach[k];
+            if (t->lo + low[k] < lo) lo = t->lo + low[k];
+        }
+        m->fold_run = first;
+        m->fold_span = hi - lo;
+        m->fold_threads = true;
+        first->strip_folds = true;
+    }
+}
+
+static void walk(Node *n, Node *fn, bool folds, bool loops)
 {
     if (!n) return;
     if (n->kind == ND_BLOCK) {
         for (Node *s = n->args; s;) {
             Node *next = s->kind == ND_ITERATOR ? find_run(s, fn, folds) : s->next;
-            for (Node *u = s; u != next; u = u->next) walk(u, fn, folds);
+            for (Node *u = s; u != next; u = u->next) walk(u, fn, folds, loops);
             s = next;
         }
         return;
     }
     if (n->kind == ND_ITERATOR) return; /* iterators do not nest */
-    walk(n->then, fn, folds);
-    walk(n->els, fn, folds);
-    walk(n->body, fn, folds);
+    walk(n->then, fn, folds, loops);
+    walk(n->els, fn, folds, loops);
+    walk(n->body, fn, folds, loops);
+    if (n->kind == ND_FOR && loops) plan_loop_strips(n, fn); /* inner loops first: a nest extends outwards */
 }
 
 int strips_folded(const Region *first, Obj **out, int cap)
@@ -405,5 +653,7 @@ void plan_strips(Program *prog)
     if (!opt || target_has_device(opt->target) || !plan_flag(opt, opt->strips, 1)) return;
     for (Node *f = prog->top; f; f = f->next)
         if (f->kind == ND_FUNC)
-            walk(f->body, f->body, plan_flag(opt, opt->fold_storage, 1) && plan_flag(opt, opt->skip_zeroing, 1));
+            walk(f->body, f->body, plan_flag(opt, opt->fold_storage, 1) && plan_flag(opt, opt->skip_zeroing, 1),
+                 plan_flag(opt, opt->strip_loops, 1) && plan_flag(opt, opt->fold_storage, 1) &&
+                     plan_flag(opt, opt->skip_zeroing, 1));
 }

@@ -251,9 +251,14 @@ bool lang_written_before_read(const Node *fn, const Node *block, const Node *dec
             }
         }
     }
-    if (!s) return false;
+    return s && lang_written_first_from(fn, s->next, o);
+}
+
+bool lang_written_first_from(const Node *fn, const Node *s, const Obj *o)
+{
+    if (!o || !o->ty || o->ty->kind != TY_MATRIX || o->is_ref || o->init) return false;
     Box b;
-    for (s = s->next; s; s = s->next) {
+    for (; s; s = s->next) {
         if (first_write(s, fn, o, &b)) break;
         if (stmt_mentions(s, o) || stmt_jumps(s)) return false;
     }

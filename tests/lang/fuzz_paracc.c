@@ -29,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* -O2 with every optimisation at its level's default (0 would switch each off) */
         opt.vectorize = opt.merge_stores = opt.vector_loads = opt.restrict_ptrs = -1;
         opt.fuse = opt.fuse_stencils = opt.one_launch = opt.strips = opt.local_memory = opt.search_variants = opt.if_convert = -1;
-        opt.fold_reductions = opt.merge_launches = opt.stage_stencils = opt.whole_items = opt.work_group_histograms = opt.local_arrays = opt.loops_in_kernels = opt.lane_blocks = opt.split_clamps = opt.skip_zeroing = opt.fold_storage = -1;
+        opt.fold_reductions = opt.merge_launches = opt.stage_stencils = opt.whole_items = opt.work_group_histograms = opt.local_arrays = opt.loops_in_kernels = opt.lane_blocks = opt.split_clamps = opt.skip_zeroing = opt.fold_storage = opt.strip_loops = -1;
         opt.base_name = "fuzz";
         lang_compile(&file, &opt, sink, sink);
         lang_reset();

@@ -38,7 +38,7 @@ static int compile_once(SourceFile *file, Target target, long k, int *failed, in
     opt.opt_level = 2;
     opt.vectorize = opt.merge_stores = opt.vector_loads = opt.restrict_ptrs = opt.fuse = opt.fuse_stencils = -1;
     opt.one_launch = opt.strips = opt.if_convert = opt.local_memory = opt.search_variants = -1;
-    opt.fold_reductions = opt.merge_launches = opt.stage_stencils = opt.whole_items = opt.work_group_histograms = opt.local_arrays = opt.loops_in_kernels = opt.lane_blocks = opt.split_clamps = opt.skip_zeroing = opt.fold_storage = -1;
+    opt.fold_reductions = opt.merge_launches = opt.stage_stencils = opt.whole_items = opt.work_group_histograms = opt.local_arrays = opt.loops_in_kernels = opt.lane_blocks = opt.split_clamps = opt.skip_zeroing = opt.fold_storage = opt.strip_loops = -1;
     opt.base_name = "oom";
     lang_diag.out = m;
     lang_alloc_fail_after(k);

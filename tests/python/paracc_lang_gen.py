@@ -972,8 +972,9 @@ def stage_loop(prog, srcs, dst):
     a stage over a wider space, the source moved by the round, and an
     iterator that adds it at two offsets and the round to its own element:
     on the device targets the stage is computed in local memory and the
-    loop runs inside the kernel (fuse_loops.c), on the C target the loop
-    stays on the host."""
+    loop runs inside the kernel (fuse_loops.c), on the C target inside the
+    two iterators' strips of rows, a thread running every round over its own
+    strips (strips.c)."""
     prog.kinds.append("loop_in_kernel")
     a = prog.pick(srcs)
     d, it0, ite, itr, k = prog.fresh("wide"), prog.fresh("l"), prog.fresh("l"), prog.fresh("l"), prog.fresh("k")

@@ -130,6 +130,36 @@ PARAC__HELPER long parac__strip_rows(void)
     return 32;
 #endif
 }
+/* Rows per strip where each thread runs loops over strips of its own (C
+ * target, strips.c): 32 (PARAC_STRIP_ROWS where set). */
+PARAC__HELPER long parac__thread_strip_rows(void)
+{
+    return parac__strip_rows_set() > 0 ? parac__strip_rows_set() : 32;
+}
+PARAC__HELPER long parac__max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+PARAC__HELPER long parac__thread_index(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}
+/* Strips of at most `strip` rows, halved (down to 8) until every thread
+ * has two of the `rows` (unless PARAC_STRIP_ROWS sets them). */
+PARAC__HELPER long parac__balanced_strip(long rows, long strip)
+{
+    if (parac__strip_rows_set() > 0) return strip;
+    while (strip > 8 && rows < 2 * parac__max_threads() * strip) strip /= 2;
+    return strip;
+}
 /* Rows of a ring that holds n: the power of two at or above n. */
 PARAC__HELPER long parac__ring_rows(long n)
 {
