@@ -399,7 +399,8 @@ static Node *find_run(Node *s, Node *fn, bool folds)
  *     touch the same element;
  * and the loops' counters are integers that only their headers step (their
  * rounds are the same inside every strip), no stage assigns a host scalar
- * or jumps, the stages' spaces do not depend on the counters, no window
+ * or jumps, the stages' spaces are of host scalars and constants (worked
+ * out once for all rounds) other than the counters, no window
  * moves with them and no index of a matrix the run writes reads them, and
  * border rules are only about matrices the run does not write, their
  * values reading none. */
@@ -525,10 +526,14 @@ static const char *loop_strips_why_not(Run *run, const Nest *nest, Node *fn, lon
     }
     for (int k = 0; k < run->n; k++) {
         const Iterator *it = run->stage[k]->iter;
-        for (int d = 0; d < it->ndim; d++)
+        for (int d = 0; d < it->ndim; d++) {
             for (int i = 0; i < c.n; i++)
                 if (tree_mentions(it->r[d].lb, c.v[i], 0) || tree_mentions(it->r[d].ub, c.v[i], 0))
                     return "a stage's space depends on a counter";
+            /* (worked out once for all rounds: no calls) */
+            if (!lang_host_value(it->r[d].lb, 0) || !lang_host_value(it->r[d].ub, 0))
+                return "a stage's space is not of host scalars and constants";
+        }
         if (lang_any_jump(it->body)) return "a stage jumps";
         if (lang_writes_outer_scalar(it->body, &c, 0)) return "a stage assigns a host scalar";
         for (int i = 0; i < c.n; i++)

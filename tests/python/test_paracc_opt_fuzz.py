@@ -382,8 +382,11 @@ def edges_program(rng, dt):
         if src == "O":  # O at its own element: another row of O, which this iterator writes, would be refused
             other = at  # (rows 0 and H - 1 are apart only when H > 1: paracc does not assume it)
         body.append(f"    parac_iterator {it}({lo}:{n} - {hi}:1) {{\n        O{at} = ({T})({src}{other} / 2 + {k + 1});\n    }}\n")
+    if looped:
+        body.append("    }\n")
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
-            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n"), \
+        looped and not offset_read
 
 
 EDGE_VARIANTS = [v for v in VARIANTS if len(v) == 2 and v[1] in ([], ["-O0"])]
@@ -431,10 +434,20 @@ def chain_program(rng, dt, mode):
     "pingpong": two matrices written in turn, each rewritten while the stage
     before still reads it; "any": reads of any earlier matrix at any offset
     that stays inside the image, each stage now and then reading what it
-    writes at its own point."""
+    writes at its own point; "loop": "inside"'s chain in a host loop of 1 to
+    4 rounds, its first stage adding the counter, its last adding to O at
+    its own point (what the C target runs inside its strips, a thread over
+    its own strips), now and then a stage before the last reading O at an
+    offset (which keeps the loop around the strips). Returns the text and
+    whether the loop may run inside the strips."""
     T = TYPES[dt][0]
     flt = dt == "f32"
     n = int(rng.integers(2, 7))
+    looped = mode == "loop"
+    if looped:
+        mode = "inside"
+        rounds = int(rng.integers(1, 5))
+        offset_read = n > 2 and rng.integers(0, 3) == 0
     if mode == "inside":
         mats = [f"A{i}" for i in range(1, n)]
     elif mode == "pingpong":
@@ -443,6 +456,8 @@ def chain_program(rng, dt, mode):
         mats = [f"A{i}" for i in range(1, int(rng.integers(2, 5)))]
     body = [f"    {T} parac_matrix &I[H][W] = in_data;\n", f"    {T} parac_matrix &O[H][W] = out_data;\n",
             f"    {T} parac_matrix " + ", ".join(f"{m}[H][W]" for m in mats) + ";\n"]
+    if looped:
+        body.append(f"    parac_iterator z(0:H; 0:W) {{ O[zx][zy] = ({T})0; }}\n    for (int k = 0; k < {rounds}; k++) {{\n")
     box = {"I": (0, 0, 0, 0)}  # rows from the top, to the bottom, columns from the left, to the right
     prev = "I"
 
@@ -487,38 +502,50 @@ def chain_program(rng, dt, mode):
                 terms.append(f"parac_matrix_sum({src}[{x} + {a}:{ln}][{y} + {b}:{lc}]) / {ln * lc}{'.0f' if flt else ''}")
         if mode == "any" and dst != "O" and dst not in srcs and rng.integers(0, 3) == 0:
             terms.append(f"{dst}[{x}][{y}]")  # what it writes, at its own point
+        if looped and s == n - 2 and offset_read:  # O, which the rounds carry, a few rows off
+            terms.append(f"O[{x} + {int(rng.integers(-lo, hi + 1))}][{y}]")
         c = int(rng.integers(1, 9))
         e = f"({' + '.join(terms)}) / {len(terms)}{'.0f' if flt else ''} + {c}"
+        if looped and s == 0:
+            e += " + k"
+        if looped and last:
+            e = f"{dst}[{x}][{y}] + {e}"
         body.append(f"    parac_iterator s{s}({lo}:H - {hi}; {clo}:W - {chi}) {{\n        {dst}[{x}][{y}] = ({T})({e});\n    }}\n")
         box[dst] = (lo, hi, clo, chi)
         prev = dst
+    if looped:
+        body.append("    }\n")
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
-            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n"), \
+        looped and not offset_read
 
 
 # strips of 1, 3 and 8 rows, the default height (which folded matrices use at any size), no
 # folding, no strips; OpenCL at -O2 beside them
 CHAIN_VARIANTS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "1"}), ("c", [], {"PARAC_STRIP_ROWS": "3"}),
                   ("c", [], {"PARAC_STRIP_ROWS": "8"}), ("c", ["-fno-fold-storage"], {"PARAC_STRIP_ROWS": "3"}),
-                  ("c", ["-fno-strips"]), ("opencl", [])]
+                  ("c", ["-fno-strip-loops"], {"PARAC_STRIP_ROWS": "2"}), ("c", ["-fno-strips"]), ("opencl", [])]
 if _have("cuda"):
     CHAIN_VARIANTS += [("cuda", [])]
 
 
-@pytest.mark.parametrize("case", cases(9))
+@pytest.mark.parametrize("case", cases(12))
 def test_strip_chains_keep_their_bits(tmp_path, case):
     """Chains of stencils over ranges of their own (strips.c: reaches from every
-    pair of stages touching a matrix, intermediates folded into rings of rows):
-    -O0's output on odd sizes, in strips of several heights."""
+    pair of stages touching a matrix, intermediates folded into rings of rows),
+    and such chains in a host loop (run inside the strips, each thread over its
+    own): -O0's output on odd sizes, in strips of several heights."""
     rng = np.random.default_rng(4000 + case + SEED)
-    dt = ["u8", "u16", "i32", "f32"][case % 4]
-    mode = ["inside", "pingpong", "any"][case % 3]
-    src = chain_program(rng, dt, mode)
+    dt = ["u8", "u16", "i32", "f32"][(case + case // 4) % 4]
+    mode = ["inside", "pingpong", "any", "loop"][case % 4]
+    src, inside_strips = chain_program(rng, dt, mode)
     (tmp_path / "p.pc").write_text(src)
     explain = subprocess.run([str(PARAC.parent / "paracc"), str(tmp_path / "p.pc"), "--target", "c", "-o",
                               str(tmp_path / "x"), "--explain"], capture_output=True, text=True)
     assert explain.returncode == 0, explain.stderr + src
-    if mode == "inside":  # every intermediate written once and read inside what was written
+    if mode == "inside" or inside_strips:  # every intermediate written once and read inside what was written
         assert "storage folded" in explain.stdout, explain.stdout + src
+    if mode == "loop":  # the loop inside the strips unless a stage reads O at an offset
+        assert ("with the loop of line" in explain.stdout) == inside_strips, explain.stdout + src
     same_as_first(tmp_path, src, dt, rng, CHAIN_VARIANTS,
                   ((int(rng.integers(12, 90)), int(rng.integers(12, 70))), (23, 9)))
