@@ -382,11 +382,8 @@ def edges_program(rng, dt):
         if src == "O":  # O at its own element: another row of O, which this iterator writes, would be refused
             other = at  # (rows 0 and H - 1 are apart only when H > 1: paracc does not assume it)
         body.append(f"    parac_iterator {it}({lo}:{n} - {hi}:1) {{\n        O{at} = ({T})({src}{other} / 2 + {k + 1});\n    }}\n")
-    if looped:
-        body.append("    }\n")
     return (f'const char parac_main_dtype[] = "{dt}";\n\n'
-            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n"), \
-        looped and not offset_read
+            f"void parac_main(int C, int H, int W, {T} *in_data, {T} *out_data)\n{{\n" + "".join(body) + "}\n")
 
 
 EDGE_VARIANTS = [v for v in VARIANTS if len(v) == 2 and v[1] in ([], ["-O0"])]
