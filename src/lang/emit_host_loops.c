@@ -167,12 +167,20 @@ void host_index_var(PrintCtx *p, Iterator *it, int d, const char *base)
     print_line(p, "(void)%s%c;", it->name, "xyz"[d]);
 }
 
-/* The loops of one box of a region: `box` names it; `shared` says the code
- * already runs in a parallel region (strips), so the loop is only shared out. */
 /* How a box's loops share the threads: a parallel loop of its own, the
- * loop of a team already running, or one thread's (the strips of loops). */
+ * loop of a team already running (strips), or one thread's (the strips of
+ * loops, each thread over its own). */
 enum { LOOPS_PARALLEL, LOOPS_IN_TEAM, LOOPS_ONE_THREAD };
 
+/* `list` with m's pointer, pitch and sizes added (for firstprivate). */
+static const char *matrix_copies(const char *list, const Obj *m)
+{
+    list = lang_format("%s%s%s, %s_pitch", list, *list ? ", " : "", m->name, m->name);
+    for (int d = 0; d < m->ty->ndim; d++) list = lang_format("%s, %s_d%d", list, m->name, d);
+    return list;
+}
+
+/* The loops of one box of a region: `b` names it; `mode` as above. */
 static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, int mode)
 {
     Iterator *it = r->iter;
@@ -190,13 +198,9 @@ static void omp_box_loops(PrintCtx *p, Region *r, bool border, const char *b, in
      * the compiler would reload them per element and vectorise nothing. */
     const char *priv = "";
     if (lanes && r->nmats > 0) {
-        priv = " firstprivate(";
-        for (int i = 0; i < r->nmats; i++) {
-            Obj *m = r->mats[i];
-            priv = lang_format("%s%s%s, %s_pitch", priv, i ? ", " : "", m->name, m->name);
-            for (int d = 0; d < m->ty->ndim; d++) priv = lang_format("%s, %s_d%d", priv, m->name, d);
-        }
-        priv = lang_format("%s)", priv);
+        const char *list = "";
+        for (int i = 0; i < r->nmats; i++) list = matrix_copies(list, r->mats[i]);
+        priv = lang_format(" firstprivate(%s)", list);
     }
     if (mode == LOOPS_ONE_THREAD) {
         if (simd && nd == 1) print_line(p, "#pragma omp simd");
@@ -601,8 +605,7 @@ static int host_strip_loop(PrintCtx *p, Node *s)
             Obj *m = r->mats[i];
             if (obj_listed(listed, nlisted, m)) continue;
             listed[nlisted++] = m;
-            priv = lang_format("%s%s%s, %s_pitch", priv, *priv ? ", " : "", m->name, m->name);
-            for (int d = 0; d < m->ty->ndim; d++) priv = lang_format("%s, %s_d%d", priv, m->name, d);
+            priv = matrix_copies(priv, m);
         }
     print_line(p, "#pragma omp parallel%s", *priv ? lang_format(" firstprivate(%s)", priv) : "");
     print_line(p, "{");
