@@ -554,30 +554,35 @@ static Region *strip_loop_run(Node *s)
     return NULL;
 }
 
-/* A loop nest whose body is a run, inside the run's strips: each thread
- * takes strips of rows and runs every round of the loops over them, the
- * stages computing a strip's rows plus those behind and ahead of it that
- * the stages after them read, into rings of the thread's own (strips.c).
- * Returns the statements printed (the loop), 0 where s is no such loop. */
-static int host_strip_loop(PrintCtx *p, Node *s)
+/* A run in strips of each thread's own (strips.c). Each thread takes
+ * blocks of rows and runs every stage over the block's strips in order,
+ * each stage computing the rows a strip needs that it has not computed
+ * yet, into rings of the thread's own: from the block's first row plus the
+ * stage's low (rows behind the block that its neighbour computes too), to
+ * the strip's end plus its reach. With `loop`, the outermost of a nest
+ * whose body is the run, a block is one strip and every round of the loops
+ * runs over it (what the rounds carry stays in cache); without, the blocks
+ * share the rows evenly among the threads. */
+static void own_strips(PrintCtx *p, Region *r0, Node *loop)
 {
-    Region *r0 = strip_loop_run(s);
-    if (!r0) return 0;
     Obj *folded[64];
     const int nfolded = strips_folded(r0, folded, 64);
     print_indent(p);
     print_fmt(p, "/* %s:", p->host->file);
     int k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) print_fmt(p, "%s%d", k ? "," : "", r->node->tok->line);
-    print_fmt(p, ": %d iterators in strips of rows, the loop%s of line", r0->strip_stages, r0->strip_nloops > 1 ? "s" : "");
-    Node *l = s;
-    for (int i = 0; i < r0->strip_nloops; i++) {
-        print_fmt(p, "%s %d", i ? "," : "", l->tok->line);
-        l = first_in_body(l);
-    }
-    print_fmt(p, " inside each strip: a thread runs every round over its strips (rows computed behind and ahead of "
-                 "a strip:");
-    for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " %ld/%ld", -r->strip_low, r->strip_reach);
+    Node *l = loop;
+    if (loop) {
+        print_fmt(p, ": %d iterators in strips of rows, the loop%s of line", r0->strip_stages, r0->strip_nloops > 1 ? "s" : "");
+        for (int i = 0; i < r0->strip_nloops; i++) {
+            print_fmt(p, "%s %d", i ? "," : "", l->tok->line);
+            l = first_in_body(l);
+        }
+        print_fmt(p, " inside each strip: a thread runs every round over its strips");
+    } else
+        print_fmt(p, ": %d iterators in strips of rows: a thread runs every stage over the strips of its blocks", r0->strip_stages);
+    print_fmt(p, " (each stage's rows for a strip [r, r+S):");
+    for (Region *r = r0; r; r = r->strip_next) print_fmt(p, " [r%+ld, r+S%+ld)", r->strip_low, r->strip_reach);
     print_fmt(p, "), rings of its own for");
     for (int i = 0; i < nfolded; i++) print_fmt(p, " %s", folded[i]->name);
     print_fmt(p, " */\n");
@@ -585,7 +590,7 @@ static int host_strip_loop(PrintCtx *p, Node *s)
     p->indent++;
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) strip_stage_setup(p, r, k);
-    print_line(p, "long parac_strip = parac__thread_strip_rows();");
+    print_line(p, "long parac_strip = %s();", loop ? "parac__thread_strip_rows" : "parac__block_strip_rows");
     for (int i = 0; i < nfolded; i++)
         print_line(p, "if (%s_strip < parac_strip) parac_strip = %s_strip;", folded[i]->name, folded[i]->name);
     print_line(p, "long parac_r0 = parac_sf0[0], parac_r1 = parac_sf0[0] + parac_sn0[0];");
@@ -593,8 +598,12 @@ static int host_strip_loop(PrintCtx *p, Node *s)
         print_line(p, "if (parac_sf%d[0] < parac_r0) parac_r0 = parac_sf%d[0];", k, k);
         print_line(p, "if (parac_sf%d[0] + parac_sn%d[0] > parac_r1) parac_r1 = parac_sf%d[0] + parac_sn%d[0];", k, k, k, k);
     }
-    print_line(p, "parac_strip = parac__balanced_strip(parac_r1 - parac_r0, parac_strip);");
-    print_line(p, "const long parac_nstrips = parac_r1 > parac_r0 ? (parac_r1 - parac_r0 + parac_strip - 1) / parac_strip : 0;");
+    if (loop) {
+        print_line(p, "parac_strip = parac__balanced_strip(parac_r1 - parac_r0, parac_strip);");
+        print_line(p, "const long parac_block = parac_strip;");
+    } else
+        print_line(p, "const long parac_block = parac__thread_block(parac_r1 - parac_r0, parac_strip);");
+    print_line(p, "const long parac_nblocks = parac_r1 > parac_r0 ? (parac_r1 - parac_r0 + parac_block - 1) / parac_block : 0;");
     /* every thread its own copies of the matrices' pointers, pitches and
      * sizes (see omp_box_loops), the rings' pointers moved to its rings */
     const char *priv = "";
@@ -614,28 +623,41 @@ static int host_strip_loop(PrintCtx *p, Node *s)
         print_line(p, "%s += (long)parac__thread_index() * (%s_mask + 1) * %s_pitch;", folded[i]->name, folded[i]->name,
                    folded[i]->name);
     print_line(p, "#pragma omp for schedule(dynamic, 1)");
-    print_line(p, "for (long parac_si = 0; parac_si < parac_nstrips; parac_si++)");
+    print_line(p, "for (long parac_bi = 0; parac_bi < parac_nblocks; parac_bi++)");
     print_line(p, "{");
     p->indent++;
-    print_line(p, "const long parac_r = parac_r0 + parac_si * parac_strip;");
-    l = s;
-    for (int i = 0; i < r0->strip_nloops; i++) {
+    print_line(p, "const long parac_b0 = parac_r0 + parac_bi * parac_block;");
+    print_line(p, "const long parac_b1 = parac_b0 + parac_block < parac_r1 ? parac_b0 + parac_block : parac_r1;");
+    l = loop;
+    for (int i = 0; loop && i < r0->strip_nloops; i++) {
         print_loop_open(p, l);
         l = first_in_body(l);
     }
+    print_indent(p);
+    print_fmt(p, "long parac_done[%d] = {", r0->strip_stages);
+    k = 0;
+    for (Region *r = r0; r; r = r->strip_next, k++) print_fmt(p, "%sparac_b0 + (%ld)", k ? ", " : "", r->strip_low);
+    print_fmt(p, "};\n");
+    print_line(p, "for (long parac_r = parac_b0; parac_r < parac_b1; parac_r += parac_strip)");
+    print_line(p, "{");
+    p->indent++;
+    print_line(p, "const long parac_e = parac_r + parac_strip < parac_b1 ? parac_r + parac_strip : parac_b1;");
     k = 0;
     for (Region *r = r0; r; r = r->strip_next, k++) {
         print_line(p, "{");
         p->indent++;
-        print_line(p, "const long parac_from = parac_r - %ld, parac_to = parac_r + parac_strip + %ld;", -r->strip_low,
-                   r->strip_reach);
-        strip_stage_rows(p, r, k, lang_format("parac_from - parac_sf%d[0]", k), lang_format("parac_to - parac_sf%d[0]", k),
+        print_line(p, "const long parac_to = parac_e + (%ld);", r->strip_reach);
+        print_line(p, "if (parac_to > parac_done[%d])", k);
+        print_line(p, "{");
+        p->indent++;
+        strip_stage_rows(p, r, k, lang_format("parac_done[%d] - parac_sf%d[0]", k, k), lang_format("parac_to - parac_sf%d[0]", k),
                          LOOPS_ONE_THREAD);
-        close_blocks(p, 1);
+        print_line(p, "parac_done[%d] = parac_to;", k);
+        close_blocks(p, 2);
     }
-    for (int i = 0; i < r0->strip_nloops; i++) print_loop_close(p);
-    close_blocks(p, 3); /* the strips' loop, the parallel region, the run */
-    return 1;
+    close_blocks(p, 1); /* the strips' loop */
+    for (int i = 0; loop && i < r0->strip_nloops; i++) print_loop_close(p);
+    close_blocks(p, 3); /* the blocks' loop, the parallel region, the run */
 }
 
 /* A run of iterators in strips of rows (absolute rows, from the stages'
@@ -647,10 +669,19 @@ static int host_strip_loop(PrintCtx *p, Node *s)
  * included). */
 int host_strip_run(PrintCtx *p, Node *s)
 {
-    if (!host_ocl(p) && s->kind == ND_FOR) return host_strip_loop(p, s);
-    if (host_ocl(p) || s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
+    if (host_ocl(p)) return 0;
+    if (s->kind == ND_FOR) { /* a loop nest whose body is a run, inside the run's strips */
+        Region *r0 = strip_loop_run(s);
+        if (r0) own_strips(p, r0, s);
+        return r0 ? 1 : 0;
+    }
+    if (s->kind != ND_ITERATOR || !s->iter || !s->iter->region) return 0;
     Region *r0 = s->iter->region;
     if (r0->strip_first != r0 || r0->strip_stages < 2) return 0;
+    if (r0->strip_threads) {
+        own_strips(p, r0, NULL);
+        return r0->strip_stmts;
+    }
     const int n = r0->strip_stages;
     long max_reach = 0;
     for (Region *r = r0; r; r = r->strip_next)

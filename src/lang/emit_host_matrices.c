@@ -166,9 +166,10 @@ void host_decl_matrix(PrintCtx *p, Node *d)
         const char *alloc = unset ? "parac__alloc_matrix_unset" : "parac__alloc_matrix";
         print_line(p, "long %s_pitch;", o->name);
         if (o->fold_run && o->fold_threads) {
-            /* only a run of strips with loops inside uses it: a ring per thread (strips.c) */
-            print_line(p, "const long %s_strip = parac__thread_strip_rows(), %s_mask = parac__ring_rows(%s_strip + %ld) - 1;",
-                       o->name, o->name, o->name, o->fold_span);
+            /* only a run of strips of each thread's own uses it: a ring per thread (strips.c) */
+            print_line(p, "const long %s_strip = %s(), %s_mask = parac__ring_rows(%s_strip + %ld) - 1;", o->name,
+                       o->fold_run->strip_loop ? "parac__thread_strip_rows" : "parac__block_strip_rows", o->name, o->name,
+                       o->fold_span);
             print_line(p, "%s *%s = (%s *)%s((%s_mask + 1) * parac__max_threads(), %s_d1, sizeof(%s), &%s_pitch);", T,
                        o->name, T, alloc, o->name, o->name, T, o->name);
         } else if (o->fold_run) {

@@ -1,4 +1,5 @@
 /* --explain: what the model decided for every parallel region, and why. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lang/lang.h"
@@ -122,21 +123,30 @@ void explain_program(Program *prog, FILE *o)
                 const Region *f = r->strip_first;
                 if (f->strip_loop)
                     fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d with the loop%s of line "
-                               "%d inside each strip, a thread running every round over its own strips; its rows are computed "
-                               "%ld behind and %ld ahead of each strip for the stages after it (-fno-strip-loops: the loops "
+                               "%d inside each strip, a thread running every round over its own strips; for a strip of rows "
+                               "[r, r + S) it computes rows [r %s %ld, r + S %s %ld) (-fno-strip-loops: the loops "
                                "around the strips)\n", pos, f->strip_stages, f->node->tok->line, f->strip_nloops > 1 ? "s" : "",
-                            f->strip_loop->tok->line, -r->strip_low, r->strip_reach);
+                            f->strip_loop->tok->line, r->strip_low < 0 ? "-" : "+", labs(r->strip_low),
+                            r->strip_reach < 0 ? "-" : "+", labs(r->strip_reach));
+                else if (f->strip_threads)
+                    fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d, a thread running "
+                               "every stage over its own strips; for a strip of rows [r, r + S) it computes rows [r %s %ld, "
+                               "r + S %s %ld) (-fno-thread-strips: the threads share each strip)\n",
+                            pos, f->strip_stages, f->node->tok->line, r->strip_low < 0 ? "-" : "+", labs(r->strip_low),
+                            r->strip_reach < 0 ? "-" : "+", labs(r->strip_reach));
                 else
                     fprintf(o, "  strips of rows: stage %d of %d iterators run strip by strip from line %d; its rows are "
                                "computed %ld ahead of each strip for the stages after it (where the intermediates outgrow the last-level cache; -fno-strips: "
                                "stage after stage)\n", pos, f->strip_stages, f->node->tok->line, r->strip_reach);
                 if (r == f && f->strip_loop_kept) fprintf(o, "  loops inside the strips: no (%s)\n", f->strip_loop_kept);
+                if (r == f && !f->strip_loop && !f->strip_threads && f->strip_threads_kept)
+                    fprintf(o, "  strips of each thread's own: no (%s)\n", f->strip_threads_kept);
                 if (r == f && r->strip_folds) {
                     fprintf(o, "  storage folded: only the run uses");
                     Obj *folded[64];
                     const int n = strips_folded(r, folded, 64);
                     for (int i = 0; i < n; i++) fprintf(o, " %s", folded[i]->name);
-                    fprintf(o, f->strip_loop ? ": each kept as a ring per thread of the rows a strip needs, not whole (-fno-fold-storage)\n"
+                    fprintf(o, f->strip_loop || f->strip_threads ? ": each kept as a ring per thread of the rows a strip needs, not whole (-fno-fold-storage)\n"
                                              : ": each kept as a ring of the rows a strip needs, not whole (-fno-fold-storage)\n");
                 }
             } else

@@ -522,11 +522,16 @@ typedef struct Region {
     bool strip_folds;  /* first region: matrices of the run kept as rings of rows (no fallback) */
     /* first region of a run that is a loop nest's whole body, run with the
      * loops inside each strip (strips.c): the outermost loop, its depth;
-     * every stage: how far behind a strip's first row it starts (<= 0) */
+     * every stage of a thread's own strips (these or strip_threads): its
+     * rows of a strip [r, r + S) are [r + strip_low, r + S + strip_reach) */
     Node *strip_loop;
     int strip_nloops;
     long strip_low;
     const char *strip_loop_kept; /* first region: why the loop around the run stays around it (--explain) */
+    /* first region of a run (not a loop nest's body) whose threads each run
+     * every stage over strips of their own (strips.c), and why not */
+    bool strip_threads;
+    const char *strip_threads_kept;
     /* matrices whose atomic updates go to a copy per work-group (the C
      * target: per thread), added to the matrix once (plan_histograms.c) */
     Obj *hist[PARAC_HIST_MATS];
@@ -941,6 +946,7 @@ struct CompileOptions {
     int skip_zeroing;     /* -1: by level (-O1); 0: -fno-skip-zeroing (the C target zeroes every declared matrix) */
     int fold_storage;     /* -1: by level (-O1); 0: -fno-fold-storage (the C target's strips keep whole intermediates) */
     int strip_loops;      /* -1: by level (-O1); 0: -fno-strip-loops (the C target: host loops around a run stay outside its strips) */
+    int thread_strips;    /* -1: by level (-O1); 0: -fno-thread-strips (the C target: a run's threads share each strip) */
     FILE *explain_out;    /* --explain: the plan of every parallel region */
     const char *dump;     /* NULL, "ast", "hast", "analysis" */
     FILE *dump_out;

@@ -339,7 +339,9 @@ static void fold_storage(const Run *run, Node *fn, Node *s, Node *last)
 
 /* The run that starts at statement s, recorded on its regions; returns the
  * statement after it. */
-static Node *find_run(Node *s, Node *fn, bool folds)
+static void plan_thread_strips(Run *run, Node *fn, Node *s, Node *last);
+
+static Node *find_run(Node *s, Node *fn, bool folds, bool threads)
 {
     Run run;
     memset(&run, 0, sizeof run);
@@ -368,6 +370,7 @@ static Node *find_run(Node *s, Node *fn, bool folds)
         run.stage[k]->strip_next = k + 1 < run.n ? run.stage[k + 1] : NULL;
     }
     if (folds) fold_storage(&run, fn, s, last);
+    if (threads) plan_thread_strips(&run, fn, s, last);
     return last->next;
 }
 /* ---- host loops inside the strips ------------------------------------------
@@ -385,12 +388,15 @@ static Node *find_run(Node *s, Node *fn, bool folds)
  * rows of an intermediate that a neighbouring strip computes too (R_k ahead,
  * -L_k behind), each in storage of its own. The result is the same as the
  * loops around the run when every matrix the run writes is either
- *   - private: declared, mentioned only in the run, written whole by its
- *     first stage before the later ones read inside it (written_first.c), by
- *     that stage alone, without border rules. A ring per thread of S plus
- *     its span of rows; its writer computes the rows its readers read in
- *     the same strip and round (R_p >= R_q + hi_q, L_p <= L_q + lo_q), so
- *     what it held before never counts;
+ *   - private: declared, mentioned only in the run, every element written
+ *     before any is read from the run's first stage on (written_first.c),
+ *     without border rules. A ring per thread of S plus its span of rows;
+ *     each of its writers computes every row that a later stage touching it
+ *     touches in the same strip and round (R_p >= R_q + hi_q, L_p <= L_q +
+ *     lo_q), so what the ring held before never counts and every element
+ *     read holds what the last writer before the reader wrote (a stage whose
+ *     space leaves it out keeps the earlier writer's value, as in the loops
+ *     around the run);
  *   - or carried: every mention in the run an element whose index of one
  *     place (the same for all) is the stage's row itself, the stages that
  *     touch it computing exactly the strip's rows (R = L = 0). Every row
@@ -495,14 +501,12 @@ static bool private_matrix(const Run *run, int w, Node *fn, const Nest *nest)
     int inside = 0;
     for (Node *u = nest->first_stmt; u != nest->last_stmt->next; u = u->next) inside += tree_mentions(u, m, 0);
     if (inside != tree_mentions(fn, m, 0) || !lang_written_first_from(fn, nest->first_stmt, m)) return false;
-    int writers = 0;
     for (int k = 0; k < run->n; k++) {
-        writers += run->touch[k][w].writes;
         const Iterator *it = run->stage[k]->iter;
         for (int i = 0; i < it->nrules; i++)
             if (it->rules[i] && it->rules[i]->var == m) return false;
     }
-    return writers <= 1; /* (unshared: touches not recorded, its one writer writes it whole) */
+    return true;
 }
 
 static bool carried_matrix(const Run *run, int w)
@@ -531,7 +535,7 @@ static const char *loop_strips_why_not(Run *run, const Nest *nest, Node *fn, lon
                 if (tree_mentions(it->r[d].lb, c.v[i], 0) || tree_mentions(it->r[d].ub, c.v[i], 0))
                     return "a stage's space depends on a counter";
             /* (worked out once for all rounds: no calls) */
-            if (!lang_host_value(it->r[d].lb, 0) || !lang_host_value(it->r[d].ub, 0))
+            if (nest->n && (!lang_host_value(it->r[d].lb, 0) || !lang_host_value(it->r[d].ub, 0)))
                 return "a stage's space is not of host scalars and constants";
         }
         if (lang_any_jump(it->body)) return "a stage jumps";
@@ -554,30 +558,105 @@ static const char *loop_strips_why_not(Run *run, const Nest *nest, Node *fn, lon
             return lang_format("%s is neither the run's alone, written before read, nor touched at each stage's own row only",
                                run->written[w]->name);
     }
-    /* the least reaches: a private matrix's writer computes the rows its readers read */
+    /* The least reaches and lows. Each writer of a private matrix computes
+     * the rows that every later stage touching it touches, so that the rows
+     * a stage reads hold what the last writer before it wrote, in its strip
+     * and round: R_p >= R_q + hi_q, L_p <= L_q + lo_q (L exactly that: a
+     * stage whose readers read rows 14 below their own computes from 14 rows
+     * into the strip; one that no later stage reads, from the strip's first
+     * row). Within a block, strips follow one another with each stage going
+     * on from the rows it computed for the strip before (emit_host_loops.c),
+     * so every pair of stages touching a matrix that one of them writes also
+     * keeps the team's order (find_reaches): a later writer must not reach
+     * rows that an earlier reader still reads in the next strip, nor an
+     * earlier writer rows a later writer has written. */
     for (int p = run->n - 1; p >= 0; p--) {
         long lo = 0, hi = 0;
+        bool any = false;
         for (int w = 0; w < run->nwritten; w++) {
-            if (kind[w] != W_PRIVATE || !run->touch[p][w].writes) continue;
+            const RowTouch *tp = &run->touch[p][w];
             for (int q = p + 1; q < run->n; q++) {
                 const RowTouch *t = &run->touch[q][w];
                 if (!t->used) continue;
+                if (tp->used && (tp->writes || t->writes) && reach[q] + t->hi - tp->lo > hi) hi = reach[q] + t->hi - tp->lo;
+                if (kind[w] != W_PRIVATE || !tp->writes) continue;
                 if (reach[q] + t->hi > hi) hi = reach[q] + t->hi;
-                if (low[q] + t->lo < lo) lo = low[q] + t->lo;
+                if (!any || low[q] + t->lo < lo) lo = low[q] + t->lo;
+                any = true;
             }
         }
         reach[p] = hi;
-        low[p] = lo;
+        low[p] = any ? lo : 0;
     }
     for (int w = 0; w < run->nwritten; w++)
         for (int k = 0; k < run->n && kind[w] == W_CARRIED; k++) {
             bool touches = false;
             for (const Access *a = run->stage[k]->accesses; a; a = a->next) touches |= a->var == run->written[w];
             if (touches && (reach[k] || low[k]))
-                return lang_format("a stage that touches %s, which the rounds carry, computes rows beyond its strip for the stages after it",
-                                   run->written[w]->name);
+                return lang_format("a stage that touches %s, which %s, computes rows beyond its strip for the stages after it",
+                                   run->written[w]->name, nest->n ? "the rounds carry" : "is not the run's alone");
         }
     return NULL;
+}
+
+/* The run's threads each take strips of their own: the stages' rows behind
+ * and ahead of a strip, a ring per thread for every private matrix (in
+ * place of the run's rings shared by the threads). */
+static void own_strips(Run *run, const long *low, const long *reach, const int *kind)
+{
+    Region *first = run->stage[0];
+    for (int k = 0; k < run->n; k++) {
+        run->stage[k]->strip_reach = reach[k];
+        run->stage[k]->strip_low = low[k];
+    }
+    first->strip_folds = false;
+    for (int w = 0; w < run->nwritten; w++) {
+        Obj *m = run->written[w];
+        if (m->fold_run == first) m->fold_run = NULL, m->fold_span = 0, m->fold_threads = false;
+        if (kind[w] != W_PRIVATE) continue;
+        /* a strip [r, r + S) touches its rows [r + lo, r + S + hi) */
+        long hi = 0, lo = 0;
+        bool any = false;
+        for (int k = 0; k < run->n; k++) {
+            const RowTouch *t = &run->touch[k][w];
+            if (!t->used) continue;
+            if (!any || t->hi + reach[k] > hi) hi = t->hi + reach[k];
+            if (!any || t->lo + low[k] < lo) lo = t->lo + low[k];
+            any = true;
+        }
+        m->fold_run = first;
+        m->fold_span = hi - lo > 0 ? hi - lo : 0;
+        m->fold_threads = true;
+        first->strip_folds = true;
+    }
+}
+
+/* ---- a thread's own strips, without loops ----------------------------------
+ * A run that is not a loop nest's whole body runs the same way with no
+ * loops: each thread takes strips of rows and computes every stage over
+ * them, the rows behind and ahead that later stages read included, into
+ * rings of its own. The threads share nothing but what they read, where
+ * the team of threads shared each stage of each strip and waited for one
+ * another between stages (a strip's rows of a stage, split over 16
+ * threads, are a few rows each). The conditions are those of the loops
+ * (none here), and at least one matrix private: without one, the strips
+ * would keep nothing in cache that the team's do not. */
+static void plan_thread_strips(Run *run, Node *fn, Node *s, Node *last)
+{
+    Nest nest = {.n = 0, .first_stmt = s, .last_stmt = last, .first = run->stage[0]};
+    long low[MAX_STAGES] = {0}, reach[MAX_STAGES] = {0};
+    int kind[MAX_WRITTEN] = {0};
+    Region *first = run->stage[0];
+    const char *why = loop_strips_why_not(run, &nest, fn, low, reach, kind);
+    bool any_private = false;
+    for (int w = 0; w < run->nwritten; w++) any_private |= kind[w] == W_PRIVATE;
+    if (!why && !any_private) why = "no matrix is the run's alone, written before read";
+    if (why) {
+        first->strip_threads_kept = why;
+        return;
+    }
+    own_strips(run, low, reach, kind);
+    first->strip_threads = true;
 }
 
 static void plan_loop_strips(Node *loop, Node *fn)
@@ -599,44 +678,26 @@ static void plan_loop_strips(Node *loop, Node *fn)
     first->strip_loop = loop;
     first->strip_nloops = nest.n;
     first->strip_loop_kept = NULL;
-    for (int k = 0; k < run.n; k++) {
-        run.stage[k]->strip_reach = reach[k];
-        run.stage[k]->strip_low = low[k];
-    }
-    first->strip_folds = false;
-    for (int w = 0; w < run.nwritten; w++) {
-        Obj *m = run.written[w];
-        if (m->fold_run == first) m->fold_run = NULL, m->fold_span = 0, m->fold_threads = false;
-        if (kind[w] != W_PRIVATE) continue;
-        long hi = 0, lo = 0;
-        for (int k = 0; k < run.n; k++) {
-            const RowTouch *t = &run.touch[k][w];
-            if (!t->used) continue;
-            if (t->hi + reach[k] > hi) hi = t->hi + reach[k];
-            if (t->lo + low[k] < lo) lo = t->lo + low[k];
-        }
-        m->fold_run = first;
-        m->fold_span = hi - lo;
-        m->fold_threads = true;
-        first->strip_folds = true;
-    }
+    first->strip_threads = false; /* (the loops' strips are a thread's own already) */
+    first->strip_threads_kept = NULL;
+    own_strips(&run, low, reach, kind);
 }
 
-static void walk(Node *n, Node *fn, bool folds, bool loops)
+static void walk(Node *n, Node *fn, bool folds, bool loops, bool threads)
 {
     if (!n) return;
     if (n->kind == ND_BLOCK) {
         for (Node *s = n->args; s;) {
-            Node *next = s->kind == ND_ITERATOR ? find_run(s, fn, folds) : s->next;
-            for (Node *u = s; u != next; u = u->next) walk(u, fn, folds, loops);
+            Node *next = s->kind == ND_ITERATOR ? find_run(s, fn, folds, threads) : s->next;
+            for (Node *u = s; u != next; u = u->next) walk(u, fn, folds, loops, threads);
             s = next;
         }
         return;
     }
     if (n->kind == ND_ITERATOR) return; /* iterators do not nest */
-    walk(n->then, fn, folds, loops);
-    walk(n->els, fn, folds, loops);
-    walk(n->body, fn, folds, loops);
+    walk(n->then, fn, folds, loops, threads);
+    walk(n->els, fn, folds, loops, threads);
+    walk(n->body, fn, folds, loops, threads);
     if (n->kind == ND_FOR && loops) plan_loop_strips(n, fn); /* inner loops first: a nest extends outwards */
 }
 
@@ -656,9 +717,9 @@ void plan_strips(Program *prog)
 {
     const CompileOptions *opt = prog->opt;
     if (!opt || target_has_device(opt->target) || !plan_flag(opt, opt->strips, 1)) return;
+    const bool folds = plan_flag(opt, opt->fold_storage, 1) && plan_flag(opt, opt->skip_zeroing, 1);
     for (Node *f = prog->top; f; f = f->next)
         if (f->kind == ND_FUNC)
-            walk(f->body, f->body, plan_flag(opt, opt->fold_storage, 1) && plan_flag(opt, opt->skip_zeroing, 1),
-                 plan_flag(opt, opt->strip_loops, 1) && plan_flag(opt, opt->fold_storage, 1) &&
-                     plan_flag(opt, opt->skip_zeroing, 1));
+            walk(f->body, f->body, folds, folds && plan_flag(opt, opt->strip_loops, 1),
+                 folds && plan_flag(opt, opt->thread_strips, 1));
 }

@@ -21,5 +21,6 @@ set(want "loops inside the strips: no (the loop of line 59: a stage that touches
          "loops inside the strips: no (the loop of line 92: a stage's space is not of host scalars and constants")
 paracc_expect_explain("${re}" "${want}" --target c)
 set(re "storage folded: only the run uses [a-z ]+: each kept as a ring per thread")
-set(want "storage folded: only the run uses d s: each kept as a ring per thread")
+set(want "storage folded: only the run uses d s: each kept as a ring per thread"
+         "storage folded: only the run uses t: each kept as a ring per thread")
 paracc_expect_explain("${re}" "${want}" --target c)

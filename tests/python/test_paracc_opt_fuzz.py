@@ -517,11 +517,14 @@ def chain_program(rng, dt, mode):
         looped and not offset_read
 
 
-# strips of 1, 3 and 8 rows, the default height (which folded matrices use at any size), no
-# folding, no strips; OpenCL at -O2 beside them
-CHAIN_VARIANTS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "1"}), ("c", [], {"PARAC_STRIP_ROWS": "3"}),
+# strips of 1, 3 and 8 rows (3 threads in strips of 3: blocks of 1 to 30 rows, so that a block
+# has one strip or several), the default height (which folded matrices use at any size), no
+# folding, the team's strips, no strips; OpenCL at -O2 beside them
+CHAIN_VARIANTS = [("c", ["-O0"]), ("c", []), ("c", [], {"PARAC_STRIP_ROWS": "1"}),
+                  ("c", [], {"PARAC_STRIP_ROWS": "3", "OMP_NUM_THREADS": "3"}),
                   ("c", [], {"PARAC_STRIP_ROWS": "8"}), ("c", ["-fno-fold-storage"], {"PARAC_STRIP_ROWS": "3"}),
-                  ("c", ["-fno-strip-loops"], {"PARAC_STRIP_ROWS": "2"}), ("c", ["-fno-strips"]), ("opencl", [])]
+                  ("c", ["-fno-strip-loops"], {"PARAC_STRIP_ROWS": "2"}),
+                  ("c", ["-fno-thread-strips"], {"PARAC_STRIP_ROWS": "3"}), ("c", ["-fno-strips"]), ("opencl", [])]
 if _have("cuda"):
     CHAIN_VARIANTS += [("cuda", [])]
 
@@ -529,9 +532,10 @@ if _have("cuda"):
 @pytest.mark.parametrize("case", cases(12))
 def test_strip_chains_keep_their_bits(tmp_path, case):
     """Chains of stencils over ranges of their own (strips.c: reaches from every
-    pair of stages touching a matrix, intermediates folded into rings of rows),
-    and such chains in a host loop (run inside the strips, each thread over its
-    own): -O0's output on odd sizes, in strips of several heights."""
+    pair of stages touching a matrix, intermediates folded into rings of rows;
+    each thread over strips of its own where the run's intermediates are its
+    alone), and such chains in a host loop (run inside the strips, each thread
+    over its own): -O0's output on odd sizes, in strips of several heights."""
     rng = np.random.default_rng(4000 + case + SEED)
     dt = ["u8", "u16", "i32", "f32"][(case + case // 4) % 4]
     mode = ["inside", "pingpong", "any", "loop"][case % 4]
@@ -542,6 +546,8 @@ def test_strip_chains_keep_their_bits(tmp_path, case):
     assert explain.returncode == 0, explain.stderr + src
     if mode == "inside" or inside_strips:  # every intermediate written once and read inside what was written
         assert "storage folded" in explain.stdout, explain.stdout + src
+    if mode == "inside":  # ... so each thread runs every stage over strips of its own
+        assert "a thread running every stage over its own strips" in explain.stdout, explain.stdout + src
     if mode == "loop":  # the loop inside the strips unless a stage reads O at an offset
         assert ("with the loop of line" in explain.stdout) == inside_strips, explain.stdout + src
     same_as_first(tmp_path, src, dt, rng, CHAIN_VARIANTS,

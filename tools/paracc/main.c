@@ -65,6 +65,10 @@ static void usage(FILE *o)
           "  -fno-strip-loops   (C target) host loops whose body is a run of strips run around it, not\n"
           "                     inside each strip, each thread running the loops over its own strips\n"
           "                     (on from -O1)\n"
+          "  -fno-thread-strips (C target) the threads share each strip of a run, a barrier between its\n"
+          "                     stages, not each thread running every stage over strips of its own,\n"
+          "                     computing the rows behind and ahead of them that later stages read\n"
+          "                     (on from -O1)\n"
           "  -f[no-]if-convert  `if (c) x = a; [else x = b;]` as x = c ? a : b, straight-line code that the\n"
           "                     vector plan accepts (on at -O1 and up for the c and cuda targets; opencl: -fif-convert);\n"
           "                     statements that begin both arms alike are hoisted before the if from -O1\n"
@@ -163,7 +167,7 @@ static const char *file_part(const char *path)
 int main(int argc, char **argv)
 {
     const char *input = NULL, *base = NULL, *dump = NULL, *target = "opencl";
-    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, clamps = -1, zeroing = -1, folding = -1, strip_loops = -1, width = 0, rows = 0;
+    int max_errors = 20, level = 2, vectorize = -1, merge = -1, loads = -1, restr = -1, fuse = -1, fuse_stencils = -1, one = -1, strips = -1, ifc = -1, local = -1, variants = -1, fold = -1, merge_launch = -1, stage = -1, whole = -1, histograms = -1, larr = -1, loops = -1, lanes = -1, clamps = -1, zeroing = -1, folding = -1, strip_loops = -1, thread_strips = -1, width = 0, rows = 0;
     bool explain = false, no_line = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -228,6 +232,8 @@ int main(int argc, char **argv)
             folding = a[2] != 'n';
         else if (!strcmp(a, "-fstrip-loops") || !strcmp(a, "-fno-strip-loops"))
             strip_loops = a[2] != 'n';
+        else if (!strcmp(a, "-fthread-strips") || !strcmp(a, "-fno-thread-strips"))
+            thread_strips = a[2] != 'n';
         else if (!strcmp(a, "--explain"))
             explain = true;
         else if (!strcmp(a, "--no-line"))
@@ -324,6 +330,7 @@ int main(int argc, char **argv)
     opt.skip_zeroing = zeroing;
     opt.fold_storage = folding;
     opt.strip_loops = strip_loops;
+    opt.thread_strips = thread_strips;
     opt.vector_width = width;
     opt.rows_per_item = rows;
     opt.explain_out = explain ? stdout : NULL;

@@ -136,6 +136,15 @@ PARAC__HELPER long parac__thread_strip_rows(void)
 {
     return parac__strip_rows_set() > 0 ? parac__strip_rows_set() : 32;
 }
+/* Rows per strip where each thread runs every stage over the strips of a
+ * block of its own, each stage going on from the rows it computed for the
+ * strip before (C target, strips.c): 8 (PARAC_STRIP_ROWS where set). Rows
+ * are computed once per block whatever the height, so strips are low: a
+ * strip's rows of every intermediate stay in the core's own cache. */
+PARAC__HELPER long parac__block_strip_rows(void)
+{
+    return parac__strip_rows_set() > 0 ? parac__strip_rows_set() : 8;
+}
 PARAC__HELPER long parac__max_threads(void)
 {
 #ifdef _OPENMP
@@ -159,6 +168,17 @@ PARAC__HELPER long parac__balanced_strip(long rows, long strip)
     if (parac__strip_rows_set() > 0) return strip;
     while (strip > 8 && rows < 2 * parac__max_threads() * strip) strip /= 2;
     return strip;
+}
+/* Rows of the blocks that threads take where each runs every stage of a
+ * run over strips of its own (C target, strips.c): the rows shared evenly
+ * by the threads, a whole number of strips. A block computes some rows
+ * behind and ahead of itself that its neighbours compute too: the fewer
+ * the blocks, the fewer such rows. */
+PARAC__HELPER long parac__thread_block(long rows, long strip)
+{
+    const long t = parac__max_threads();
+    const long per = ((rows + t - 1) / t + strip - 1) / strip * strip;
+    return per > strip ? per : strip;
 }
 /* Rows of a ring that holds n: the power of two at or above n. */
 PARAC__HELPER long parac__ring_rows(long n)
