@@ -66,14 +66,17 @@ PARAC__HELPER void parac__unhold(void *ptr)
 }
 
 /* Storage of a matrix: 64 bytes holding the size of its own mapping (0: from
- * the heap), then the rows. From 4 MiB up a matrix is a mapping of its own,
- * and one that a call frees is kept for the next call on the same thread (up
- * to 8): a pipeline called again reuses its pages, zeroed by memset, instead
- * of faulting fresh ones in a page at a time, which costs more than a
- * stencil's arithmetic. */
+ * the heap), then the rows. From 256 KiB up a matrix is a mapping of its
+ * own, and one that a call frees is kept for the next call on the same
+ * thread (up to 16): a pipeline called again reuses its pages, zeroed by
+ * memset, instead of faulting fresh ones in a page at a time, which costs
+ * more than a stencil's arithmetic (the C target's rings of rows, a few
+ * hundred KiB each, included: the heap would give them back to the system
+ * at every call). */
+enum { PARAC__SPARE_BLOCKS = 16 };
 #if defined(PARAC__MAPPED)
 typedef struct parac__spare_block { char *base; size_t len; } parac__spare_block;
-static PARAC__TLS parac__spare_block parac__spare[8];
+static PARAC__TLS parac__spare_block parac__spare[PARAC__SPARE_BLOCKS];
 #endif
 
 PARAC__HELPER void parac__storage_free(void *p)
@@ -84,7 +87,7 @@ PARAC__HELPER void parac__storage_free(void *p)
     memcpy(&mapped, base, sizeof mapped);
 #if defined(PARAC__MAPPED)
     if (mapped) {
-        for (int i = 0; i < 8; i++)
+        for (int i = 0; i < PARAC__SPARE_BLOCKS; i++)
             if (!parac__spare[i].base) {
                 parac__spare[i].base = base;
                 parac__spare[i].len = mapped;
@@ -106,9 +109,9 @@ PARAC__HELPER void *parac__storage_alloc(size_t rows, size_t row, int zero)
     char *base = NULL;
 #if defined(PARAC__MAPPED)
     const size_t page = (size_t)4 << 10;
-    if (total >= ((size_t)4 << 20) && total <= SIZE_MAX - page) {
+    if (total >= ((size_t)256 << 10) && total <= SIZE_MAX - page) {
         const size_t len = (total + page - 1) & ~(page - 1);
-        for (int i = 0; i < 8 && !base; i++)
+        for (int i = 0; i < PARAC__SPARE_BLOCKS && !base; i++)
             if (parac__spare[i].base && parac__spare[i].len == len) {
                 base = parac__spare[i].base;
                 parac__spare[i].base = NULL;
