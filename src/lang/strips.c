@@ -41,7 +41,9 @@
  *     for columns reads its own row;
  *   - at run time, every stage's first row is at least 0.
  * Border rules printed between the iterators are comments only and stay in
- * the run. */
+ * the run. Where the run's intermediates are its alone, each thread runs
+ * every stage over blocks of rows of its own instead, without the team's
+ * barriers (plan_thread_strips, below). */
 #include <string.h>
 
 #include "lang.h"
@@ -633,11 +635,13 @@ static void own_strips(Run *run, const long *low, const long *reach, const int *
 
 /* ---- a thread's own strips, without loops ----------------------------------
  * A run that is not a loop nest's whole body runs the same way with no
- * loops: each thread takes strips of rows and computes every stage over
- * them, the rows behind and ahead that later stages read included, into
- * rings of its own. The threads share nothing but what they read, where
- * the team of threads shared each stage of each strip and waited for one
- * another between stages (a strip's rows of a stage, split over 16
+ * loops, a thread taking a block of rows instead of one strip: it runs
+ * every stage over the block's strips in order, each stage going on from
+ * the rows it computed for the strip before, into rings of its own; only
+ * where two blocks meet are rows computed twice (the rows behind and ahead
+ * that later stages read). The threads share nothing but what they read,
+ * where the team of threads shared each stage of each strip and waited for
+ * one another between stages (a strip's rows of a stage, split over 16
  * threads, are a few rows each). The conditions are those of the loops
  * (none here), and at least one matrix private: without one, the strips
  * would keep nothing in cache that the team's do not. */
