@@ -96,6 +96,16 @@ typedef struct parac_method {
     parac_backend backend;
     parac_op_fn run;
     const char *help;
+    /* For a method whose output rows (slices, in a volume) depend on the
+     * input rows within a distance of their own only, computed from them the
+     * same way whatever the image's size, with border rules that reach no
+     * further than that distance into the image: sets *reach to the distance
+     * for the call's parameters, or to -1 where they make rows depend on far
+     * ones (an IIR filter, a wrapped border). Such a method runs on images in
+     * host memory through a GPU in bands of rows streamed in and out, the
+     * copies overlapping the computation (src/cuda/stream_rows.c), with the
+     * same result. NULL: never streamed. */
+    parac_status (*row_reach)(parac_op_call *call, int64_t *reach);
 } parac_method;
 
 struct parac_op {

@@ -180,9 +180,16 @@ static const parac_param_spec convert_params_table[] = {
      "else none (i64, labels and counts, has no nominal range: always none)", PARAC_FIELD(convert_params, scale)},
 };
 
+/* Each pixel alone, unless the mapping stretches the whole image's range. */
+static parac_status convert_row_reach(parac_op_call *call, int64_t *reach)
+{
+    *reach = ((const convert_params *)call->params)->scale == SCALE_MINMAX ? -1 : 0;
+    return PARAC_OK;
+}
+
 static const parac_method convert_methods[] = {
-    {"elementwise", PARAC_BACKEND_CPU, convert_cpu, "OpenMP loop over rows"},
-    {"elementwise", PARAC_BACKEND_CUDA, convert_gpu, "one thread per pixel"},
+    {"elementwise", PARAC_BACKEND_CPU, convert_cpu, "OpenMP loop over rows", NULL},
+    {"elementwise", PARAC_BACKEND_CUDA, convert_gpu, "one thread per pixel", convert_row_reach},
 };
 
 const parac_op parac__op_convert = {

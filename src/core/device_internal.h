@@ -55,6 +55,14 @@ parac_status parac__cuda_copy_strided(const parac_image *dst, const parac_image 
 parac_status parac__cuda_zero_rows(void *dst, int64_t pitch, size_t row_bytes, size_t rows,
                                    void *stream);
 
+/* Runs call->method (resolved, with a row_reach) on the call's inputs in
+ * host memory through the context's CUDA device in bands of `rows` rows
+ * (slices of a volume), each computed from its rows and `reach` rows either
+ * side, the copies in and out overlapping the computation; the outputs are
+ * made in host memory (parac_call_output). stream_rows.c. */
+typedef struct parac_op_call parac_op_call;
+parac_status parac__cuda_stream_rows(parac_op_call *call, int64_t reach, int64_t rows);
+
 #ifdef __cplusplus
 }
 #endif

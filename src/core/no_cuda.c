@@ -42,6 +42,7 @@ parac_status parac__cuda_zero_rows(void *dst, int64_t pitch, size_t row_bytes, s
 {
     return not_built();
 }
+parac_status parac__cuda_stream_rows(parac_op_call *call, int64_t reach, int64_t rows) { return not_built(); }
 int parac_has_cuda(void) { return 0; }
 parac_status parac_cuda_device_count(int *count)
 {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "context_internal.h"
+#include "device_internal.h"
 #include "error_internal.h"
 #include "registry_internal.h"
 
@@ -110,6 +111,14 @@ static parac_status prepare_input(parac_context *ctx, const parac_op *op, parac_
     *temporary = 1;
     *out = NULL; /* never the caller's image, should the clone fail */
     return parac_image_clone(out, in, in->memory, in->device, in->memory == PARAC_MEMORY_CUDA ? ctx->stream : NULL);
+}
+
+/* Whether any of op's methods may stream host images through a GPU. */
+static int streams_any(const parac_op *op)
+{
+    for (int i = 0; i < op->n_methods; i++)
+        if (op->methods[i].row_reach) return 1;
+    return 0;
 }
 
 /* Room for any operation's parameter struct (parac__param_layout_check). */
@@ -261,19 +270,34 @@ static parac_status run(parac_context *ctx, const char *name, parac_image *const
     parac_image *resident[8] = {0};
     int temporary[8] = {0};
     if (st == PARAC_OK && n_inputs > 8) st = parac__fail(PARAC_ERR_INTERNAL, "too many inputs");
-    for (int i = 0; st == PARAC_OK && i < n_inputs; i++) st = prepare_input(ctx, op, inputs[i], &resident[i], &temporary[i]);
 
-    parac_op_call call = {ctx, op, NULL, resident, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL, {0}};
+    parac_op_call call = {ctx, op, NULL, inputs, n_inputs, outputs, n_outputs, &room, set, given, NULL, NULL, {0}};
     for (int i = 0; i < n_outputs; i++) outputs[i] = NULL;
     char why[512] = "";
+    parac__stream_plan stream = {0, 0, 0};
+    /* Methods that may stream images from host memory through the GPU are
+     * chosen before the inputs move: the choice decides whether they do. */
+    const int early = ctx->backend == PARAC_BACKEND_CUDA && !op->keeps_inputs && streams_any(op);
     /* the reason is only formatted when asked for (auto runs on every call) */
-    if (st == PARAC_OK) st = resolve_method(&call, method, why, explain ? sizeof why : 0);
+    if (st == PARAC_OK && early) st = resolve_method(&call, method, why, explain ? sizeof why : 0);
+    if (st == PARAC_OK && early) st = parac__stream_plan_make(&call, &stream);
+    for (int i = 0; st == PARAC_OK && !stream.rows && i < n_inputs; i++)
+        st = prepare_input(ctx, op, inputs[i], &resident[i], &temporary[i]);
+    if (!stream.rows) call.inputs = resident;
+    if (st == PARAC_OK && !early) st = resolve_method(&call, method, why, explain ? sizeof why : 0);
     if (st == PARAC_OK) {
-        if (explain)
+        if (explain && stream.rows)
+            snprintf(explain, explain_size,
+                     "%s: method '%s' on %s (%s), streamed from host memory in %lld band(s) of %lld %s "
+                     "and %lld more each way", op->name, call.method->name, ctx->device, why,
+                     (long long)stream.bands, (long long)stream.rows, inputs[0]->depth > 1 ? "slices" : "rows",
+                     (long long)stream.reach);
+        else if (explain)
             snprintf(explain, explain_size, "%s: method '%s' on %s (%s)", op->name,
                      call.method->name, ctx->device, why);
         st = parac_progress(ctx, 0.0);
-        if (st == PARAC_OK) st = call.method->run(&call);
+        if (st == PARAC_OK && stream.rows) st = parac__cuda_stream_rows(&call, stream.reach, stream.rows);
+        else if (st == PARAC_OK) st = call.method->run(&call);
         if (st == PARAC_OK) st = parac_progress(ctx, 1.0);
         for (int k = 0; st == PARAC_OK && src->results && k < src->n_results && k < op->n_results; k++)
             src->results[k] = call.results[k];

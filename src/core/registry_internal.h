@@ -35,4 +35,19 @@ parac_status parac__op_run_typed(parac_context *ctx, const parac_op *op, parac_i
                                  parac_image **outputs, int n_outputs, const void *params, uint64_t set,
                                  const char *method, double *results, int n_results);
 
+/* ---- stream_plan.c: calls on host images streamed through a GPU in bands ------ */
+typedef struct parac__stream_plan {
+    int64_t reach;  /* input rows each way that an output row depends on */
+    int64_t rows;   /* a band's output rows; 0: the call is not streamed */
+    int64_t bands;
+} parac__stream_plan;
+/* Whether `call` (its method resolved, its inputs where the caller has them)
+ * runs in bands streamed through the context's GPU: a CUDA context, inputs
+ * in host memory with packed pixels and one shape, a method with a
+ * row_reach that allows it, and images large enough for the overlap to pay
+ * (PARAC_STREAM, PARAC_STREAM_ROWS: tuning.h). */
+parac_status parac__stream_plan_make(parac_op_call *call, parac__stream_plan *plan);
+/* How many bands of `rows` rows an extent makes (the remainder joins the last). */
+int64_t parac__stream_band_count(int64_t extent, int64_t rows);
+
 #endif

@@ -16,17 +16,20 @@ static double bytes_of(const char *text)
     return v > 0 ? v : 0;
 }
 
+/* An auto / always / never rule (0, 1, 2; unset: auto), 3 for anything else,
+ * whose text is kept for the message where it is used. */
+static int rule_of(const char *v, char *text, size_t size)
+{
+    if (!v || !*v) return 0;
+    snprintf(text, size, "%s", v);
+    return strcmp(v, "auto") == 0 ? 0 : strcmp(v, "always") == 0 ? 1 : strcmp(v, "never") == 0 ? 2 : 3;
+}
+
 void parac__tuning_read(parac__tuning *t)
 {
     memset(t, 0, sizeof *t);
     const char *v = getenv("PARAC_CUDA_SPLIT");
-    if (v && *v) {
-        snprintf(t->cuda_split_text, sizeof t->cuda_split_text, "%s", v);
-        t->cuda_split = strcmp(v, "always") == 0  ? PARAC__SPLIT_ALWAYS
-                        : strcmp(v, "never") == 0 ? PARAC__SPLIT_NEVER
-                        : strcmp(v, "auto") == 0  ? PARAC__SPLIT_AUTO
-                                                  : PARAC__SPLIT_MALFORMED;
-    }
+    t->cuda_split = (parac__split_rule)rule_of(v, t->cuda_split_text, sizeof t->cuda_split_text);
     v = getenv("PARAC_PARALLEL_ROUNDS");
     t->parallel_rounds = v && strcmp(v, "strips") == 0 ? 0 : v && strcmp(v, "pipelined") == 0 ? 2 : 1;
     v = getenv("PARAC_SPLIT_LINK");
@@ -37,10 +40,14 @@ void parac__tuning_read(parac__tuning *t)
     if (v && *v) t->cuda_memory_cap = bytes_of(v);
     v = getenv("PARAC_WAVEFRONT_BATCH");
     if (v && atoi(v) > 0) t->wavefront_batch = atoi(v);
+    v = getenv("PARAC_STREAM");
+    t->stream = (parac__stream_rule)rule_of(v, t->stream_text, sizeof t->stream_text);
+    v = getenv("PARAC_STREAM_ROWS");
+    if (v && atoll(v) > 0) t->stream_rows = atoll(v);
 }
 
 const parac__tuning *parac__context_tuning(const parac_context *ctx)
 {
-    static const parac__tuning defaults = {PARAC__SPLIT_AUTO, "", 1, 0, 0.0, 0.0, 0};
+    static const parac__tuning defaults = {PARAC__SPLIT_AUTO, "", 1, 0, 0.0, 0.0, 0, PARAC__STREAM_AUTO, "", 0};
     return ctx ? &ctx->tuning : &defaults;
 }

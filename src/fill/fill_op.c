@@ -153,20 +153,20 @@ static const parac_param_spec fill_params_table[] = {
 
 static const parac_method fill_methods[] = {
     {"serial", PARAC_BACKEND_CPU, fill_run,
-     "the paper's baseline: a scanline fill of the outside from the border, one thread"},
+     "the paper's baseline: a scanline fill of the outside from the border, one thread", NULL},
     {"seeds", PARAC_BACKEND_CPU, fill_run,
      "the paper's method: border and inner seeds filled by all threads, label pairs joined by "
-     "union-find"},
+     "union-find", NULL},
     {"ccl", PARAC_BACKEND_CPU, fill_run,
      "beyond the paper: connected components of background runs by union-find, a strip of rows per "
-     "thread"},
+     "thread", NULL},
     {"ccl", PARAC_BACKEND_CUDA, fill_run,
      "connected components of the background by block union-find; components touching the border "
-     "are outside"},
+     "are outside", NULL},
     {"seeds", PARAC_BACKEND_CUDA, fill_run,
-     "the paper's GPU fill: one thread per seed (32768 by default), 16-bit labels, fixed stacks"},
+     "the paper's GPU fill: one thread per seed (32768 by default), 16-bit labels, fixed stacks", NULL},
     {"hybrid", PARAC_BACKEND_CUDA, fill_run,
-     "the paper's CPU+GPU: the seeds fill on the CPU, the labels turned into the output on the GPU"},
+     "the paper's CPU+GPU: the seeds fill on the CPU, the labels turned into the output on the GPU", NULL},
 };
 
 const parac_op parac__op_fill = {
@@ -317,10 +317,10 @@ static const parac_param_spec floodfill_params_table[] = {
 
 static const parac_method floodfill_methods[] = {
     {"scanline", PARAC_BACKEND_CPU, floodfill_run,
-     "a scanline (span) fill from each seed, as Heckbert's and OpenCV's"},
+     "a scanline (span) fill from each seed, as Heckbert's and OpenCV's", NULL},
     {"ccl", PARAC_BACKEND_CUDA, floodfill_run,
      "per seed: connected components of the pixels within range (the fill's GPU ccl passes), the "
-     "seed's component takes the value"},
+     "seed's component takes the value", NULL},
 };
 
 const parac_op parac__op_floodfill = {

@@ -199,6 +199,19 @@ static parac_status convolve_choose(parac_op_call *call, const char **method, ch
     return PARAC_OK;
 }
 
+/* The direct and separable filters' rows depend on the kernel's rows about
+ * the anchor; a volume's slices are filtered one by one. A wrapped border
+ * reaches the far side. */
+static parac_status convolve_row_reach(parac_op_call *call, int64_t *reach)
+{
+    conv_setup *sp = NULL;
+    *reach = -1;
+    PARAC_TRY(setup_of(call, &sp));
+    if (sp->border.mode == PARAC_BORDER_WRAP) return PARAC_OK;
+    *reach = call->inputs[0]->depth > 1 ? 0 : sp->ry;
+    return PARAC_OK;
+}
+
 static parac_status convolve_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
 {
     (void)ctx;
@@ -234,12 +247,12 @@ static const parac_param_spec convolve_params[] = {
 };
 
 static const parac_method convolve_methods[] = {
-    {"direct", PARAC_BACKEND_CPU, convolve_run, "sum over the full 2D kernel"},
-    {"fft", PARAC_BACKEND_CPU, convolve_run, "FFTW with border padding"},
-    {"separable", PARAC_BACKEND_CPU, convolve_run, "x then y pass (--kernel-x/--kernel-y)"},
-    {"direct", PARAC_BACKEND_CUDA, convolve_run, "tiled shared-memory 2D kernel"},
-    {"fft", PARAC_BACKEND_CUDA, convolve_run, "cuFFT with border padding"},
-    {"separable", PARAC_BACKEND_CUDA, convolve_run, "shared-memory passes"},
+    {"direct", PARAC_BACKEND_CPU, convolve_run, "sum over the full 2D kernel", NULL},
+    {"fft", PARAC_BACKEND_CPU, convolve_run, "FFTW with border padding", NULL},
+    {"separable", PARAC_BACKEND_CPU, convolve_run, "x then y pass (--kernel-x/--kernel-y)", NULL},
+    {"direct", PARAC_BACKEND_CUDA, convolve_run, "tiled shared-memory 2D kernel", convolve_row_reach},
+    {"fft", PARAC_BACKEND_CUDA, convolve_run, "cuFFT with border padding", NULL},
+    {"separable", PARAC_BACKEND_CUDA, convolve_run, "shared-memory passes", convolve_row_reach},
 };
 
 const parac_op parac__op_convolve = {

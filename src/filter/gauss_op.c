@@ -164,6 +164,22 @@ done:
     return st;
 }
 
+/* The FIR methods' rows depend on the rows within the kernel's radius along
+ * the streamed axis (y, or z in a volume); a wrapped border reaches the far
+ * side, and the texture method's mirror works in coordinates scaled by the
+ * image's size. */
+static parac_status fir_row_reach(parac_op_call *call, int64_t *reach)
+{
+    parac__gauss_plan p;
+    *reach = -1;
+    if (call->plan) p = *(const parac__gauss_plan *)call->plan;
+    else PARAC_TRY(parac__gauss_plan_params(call, &p));
+    if (p.border.mode == PARAC_BORDER_WRAP) return PARAC_OK;
+    if (strcmp(call->method->name, "texture") == 0 && p.border.mode == PARAC_BORDER_REFLECT) return PARAC_OK;
+    *reach = p.radius[call->inputs[0]->depth > 1 ? 2 : 1];
+    return PARAC_OK;
+}
+
 static parac_status gauss_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
 {
     (void)ctx;
@@ -208,25 +224,25 @@ static const parac_param_spec gauss_params[] = {
 };
 
 static const parac_method gauss_methods[] = {
-    {"separable", PARAC_BACKEND_CPU, run_method, "row + column passes, cache-blocked, OpenMP"},
-    {"direct", PARAC_BACKEND_CPU, run_method, "full (2r+1)^2 2D kernel"},
-    {"fft", PARAC_BACKEND_CPU, run_method, "FFTW convolution with border padding"},
+    {"separable", PARAC_BACKEND_CPU, run_method, "row + column passes, cache-blocked, OpenMP", NULL},
+    {"direct", PARAC_BACKEND_CPU, run_method, "full (2r+1)^2 2D kernel", NULL},
+    {"fft", PARAC_BACKEND_CPU, run_method, "FFTW convolution with border padding", NULL},
     {"recursive", PARAC_BACKEND_CPU, run_method,
-     "Deriche 4th-order IIR in 2nd-order sections, cost independent of sigma"},
+     "Deriche 4th-order IIR in 2nd-order sections, cost independent of sigma", NULL},
     {"deriche2", PARAC_BACKEND_CPU, run_method,
-     "the 2nd-order IIR of NVIDIA's recursiveGaussian sample (about 12% L1 error; reproduction)"},
+     "the 2nd-order IIR of NVIDIA's recursiveGaussian sample (about 12% L1 error; reproduction)", NULL},
     {"yvv", PARAC_BACKEND_CPU, run_method,
-     "Young-van Vliet 3rd-order IIR, Triggs-Sdika boundaries"},
+     "Young-van Vliet 3rd-order IIR, Triggs-Sdika boundaries", NULL},
     /* Listed in every build, so that naming a CUDA-only method on the CPU is
      * reported as "not available on the cpu backend"; without CUDA support no
      * CUDA context can exist, so these entries never run there. */
-    {"separable", PARAC_BACKEND_CUDA, run_method, "shared-memory row/column passes"},
-    {"texture", PARAC_BACKEND_CUDA, run_method, "separable passes reading through texture objects"},
-    {"direct", PARAC_BACKEND_CUDA, run_method, "tiled shared-memory 2D kernel"},
-    {"fft", PARAC_BACKEND_CUDA, run_method, "cuFFT convolution with border padding"},
-    {"recursive", PARAC_BACKEND_CUDA, run_method, "Deriche 4th-order IIR"},
-    {"deriche2", PARAC_BACKEND_CUDA, run_method, "NVIDIA sample's 2nd-order IIR"},
-    {"yvv", PARAC_BACKEND_CUDA, run_method, "Young-van Vliet 3rd-order IIR"},
+    {"separable", PARAC_BACKEND_CUDA, run_method, "shared-memory row/column passes", fir_row_reach},
+    {"texture", PARAC_BACKEND_CUDA, run_method, "separable passes reading through texture objects", fir_row_reach},
+    {"direct", PARAC_BACKEND_CUDA, run_method, "tiled shared-memory 2D kernel", fir_row_reach},
+    {"fft", PARAC_BACKEND_CUDA, run_method, "cuFFT convolution with border padding", NULL},
+    {"recursive", PARAC_BACKEND_CUDA, run_method, "Deriche 4th-order IIR", NULL},
+    {"deriche2", PARAC_BACKEND_CUDA, run_method, "NVIDIA sample's 2nd-order IIR", NULL},
+    {"yvv", PARAC_BACKEND_CUDA, run_method, "Young-van Vliet 3rd-order IIR", NULL},
 };
 
 const parac_op parac__op_gauss = {

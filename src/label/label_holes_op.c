@@ -77,10 +77,10 @@ static const parac_result_spec label_holes_results[] = {
 static const parac_method label_holes_methods[] = {
     {"cavities", PARAC_BACKEND_CPU, label_holes_run,
      "the zero regions labelled; one with one label beside it is that label's hole, one with several is "
-     "resolved by filling the labels' boxes"},
+     "resolved by filling the labels' boxes", NULL},
     {"cavities", PARAC_BACKEND_CUDA, label_holes_run,
      "the CPU method's steps on the GPU (regions, the labels beside each cavity, the fill); cavities beside "
-     "several labels, where labels nest, are settled by the CPU method's queues on a host copy"},
+     "several labels, where labels nest, are settled by the CPU method's queues on a host copy", NULL},
 };
 
 const parac_op parac__op_fill_label_holes = {

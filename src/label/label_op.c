@@ -161,10 +161,10 @@ static const parac_result_spec label_results[] = {
 
 static const parac_method label_methods[] = {
     {"runs", PARAC_BACKEND_CPU, label_run,
-     "runs of each row joined with their neighbours' by union-find, a strip of rows per thread"},
+     "runs of each row joined with their neighbours' by union-find, a strip of rows per thread", NULL},
     {"union-find", PARAC_BACKEND_CUDA, label_run,
      "tiles labelled in shared memory, their faces joined by a global union-find (atomicMin), roots numbered "
-     "in raster order by a scan"},
+     "in raster order by a scan", NULL},
 };
 
 const parac_op parac__op_label = {

@@ -126,10 +126,10 @@ static const parac_result_spec regions_results[] = {
 
 static const parac_method regions_methods[] = {
     {"runs", PARAC_BACKEND_CPU, regions_run,
-     "runs of equal labels summed at once, a strip of rows per thread into its own table, the tables merged"},
+     "runs of equal labels summed at once, a strip of rows per thread into its own table, the tables merged", NULL},
     {"atomics", PARAC_BACKEND_CUDA, regions_run,
      "runs summed per thread, combined per warp and per block, then atomics into per-label sums; the table "
-     "compacted by a scan"},
+     "compacted by a scan", NULL},
 };
 
 const parac_op parac__op_regionprops = {

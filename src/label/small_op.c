@@ -116,16 +116,16 @@ static const parac_param_spec holes_params[] = {
 
 static const parac_method objects_methods[] = {
     {"label-count", PARAC_BACKEND_CPU, objects_run,
-     "label the components (or take the labels), count their pixels, clear the small ones"},
+     "label the components (or take the labels), count their pixels, clear the small ones", NULL},
     {"label-count", PARAC_BACKEND_CUDA, objects_run,
-     "label the components on the GPU (or take the labels), count their pixels, clear the small ones"},
+     "label the components on the GPU (or take the labels), count their pixels, clear the small ones", NULL},
 };
 
 static const parac_method holes_methods[] = {
     {"label-count", PARAC_BACKEND_CPU, holes_run,
-     "label the zero regions, count their pixels, fill the small ones"},
+     "label the zero regions, count their pixels, fill the small ones", NULL},
     {"label-count", PARAC_BACKEND_CUDA, holes_run,
-     "label the zero regions on the GPU, count their pixels, fill the small ones"},
+     "label the zero regions on the GPU, count their pixels, fill the small ones", NULL},
 };
 
 const parac_op parac__op_remove_small_objects = {

@@ -384,18 +384,18 @@ static const parac_param_spec clear_params[] = {
 
 static const parac_method morph_methods[] = {
     {"hybrid", PARAC_BACKEND_CPU, morph_run,
-     "Vincent's fast hybrid: raster and anti-raster scans, then a FIFO queue (one thread)"},
+     "Vincent's fast hybrid: raster and anti-raster scans, then a FIFO queue (one thread)", NULL},
     {"sequential", PARAC_BACKEND_CPU, morph_run,
-     "Vincent's sequential: raster and anti-raster scans until a pass changes nothing (one thread)"},
+     "Vincent's sequential: raster and anti-raster scans until a pass changes nothing (one thread)", NULL},
     {"downhill", PARAC_BACKEND_CPU, morph_run,
-     "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, radix heap for f32 (one thread)"},
+     "Robinson & Whelan: pixels by decreasing value; bucket queue for u8/u16, radix heap for f32 (one thread)", NULL},
     {"parallel", PARAC_BACKEND_CPU, morph_run,
-     "every core: strips of rows, rounds of raster/anti-raster scans with halo exchange, then FIFO rounds until stable"},
+     "every core: strips of rows, rounds of raster/anti-raster scans with halo exchange, then FIFO rounds until stable", NULL},
     {"wavefront", PARAC_BACKEND_CUDA, morph_run,
-     "tiles propagated to convergence in shared memory, only tiles whose halo changed run again"},
+     "tiles propagated to convergence in shared memory, only tiles whose halo changed run again", NULL},
     {"heap", PARAC_BACKEND_CUDA, morph_run,
      "the paper's MR_GPU: seeds sorted into a cluster of parallel max-heaps (nodes of r pixels), "
-     "one thread block per heap"},
+     "one thread block per heap", NULL},
 };
 
 #define MORPH_OP(var, nm, summ, desc, use, nin, prm, dem, view)                                 \

@@ -166,17 +166,17 @@ static const parac_param_spec skeleton_params_table[] = {
 };
 
 static const parac_method skeleton_methods[] = {
-    {"exact", PARAC_BACKEND_CPU, skeleton_run, "the field summed exactly over every charge, in double, on every core"},
+    {"exact", PARAC_BACKEND_CPU, skeleton_run, "the field summed exactly over every charge, in double, on every core", NULL},
     {"approx", PARAC_BACKEND_CPU, skeleton_run,
      "the field from a two-level cell tree: near charges exactly, far cells by monopole and quadrupole "
-     "(docs/skeleton.md gives its error); for volumes too large for exact sums"},
+     "(docs/skeleton.md gives its error); for volumes too large for exact sums", NULL},
     {"tiled", PARAC_BACKEND_CUDA, skeleton_run,
-     "the field on the GPU, fp32, charges staged through shared memory (the N-body technique)"},
-    {"global", PARAC_BACKEND_CUDA, skeleton_run, "the paper's plain GPU kernel: one thread per voxel, charges read from global memory"},
+     "the field on the GPU, fp32, charges staged through shared memory (the N-body technique)", NULL},
+    {"global", PARAC_BACKEND_CUDA, skeleton_run, "the paper's plain GPU kernel: one thread per voxel, charges read from global memory", NULL},
     {"constant", PARAC_BACKEND_CUDA, skeleton_run,
-     "the paper's improved GPU kernel: charges in constant memory, 4096 per launch"},
+     "the paper's improved GPU kernel: charges in constant memory, 4096 per launch", NULL},
     {"approx", PARAC_BACKEND_CUDA, skeleton_run,
-     "the cell-tree field on the GPU (fp32): near charges exactly, far cells by monopole and quadrupole"},
+     "the cell-tree field on the GPU (fp32): near charges exactly, far cells by monopole and quadrupole", NULL},
 };
 
 const parac_op parac__op_skeleton = {
