@@ -166,7 +166,9 @@ PARAC_API const parac_op *parac_op_find(const char *name);
 /* Run an operation. Inputs may live anywhere: the dispatcher (or, for
  * operations with keeps_inputs, the operation) copies them to the context's
  * device when needed. Outputs are new images, created by the
- * operation on the context's device; the caller destroys them. `args` may be
+ * operation on the context's device (in host memory where the call streamed
+ * host images through the GPU in bands: see parac_method's row_reach; the
+ * image's `memory` says which); the caller destroys them. `args` may be
  * NULL. When `explain` is not NULL it receives which method ran and why. */
 PARAC_API parac_status parac_op_run(parac_context *ctx, const char *name,
                                     parac_image *const *inputs, int n_inputs,
