@@ -321,12 +321,15 @@ parac_status parac__cuda_stream_rows(parac_op_call *call, int64_t reach, int64_t
     if (started) pthread_join(thread, NULL);
     if (st == PARAC_OK && s->drain_status != PARAC_OK)
         st = parac__fail(s->drain_status, "%s", s->drain_message);
-    /* nothing may still read or write the slots when they go */
+    /* nothing may still read or write the slots when they go (a failed copy
+     * out may have left one in flight) */
     parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize((cudaStream_t)call->ctx->stream));
-    if (s->copy_in) {
-        parac_status w = PARAC_CUDA_CHECK(cudaStreamSynchronize(s->copy_in));
-        if (sync == PARAC_OK) sync = w;
-    }
+    cudaStream_t copies[2] = {s->copy_in, s->copy_out};
+    for (int c = 0; c < 2; c++)
+        if (copies[c]) {
+            parac_status w = PARAC_CUDA_CHECK(cudaStreamSynchronize(copies[c]));
+            if (sync == PARAC_OK) sync = w;
+        }
     if (st == PARAC_OK) st = sync;
     free_slots(s);
     pthread_cond_destroy(&s->moved);
