@@ -84,13 +84,16 @@ def _expanded(center, pieces):
     return out, inner
 
 
-def _round_block(cur, mask, pieces, method, conn, device, algorithm):
+def _round_block(cur, mask, rims, method, conn, device, algorithm):
     """One chunk's reconstruction with its halo held fixed (in the mask, the
-    halo takes the current values, so it gives and never takes); the new
-    chunk and the offsets of the neighbours whose halo it changed."""
+    halo takes the current values, so it gives and never takes): the new
+    chunk, the offsets of the neighbours whose halo it changed, and the new
+    chunk's rims (_rims). rims: {offset of a neighbour: that neighbour's rim
+    group holding the piece that lies next to this chunk}."""
     from . import reconstruct
 
     xp = _xp(cur)
+    pieces = {off: group[off] for off, group in rims.items()}
     ec, inner = _expanded(cur, pieces)
     held = ec.copy()
     held[inner] = mask
@@ -98,7 +101,27 @@ def _round_block(cur, mask, pieces, method, conn, device, algorithm):
     # the neighbour at offset d holds the piece of this chunk at offset -d
     changed = tuple(d for d in pieces
                     if bool(xp.any(_piece(new, _opposite(d)) != _piece(cur, _opposite(d)))))
-    return new, changed
+    return (new, changed) + _rims(new, tuple(pieces))
+
+
+def _group(off):
+    """Which of a chunk's rim groups holds the piece at offset off: the axis
+    of a face (0..ndim-1), or ndim for the edges and corners."""
+    moved = [i for i, o in enumerate(off) if o]
+    return moved[0] if len(moved) == 1 else len(off)
+
+
+def _rims(block, neighbours):
+    """The pieces of block that its neighbours (their offsets from it) hold
+    as halo, in ndim + 1 groups (_group: the two faces across each axis, then
+    the edges and corners), each a dict keyed by the offset of block from
+    the neighbour that reads it. A neighbour is sent the one group it reads
+    from: a face it does not need at most, never the chunk."""
+    groups = tuple({} for _ in range(block.ndim + 1))
+    for d in neighbours:
+        e = _opposite(d)
+        groups[_group(e)][e] = _piece(block, e)
+    return groups
 
 
 def _opposite(off):
@@ -124,8 +147,6 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     """The reconstruction of Dask arrays marker under mask (see the top), in
     the work dtype; returns (result, rounds). A round recomputes only the
     chunks next to one whose faces changed in the round before."""
-    import operator
-
     import dask
     import dask.array as da
 
@@ -151,6 +172,16 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     cur_b = dict(zip(np.ndindex(*grid), cur.to_delayed(optimize_graph=False).ravel()))
     mask_b = dict(zip(np.ndindex(*grid), mask.to_delayed(optimize_graph=False).ravel()))
     meta = cur._meta
+    nd = len(grid)
+    near = {idx: dict(_neighbours(idx, grid)) for idx in cur_b}
+    # each chunk's rims, in groups: a round's tasks read their neighbours'
+    # groups, not a task per piece (a task costs the scheduler about a
+    # millisecond, more than most pieces take to cut)
+    rims_b = {}
+    for idx in cur_b:
+        first = dask.delayed(_rims, pure=True, nout=nd + 1)(cur_b[idx], tuple(near[idx]))
+        rims_b[idx] = [first[g] for g in range(nd + 1)]
+    rims_b = dict(zip(rims_b, dask.persist(*rims_b.values())))
     active = set(cur_b)
     rounds = 0
     while active:
@@ -161,19 +192,18 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
             res = dask.delayed(_whole, pure=True)(whole, mask, method, conn, device, algorithm)
             (out,) = dask.persist(da.from_delayed(res, shape=cur.shape, dtype=dt, meta=meta).rechunk(cur.chunks))
             return _back(out, gpu), rounds
-        tasks = {}
-        for idx in active:
-            pieces = {off: dask.delayed(_piece, pure=True)(cur_b[n], off)
-                      for off, n in _neighbours(idx, grid)}
-            tasks[idx] = dask.delayed(_round_block, pure=True, nout=2)(cur_b[idx], mask_b[idx], pieces, method, conn,
-                                                                       device, algorithm)
-        keys = sorted(tasks)
-        news = [dask.delayed(operator.getitem, pure=True)(tasks[k], 0) for k in keys]
-        flags = [dask.delayed(operator.getitem, pure=True)(tasks[k], 1) for k in keys]
-        news, flags = dask.persist(news, flags)
-        flags = dask.compute(*flags)
-        for k, new in zip(keys, news):
-            cur_b[k] = new
+        keys = sorted(active)
+        outs = []
+        for idx in keys:
+            rims = {off: rims_b[n][_group(off)] for off, n in near[idx].items()}
+            t = dask.delayed(_round_block, pure=True, nout=nd + 3)(cur_b[idx], mask_b[idx], rims, method, conn,
+                                                                   device, algorithm)
+            outs.append([t[k] for k in range(nd + 3)])
+        outs = dask.persist(*outs)
+        flags = dask.compute(*[o[1] for o in outs])
+        for k, o in zip(keys, outs):
+            cur_b[k] = o[0]
+            rims_b[k] = list(o[2:])
         # a chunk is computed again only when a piece of its halo changed: the
         # others are already the fixed point of the halo they hold
         active = {tuple(i + o for i, o in zip(k, d)) for k, ds in zip(keys, flags) for d in ds}
