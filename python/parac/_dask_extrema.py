@@ -18,7 +18,7 @@ on chunks so that the result equals the in-memory call bit for bit:
 
 The reconstruction computes (persists) its rounds; the last step is a lazy
 graph on the persisted chunks. Host chunks for one GPU (device "cuda",
-"cuda:N") are copied there once, before the marker: every step then runs
+"cuda:N") are copied there once, before the range: every step then runs
 on the GPU and only the uint8 result comes back to the host.
 """
 import math
@@ -139,13 +139,14 @@ def h_extrema(image, h, minima, conn, device=None, algorithm=None, scale=1, who=
     if not h > 0:
         raise ValueError("%s: h must be > 0 (h = 0 gives every regional extremum: use regional %s)"
                          % (who, "minima" if minima else "maxima"))
-    lo, hi = _range(image, who)
+    src, gpu = _on_device(image, device)
+    lo, hi = _range(src, who)
     dt = _computing_dtype(image.dtype, lo, hi)
     if dt != np.float32:
         h = math.ceil(h)  # integer images: whole steps, as scikit-image
     if h > hi - lo:  # no extremum that deep: all false, as scikit-image
         return _zeros(image)
-    im, gpu = _working_image(image, dt, device, who)
+    im = _working_image(src, dt, gpu, who)
     marker = im.map_blocks(_marker_sub_h, h, minima, dtype=dt)
     rec, _rounds = reconstruct_rounds(marker, im, "erosion" if minima else "dilation", conn, device, algorithm,
                                       who=who)
@@ -157,26 +158,33 @@ def regional_extrema(image, minima, conn, device=None, algorithm=None, scale=1, 
     uint8, scale on every plateau whose neighbours are all lower (higher)."""
     from ._dask_rounds import reconstruct_rounds
 
-    lo, hi = _range(image, who)
+    src, gpu = _on_device(image, device)
+    lo, hi = _range(src, who)
     if lo == hi:  # a flat image has none, as scikit-image
         return _zeros(image)
     dt = _computing_dtype(image.dtype, lo, hi)
-    im, gpu = _working_image(image, dt, device, who)
+    im = _working_image(src, dt, gpu, who)
     marker = im.map_blocks(_marker_pred, minima, dtype=dt)
     rec, _rounds = reconstruct_rounds(marker, im, "erosion" if minima else "dilation", conn, device, algorithm,
                                       who=who)
     return _back(im.map_blocks(_regional, rec, minima, scale, dtype=np.uint8), gpu)
 
 
-def _working_image(image, dt, device, who):
-    """(the image in the computing dtype, the GPU its host chunks went to or
-    None). Host chunks for one GPU are copied there once and kept (persisted):
-    the marker, the rounds and the last comparison all read them there, and
-    only the uint8 result comes back."""
+def _on_device(image, device):
+    """(the image's chunks where they are worked on, the GPU its host chunks
+    went to or None). Host chunks for one GPU are copied there once and kept
+    (persisted): the range, the marker, the rounds and the last comparison
+    all read them there, and only the uint8 result comes back."""
     from ._dask_global import host_chunks_gpu
     from ._dask_rounds import to_gpu_chunks
 
     gpu = host_chunks_gpu(device, image)
     if gpu is None:
-        return image.map_blocks(_cast, dt, who, dtype=dt), None
-    return to_gpu_chunks(image, gpu).map_blocks(_cast, dt, who, dtype=dt).persist(), gpu
+        return image, None
+    return to_gpu_chunks(image, gpu).persist(), gpu
+
+
+def _working_image(src, dt, gpu, who):
+    """The image in the computing dtype (kept, for chunks on a GPU)."""
+    im = src.map_blocks(_cast, dt, who, dtype=dt)
+    return im.persist() if gpu is not None else im
