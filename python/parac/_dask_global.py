@@ -53,6 +53,17 @@ def _host(a):
     return np.asarray(a)
 
 
+def _host_all(arrays):
+    """Arrays of one dtype in host memory; from a GPU in one copy (a copy
+    waits for the GPU: a block's 2 x ndim faces took as many waits)."""
+    if not arrays or _xp(arrays[0]) is np:
+        return [np.asarray(a) for a in arrays]
+    xp = _xp(arrays[0])
+    flat = _host(xp.concatenate([a.ravel() for a in arrays]))
+    ends = np.cumsum([a.size for a in arrays])
+    return [p.reshape(a.shape) for p, a in zip(np.split(flat, ends[:-1]), arrays)]
+
+
 def _blocks(a):
     """(block index, first pixel, shape) of every block of a, in raster order of blocks."""
     starts = [np.concatenate(([0], np.cumsum(c)[:-1])).astype(int) for c in a.chunks]
@@ -147,12 +158,14 @@ def _local(block, req, start, gshape, extra):
     n = int(n)
     nd = labels.ndim
     facts = {"n": n, "faces": [], "values": []}
+    sides = [tuple((0 if s == 0 else -1) if i == ax else slice(None) for i in range(nd))
+             for ax in range(nd) for s in (0, 1)]
+    faces = _host_all([labels[sl] for sl in sides])
+    values = _host_all([block[sl] for sl in sides]) if req.values else None
     for ax in range(nd):
-        lo = tuple(0 if i == ax else slice(None) for i in range(nd))
-        hi = tuple(-1 if i == ax else slice(None) for i in range(nd))
-        facts["faces"].append((_host(labels[lo]), _host(labels[hi])))
+        facts["faces"].append((faces[2 * ax], faces[2 * ax + 1]))
         if req.values:
-            facts["values"].append((_host(block[lo]), _host(block[hi])))
+            facts["values"].append((values[2 * ax], values[2 * ax + 1]))
     xp = _xp(labels)
     if req.firsts:
         facts["firsts"] = _first_pixels(labels, n, start, gshape)
