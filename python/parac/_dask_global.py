@@ -492,15 +492,19 @@ def _numbered(t, facts, blocks, layout, req, dtype):
 class _Tasks:
     """The tasks of one low-level graph, added in time linear in their
     number: dask.delayed merges its arguments' graphs at every call, which
-    made the graph of n blocks cost O(n^2) to build (1600 blocks: 100 s)."""
+    made the graph of n blocks cost O(n^2) to build (1600 blocks: 100 s).
+    A task's key names its step ("parac-local-<token>", "parac-number-join-
+    <token>", ...), so that Dask's dashboard and task stream tell the steps
+    apart."""
 
-    def __init__(self, name):
-        self.name, self.dsk, self.n = name, {}, 0
+    def __init__(self, token):
+        self.token, self.dsk, self.n = token, {}, 0
 
     def __call__(self, func, *args):
         """The key of a new task func(*args): args are keys, lists of keys
         and values (lists, dicts and tasks among them quoted)."""
-        key = (self.name, self.n)
+        step = func.__name__.strip("_").replace("_", "-")
+        key = ("parac-%s-%s" % (step, self.token), self.n)
         self.n += 1
         self.dsk[key] = (func,) + args
         return key
@@ -535,8 +539,9 @@ def components(a, req, what, finish, dtype):
 
     blocks = list(_blocks(a))
     gshape = tuple(int(n) for n in a.shape)
-    name = "parac-components-" + tokenize(a.name, req, what, finish, np.dtype(dtype).str)
-    t = _Tasks(name + "-steps")
+    token = tokenize(a.name, req, what, finish, np.dtype(dtype).str)
+    name = "parac-components-" + token
+    t = _Tasks(token)
     local = [t(_local, (a.name,) + idx, quote(req), start, gshape, quote(req.extra)) for idx, start, _ in blocks]
     kept = [t(operator.getitem, k, 0) for k in local]
     facts = [t(operator.getitem, k, 1) for k in local]
