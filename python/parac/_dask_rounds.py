@@ -98,10 +98,11 @@ def _round_block(cur, mask, rims, method, conn, device, algorithm):
     held = ec.copy()
     held[inner] = mask
     new = reconstruct(ec, held, mode=method, connectivity=conn, device=device, method=algorithm)[inner]
+    groups = _rims(new, tuple(pieces))
     # the neighbour at offset d holds the piece of this chunk at offset -d
     changed = tuple(d for d in pieces
-                    if bool(xp.any(_piece(new, _opposite(d)) != _piece(cur, _opposite(d)))))
-    return (new, changed) + _rims(new, tuple(pieces))
+                    if bool(xp.any(groups[_group(_opposite(d))][_opposite(d)] != _piece(cur, _opposite(d)))))
+    return (new, changed) + groups
 
 
 def _group(off):
