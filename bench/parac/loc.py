@@ -79,7 +79,7 @@ def suite():
         for m in re.finditer(r"\n    \w[^;{}\n]*\)\n    \{", private):
             algorithm += 1 + lines_of(block_after(private, m.start()))
         sched = block_after(src, src.index("void schedule()", start))
-        for head in ("if (auto_schedule)", "if (check)", "if (!gpu)"):
+        for head in ("if (AUTOSCHEDULED)", "if (check)", "if (!gpu)"):
             sched = without_branch(sched, head)
         gpu = lines_of(sched)
         print(f"| {app} | {lines_of((ROOT / 'examples/apps' / (app + '.pc')).read_text())} | {algorithm} | {gpu} | {algorithm + gpu} |")

@@ -1,10 +1,11 @@
-// Halide 14 peers of the ParaC application suite (halide_apps.cpp, built by
-// build.sh): each schedule's output checked against the ParaC program's C
+// Halide peers of the ParaC application suite (halide_apps.cpp, built by
+// build.sh with Halide 14 or a newer one): each schedule's output checked against the ParaC program's C
 // target (paracc's output of examples/apps/<app>.pc, itself tested against
 // independent references by tests/python/test_paracc_apps.py) at every size,
 // then timed as Halide's apps time themselves: wall clock around the call
 // and a device sync, the input already on the device (median of --runs
-// after two warm-up calls). Schedules: the hand-written GPU one and Li2018's;
+// after two warm-up calls). Schedules: the hand-written GPU one and the GPU
+// autoscheduler's (Halide 14's Li2018, or Anderson2021 from Halide 15 on);
 // on the host's cores, Halide's CPU schedule of each app and Adams2019's.
 //
 //   bench_halide_suite [--runs N] [--sizes 2560x1536,4096x4096] [--targets cpu,cuda] [--apps a,b] [--json FILE]
@@ -19,6 +20,13 @@
 
 #include "HalideBuffer.h"
 #include "HalideRuntime.h"
+
+#ifndef HALIDE_PEER_MAJOR
+#define HALIDE_PEER_MAJOR 14
+#endif
+#ifndef GPU_AUTOSCHEDULER
+#define GPU_AUTOSCHEDULER "li2018" // the GPU autoscheduler the _cuda_auto libraries were made with
+#endif
 
 extern "C" {
 #include "bench_util.h"
@@ -303,14 +311,15 @@ int one_size(int H, int W, const opts &o)
 #ifdef SUITE_HOST
     static const char *const names[] = {"halide-host-default"};
 #else
-    // Li2018's and Adams2019's tiles shift inwards: smaller images fail their bounds
-    static const char *const names[] = {"halide-cuda-manual", "halide-cuda-li2018", "halide-cpu-manual",
+    // the autoschedulers' tiles shift inwards: smaller images fail their bounds
+    static const char *const names[] = {"halide-cuda-manual", "halide-cuda-" GPU_AUTOSCHEDULER, "halide-cpu-manual",
                                         "halide-cpu-adams2019"};
 #endif
     int rc = 0;
     for (size_t s = 0; s < sizeof names / sizeof names[0] && !rc; s++) {
         const char *name = names[s];
-        const bool cuda = strstr(name, "cuda") != nullptr, autosched = strstr(name, "li2018") || strstr(name, "adams");
+        const bool cuda = strstr(name, "cuda") != nullptr, autosched = strstr(name, "manual") == nullptr &&
+                                                                       strstr(name, "default") == nullptr;
         if ((cuda && !o.cuda) || (!cuda && !o.cpu) || (autosched && (H < 600 || W < 600))) continue;
         // the app's library for this schedule (its _cuda, _cuda_auto, _cpu or _cpu_auto)
 #define SCHEDULE(app) (cuda ? (autosched ? app##_cuda_auto : app##_cuda) : (autosched ? app##_cpu_auto : app##_cpu))
@@ -358,8 +367,9 @@ int main(int argc, char **argv)
     setvbuf(stdout, nullptr, _IOLBF, 0);
     halide_set_error_handler(print_halide_error);
     o.json = json_path ? fopen(json_path, "a") : nullptr;
-    printf("Halide 14 peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian, bilateral_grid, pyramid_blending, camera_pipe): the hand-written GPU schedule and "
-           "Li2018's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n");
+    printf("Halide %d peers of the ParaC suite (harris, stencil_chain, hist, max_filter, nl_means, interpolate, local_laplacian, bilateral_grid, pyramid_blending, camera_pipe): the hand-written GPU schedule and "
+           "%s's (wall clock with device sync), the CPU schedule and Adams2019's (all cores)\n",
+           HALIDE_PEER_MAJOR, GPU_AUTOSCHEDULER);
     std::string list(sizes);
     int rc = 0;
     for (char *tok = strtok(&list[0], ","); tok && !rc; tok = strtok(nullptr, ",")) {

@@ -10,6 +10,14 @@
 
 #include "Halide.h"
 
+// Halide 14 asks auto_schedule=true; Halide >= 15 names the autoscheduler in
+// autoscheduler=<name> (Anderson2021 for GPUs), and the generator learns it so
+#if defined(HALIDE_VERSION_MAJOR) && HALIDE_VERSION_MAJOR >= 15
+#define AUTOSCHEDULED using_autoscheduler()
+#else
+#define AUTOSCHEDULED auto_schedule
+#endif
+
 using namespace Halide;
 
 namespace {
@@ -55,7 +63,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             output.set_estimates({{0, EST_W - 6}, {0, EST_H - 6}});
             return;
@@ -104,7 +112,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}});
             output.set_estimates({{0, EST_W - 32}, {0, EST_H - 32}});
             return;
@@ -163,7 +171,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -228,7 +236,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -295,7 +303,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -385,7 +393,7 @@ public:
     void schedule()
     {
         const int L = levels;
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 4}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -499,7 +507,7 @@ public:
     void schedule()
     {
         const int J = pyramid_levels;
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -619,7 +627,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}});
             r_sigma.set_estimate(0.1f);
             histogram.set_estimate(z, -2, 16);
@@ -719,7 +727,7 @@ public:
     void schedule()
     {
         const int L = levels;
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W}, {0, EST_H}, {0, 7}});
             output.set_estimates({{0, EST_W}, {0, EST_H}, {0, 3}});
             return;
@@ -885,7 +893,7 @@ public:
 
     void schedule()
     {
-        if (auto_schedule) {
+        if (AUTOSCHEDULED) {
             input.set_estimates({{0, EST_W + 32}, {0, EST_H + 24}});
             matrix_3200.set_estimates({{0, 4}, {0, 3}});
             matrix_7000.set_estimates({{0, 4}, {0, 3}});
@@ -909,7 +917,7 @@ public:
             output.bound(x, 0, (output.width() / (2 * vec)) * (2 * vec)).bound(y, 0, (output.height() / strip) * strip);
             output.reorder(c, x, y).split(y, yi, yii, 2, TailStrategy::RoundUp).split(yi, yo, yi, strip / 2)
                 .vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c).parallel(yo);
-            denoised.compute_at(output, yi).store_at(output, yo).prefetch(input, y, 2).fold_storage(y, 4)
+            denoised.compute_at(output, yi).store_at(output, yo).prefetch(input, y, y, 2).fold_storage(y, 4)
                 .tile(x, y, x, y, xi, yi, 2 * vec, 2).vectorize(xi).unroll(yi);
             deinterleaved.compute_at(output, yi).store_at(output, yo).fold_storage(y, 4).reorder(c, x, y)
                 .vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c);
