@@ -209,6 +209,8 @@ def _first_pixels(labels, n, start, gshape):
     before = np.maximum.accumulate(_host(rows.max(axis=1)))
     before = np.concatenate(([0], before[:-1])).astype(labels.dtype)
     pos = xp.flatnonzero(rows > xp.asarray(before)[:, None])
+    if xp is not np and n < 1 << 31 and pos.size < 1 << 32:
+        return _first_pixels_gpu(xp, rows.ravel()[pos], pos, n, labels.shape, start, gshape)
     v = _host(rows.ravel()[pos])
     pos = _host(pos)
     new = np.empty(v.size, bool)
@@ -219,6 +221,25 @@ def _first_pixels(labels, n, start, gshape):
         raise RuntimeError("parac: a block's labels are not numbered 1..%d in raster order" % n)
     coords = np.unravel_index(pos, labels.shape)
     return np.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), gshape).astype(np.int64)
+
+
+def _first_pixels_gpu(xp, v, pos, n, shape, start, gshape):
+    """_first_pixels' last steps on the GPU, where the candidates (labels v
+    at raster positions pos, in raster order) lie: each label's first
+    candidate by one sort of (label, order) keys, not a running maximum on
+    the host (which took three quarters of an 8192² block's 14 ms). Labels
+    below 2^31 and fewer than 2^32 candidates: a key holds both."""
+    key = xp.sort((v.astype(xp.int64) << 32) | xp.arange(pos.size, dtype=xp.int64))
+    lab = key >> 32
+    head = xp.empty(key.size, bool)
+    head[0] = True
+    head[1:] = lab[1:] != lab[:-1]
+    first = pos[key[head] & 0xFFFFFFFF]
+    if first.size != n or int(lab[-1]) != n or int(lab[0]) != 1:
+        raise RuntimeError("parac: a block's labels are not numbered 1..%d in raster order" % n)
+    coords = xp.unravel_index(first, shape)
+    g = xp.ravel_multi_index(tuple(c + s for c, s in zip(coords, start)), gshape)
+    return _host(g).astype(np.int64)
 
 
 def face_shifts(shape, rank):

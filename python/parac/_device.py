@@ -174,6 +174,15 @@ def _copy_threads():
     _copy_threads_set.append(True)
 
 
+def _rows_apart(a):
+    """Whether copy_bytes can read a's rows where they lie: 2 or 3 axes, the
+    last contiguous, rows and planes at positive pitches that keep them apart."""
+    if a.ndim not in (2, 3) or a.strides[-1] != a.itemsize:
+        return False
+    row_bytes, rows = a.shape[-1] * a.itemsize, a.shape[-2]
+    return a.strides[-2] >= row_bytes and (a.ndim == 2 or a.strides[0] >= a.strides[-2] * rows)
+
+
 def to_gpu(a, gpu=None):
     """A host array's copy on GPU gpu (None or negative: CuPy's current
     device), as a C-contiguous CuPy array."""
@@ -182,7 +191,11 @@ def to_gpu(a, gpu=None):
     import cupy
     import numpy as np
 
-    a = np.ascontiguousarray(a)
+    a = np.asarray(a)
+    # a chunk of a larger array (dask.array.from_array's) goes row by row from
+    # where it lies; other layouts are packed on the host first
+    if not (a.flags.c_contiguous or (a.nbytes >= STAGED_MIN and _rows_apart(a))):
+        a = np.ascontiguousarray(a)
     with cupy.cuda.Device(gpu) if gpu is not None and gpu >= 0 else contextlib.nullcontext():
         if a.nbytes < STAGED_MIN or a.nbytes == 0:
             return cupy.asarray(a)

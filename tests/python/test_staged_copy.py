@@ -70,9 +70,14 @@ for shape, dt in (((3,), np.uint8), ((1 << 20,), np.uint8), (((1 << 20) + 7,), n
     assert isinstance(h, np.ndarray) and h.flags.c_contiguous
     assert (h == (a * 1 if dt != np.bool_ else ~a)).all(), (shape, dt)
     n += 1
-# a strided view in, and an array on a second GPU where there is one
+# strided views in: rows at a pitch (chunks of a larger array, read where they lie), planes at a pitch,
+# and layouts that are packed first (a step along the last axis, rows in reverse, a transposed volume)
 v = (r.random((300, 700)) * 9).astype(np.float32)[:, 5:600]
-assert (_device.to_gpu(v).get() == v).all()
+big = (r.random((9, 301, 517)) * 250).astype(np.uint16)
+for view in (v, big[2, 7:290, 11:500], big[1:8, 3:200, 0:333], big[:, ::2, 5:], big[::3, 1:, :-1],
+             big[4, :, ::2], big[3, ::-1, :], big.transpose(2, 1, 0)[:40], big[0, :1, :], big[:1, :, 4:]):
+    assert (_device.to_gpu(view).get() == view).all(), (view.shape, view.strides)
+    n += 1
 if cupy.cuda.runtime.getDeviceCount() > 1:
     g = _device.to_gpu(v, 1)
     assert g.device.id == 1 and (g.get() == v).all() and (_device.to_host(g) == v).all()
@@ -83,6 +88,7 @@ print("ok", n)
 @pytest.mark.parametrize("slot", ["1M", "3M", "32M"])
 def test_to_gpu_and_back_through_staging(slot):
     """parac._device.to_gpu / to_host (the Dask layer's copies of host chunks) through the staged copies:
-    buffers of one and three 1 MiB rows and the default, sizes below, at and past a row, every element size."""
+    buffers of one and three 1 MiB rows and the default, sizes below, at and past a row, every element size,
+    views whose rows or planes lie apart and views that must be packed first."""
     pytest.importorskip("cupy")
-    assert _staged(COPY_SCRIPT, slot) == ["ok", "6"]
+    assert _staged(COPY_SCRIPT, slot) == ["ok", "16"]
