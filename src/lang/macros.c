@@ -258,10 +258,14 @@ static Token *expand_list(Token *head, int depth);
  * not to be expanded here. */
 static Token *expand_use(Def *d, Token *name, Token *args[][2], int nargs, int depth, Token **last)
 {
-    bool bare = false; /* a matrix passed itself, not one of its elements */
+    bool bare = false; /* a matrix passed itself, not one of its elements, or a macro that names one
+                          (SUM3X3(XX): the body calls XX once the argument is in place) */
     for (int a = 0; a < nargs; a++)
-        for (Token *t = args[a][0]; t && t != args[a][1]; t = t->next)
+        for (Token *t = args[a][0]; t && t != args[a][1]; t = t->next) {
             if (names_matrix(t) && !is_punct(t->next, "[")) bare = true;
+            Def *m = t->kind == TK_IDENT ? find_def(t) : NULL;
+            if (m && m != d && def_names_matrix(m, 0)) bare = true;
+        }
     const bool body = def_names_matrix(d, 0);
     if (!body && !bare) return NULL;
     if (d->hashes || d->variadic || d->conditional || depth >= MAX_DEPTH) {
