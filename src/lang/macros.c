@@ -127,7 +127,19 @@ static Def *find_def(const Token *t)
 static const char *next_word(const char **q, size_t *n)
 {
     const char *p = *q;
-    while (*p && !(isalpha((unsigned char)*p) || *p == '_')) p++;
+    /* comments and numbers hold no names (a comment's "APPLY(AT" or the x1F of 0x1F) */
+    while (*p && !(isalpha((unsigned char)*p) || *p == '_')) {
+        if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            p = e ? e + 2 : p + strlen(p);
+        } else if (p[0] == '/' && p[1] == '/') {
+            p += strcspn(p, "\n");
+        } else if (isdigit((unsigned char)*p) || (*p == '.' && isdigit((unsigned char)p[1]))) {
+            while (isalnum((unsigned char)*p) || *p == '_' || *p == '.') p++;
+        } else {
+            p++;
+        }
+    }
     if (!*p) return NULL;
     const char *w = p;
     while (isalnum((unsigned char)*p) || *p == '_') p++;

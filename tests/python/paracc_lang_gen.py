@@ -407,6 +407,9 @@ def stage_point(prog, srcs, dst):
         K = prog.ri(2, 4)
         along_rows = prog.rng.random() < 0.5
         idx = f"AT2({m}, k, {y})" if along_rows else f"AT2({m}, {x}, k)"
+        if m == "I":  # a macro naming I passed by name to another (no draw: the programs stay as they were)
+            idx = f"CALL2(ATI, k, {y})" if along_rows else f"CALL2(ATI, {x}, k)"
+            prog.kinds.append("macro_passed")
         prog.kinds.append("macro_matrix")
 
         def fl(env, m=m, K=K, along_rows=along_rows, e=e):
@@ -475,7 +478,10 @@ MACRO_LINES = ("#define WIN1 1\n"
                "#define WIN3 (WIN1 + 2) /* a macro of a macro */\n"
                "#define WIN5 (2 * WIN3 - 1)\n"
                "#define STEP2 (WIN5 / 2)\n"
-               "#define AT2(m, r, c) m[r][c] /* a matrix through an argument: paracc expands its uses */\n")
+               "#define AT2(m, r, c) m[r][c] /* a matrix through an argument: paracc expands its uses */\n"
+               "/* a macro that names a matrix in its body, passed by name to another: CALL2(ATI, r, c) */\n"
+               "#define ATI(r, c) I[r][c]\n"
+               "#define CALL2(P, r, c) P(r, c)\n")
 
 
 def _window_text(m, x, y, h, w, sx, sy, macros=False):

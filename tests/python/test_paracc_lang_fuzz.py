@@ -141,7 +141,7 @@ def test_the_cases_cover_every_construct_and_variant():
         dts.add(dt)
     want = {"point_expr", "point_locals", "point_loop", "point_loopcol", "reduce", "vector", "element", "inplace",
             "blocks_ewise", "blocks_product", "gather", "scatter", "scatter_own", "local_array", "loop_in_kernel", "whole_ewise", "whole_conv", "channels",
-            "window_macros", "window_loops", "called", "macro_matrix", "rules_two_matrices", "rules_split",
+            "window_macros", "window_loops", "called", "macro_matrix", "macro_passed", "rules_two_matrices", "rules_split",
             "window_run_time", "window_run_time_rules", "channels_rules3d", "pyramid", "moved_bounds"}
     want |= {"window_" + op for op in gen.WINDOW_OPS}
     assert want <= seen, sorted(want - seen)
