@@ -20,22 +20,6 @@
 
 #define ROW_BYTES ((int64_t)1 << 20)
 
-/* rows x width bytes at host and at dev, copied one way. */
-static parac_status copy_rect(char *host, uintptr_t dev, int device, int64_t width, int64_t rows, int to_device,
-                              void *stream)
-{
-    parac_image *h = NULL, *d = NULL;
-    parac_status st = parac_image_wrap(&h, host, width, rows, 1, 1, PARAC_U8, 1, width, width * rows,
-                                       PARAC_MEMORY_HOST, -1);
-    if (st == PARAC_OK)
-        st = parac_image_wrap(&d, (void *)dev, width, rows, 1, 1, PARAC_U8, 1, width, width * rows,
-                              PARAC_MEMORY_CUDA, device);
-    if (st == PARAC_OK) st = to_device ? parac_image_copy(d, h, stream) : parac_image_copy(h, d, stream);
-    parac_image_destroy(h);
-    parac_image_destroy(d);
-    return st;
-}
-
 /* The rows of a strided buffer: its last axis contiguous, the others apart
  * by positive pitches that keep rows and planes from overlapping. */
 static int strided_rows(const Py_buffer *v, int64_t *row_bytes, int64_t *rows, int64_t *planes, int64_t *row_pitch,
@@ -51,7 +35,8 @@ static int strided_rows(const Py_buffer *v, int64_t *row_bytes, int64_t *rows, i
     return *row_pitch >= *row_bytes && *plane_pitch >= *row_pitch * *rows;
 }
 
-/* planes x rows of row_bytes at host (pitched) and at dev (packed), one way. */
+/* planes x rows of row_bytes at host (rows and planes at the given pitches) and at dev
+ * (packed), one way. */
 static parac_status copy_pitched(char *host, int64_t row_pitch, int64_t plane_pitch, uintptr_t dev, int device,
                                  int64_t row_bytes, int64_t rows, int64_t planes, int to_device, void *stream)
 {
@@ -95,10 +80,12 @@ PyObject *parac_py_copy_bytes(PyObject *self, PyObject *args)
     if (contiguous) {
         const int64_t n = (int64_t)v.len, pieces = n / ROW_BYTES, rest = n % ROW_BYTES;
         Py_BEGIN_ALLOW_THREADS
-        if (pieces > 0) st = copy_rect(host, (uintptr_t)address, device, ROW_BYTES, pieces, to_device, s);
+        if (pieces > 0)
+            st = copy_pitched(host, ROW_BYTES, ROW_BYTES * pieces, (uintptr_t)address, device, ROW_BYTES, pieces, 1,
+                              to_device, s);
         if (st == PARAC_OK && rest > 0)
-            st = copy_rect(host + pieces * ROW_BYTES, (uintptr_t)address + (uintptr_t)(pieces * ROW_BYTES), device,
-                           rest, 1, to_device, s);
+            st = copy_pitched(host + pieces * ROW_BYTES, rest, rest, (uintptr_t)address + (uintptr_t)(pieces * ROW_BYTES),
+                              device, rest, 1, 1, to_device, s);
         Py_END_ALLOW_THREADS
     } else if (row_bytes > 0 && rows > 0 && planes > 0) {
         Py_BEGIN_ALLOW_THREADS
