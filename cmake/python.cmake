@@ -21,7 +21,7 @@ if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
     target_link_libraries(parac_python PRIVATE parac_static)
     target_compile_options(parac_python PRIVATE ${PARAC_C_WARNINGS})
     # the package's Python files beside the module, so build/python is importable
-    file(GLOB parac_py_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/parac/*.py)
+    file(GLOB parac_py_files CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/python/parac/*.py ${PROJECT_SOURCE_DIR}/python/parac/*.cu)
     add_custom_target(parac_python_files ALL
       COMMAND ${CMAKE_COMMAND} -E make_directory ${PROJECT_BINARY_DIR}/python/parac
       COMMAND ${CMAKE_COMMAND} -E copy_if_different ${parac_py_files} ${PROJECT_BINARY_DIR}/python/parac/)

@@ -134,18 +134,22 @@ def wrap_output(out, kind, stream):
                         strides=tuple(strides))
 
 
-def transposed_copy(a):
-    """a.T as a new C-contiguous array, where a lives (one copy)."""
+def transposed_copy(a, dtype=None):
+    """a.T as a new C-contiguous array (of element type dtype, a NumPy name;
+    None: a's), where a lives: one copy, the cast in it."""
     kind = kind_of(a)
     if kind == "torch":
-        return a.t().contiguous()
+        import torch
+
+        t = a.t()
+        return (t if dtype is None else t.to(getattr(torch, dtype))).contiguous()
     if kind == "cupy":
         import cupy
 
-        return cupy.ascontiguousarray(a.T)
+        return cupy.array(a.T, dtype=dtype, order="C")
     import numpy as np
 
-    return np.ascontiguousarray(a.T)
+    return np.array(a.T, dtype=dtype, order="C")
 
 
 # Host arrays of at least this many bytes go to and from a GPU through the

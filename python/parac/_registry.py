@@ -129,15 +129,30 @@ class Table(dict):
         self.block = block
 
 
-def _tables(op, res, numbers, ndim, n_given):
+class Records:
+    """A table as the library wrote it: `array`, a record (row) per item,
+    with the columns `names`. Wrappers that build their own columns take
+    this form (an operation's `_records=True`) and so make only the arrays
+    they return."""
+
+    def __init__(self, array, names):
+        self.array = array
+        self.names = tuple(names)
+
+
+def _tables(op, res, numbers, ndim, n_given, records=False):
     """Outputs that are tables (regionprops) as dicts of columns: the table's
     first numbers[0] rows (the operation's first number counts them), one
     array per column, named as the registry names them; arrays of the
-    inputs' kind."""
+    inputs' kind. With records, as Records where the table's columns are
+    the volume's or the image's own."""
     out = list(res)
     for k, by in enumerate(op["tables"]):
         if by is not None and out[k] is not None:
             names = by[(3 if ndim == 3 else 2, n_given)]
+            if records and len(names) == out[k].shape[-1]:
+                out[k] = Records(out[k][: int(numbers[0])], names)
+                continue
             # one copy makes every column contiguous (rows are records)
             cols = _device.transposed_copy(out[k][: int(numbers[0])])
             flat = by[(2, n_given)]
@@ -296,6 +311,7 @@ def _make(op):
     has_tables = any(t is not None for t in op["tables"])
 
     def fn(*arrays, device=None, method=None, out=None, channel_axis=None, **kwargs):
+        records = kwargs.pop("_records", False) if has_tables else False
         while len(arrays) > n_least and arrays[-1] is None:
             arrays = arrays[:-1]  # optional inputs left out
         if name in _DASK and arrays and _dask.is_dask(arrays[0]):
@@ -308,7 +324,7 @@ def _make(op):
 
         def finish(res, numbers):
             if has_tables:
-                res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays))
+                res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays), records)
             else:
                 res = _one_slice(res, arrays[0], channels)
             return _returned(res, numbers, n_out)

@@ -1,7 +1,8 @@
 """scikit-image measure-compatible functions over parac: change the import,
 keep the call."""
 from . import label as _label
-from . import _dask, _device
+from . import _dask, _device, _table_columns
+from ._registry import Records
 from ._compat import connectivity as _conn, dtype_name as _dtype_name, label_input as _label_input, \
     label_input_dtype as _label_input_dtype, to_type as _to
 
@@ -132,8 +133,35 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     if name not in ("uint8", "uint16", "int32", "int64", "bool"):
         lab = _label_input(lab, who)
     args = (lab,) if intensity_image is None else (lab, _intensity(intensity_image, who))
-    table, _n = _regionprops(*args, device=device, method=method)
+    table, _n = _regionprops(*args, device=device, method=method, _records=True)
+    if isinstance(table, Records):
+        return _select_records(table, properties, separator)
     return _select(table, properties, separator)
+
+
+def _select_records(rec, properties, separator):
+    """The asked properties of the library's records, named and typed as
+    scikit-image's: on CuPy arrays cut in one launch (_table_columns),
+    elsewhere the integer columns in one cast copy and the others in one
+    copy (each spanning the asked columns, first to last); then a view per
+    asked column, so that the arrays made are the ones returned."""
+    plan, _integers = _selection(rec.names, tuple(properties), separator)
+    a = rec.array
+    if (_device.kind_of(a) == "cupy" and len(plan) <= _table_columns.MAX_COLUMNS and len(rec.names) <= 16
+            and a.dtype == "float64" and a.flags.c_contiguous):
+        return _table_columns.cut(a, plan)
+    blocks = {}
+    for integer in (True, False):
+        idx = [i for _, i, is_int in plan if is_int == integer]
+        if idx:
+            lo = min(idx)
+            blocks[integer] = (lo, _device.transposed_copy(rec.array[:, lo:max(idx) + 1],
+                                                           "int64" if integer else None))
+    out = {}
+    for name, i, integer in plan:
+        lo, block = blocks[integer]
+        out[name] = block[i - lo]
+    return out
 
 
 def _select(table, properties, separator):

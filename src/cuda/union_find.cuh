@@ -189,7 +189,9 @@ __device__ inline void unite_rows(S s, uint32_t up, uint32_t left, uint32_t righ
 // entry of the warp changes (every lane calls): log2 of the longest chain in
 // passes. Unions in rounds build chains as long as the tile: a spiral's
 // wall gives every row's run the run above it as parent, and a find from
-// each run would walk them all.
+// each run would walk them all. Other lanes read an entry while its lane
+// lowers it (either value is an ancestor); the lowering is an atomicMin, as
+// find_halving's skip, so that no plain store races with those reads.
 template <class S>
 __device__ inline void flatten_runs(S s, uint32_t base, uint32_t starts)
 {
@@ -197,7 +199,7 @@ __device__ inline void flatten_runs(S s, uint32_t base, uint32_t starts)
         bool changed = false;
         for (uint32_t r = starts; r; r &= r - 1) {
             const uint32_t i = base + (uint32_t)(__ffs(r) - 1), p = s[i], g = s[p];
-            if (g != p) s[i] = g, changed = true;
+            if (g != p) atomicMin((uint32_t *)&s[i], g), changed = true;
         }
         if (!__any_sync(~0u, changed)) return;
     }

@@ -60,6 +60,29 @@ def test_regionprops_table_like_skimage(device, shape, vdtype):
     assert_tables_equal(got, want, inexact=("intensity_mean",) if vdtype == np.float32 else ())
 
 
+@pytest.mark.parametrize("device", DEVICES + [pytest.param("cupy", marks=pytest.mark.gpu)])
+@pytest.mark.parametrize("shape", [(61, 47), (5, 19, 23), (1, 29, 31)])
+@pytest.mark.parametrize("props", [("label", "bbox"), ("bbox",), ("centroid", "label"),
+                                   ("num_pixels", "intensity_max", "label", "area"),
+                                   ("intensity_mean", "bbox", "intensity_min", "num_pixels")])
+def test_regionprops_table_any_properties_in_any_order(device, shape, props):
+    # the columns are cut from the library's records in one or two copies:
+    # every subset and order, each column its own contiguous array
+    r = np.random.default_rng(shape[0] + len(props))
+    lab = skm.label(blobs(shape, 0.5, shape[1]), connectivity=1)
+    vals = (r.random(shape) * 250).astype(np.uint8)
+    want = skm.regionprops_table(lab, vals, properties=props, separator=":")
+    if device == "cupy":  # CuPy in, CuPy out: the columns cut on the device
+        cupy = pytest.importorskip("cupy")
+        got = parac.measure.regionprops_table(cupy.asarray(lab), cupy.asarray(vals), properties=props, separator=":")
+        assert all(isinstance(v, cupy.ndarray) and v.flags.c_contiguous for v in got.values())
+        got = {k: cupy.asnumpy(v) for k, v in got.items()}
+    else:
+        got = parac.measure.regionprops_table(lab, vals, properties=props, device=device, separator=":")
+        assert all(v.flags.c_contiguous for v in got.values())
+    assert_tables_equal(got, want)
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_regionprops_labels_in_pieces(device):
     # labels that are not components: pieces far apart, gaps in the numbering
@@ -298,3 +321,13 @@ def test_fill_label_holes_cases(device):
     assert got.dtype == np.uint16 and filled == 20 * 20 - 10 * 10 + 16
     with pytest.raises(ValueError, match="negative"):
         parac.fill_label_holes(np.array([[1, -1]], np.int32), device=device)
+
+
+def test_table_columns_kernel_ships_with_the_package():
+    # regionprops_table on CuPy arrays compiles this file at first use: the
+    # build tree's and the wheel's package must hold it beside the module
+    from parac import _table_columns
+
+    path = os.path.join(os.path.dirname(os.path.abspath(_table_columns.__file__)), "table_columns.cu")
+    with open(path) as f:
+        assert "parac_table_columns" in f.read()
