@@ -247,6 +247,21 @@ def test_cupy_in_cupy_out():
     np.testing.assert_array_equal(cupy.asnumpy(got), sk_remove_holes(a, 9, 1))
 
 
+@pytest.mark.gpu
+def test_torch_in_torch_out():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for PyTorch")
+    a = blobs((211, 157), 0.5, 12)
+    lab = skm.label(a).astype(np.int32)
+    vals = (np.random.default_rng(3).random(a.shape) * 200).astype(np.uint8)
+    props = ("centroid", "label", "bbox", "intensity_max")
+    t = parac.measure.regionprops_table(torch.from_numpy(lab).cuda(), torch.from_numpy(vals).cuda(), properties=props)
+    assert all(isinstance(v, torch.Tensor) and v.is_cuda and v.is_contiguous() for v in t.values())
+    want = skm.regionprops_table(lab, vals, properties=props)
+    assert_tables_equal({k: v.cpu().numpy() for k, v in t.items()}, want)
+
+
 def fill_label_holes_oracle(lab, rank):
     """scipy's binary_fill_holes of each label, the zero pixels of its holes
     taking it; nested labels: the innermost (smallest box) last."""
