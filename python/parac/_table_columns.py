@@ -8,7 +8,7 @@ import os
 import numpy as np
 
 _kernel = []
-MAX_COLUMNS = 16  # a column's source index is 4 bits of one 64-bit word
+MAX_COLUMNS = 16  # of the records and of the answer: a source index is 4 bits of one 64-bit word
 
 
 def _launcher():

@@ -147,7 +147,7 @@ def _select_records(rec, properties, separator):
     asked column, so that the arrays made are the ones returned."""
     plan, _integers = _selection(rec.names, tuple(properties), separator)
     a = rec.array
-    if (_device.kind_of(a) == "cupy" and len(plan) <= _table_columns.MAX_COLUMNS and len(rec.names) <= 16
+    if (_device.kind_of(a) == "cupy" and max(len(plan), len(rec.names)) <= _table_columns.MAX_COLUMNS
             and a.dtype == "float64" and a.flags.c_contiguous):
         return _table_columns.cut(a, plan)
     blocks = {}
