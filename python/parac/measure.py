@@ -155,8 +155,7 @@ def _select_records(rec, properties, separator):
         idx = [i for _, i, is_int in plan if is_int == integer]
         if idx:
             lo = min(idx)
-            blocks[integer] = (lo, _device.transposed_copy(rec.array[:, lo:max(idx) + 1],
-                                                           "int64" if integer else None))
+            blocks[integer] = (lo, _device.transposed_copy(a[:, lo:max(idx) + 1], "int64" if integer else None))
     out = {}
     for name, i, integer in plan:
         lo, block = blocks[integer]

@@ -168,8 +168,7 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
         Where the input lives (a view of the library's bytes: no conversion
         pass).
     """
-    # (origin 0 tested without NumPy: np.any of a scalar took 5 µs a call)
-    if (origin != 0 if type(origin) is int else bool(np.any(np.asarray(origin) != 0))) or axes is not None:
+    if _moved(origin) or axes is not None:
         raise NotImplementedError("parac.ndimage.binary_fill_holes: origin and axes are not supported")
     kind = _device.kind_of(input)
     a = input if kind or _dask.is_dask(input) else np.asarray(input)
@@ -305,11 +304,16 @@ def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *,
                       who="parac.ndimage.convolve")
 
 
+def _moved(origin):
+    """Whether an origin (a number or one per axis) is not the centre. A
+    plain 0 is tested without NumPy: np.any of a scalar took 5 µs a call."""
+    return origin != 0 if type(origin) is int else bool(np.any(np.asarray(origin) != 0))
+
+
 def _correlate(input, weights, output, mode, cval, origin, axes, device, method, flip, who):
     from . import convolve as _convolve
 
-    # (origin 0 tested without NumPy: np.any of a scalar took 5 µs a call)
-    if (origin != 0 if type(origin) is int else bool(np.any(np.asarray(origin) != 0))) or axes is not None:
+    if _moved(origin) or axes is not None:
         raise NotImplementedError("%s: origin and axes are not supported" % who)
     if not isinstance(mode, str) or mode not in _MODES:
         raise NotImplementedError("%s: mode %r is not supported (one of %s)" % (who, mode, ", ".join(sorted(_MODES))))
