@@ -205,36 +205,38 @@ __device__ inline uint64_t number_of(const uint32_t *B, const uint64_t *O, uint6
 
 constexpr int OUT_THREADS = 256;
 
-// Output: a block per tile, VOX / 256 consecutive pixels of one row per
-// thread (read and written 8 and 16 bytes at a time; a lane per pixel
-// measured slower). Pieces inside the tile are numbered at their root
-// pixel, edge pieces by slot from their component's key. L: int32_t, or
-// int64_t for more components than 2^31 - 1; those pieces inside are
-// numbered at each pixel (a 3D tile's 8192 numbers of 8 bytes would not fit
-// shared memory; such images are rare, and their output is twice as large).
-// The count (the last word's offset and bits) goes to O[words], for one
-// copy to the host. A block waits on chains of loads (an edge piece's key,
-// then its word's offset and bits), so every load that does not depend on
-// another is issued first.
+// Output: a block per tile, groups of GROUP consecutive pixels of one row
+// per thread, the block's threads on consecutive groups (read and written 8
+// and 16 bytes at a time, a warp on whole rows: in 3D each thread took a
+// row of 32 pixels, and a warp's stores fell on 32 rows at once; a lane per
+// pixel measured slower in 2D). Pieces inside the tile are numbered at
+// their root pixel, edge pieces by slot from their component's key. L:
+// int32_t, or int64_t for more components than 2^31 - 1; those pieces
+// inside are numbered at each pixel (a 3D tile's 8192 numbers of 8 bytes
+// would not fit shared memory; such images are rare, and their output is
+// twice as large). The count (the last word's offset and bits) goes to
+// O[words], for one copy to the host. A block waits on chains of loads (an
+// edge piece's key, then its word's offset and bits), so every load that
+// does not depend on another is issued first.
 template <int VOX, int CAP, typename L>
 __global__ void __launch_bounds__(OUT_THREADS)
     output_kernel(tgrid g, const uint16_t *R, const uint64_t *F, const uint32_t *B, uint64_t *O,
                   const uint16_t *NE, uint64_t words, char *out, int64_t orp, int64_t osp)
 {
-    constexpr int PER = VOX / OUT_THREADS;
+    constexpr int GROUP = 4, ROUNDS = VOX / (OUT_THREADS * GROUP);
     constexpr bool WIDE = sizeof(L) == 8;
-    static_assert(PER >= 4 && PER <= T && T % PER == 0, "a thread's pixels lie in one row");
+    static_assert(ROUNDS >= 1 && VOX % (OUT_THREADS * GROUP) == 0 && T % GROUP == 0,
+                  "a thread's groups lie in rows, every thread has as many");
     __shared__ int32_t label[WIDE ? 1 : VOX];
     __shared__ L edge_label[CAP];
     const uint32_t tile = blockIdx.x;
-    const uint32_t p0 = threadIdx.x * PER;
-    const uint16_t *r = R + (size_t)tile * VOX + p0;
-    uint16_t roots[PER];
+    const uint16_t *r = R + (size_t)tile * VOX;
+    uint16_t roots[ROUNDS * GROUP];
     #pragma unroll
-    for (int k = 0; k < PER; k += 4) {
-        const uint2 q = *(const uint2 *)(r + k);
-        roots[k] = (uint16_t)q.x, roots[k + 1] = (uint16_t)(q.x >> 16);
-        roots[k + 2] = (uint16_t)q.y, roots[k + 3] = (uint16_t)(q.y >> 16);
+    for (int k = 0; k < ROUNDS; k++) {
+        const uint2 q = *(const uint2 *)(r + (k * OUT_THREADS + threadIdx.x) * GROUP);
+        roots[k * GROUP] = (uint16_t)q.x, roots[k * GROUP + 1] = (uint16_t)(q.x >> 16);
+        roots[k * GROUP + 2] = (uint16_t)q.y, roots[k * GROUP + 3] = (uint16_t)(q.y >> 16);
     }
     int tx, ty, tz;
     g.coords(tile, tx, ty, tz);
@@ -243,36 +245,38 @@ __global__ void __launch_bounds__(OUT_THREADS)
         edge_label[k] = (L)number_of(B, O, F[tile * (uint32_t)CAP + (uint32_t)k]); // firsts: the component's key
     if (!WIDE) {
         #pragma unroll
-        for (int k = 0; k < PER; k++)
-            if (roots[k] == p0 + k) label[p0 + k] = (int32_t)number_of(B, O, g.key_of(tx, ty, tz, p0 + k));
+        for (int k = 0; k < ROUNDS; k++) {
+            const uint32_t p0 = (k * OUT_THREADS + threadIdx.x) * GROUP;
+            #pragma unroll
+            for (int j = 0; j < GROUP; j++)
+                if (roots[k * GROUP + j] == p0 + j) label[p0 + j] = (int32_t)number_of(B, O, g.key_of(tx, ty, tz, p0 + j));
+        }
     }
     __syncthreads();
-    int x, y, z;
-    g.pixel(tx, ty, tz, p0, x, y, z);
-    if (y >= g.h || z >= g.d || x >= g.w) return;
-    L *row = (L *)(out + z * osp + y * orp);
-    const bool whole = x + PER <= g.w && ((uintptr_t)(row + x) & 15) == 0;
     #pragma unroll
-    for (int k = 0; k < PER; k += 4) {
-        L o[4];
+    for (int k = 0; k < ROUNDS; k++) {
+        const uint32_t p0 = (k * OUT_THREADS + threadIdx.x) * GROUP;
+        int x, y, z;
+        g.pixel(tx, ty, tz, p0, x, y, z);
+        if (y >= g.h || z >= g.d || x >= g.w) continue;
+        L *row = (L *)(out + z * osp + y * orp);
+        L o[GROUP];
         #pragma unroll
-        for (int j = 0; j < 4; j++) {
-            const uint16_t v = roots[k + j];
+        for (int j = 0; j < GROUP; j++) {
+            const uint16_t v = roots[k * GROUP + j];
             o[j] = v == BGR ? 0
                  : (v & EDGE) ? edge_label[v & INDEX]
                  : WIDE ? (L)number_of(B, O, g.key_of(tx, ty, tz, v)) : (L)label[v];
         }
-        if (WIDE) {
-            if (whole) {
-                *(longlong2 *)(row + x + k) = make_longlong2(o[0], o[1]);
-                *(longlong2 *)(row + x + k + 2) = make_longlong2(o[2], o[3]);
+        if (x + GROUP <= g.w && ((uintptr_t)(row + x) & 15) == 0) {
+            if (WIDE) {
+                *(longlong2 *)(row + x) = make_longlong2(o[0], o[1]);
+                *(longlong2 *)(row + x + 2) = make_longlong2(o[2], o[3]);
             } else {
-                for (int j = 0; j < 4 && x + k + j < g.w; j++) row[x + k + j] = o[j];
+                *(int4 *)(row + x) = make_int4((int)o[0], (int)o[1], (int)o[2], (int)o[3]);
             }
-        } else if (whole) {
-            *(int4 *)(row + x + k) = make_int4((int)o[0], (int)o[1], (int)o[2], (int)o[3]);
         } else {
-            for (int j = 0; j < 4 && x + k + j < g.w; j++) row[x + k + j] = o[j];
+            for (int j = 0; j < GROUP && x + j < g.w; j++) row[x + j] = o[j];
         }
     }
 }
