@@ -68,6 +68,18 @@ def test_nonzero_like_scipy_3d(device, conn, dtype):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("conn", [6, 26])
+@pytest.mark.parametrize("density", [0.15, 0.5])
+def test_many_whole_tiles_3d(device, conn, density):
+    # 3 x 4 x 3 whole tiles of 32 x 16 x 16 and a partial one on each axis
+    a = noise((50, 70, 100), density, seed=int(density * 100) + conn)
+    want, n = ndi.label(a, STRUCT[conn])
+    got, m = parac.label(a, connectivity=conn, device=device)
+    assert m == n
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("connectivity", [1, 2])
 @pytest.mark.parametrize("background", [0, 2])
 def test_equal_values_like_skimage(device, connectivity, background):
