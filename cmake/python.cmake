@@ -30,9 +30,9 @@ if(PARAC_PYTHON AND NOT PARAC_SANITIZE AND NOT PARAC_TSAN)
     set(parac_stub ${PROJECT_BINARY_DIR}/python/parac/__init__.pyi)
     add_custom_command(OUTPUT ${parac_stub}
       COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${PROJECT_BINARY_DIR}/python
-        ${Python3_EXECUTABLE} -m parac._registry ${parac_stub}
+        ${Python3_EXECUTABLE} -c "import sys, parac._registry as r; r.write_stub(sys.argv[1])" ${parac_stub}
       DEPENDS parac_python parac_python_files ${parac_py_files}
-      COMMENT "parac/__init__.pyi from the operation registry")
+      COMMENT "parac/__init__.pyi from the operation registry" VERBATIM)
     add_custom_target(parac_python_stub ALL DEPENDS ${parac_stub})
     # where parac.compile(target='opencl') finds the headers and the shared
     # library in the build tree (an installed package has them inside)

@@ -447,8 +447,23 @@ def stub_text():
     return "\n".join(out)
 
 
-if __name__ == "__main__":  # python -m parac._registry OUT.pyi (the build writes the stub so)
-    import sys
+def write_stub(path):
+    """Write the type stub to path, through a temporary name in its directory
+    (a build stopped midway leaves no partial stub). The build calls it as
+    ``python -c "import sys, parac._registry as r; r.write_stub(sys.argv[1])" OUT``:
+    ``python -m parac._registry`` would run this module a second time beside
+    the copy that ``import parac`` has already loaded."""
+    import os
+    import tempfile
 
-    with open(sys.argv[1], "w") as f:
-        f.write(stub_text())
+    fd, tmp = tempfile.mkstemp(prefix=".stub-", suffix=".pyi", dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(stub_text())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's file is private: give it an ordinary file's mode
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
