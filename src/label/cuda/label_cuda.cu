@@ -305,6 +305,18 @@ __device__ inline void join_items(const voxels &P, int x, int y, int z, uint32_t
             }
 }
 
+// The join's extents for AXIS: voxels along a warp (x; on x faces y), rows
+// across the warps (y; on y and x faces z), first faces after another tile.
+template <int AXIS>
+__host__ __device__ inline int join_along(const tgrid &g) { return AXIS == 0 ? g.h : g.w; }
+template <int AXIS>
+__host__ __device__ inline int join_rows(const tgrid &g) { return AXIS == 2 ? g.h : g.d; }
+template <int AXIS>
+__host__ __device__ inline int join_faces_of(const tgrid &g)
+{
+    return AXIS == 2 ? g.nz - 1 : AXIS == 1 ? g.ny - 1 : g.nx - 1;
+}
+
 // Blocks of 32 x 8 threads, a warp on 32 voxels side by side along a face
 // (x; on x faces y), its 8 warps on the next 8 rows (y; on y and x faces z),
 // blockIdx.z (and y) striding over faces: the item's position comes from
@@ -315,8 +327,7 @@ template <int AXIS, int CONN>
 __global__ void __launch_bounds__(256) join_kernel(voxels P, uint32_t *G)
 {
     const tgrid &g = P.g;
-    // along the warp, across the warps, the faces: their extents
-    const int n_rows = AXIS == 2 ? g.h : g.d, n_faces = AXIS == 2 ? g.nz - 1 : AXIS == 1 ? g.ny - 1 : g.nx - 1;
+    const int n_rows = join_rows<AXIS>(g), n_faces = join_faces_of<AXIS>(g);
     const int along = blockIdx.x * 32 + threadIdx.x;
     for (int face = blockIdx.z; face < n_faces; face += gridDim.z)
         for (int row0 = blockIdx.y * 8; row0 < n_rows; row0 += gridDim.y * 8) { // the same for the block
@@ -350,10 +361,9 @@ template <int AXIS, int CONN>
 parac_status launch_join(const voxels &P, uint32_t *G, cudaStream_t st)
 {
     const tgrid &g = P.g;
-    const int n_faces = AXIS == 2 ? g.nz - 1 : AXIS == 1 ? g.ny - 1 : g.nx - 1;
+    const int n_faces = join_faces_of<AXIS>(g), n_rows = join_rows<AXIS>(g);
     if (n_faces <= 0) return PARAC_OK;
-    const int n_along = AXIS == 0 ? g.h : g.w, n_rows = AXIS == 2 ? g.h : g.d;
-    const dim3 grid((unsigned)((n_along + 31) / 32), (unsigned)min((n_rows + 7) / 8, 65535),
+    const dim3 grid((unsigned)((join_along<AXIS>(g) + 31) / 32), (unsigned)min((n_rows + 7) / 8, 65535),
                     (unsigned)min(n_faces, 65535));
     join_kernel<AXIS, CONN><<<grid, dim3(32, 8), 0, st>>>(P, G);
     return PARAC_CUDA_LAUNCH_CHECK();
