@@ -140,48 +140,56 @@ __device__ inline uint32_t nonzero_mask(const labelk::src &v, int x0, int y, int
     return m;
 }
 
-// Resolve, first pass: a thread per slot of every tile's edge list. The
-// union-find is complete: each node points at its component's root node,
-// whose key falls to the smallest of its nodes' (keys of non-root nodes
-// stay their own).
+// The passes over edge lists: a warp per tile, its lanes on the tile's NE
+// slots (a 3D tile of noise has a few edge pieces of its 2312 slots, a 2D
+// tile at most 124 of 128; a thread per slot of every tile's CAP slots left
+// nearly every thread idle, and in 3D found its tile by a 64-bit division).
+constexpr int LIST_THREADS = 256, LIST_TILES = LIST_THREADS / 32; // tiles a block
+
+// Resolve, first pass: a thread per edge piece. The union-find is complete:
+// each node points at its component's root node, whose key falls to the
+// smallest of its nodes' (keys of non-root nodes stay their own).
 template <int CAP>
-__global__ void resolve_kernel(uint32_t *G, uint64_t *F, const uint16_t *NE, int64_t items)
+__global__ void __launch_bounds__(LIST_THREADS) resolve_kernel(uint32_t *G, uint64_t *F, const uint16_t *NE, uint32_t tiles)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
-        const uint32_t tile = (uint32_t)(i / CAP);
-        if ((uint32_t)(i % CAP) >= NE[tile]) continue;
-        // halving the paths as it walks: a spiral's pieces make chains across
-        // whole rows of tiles, and walks of later nodes are shorter
-        const uint32_t node = (uint32_t)i, root = parac_uf::find_root_halving(G, node);
-        if (root == node) continue;
-        G[node] = root;
-        // read first: one component may hold most nodes (noise above the
-        // percolation threshold), and atomics on one address serialise;
-        // nodes run in tile order, so the key soon falls below most
-        const uint64_t key = F[node];
-        if (key < ((volatile uint64_t *)F)[root]) atomicMin((unsigned long long *)&F[root], (unsigned long long)key);
-    }
+    const uint32_t lane = threadIdx.x & 31u;
+    for (uint32_t tile = blockIdx.x * LIST_TILES + threadIdx.x / 32u; tile < tiles; tile += gridDim.x * LIST_TILES)
+        for (uint32_t slot = lane; slot < NE[tile]; slot += 32u) {
+            // halving the paths as it walks: a spiral's pieces make chains
+            // across whole rows of tiles, and walks of later nodes are shorter
+            const uint32_t node = tile * (uint32_t)CAP + slot, root = parac_uf::find_root_halving(G, node);
+            if (root == node) continue;
+            G[node] = root;
+            // read first: one component may hold most nodes (noise above the
+            // percolation threshold), and atomics on one address serialise;
+            // nodes run in tile order, so the key soon falls below most
+            const uint64_t key = F[node];
+            if (key < ((volatile uint64_t *)F)[root]) atomicMin((unsigned long long *)&F[root], (unsigned long long)key);
+        }
 }
 
 // Resolve, second pass: an edge piece whose first pixel is not its
 // component's first leaves the bitmap, and its key becomes its component's
 // (a root's first pixel is its component's first: resolve lowered its key).
 template <int CAP>
-__global__ void firsts_kernel(tgrid g, const uint32_t *G, uint64_t *F, uint32_t *B, const uint16_t *EL,
-                              const uint16_t *NE, int64_t items)
+__global__ void __launch_bounds__(LIST_THREADS)
+    firsts_kernel(tgrid g, const uint32_t *G, uint64_t *F, uint32_t *B, const uint16_t *EL, const uint16_t *NE,
+                  uint32_t tiles)
 {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < items; i += (int64_t)gridDim.x * blockDim.x) {
-        const uint32_t tile = (uint32_t)(i / CAP);
-        if ((uint32_t)(i % CAP) >= NE[tile]) continue;
+    const uint32_t lane = threadIdx.x & 31u;
+    for (uint32_t tile = blockIdx.x * LIST_TILES + threadIdx.x / 32u; tile < tiles; tile += gridDim.x * LIST_TILES) {
         int tx, ty, tz;
         g.coords(tile, tx, ty, tz);
-        const uint64_t own = g.key_of(tx, ty, tz, EL[i]);
-        const uint32_t root = G[i];
-        const uint64_t first = F[root];
-        // no thread reads a non-root's key now: it takes its component's,
-        // and the output finds it in one load (a root's is its component's)
-        if (root != (uint32_t)i) F[i] = first;
-        if (own != first) atomicAnd(&B[own >> 5], ~(1u << (own & 31)));
+        for (uint32_t slot = lane; slot < NE[tile]; slot += 32u) {
+            const uint32_t i = tile * (uint32_t)CAP + slot;
+            const uint64_t own = g.key_of(tx, ty, tz, EL[i]);
+            const uint32_t root = G[i];
+            const uint64_t first = F[root];
+            // no thread reads a non-root's key now: it takes its component's,
+            // and the output finds it in one load (a root's is its component's)
+            if (root != i) F[i] = first;
+            if (own != first) atomicAnd(&B[own >> 5], ~(1u << (own & 31)));
+        }
     }
 }
 
@@ -346,13 +354,15 @@ parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g,
                     int64_t *count, int device, cudaStream_t st)
 {
     const size_t tiles = (size_t)g.nx * g.ny * g.nz, words = (size_t)g.h * g.d * g.nx;
-    const int64_t items = (int64_t)tiles * CAP;
+    // tiles * CAP < 2^32 (fits); past 2^31 - 1 blocks the warps stride
+    const size_t list_blocks = (tiles + LIST_TILES - 1) / LIST_TILES;
+    const unsigned lb = (unsigned)(list_blocks < 0x7fffffffu ? list_blocks : 0x7fffffffu);
     if (rc == PARAC_OK) {
-        resolve_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(k.G, k.F, k.NE, items);
+        resolve_kernel<CAP><<<lb, LIST_THREADS, 0, st>>>(k.G, k.F, k.NE, (uint32_t)tiles);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (rc == PARAC_OK) {
-        firsts_kernel<CAP><<<parac__grid_for(items, 256), 256, 0, st>>>(g, k.G, k.F, k.B, k.EL, k.NE, items);
+        firsts_kernel<CAP><<<lb, LIST_THREADS, 0, st>>>(g, k.G, k.F, k.B, k.EL, k.NE, (uint32_t)tiles);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (rc == PARAC_OK)
