@@ -23,7 +23,9 @@ worker): exact too, since reconstruction from any marker between the
 original and the result gives the result.
 
 Each round computes (persists) a graph: these functions compute, they do
-not return a lazy graph of unknown length. The result is a Dask array of
+not return a lazy graph of unknown length. On a distributed cluster the
+chunks each worker thread holds make a group whose rounds run inside one
+task, and the global rounds are between groups (_dask_rounds_grouped.py). The result is a Dask array of
 persisted chunks. Host (NumPy) chunks for one GPU (device "cuda" or
 "cuda:N") are copied there once, before the first round, and stay there
 until the result is copied back: a round moves only rims between chunks.
@@ -147,9 +149,10 @@ def _neighbours(idx, grid):
 def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, max_rounds=None, who="parac"):
     """The reconstruction of Dask arrays marker under mask (see the top), in
     the work dtype; returns (result, rounds). A round recomputes only the
-    chunks next to one whose faces changed in the round before."""
+    chunks next to one whose faces changed in the round before. Under a
+    distributed client the rounds run between groups of chunks, a group's
+    own rounds in one task (_dask_rounds_grouped)."""
     import dask
-    import dask.array as da
 
     if marker.shape != mask.shape:
         raise ValueError("%s: the seed and the mask differ in shape: %s and %s" % (who, marker.shape, mask.shape))
@@ -170,9 +173,18 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     grid = cur.numblocks
     if max_rounds is None:
         max_rounds = 2 * sum(grid) + 2
+    meta = cur._meta
+    client = _client()
+    if client is not None:
+        from . import _dask_rounds_grouped as G
+
+        groups = G.worker_groups(client, cur, grid)
+        blocks, rounds, done = G.grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_rounds)
+        if done:
+            return _back(_assemble(blocks, cur, dt, meta), gpu), rounds
+        return _back(_rest_in_one_task(blocks, cur, mask, dt, meta, method, conn, device, algorithm), gpu), rounds
     cur_b = dict(zip(np.ndindex(*grid), cur.to_delayed(optimize_graph=False).ravel()))
     mask_b = dict(zip(np.ndindex(*grid), mask.to_delayed(optimize_graph=False).ravel()))
-    meta = cur._meta
     nd = len(grid)
     near = {idx: dict(_neighbours(idx, grid)) for idx in cur_b}
     # each chunk's rims, in groups: a round's tasks read their neighbours'
@@ -188,11 +200,7 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     while active:
         rounds += 1
         if rounds > max_rounds:
-            # the rest of the way in one task, from the values reached so far
-            whole = _assemble(cur_b, cur, dt, meta)
-            res = dask.delayed(_whole, pure=True)(whole, mask, method, conn, device, algorithm)
-            (out,) = dask.persist(da.from_delayed(res, shape=cur.shape, dtype=dt, meta=meta).rechunk(cur.chunks))
-            return _back(out, gpu), rounds
+            return _back(_rest_in_one_task(cur_b, cur, mask, dt, meta, method, conn, device, algorithm), gpu), rounds
         keys = sorted(active)
         outs = []
         for idx in keys:
@@ -209,6 +217,33 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
         # others are already the fixed point of the halo they hold
         active = {tuple(i + o for i, o in zip(k, d)) for k, ds in zip(keys, flags) for d in ds}
     return _back(_assemble(cur_b, cur, dt, meta), gpu), rounds
+
+
+def _rest_in_one_task(cur_b, cur, mask, dt, meta, method, conn, device, algorithm):
+    """The rest of the way in one task, from the values reached so far."""
+    import dask
+    import dask.array as da
+
+    whole = _assemble(cur_b, cur, dt, meta)
+    res = dask.delayed(_whole, pure=True)(whole, mask, method, conn, device, algorithm)
+    (out,) = dask.persist(da.from_delayed(res, shape=cur.shape, dtype=dt, meta=meta).rechunk(cur.chunks))
+    return out
+
+
+def _client():
+    """The distributed client that runs dask's computations now, or None
+    (the threaded or synchronous scheduler: their rounds cost no wait)."""
+    try:
+        from distributed import default_client
+    except ImportError:
+        return None
+    try:
+        c = default_client()
+    except ValueError:
+        return None
+    from dask.base import get_scheduler
+
+    return c if get_scheduler() == c.get else None
 
 
 def to_gpu_chunks(a, gpu):

@@ -80,3 +80,36 @@ def test_refusals():
     with pytest.raises(TypeError):
         big = da.from_array(np.array([[2 ** 40 + 1, 1]], np.int64), chunks=1)
         parac.morphology.reconstruction(big, big).compute()
+
+
+@pytest.mark.parametrize("workers,threads", [(2, 1), (1, 2)])
+def test_rounds_between_groups_of_chunks_on_a_cluster(workers, threads):
+    """Under a distributed client each worker thread's chunks are a group
+    whose rounds run in one task: the spiral, its bound on the rounds, h-dome
+    markers in 2D and 3D, against scikit-image."""
+    distributed = pytest.importorskip("distributed")
+    from parac._dask_rounds import reconstruct_rounds
+
+    with distributed.LocalCluster(n_workers=workers, threads_per_worker=threads, processes=True,
+                                  dashboard_address=None) as cl, distributed.Client(cl):
+        mask = spiral(41).astype(np.uint8) * 200
+        seed = np.zeros_like(mask)
+        seed[0, 0] = 200
+        want = skmorph.reconstruction(seed, mask).astype(np.uint8)
+        d, m = da.from_array(seed, chunks=(9, 9)), da.from_array(mask, chunks=(7, 11))
+        got, rounds = reconstruct_rounds(d, m, "dilation", 4)
+        np.testing.assert_array_equal(got.compute(), want)
+        got, rounds = reconstruct_rounds(d, m, "dilation", 4, max_rounds=1)
+        assert rounds == 2  # one round of the groups, then the rest in one task
+        np.testing.assert_array_equal(got.compute(), want)
+        for shape, chunks, fp in (((37, 43), (5, 8), None), ((37, 43), (13, 13), np.ones((3, 3))),
+                                  ((9, 14, 11), (4, 5, 3), None), ((9, 14, 11), (3, 7, 4), np.ones((3, 3, 3)))):
+            for dtype in (np.uint8, np.float32):
+                marker, img = domes(shape, dtype, 7)
+                got = parac.morphology.reconstruction(da.from_array(marker, chunks=chunks),
+                                                      da.from_array(img, chunks=chunks), footprint=fp).compute()
+                np.testing.assert_array_equal(got, skmorph.reconstruction(marker, img, footprint=fp),
+                                              err_msg="%s %s %s" % (shape, chunks, dtype))
+        above = np.minimum(img.astype(np.float32) * 1.5 + 1, 9.0).astype(np.float32)
+        got = parac.morphology.reconstruction(da.from_array(above, chunks=(4, 4, 4)), img, method="erosion")
+        np.testing.assert_array_equal(got.compute(), skmorph.reconstruction(above, img, method="erosion"))
