@@ -43,8 +43,9 @@ def _group_rounds(prev, first, mask, ext, start, near, method, conn, device, alg
     global round (None in the first: the chunks are first); mask: its
     chunks' mask; ext: dicts of other chunks' rim groups (their groups'
     newest); start: the chunks to compute first. Returns the state: the
-    chunks, their rims, "out" (other groups' chunks whose halo changed) and
-    "left" (chunks still to compute when max_local rounds ran out)."""
+    chunks, their rims, "out" (other groups' chunks whose halo changed),
+    "left" (chunks still to compute when max_local rounds ran out) and
+    "rounds" (the rounds it ran)."""
     chunks = dict(prev["chunks"]) if prev is not None else dict(first)
     rims = dict(prev["rims"]) if prev is not None else {i: list(R._rims(b, tuple(near[i]))) for i, b in chunks.items()}
     outside = {}
@@ -62,11 +63,11 @@ def _group_rounds(prev, first, mask, ext, start, near, method, conn, device, alg
                 n = tuple(i + o for i, o in zip(idx, d))
                 (nxt if n in chunks else out).add(n)
         active = nxt
-    return {"chunks": chunks, "rims": rims, "out": out, "left": active}
+    return {"chunks": chunks, "rims": rims, "out": out, "left": active, "rounds": rounds}
 
 
 def _flags(state):
-    return state["out"], state["left"]
+    return state["out"], state["left"], state["rounds"]
 
 
 def _rims_of(state):
@@ -99,10 +100,13 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
     first_rims = dict(zip(need, dask.persist(*[dask.delayed(_first_rims, pure=True)(cur_b[n], near[n]) for n in need])))
     state = [None] * len(groups)
     start = [set(idxs) for idxs in groups]
-    rounds = 0
+    # max_rounds bounds the chunk rounds along any chain of groups' rounds
+    # (a serpentine within one group runs out of them as it would between
+    # groups), then the rest runs in one task
+    rounds, used = 0, 0
     while any(start):
         rounds += 1
-        if rounds > max_rounds:
+        if used >= max_rounds:
             for g, s in enumerate(state):
                 if s is not None:
                     for idx in groups[g]:
@@ -120,11 +124,13 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
                 ext = [{n: first_rims[n] for n in across[g]}]
             new.append(dask.delayed(_group_rounds, pure=True)(
                 state[g], {i: cur_b[i] for i in idxs} if state[g] is None else None, {i: mask_b[i] for i in idxs},
-                ext, sorted(start[g]), {i: near[i] for i in idxs}, method, conn, device, algorithm, max_rounds))
+                ext, sorted(start[g]), {i: near[i] for i in idxs}, method, conn, device, algorithm,
+                max_rounds - used))
         new = dask.persist(*new)
         flags = dask.compute(*[dask.delayed(_flags, pure=True)(s) for s in new])
+        used += max(f[2] for f in flags)
         start = [set() for _ in groups]
-        for g, s, (out, left) in zip(keys, new, flags):
+        for g, s, (out, left, _n) in zip(keys, new, flags):
             state[g] = s
             start[g] |= set(left)
             for n in out:

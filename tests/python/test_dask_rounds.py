@@ -82,11 +82,12 @@ def test_refusals():
         parac.morphology.reconstruction(big, big).compute()
 
 
-@pytest.mark.parametrize("workers,threads", [(2, 1), (1, 2)])
+@pytest.mark.parametrize("workers,threads", [(2, 1), (1, 2), (1, 1)])
 def test_rounds_between_groups_of_chunks_on_a_cluster(workers, threads):
     """Under a distributed client each worker thread's chunks are a group
-    whose rounds run in one task: the spiral, its bound on the rounds, h-dome
-    markers in 2D and 3D, against scikit-image."""
+    whose rounds run in one task: the spiral (with one group, it meets the
+    bound inside the group's task), its bound on the rounds, h-dome markers
+    in 2D and 3D, against scikit-image."""
     distributed = pytest.importorskip("distributed")
     from parac._dask_rounds import reconstruct_rounds
 
