@@ -4,31 +4,32 @@ Reconstruction by dilation (or erosion) spreads the marker under the mask
 along paths of any length: no halo of fixed width makes it local. It runs in
 rounds, Teodoro's tiled wavefront at the scale of chunks:
 
-1. every chunk is reconstructed on its own (parac's in-memory reconstruction,
+1. a chunk is reconstructed on its own (parac's in-memory reconstruction,
    on the chunk's device), with a 1-pixel halo of its neighbours' current
    values held fixed: the halo's values are sources, not pixels to change;
-2. each chunk's rims (the faces, edges and corners its neighbours hold as
-   halo) are compared with the round before: a neighbour is computed again
-   in the next round only if a piece of its halo changed; when no rim
-   changed anywhere, no chunk would change in another round, and the result
-   is the fixed point of the whole array, bit for bit the in-memory call;
-3. else another round, from the new values, of the chunks so marked.
+2. its rims (the faces, edges and corners its neighbours hold as halo) are
+   compared with what they were: a neighbour is computed again only if a
+   piece of its halo changed; when no rim changes anywhere, no chunk would
+   change in another round, and the result is the fixed point of the whole
+   array, bit for bit the in-memory call.
 
-The number of rounds is the number of chunk faces that the longest
-propagation path crosses, plus one. A path that crosses faces many times (a
-serpentine) would take as many rounds: after max_rounds (by default, twice
-the chunks along every axis together) the current values, already part of
-the way, are reconstructed in one task on the whole array (its memory on one
-worker): exact too, since reconstruction from any marker between the
-original and the result gives the result.
+The chunks are in groups (_dask_rounds_grouped.py): under a distributed
+client the chunks each worker thread holds, under dask's local schedulers
+runs of chunks in raster order, one per thread. A group's rounds run inside
+one task, in memory, each chunk from its neighbours' newest rims, until none
+of its chunks changes; the caller's rounds are between groups. The rounds
+are the chunk faces that the longest propagation path crosses, plus one. A
+path that crosses faces many times (a serpentine) would take as many: after
+max_rounds (by default, twice the chunks along every axis together) the
+current values, already part of the way, are reconstructed in one task on
+the whole array (its memory on one worker): exact too, since reconstruction
+from any marker between the original and the result gives the result.
 
-Each round computes (persists) a graph: these functions compute, they do
-not return a lazy graph of unknown length. On a distributed cluster the
-chunks each worker thread holds make a group whose rounds run inside one
-task, and the global rounds are between groups (_dask_rounds_grouped.py). The result is a Dask array of
-persisted chunks. Host (NumPy) chunks for one GPU (device "cuda" or
-"cuda:N") are copied there once, before the first round, and stay there
-until the result is copied back: a round moves only rims between chunks.
+These functions compute (persist) the groups' rounds: they do not return a
+lazy graph of unknown length. The result is a Dask array of persisted
+chunks. Host (NumPy) chunks for one GPU (device "cuda" or "cuda:N") are
+copied there once, before the first round, and stay there until the result
+is copied back: a round moves only rims between groups.
 """
 import numpy as np
 
@@ -148,10 +149,10 @@ def _neighbours(idx, grid):
 
 def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, max_rounds=None, who="parac"):
     """The reconstruction of Dask arrays marker under mask (see the top), in
-    the work dtype; returns (result, rounds). A round recomputes only the
-    chunks next to one whose faces changed in the round before. Under a
-    distributed client the rounds run between groups of chunks, a group's
-    own rounds in one task (_dask_rounds_grouped)."""
+    the work dtype; returns (result, rounds: the chunk rounds along the
+    longest chain of groups' rounds, plus one where the rest ran in one
+    task). A round recomputes only the chunks next to one whose faces
+    changed."""
     import dask
 
     if marker.shape != mask.shape:
@@ -174,49 +175,14 @@ def reconstruct_rounds(marker, mask, method, conn, device=None, algorithm=None, 
     if max_rounds is None:
         max_rounds = 2 * sum(grid) + 2
     meta = cur._meta
-    client = _client()
-    if client is not None:
-        from . import _dask_rounds_grouped as G
+    from . import _dask_rounds_grouped as G
 
-        groups = G.worker_groups(client, cur, grid)
-        blocks, rounds, done = G.grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_rounds)
-        if done:
-            return _back(_assemble(blocks, cur, dt, meta), gpu), rounds
-        return _back(_rest_in_one_task(blocks, cur, mask, dt, meta, method, conn, device, algorithm), gpu), rounds
-    cur_b = dict(zip(np.ndindex(*grid), cur.to_delayed(optimize_graph=False).ravel()))
-    mask_b = dict(zip(np.ndindex(*grid), mask.to_delayed(optimize_graph=False).ravel()))
-    nd = len(grid)
-    near = {idx: dict(_neighbours(idx, grid)) for idx in cur_b}
-    # each chunk's rims, in groups: a round's tasks read their neighbours'
-    # groups, not a task per piece (a task costs the scheduler about a
-    # millisecond, more than most pieces take to cut)
-    rims_b = {}
-    for idx in cur_b:
-        first = dask.delayed(_rims, pure=True, nout=nd + 1)(cur_b[idx], tuple(near[idx]))
-        rims_b[idx] = [first[g] for g in range(nd + 1)]
-    rims_b = dict(zip(rims_b, dask.persist(*rims_b.values())))
-    active = set(cur_b)
-    rounds = 0
-    while active:
-        rounds += 1
-        if rounds > max_rounds:
-            return _back(_rest_in_one_task(cur_b, cur, mask, dt, meta, method, conn, device, algorithm), gpu), rounds
-        keys = sorted(active)
-        outs = []
-        for idx in keys:
-            rims = {off: rims_b[n][_group(off)] for off, n in near[idx].items()}
-            t = dask.delayed(_round_block, pure=True, nout=nd + 3)(cur_b[idx], mask_b[idx], rims, method, conn,
-                                                                   device, algorithm)
-            outs.append([t[k] for k in range(nd + 3)])
-        outs = dask.persist(*outs)
-        flags = dask.compute(*[o[1] for o in outs])
-        for k, o in zip(keys, outs):
-            cur_b[k] = o[0]
-            rims_b[k] = list(o[2:])
-        # a chunk is computed again only when a piece of its halo changed: the
-        # others are already the fixed point of the halo they hold
-        active = {tuple(i + o for i, o in zip(k, d)) for k, ds in zip(keys, flags) for d in ds}
-    return _back(_assemble(cur_b, cur, dt, meta), gpu), rounds
+    client = _client()
+    groups = G.worker_groups(client, cur, grid) if client is not None else G.local_groups(grid)
+    blocks, rounds, done = G.grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_rounds)
+    if done:
+        return _back(_assemble(blocks, cur, dt, meta), gpu), rounds
+    return _back(_rest_in_one_task(blocks, cur, mask, dt, meta, method, conn, device, algorithm), gpu), rounds
 
 
 def _rest_in_one_task(cur_b, cur, mask, dt, meta, method, conn, device, algorithm):
@@ -232,7 +198,7 @@ def _rest_in_one_task(cur_b, cur, mask, dt, meta, method, conn, device, algorith
 
 def _client():
     """The distributed client that runs dask's computations now, or None
-    (the threaded or synchronous scheduler: their rounds cost no wait)."""
+    (dask's local schedulers)."""
     try:
         from distributed import default_client
     except ImportError:

@@ -1,17 +1,18 @@
-"""Rounds of border exchange between groups of chunks, for a distributed
-cluster: the chunks a worker thread holds are one group, whose rounds run
-inside one task on that worker, in memory (no scheduler between them).
+"""Rounds of border exchange between groups of chunks (_dask_rounds):
+under a distributed cluster the chunks a worker thread holds are a group,
+under dask's local schedulers a run of chunks in raster order per thread;
+a group's rounds run inside one task, in memory (no scheduler between them).
 
-_dask_rounds' rounds are global: each round is a graph the client sends and
-waits for, and on a GPU worker, where a chunk's round takes milliseconds,
-the wait between rounds cost more than the rounds (2.1 s for an h-maxima of
-32768^2 in 16 chunks on one worker, 0.9 s of it computing). Here a group's
-task repeats rounds over its own chunks until none of them changes (each
-chunk from the newest rims of its neighbours), holding the rims of other
-groups' chunks fixed as halo; a global round runs the groups whose halo
-changed in the round before. The fixed point is the same (reconstruction is
-monotone: any order of the chunks' steps reaches it), and with one worker
-thread in the cluster one global round does the whole reconstruction.
+Each round of every chunk as a graph of its own, sent and waited for, cost
+more than the rounds on a GPU worker, where a chunk's round takes
+milliseconds (2.2 s for an h-maxima of 32768^2 in 16 chunks on one worker,
+0.6 s of it computing). Here a group's task repeats rounds over its own
+chunks until none of them changes (each chunk from the newest rims of its
+neighbours), holding the rims of other groups' chunks fixed as halo; a
+round of the caller runs the groups whose halo changed in the one before.
+The fixed point is the same (reconstruction is monotone: any order of the
+chunks' steps reaches it), and with one worker thread one round of the
+caller does the whole reconstruction.
 """
 import numpy as np
 
@@ -36,6 +37,20 @@ def worker_groups(client, cur, grid):
         for part in np.array_split(np.arange(len(idxs)), max(1, min(threads.get(w, 1), len(idxs)))):
             groups.append([idxs[i] for i in part])
     return groups
+
+
+def local_groups(grid):
+    """The chunks in groups for dask's local schedulers: runs of chunks in
+    raster order (slabs), one per thread of the scheduler's pool (one for
+    the synchronous scheduler)."""
+    import dask
+    from dask.base import get_scheduler
+    from dask.local import get_sync
+    from dask.system import CPU_COUNT
+
+    threads = 1 if get_scheduler() is get_sync else (dask.config.get("num_workers", None) or CPU_COUNT)
+    idxs = list(np.ndindex(*grid))
+    return [[idxs[i] for i in part] for part in np.array_split(np.arange(len(idxs)), max(1, min(threads, len(idxs))))]
 
 
 def _group_rounds(prev, first, mask, ext, start, near, method, conn, device, algorithm, max_local):
@@ -85,8 +100,9 @@ def _first_rims(block, near):
 def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_rounds):
     """The reconstruction (R.reconstruct_rounds' contract) by rounds of the
     groups: (chunks, rounds, done), chunks a dict of delayed values by chunk
-    index: the result (done), or the values reached when max_rounds global
-    rounds did not reach the end (the caller finishes in one task)."""
+    index: the result (done), or the values reached when max_rounds chunk
+    rounds did not reach the end (the caller finishes in one task); rounds
+    the chunk rounds along the longest chain, plus one for that task."""
     import dask
 
     grid = cur.numblocks
@@ -103,15 +119,14 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
     # max_rounds bounds the chunk rounds along any chain of groups' rounds
     # (a serpentine within one group runs out of them as it would between
     # groups), then the rest runs in one task
-    rounds, used = 0, 0
+    used = 0
     while any(start):
-        rounds += 1
         if used >= max_rounds:
             for g, s in enumerate(state):
                 if s is not None:
                     for idx in groups[g]:
                         cur_b[idx] = dask.delayed(_chunk_of, pure=True)(s, idx)
-            return cur_b, rounds, False
+            return cur_b, used + 1, False
         keys = [g for g in range(len(groups)) if start[g]]
         new = []
         for g in keys:
@@ -136,4 +151,4 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
             for n in out:
                 start[group_of[n]].add(n)
     res = {idx: dask.delayed(_chunk_of, pure=True)(state[group_of[idx]], idx) for idx in cur_b}
-    return dict(zip(res, dask.persist(*res.values()))), rounds, True
+    return dict(zip(res, dask.persist(*res.values()))), used, True
