@@ -363,7 +363,7 @@ def _plan(facts, layout, req, what):
     if what == "marked":
         # a face component is marked where one of its labels is
         hit = np.zeros(ncomp, bool)
-        for b, (o, f) in enumerate(zip(offsets, facts)):
+        for o, f in zip(offsets, facts):
             g = f["marked"].astype(np.int64) + o
             at = np.searchsorted(ids, g)
             on = at < ids.size

@@ -29,7 +29,7 @@ def worker_groups(client, cur, grid):
     threads = client.nthreads()
     by_worker = {}
     for idx in np.ndindex(*grid):
-        w = holders.get((cur.name,) + idx) or holders.get(str((cur.name,) + idx)) or ("",)
+        w = holders.get((cur.name,) + idx) or ("",)  # ("": a chunk no worker reports, grouped apart)
         by_worker.setdefault(sorted(w)[0], []).append(idx)
     groups = []
     for w, idxs in sorted(by_worker.items()):
@@ -62,7 +62,7 @@ def _group_rounds(prev, first, mask, ext, start, near, method, conn, device, alg
     "left" (chunks still to compute when max_local rounds ran out) and
     "rounds" (the rounds it ran)."""
     chunks = dict(prev["chunks"]) if prev is not None else dict(first)
-    rims = dict(prev["rims"]) if prev is not None else {i: list(R._rims(b, tuple(near[i]))) for i, b in chunks.items()}
+    rims = dict(prev["rims"]) if prev is not None else {i: R._rims(b, tuple(near[i])) for i, b in chunks.items()}
     outside = {}
     for e in ext:
         outside.update(e)
@@ -73,7 +73,7 @@ def _group_rounds(prev, first, mask, ext, start, near, method, conn, device, alg
         for idx in sorted(active):
             halo = {off: (rims[n] if n in chunks else outside[n])[R._group(off)] for off, n in near[idx].items()}
             res = R._round_block(chunks[idx], mask[idx], halo, method, conn, device, algorithm)
-            chunks[idx], rims[idx] = res[0], list(res[2:])
+            chunks[idx], rims[idx] = res[0], res[2:]
             for d in res[1]:
                 n = tuple(i + o for i, o in zip(idx, d))
                 (nxt if n in chunks else out).add(n)
@@ -93,10 +93,6 @@ def _chunk_of(state, idx):
     return state["chunks"][idx]
 
 
-def _first_rims(block, near):
-    return list(R._rims(block, tuple(near)))
-
-
 def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_rounds):
     """The reconstruction (R.reconstruct_rounds' contract) by rounds of the
     groups: (chunks, rounds, done), chunks a dict of delayed values by chunk
@@ -113,7 +109,7 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
     # the chunks of other groups next to each group, and their first rims
     across = [sorted({n for i in idxs for n in near[i].values() if group_of[n] != g}) for g, idxs in enumerate(groups)]
     need = sorted({n for a in across for n in a})
-    first_rims = dict(zip(need, dask.persist(*[dask.delayed(_first_rims, pure=True)(cur_b[n], near[n]) for n in need])))
+    first_rims = dict(zip(need, dask.persist(*[dask.delayed(R._rims, pure=True)(cur_b[n], tuple(near[n])) for n in need])))
     state = [None] * len(groups)
     start = [set(idxs) for idxs in groups]
     # max_rounds bounds the chunk rounds along any chain of groups' rounds
@@ -131,12 +127,12 @@ def grouped_rounds(groups, cur, mask, method, conn, device, algorithm, max_round
         new = []
         for g in keys:
             idxs = groups[g]
-            if any(state[group_of[n]] is not None for n in across[g]):
-                ext = [dask.delayed(_rims_of, pure=True)(state[h]) for h in sorted({group_of[n] for n in across[g]})
-                       if state[h] is not None]
-                ext += [{n: first_rims[n]} for n in across[g] if state[group_of[n]] is None]
-            else:
+            # every group runs in the first round: then its neighbours' first
+            # rims, afterwards their groups' newest
+            if state[g] is None:
                 ext = [{n: first_rims[n] for n in across[g]}]
+            else:
+                ext = [dask.delayed(_rims_of, pure=True)(state[h]) for h in sorted({group_of[n] for n in across[g]})]
             new.append(dask.delayed(_group_rounds, pure=True)(
                 state[g], {i: cur_b[i] for i in idxs} if state[g] is None else None, {i: mask_b[i] for i in idxs},
                 ext, sorted(start[g]), {i: near[i] for i in idxs}, method, conn, device, algorithm,
