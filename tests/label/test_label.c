@@ -222,9 +222,10 @@ static void test_worst_cases(void **state)
     (void)state;
     const pattern_fn patterns[] = {checker, stripes, diagonals, dots, full, spiral, gradient};
     const char *names[] = {"checkerboard", "stripes", "diagonals", "dots", "one component", "spiral", "bands"};
-    const int64_t sizes[][3] = {{129, 127, 1}, {300, 200, 1}, {37, 29, 11}};
+    /* the last volume crosses the faces of 3D tiles up to 32 x 32 x 32 */
+    const int64_t sizes[][3] = {{129, 127, 1}, {300, 200, 1}, {37, 29, 11}, {45, 70, 66}};
     for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++)
-        for (int s = 0; s < 3; s++) {
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             parac_image *im = NULL;
             assert_ok(parac_image_create(&im, sizes[s][0], sizes[s][1], sizes[s][2], 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
             for (int64_t z = 0; z < im->depth; z++)

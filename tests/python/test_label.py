@@ -71,7 +71,7 @@ def test_nonzero_like_scipy_3d(device, conn, dtype):
 @pytest.mark.parametrize("conn", [6, 26])
 @pytest.mark.parametrize("density", [0.15, 0.5])
 def test_many_whole_tiles_3d(device, conn, density):
-    # 3 x 4 x 3 whole tiles of 32 x 16 x 16 and a partial one on each axis
+    # whole tiles and a partial one on each axis (tiles of 32 x 16 x 16 to 32 x 32 x 32)
     a = noise((50, 70, 100), density, seed=int(density * 100) + conn)
     want, n = ndi.label(a, STRUCT[conn])
     got, m = parac.label(a, connectivity=conn, device=device)

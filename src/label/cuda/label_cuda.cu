@@ -3,7 +3,7 @@
 // pieces of components in tiles (in the spirit of Playne & Hawick's and
 // Allegretti et al.'s direct algorithms: a fixed number of passes, no
 // iteration to convergence), numbered in raster order:
-//   1. tiles: a block per tile of 32 x 16 x 16 voxels, a thread per row of
+//   1. tiles: a block per tile of 32 x 32 x 16 voxels, a thread per row of
 //      32 voxels held as bit masks. Runs join their neighbours in the rows
 //      before (y - 1 and z - 1, and the diagonals the connectivity has)
 //      where an overlap starts (union-find over run starts in shared
@@ -40,8 +40,9 @@ using namespace labelt;
 using labelk::key_at;
 using labelk::src;
 
-constexpr int TY = 16, TZ = 16, ROWS = TY * TZ, VOX = T * ROWS;
+constexpr int TY = 32, TZ = 16, ROWS = TY * TZ, VOX = T * ROWS;
 constexpr int CAP = VOX - (T - 2) * (TY - 2) * (TZ - 2); // the voxels on a tile's faces
+static_assert(VOX <= INDEX + 1 && CAP < INDEX, "a root's index and an edge slot take 15 bits (BGR is EDGE | INDEX)");
 
 // The rows before a row that its voxels may join: (dy, dz), and whether
 // the diagonals (dx = +-1) join too.
@@ -74,12 +75,17 @@ __device__ inline uint32_t same_bits(const src &v, int x0, int y, int z, int y2,
     return out;
 }
 
-// Pass 1 (see the top).
+// Pass 1 (see the top). The tile's union-find takes dynamic shared memory,
+// 64 KB (tiles of 32 x 32 x 32 took 128 KB, a block an SM, and the pass
+// 1.28 times as long as at 32 x 32 x 16; at 32 x 16 x 16 the y faces' join
+// took twice as long: bench/RESULTS.md).
+constexpr size_t tiles_shared = (size_t)VOX * 4;
+
 __global__ void __launch_bounds__(ROWS)
     tiles_kernel(src v, rows_before nr, tgrid g, uint16_t *R, uint32_t *G, uint64_t *F, uint32_t *B, uint16_t *EL,
                  uint16_t *NE)
 {
-    __shared__ uint32_t parent[VOX];
+    extern __shared__ uint32_t parent[]; // VOX entries (tiles_shared)
     __shared__ uint32_t sM[ROWS], sSL[ROWS], edge[ROWS], warp_sum[ROWS / 32];
     __shared__ uint16_t first_slot[ROWS]; // the slot of each row's first edge piece
     const int row = threadIdx.x, yy = row % TY, zz = row / TY, lane = row & 31, warp = row >> 5;
@@ -390,9 +396,12 @@ parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_im
     work k;
     PARAC_TRY((work_alloc<VOX, CAP>(g, in->device, st, k)));
     const src v = labelk::source_of(s, in);
-    tiles_kernel<<<dim3((unsigned)g.nx, (unsigned)g.ny, (unsigned)g.nz), ROWS, 0, st>>>(
-        v, rows_for(s->conn), g, k.R, k.G, k.F, k.B, k.EL, k.NE);
-    parac_status rc = PARAC_CUDA_LAUNCH_CHECK();
+    parac_status rc = allow_shared(tiles_kernel, tiles_shared);
+    if (rc == PARAC_OK) {
+        tiles_kernel<<<dim3((unsigned)g.nx, (unsigned)g.ny, (unsigned)g.nz), ROWS, tiles_shared, st>>>(
+            v, rows_for(s->conn), g, k.R, k.G, k.F, k.B, k.EL, k.NE);
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
     if (rc == PARAC_OK) {
         const voxels P{v, g, k.R};
         rc = s->conn == 6 ? join_faces<6>(P, k.G, st) : s->conn == 18 ? join_faces<18>(P, k.G, st)

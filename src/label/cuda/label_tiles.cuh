@@ -141,7 +141,7 @@ __device__ inline uint32_t nonzero_mask(const labelk::src &v, int x0, int y, int
 }
 
 // The passes over edge lists: a warp per tile, its lanes on the tile's NE
-// slots (a 3D tile of noise has a few edge pieces of its 2312 slots, a 2D
+// slots (a 3D tile of noise has a few edge pieces of its 3784 slots, a 2D
 // tile at most 124 of 128; a thread per slot of every tile's CAP slots left
 // nearly every thread idle, and in 3D found its tile by a 64-bit division).
 constexpr int LIST_THREADS = 256, LIST_TILES = LIST_THREADS / 32; // tiles a block
@@ -211,7 +211,16 @@ __device__ inline uint64_t number_of(const uint32_t *B, const uint64_t *O, uint6
     return O[w] + (uint64_t)__popc(B[w] & ((1u << (k & 31)) - 1u)) + 1u;
 }
 
-constexpr int OUT_THREADS = 256;
+// The output's threads a block: eight rounds of four pixels each (at least
+// 256: a 2D tile of 1024 pixels takes one round).
+template <int VOX>
+__host__ __device__ constexpr int out_threads() { return VOX / 32 < 256 ? 256 : VOX / 32; }
+
+// The output's shared memory: the edge pieces' numbers, then (i32 output)
+// a number per pixel of the tile. Sized at launch: a 3D tile of 32 x 32 x 16
+// voxels needs 79 KB, above the 48 KB a block takes without asking.
+template <int VOX, int CAP, typename L>
+constexpr size_t out_shared() { return CAP * sizeof(L) + (sizeof(L) == 8 ? 0 : (size_t)VOX * 4); }
 
 // Output: a block per tile, groups of GROUP consecutive pixels of one row
 // per thread, the block's threads on consecutive groups (read and written 8
@@ -220,23 +229,24 @@ constexpr int OUT_THREADS = 256;
 // pixel measured slower in 2D). Pieces inside the tile are numbered at
 // their root pixel, edge pieces by slot from their component's key. L:
 // int32_t, or int64_t for more components than 2^31 - 1; those pieces
-// inside are numbered at each pixel (a 3D tile's 8192 numbers of 8 bytes
-// would not fit shared memory; such images are rare, and their output is
-// twice as large). The count (the last word's offset and bits) goes to
+// inside are numbered at each pixel (a 3D tile's 16384 numbers of 8 bytes
+// would take 128 KB of shared memory, a block an SM; such images are rare,
+// and their output is twice as large). The count (the last word's offset and bits) goes to
 // O[words], for one copy to the host. A block waits on chains of loads (an
 // edge piece's key, then its word's offset and bits), so every load that
 // does not depend on another is issued first.
 template <int VOX, int CAP, typename L>
-__global__ void __launch_bounds__(OUT_THREADS)
+__global__ void __launch_bounds__(out_threads<VOX>())
     output_kernel(tgrid g, const uint16_t *R, const uint64_t *F, const uint32_t *B, uint64_t *O,
                   const uint16_t *NE, uint64_t words, char *out, int64_t orp, int64_t osp)
 {
-    constexpr int GROUP = 4, ROUNDS = VOX / (OUT_THREADS * GROUP);
+    constexpr int OUT_THREADS = out_threads<VOX>(), GROUP = 4, ROUNDS = VOX / (OUT_THREADS * GROUP);
     constexpr bool WIDE = sizeof(L) == 8;
     static_assert(ROUNDS >= 1 && VOX % (OUT_THREADS * GROUP) == 0 && T % GROUP == 0,
                   "a thread's groups lie in rows, every thread has as many");
-    __shared__ int32_t label[WIDE ? 1 : VOX];
-    __shared__ L edge_label[CAP];
+    extern __shared__ __align__(8) unsigned char out_mem[]; // out_shared's bytes
+    L *edge_label = (L *)out_mem;
+    int32_t *label = (int32_t *)(out_mem + CAP * sizeof(L));
     const uint32_t tile = blockIdx.x;
     const uint16_t *r = R + (size_t)tile * VOX;
     uint16_t roots[ROUNDS * GROUP];
@@ -338,6 +348,26 @@ parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
     return PARAC_OK;
 }
 
+// Lets kernel `f` take `bytes` of dynamic shared memory (past 48 KB a block
+// must ask; the attribute is the function's, set before each launch).
+template <typename F>
+parac_status allow_shared(F *f, size_t bytes)
+{
+    if (bytes <= 48 * 1024) return PARAC_OK;
+    return PARAC_CUDA_CHECK(cudaFuncSetAttribute(f, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+}
+
+// The output pass: a block per tile.
+template <int VOX, int CAP, typename L>
+parac_status launch_output(const tgrid &g, const work &k, size_t words, parac_image *out, cudaStream_t st)
+{
+    const size_t tiles = (size_t)g.nx * g.ny * g.nz, bytes = out_shared<VOX, CAP, L>();
+    PARAC_TRY(allow_shared(output_kernel<VOX, CAP, L>, bytes));
+    output_kernel<VOX, CAP, L><<<(unsigned)tiles, out_threads<VOX>(), bytes, st>>>(
+        g, k.R, k.F, k.B, k.O, k.NE, (uint64_t)words, (char *)out->data, out->row_pitch, out->slice_pitch);
+    return PARAC_CUDA_LAUNCH_CHECK();
+}
+
 // The last word's offset and bits (their sum is the count), copied to the
 // host on the stream.
 inline parac_status copy_count(const work &k, size_t words, uint64_t *offset, uint32_t *bits, cudaStream_t st)
@@ -381,15 +411,9 @@ parac_status finish(const parac__label_spec *s, parac_status rc, const tgrid &g,
         const uint64_t n = last_offset + (uint64_t)__builtin_popcount(last_bits);
         if (rc == PARAC_OK && n > i32_max) rc = parac__label_widen(s, (int64_t)n, &out);
     }
-    if (rc == PARAC_OK) {
-        if (out->dtype == PARAC_I64)
-            output_kernel<VOX, CAP, int64_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
-                g, k.R, k.F, k.B, k.O, k.NE, (uint64_t)words, (char *)out->data, out->row_pitch, out->slice_pitch);
-        else
-            output_kernel<VOX, CAP, int32_t><<<(unsigned)tiles, OUT_THREADS, 0, st>>>(
-                g, k.R, k.F, k.B, k.O, k.NE, (uint64_t)words, (char *)out->data, out->row_pitch, out->slice_pitch);
-        rc = PARAC_CUDA_LAUNCH_CHECK();
-    }
+    if (rc == PARAC_OK)
+        rc = out->dtype == PARAC_I64 ? launch_output<VOX, CAP, int64_t>(g, k, words, out, st)
+                                     : launch_output<VOX, CAP, int32_t>(g, k, words, out, st);
     uint64_t n = 0;
     if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&n, k.O + words, 8, cudaMemcpyDeviceToHost, st));
     // the memory goes back to the pool: let the kernels finish first
