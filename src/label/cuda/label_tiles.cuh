@@ -231,10 +231,10 @@ constexpr size_t out_shared() { return CAP * sizeof(L) + (sizeof(L) == 8 ? 0 : (
 // int32_t, or int64_t for more components than 2^31 - 1; those pieces
 // inside are numbered at each pixel (a 3D tile's 16384 numbers of 8 bytes
 // would take 128 KB of shared memory, a block an SM; such images are rare,
-// and their output is twice as large). The count (the last word's offset and bits) goes to
-// O[words], for one copy to the host. A block waits on chains of loads (an
-// edge piece's key, then its word's offset and bits), so every load that
-// does not depend on another is issued first.
+// and their output is twice as large). The count (the last word's offset
+// and bits) goes to O[words], for one copy to the host. A block waits on
+// chains of loads (an edge piece's key, then its word's offset and bits),
+// so every load that does not depend on another is issued first.
 template <int VOX, int CAP, typename L>
 __global__ void __launch_bounds__(out_threads<VOX>())
     output_kernel(tgrid g, const uint16_t *R, const uint64_t *F, const uint32_t *B, uint64_t *O,
