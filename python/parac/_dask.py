@@ -10,8 +10,11 @@ the array's edges, where parac applies the whole array's border mode to the
 blocks that hold them, and halos from the array's other side for the wrap
 mode. (dask's ``map_overlap`` makes the same arrays with about ten tasks a
 block: slices of every neighbour, a concatenation, the call, a trim; on GPU
-chunks those tasks, not the filter, were the time.) The graph stays lazy: nothing
-runs until the caller computes it. Blocks may be NumPy or CuPy arrays; each
+chunks those tasks, not the filter, were the time.) With the Dask config
+key parac.local-group-bytes, neighbouring blocks make a group (group_runs),
+one task a group, whose padded extent is assembled and filtered at once,
+each block a view of the group's result. The graph stays lazy: nothing runs until the caller
+computes it. Blocks may be NumPy or CuPy arrays; each
 is computed where it lives, with the function's own ``device`` rule.
 
 The result equals the same call on the whole array in memory bit for bit
@@ -21,6 +24,8 @@ blocks differ in size from the whole).
 """
 import contextlib
 import itertools
+import operator
+import sys
 
 import numpy as np
 
@@ -36,7 +41,9 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
     one GPU ("cuda", "cuda:N"), host blocks are assembled on that GPU (each
     piece copied once) and block_fn gets the padded block there; the result
     comes back to the host without its halo (a host block's padded copy and
-    its padded result never exist in host memory)."""
+    its padded result never exist in host memory). Blocks go in groups of
+    neighbours (group_runs) where parac.local-group-bytes asks: one task a
+    group."""
     from ._dask_global import host_chunks_gpu
 
     import dask.array as da
@@ -48,30 +55,106 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
     whole = {i: -1 for i, d in enumerate(depth) if d >= a.shape[i] and len(a.chunks[i]) > 1}
     src = a.rechunk(whole) if whole else a
     halos = [0 if d >= a.shape[i] else int(d) for i, d in enumerate(depth)]
-    axes = [_axis_pieces(c, h, wrap) for c, h in zip(src.chunks, halos)]
     gpu = host_chunks_gpu(device, a)
-    name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str, gpu)
+    itemsize = max(np.dtype(dtype).itemsize, src.dtype.itemsize)
+    runs = group_runs(src.chunks, itemsize, _group_bytes(), _min_groups())
+    axes = [_axis_pieces(c, h, wrap, r) for c, h, r in zip(src.chunks, halos, runs)]
+    name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str, gpu, runs)
+    group = "parac-local-group-" + tokenize(name)
     dsk = {}
-    for idx in np.ndindex(*src.numblocks):
-        per_axis = [axes[i][k] for i, k in enumerate(idx)]  # (pieces, trim) of each axis
+    for gidx in np.ndindex(*[len(r) for r in runs]):
+        per_axis = [axes[i][k] for i, k in enumerate(gidx)]  # (pieces, trim) of each axis
         keys = [(src.name,) + tuple(p[0] for p in combo) for combo in itertools.product(*[pa[0] for pa in per_axis])]
-        dsk[(name,) + idx] = (_gather_apply, block_fn, [pa[0] for pa in per_axis], [pa[1] for pa in per_axis], keys,
-                              gpu)
+        task = (_gather_apply, block_fn, [pa[0] for pa in per_axis], [pa[1] for pa in per_axis], keys, gpu)
+        members = [range(*runs[i][k]) for i, k in enumerate(gidx)]
+        if all(len(m) == 1 for m in members):
+            dsk[(name,) + tuple(m[0] for m in members)] = task
+            continue
+        # the group's result, then each block a view of it
+        dsk[(group,) + gidx] = task
+        offsets = [_starts(src.chunks[i], runs[i][k][0]) for i, k in enumerate(gidx)]
+        for idx in itertools.product(*members):
+            view = tuple(slice(o[j - m.start], o[j - m.start] + src.chunks[i][j])
+                         for i, (j, m, o) in enumerate(zip(idx, members, offsets)))
+            dsk[(name,) + idx] = (operator.getitem, (group,) + gidx, view)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
     res = da.Array(graph, name, src.chunks, dtype=dtype, meta=_meta(a, dtype))
     return res if res.chunks == a.chunks else res.rechunk(a.chunks)
 
 
-def _axis_pieces(chunks, halo, wrap):
-    """For each block along one axis: the pieces of the input blocks that make
-    its padded extent, in order, as (block index, slice in that block), and
-    the slice of the padded extent that is the block itself. The padded extent
-    stops at the array's edges, or continues on the other side for wrap."""
+# Groups of blocks are bounded by the Dask config key parac.local-group-bytes
+# (bytes, or a string such as "1 GiB"; the largest of what a pixel takes:
+# input, output, labels), unset or 0: every block alone. They are meant for
+# blocks worked on a GPU, where a Dask task cost about 1.6 ms of a worker's
+# time, twice a GPU's filter of an 8192^2 f32 block (bench/RESULTS.md), so
+# that one task a block leaves the GPU idle most of the time; they are not
+# on by default until their GPU timings are in bench/RESULTS.md.
+def _group_bytes():
+    import dask
+
+    v = dask.config.get("parac.local-group-bytes", None)
+    if v is None:
+        return 0
+    return int(dask.utils.parse_bytes(v) if isinstance(v, str) else v)
+
+
+def _min_groups():
+    """At least as many groups as the current distributed client's worker
+    threads, so that every thread has one (1 without a client)."""
+    if "distributed" not in sys.modules:
+        return 1
+    try:
+        from distributed import default_client
+
+        return max(1, sum(default_client().nthreads().values()))
+    except Exception:  # no client (ValueError), or its scheduler is gone
+        return 1
+
+
+def group_runs(chunks, itemsize, budget, min_groups=1):
+    """Groups of neighbouring blocks, as runs of consecutive block indices
+    along each axis ((first, stop) pairs): runs lengthen along the last axis
+    first (a group's padded copy then adds the fewest halo pixels per
+    pixel), then along the others, while a group's bytes (of the largest
+    blocks) stay within budget and there remain at least min_groups groups.
+    A budget of 0 leaves every block alone."""
+    nb = [len(c) for c in chunks]
+    k = [1] * len(nb)
+    big = [max(c) for c in chunks]
+
+    def fits(k):
+        groups = int(np.prod([-(-n // m) for n, m in zip(nb, k)]))
+        return int(np.prod([b * m for b, m in zip(big, k)])) * itemsize <= budget and groups >= min_groups
+
+    for ax in reversed(range(len(nb))):
+        while k[ax] < nb[ax] and fits(k[:ax] + [k[ax] + 1] + k[ax + 1:]):
+            k[ax] += 1
+        if k[ax] < nb[ax]:
+            break
+    runs = []
+    for n, m in zip(nb, k):
+        # as even as the count of groups allows
+        edges = np.linspace(0, n, -(-n // m) + 1).round().astype(int)
+        runs.append([(int(s), int(e)) for s, e in zip(edges[:-1], edges[1:])])
+    return runs
+
+
+def _starts(chunks, first):
+    """Offsets of blocks first, first + 1, ... from block first's start."""
+    return np.concatenate([[0], np.cumsum(chunks[first:])]).astype(int)
+
+
+def _axis_pieces(chunks, halo, wrap, runs):
+    """For each run of blocks along one axis (a group's, group_runs): the
+    pieces of the input blocks that make its padded extent, in order, as
+    (block index, slice in that block), and the slice of the padded extent
+    that is the run itself. The padded extent stops at the array's edges, or
+    continues on the other side for wrap."""
     n = sum(chunks)
     starts = np.concatenate([[0], np.cumsum(chunks)]).astype(int)
     out = []
-    for k, c in enumerate(chunks):
-        lo, hi = starts[k] - halo, starts[k + 1] + halo
+    for first, stop in runs:
+        lo, hi = starts[first] - halo, starts[stop] + halo
         if wrap:
             spans = [(lo + n, n)] if lo < 0 else []
             spans += [(max(lo, 0), min(hi, n))]
@@ -84,35 +167,114 @@ def _axis_pieces(chunks, halo, wrap):
                 if starts[b] >= s1:
                     break
                 pieces.append((b, slice(max(s0, starts[b]) - starts[b], min(s1, starts[b + 1]) - starts[b])))
-        before = halo if wrap else starts[k] - max(lo, 0)
-        out.append((pieces, slice(before, before + c)))
+        before = halo if wrap else starts[first] - max(lo, 0)
+        out.append((pieces, slice(before, before + starts[stop] - starts[first])))
     return out
 
 
 def _gather_apply(block_fn, pieces, trim, blocks, gpu=None):
-    """One output block: the padded input assembled from its neighbours'
-    pieces (on the blocks' device, or on GPU gpu for host blocks), block_fn
-    applied, the halo cut off."""
+    """One output block (or a group's): the padded input assembled from its
+    neighbours' pieces (on the blocks' device, or on GPU gpu for host
+    blocks), block_fn applied, the halo cut off; back to the host from gpu."""
+    res = block_fn(_assemble(pieces, blocks, gpu))[tuple(trim)]
     if gpu is not None:
-        from ._device import to_gpu, to_host
+        from ._device import to_host
 
-        # only the parts of each block that the padded block holds cross the link
+        return to_host(res)
+    return res
+
+
+def _assemble(pieces, blocks, gpu=None):
+    """The array that the pieces of blocks make (pieces: per axis, as
+    _axis_pieces gives; blocks in the order of their product), on the
+    blocks' device, or on GPU gpu for host blocks (only the parts of each
+    block that it holds cross the link)."""
+    if gpu is not None:
+        from ._device import to_gpu
+
         combos = list(itertools.product(*[range(len(p)) for p in pieces]))
         moved = [to_gpu(b[tuple(p[m][1] for p, m in zip(pieces, combo))], gpu) for b, combo in zip(blocks, combos)]
-        whole = [[(0, slice(0, s.stop - s.start)) for _b, s in p] for p in pieces]
-        return to_host(_gather_apply(block_fn, whole, trim, moved))
+        return _assemble([[(0, slice(0, s.stop - s.start)) for _b, s in p] for p in pieces], moved)
     if len(blocks) == 1 and all(len(p) == 1 for p in pieces):
-        padded = blocks[0][tuple(p[0][1] for p in pieces)]
-    else:
-        first = blocks[0]
-        shape = tuple(sum(s.stop - s.start for _b, s in p) for p in pieces)
-        with _on_device_of(first):
-            padded = _empty_like(first, shape)
-            ends = [np.cumsum([0] + [s.stop - s.start for _b, s in p]) for p in pieces]
-            for j, combo in enumerate(itertools.product(*[range(len(p)) for p in pieces])):
-                dst = tuple(slice(e[m], e[m + 1]) for e, m in zip(ends, combo))
-                padded[dst] = blocks[j][tuple(p[m][1] for p, m in zip(pieces, combo))]
-    return block_fn(padded)[tuple(trim)]
+        return blocks[0][tuple(p[0][1] for p in pieces)]
+    first = blocks[0]
+    shape = tuple(sum(s.stop - s.start for _b, s in p) for p in pieces)
+    with _on_device_of(first):
+        whole = _empty_like(first, shape)
+        ends = [np.cumsum([0] + [s.stop - s.start for _b, s in p]) for p in pieces]
+        for j, combo in enumerate(itertools.product(*[range(len(p)) for p in pieces])):
+            dst = tuple(slice(e[m], e[m + 1]) for e, m in zip(ends, combo))
+            whole[dst] = blocks[j][tuple(p[m][1] for p, m in zip(pieces, combo))]
+    return whole
+
+
+def groups_for(a, itemsize):
+    """The groups (group_runs) that a's blocks go in for an operation whose
+    blocks take itemsize bytes a pixel at most, or None where every block
+    stays alone."""
+    runs = group_runs(a.chunks, itemsize, _group_bytes(), _min_groups())
+    return runs if any(len(r) < len(c) for r, c in zip(runs, a.chunks)) else None
+
+
+def coarsen(a, runs, gpu=None):
+    """a with each group of blocks (runs: group_runs) as one block, assembled
+    where the blocks are, or on GPU gpu (CuPy) for host blocks: the blocks
+    of a global operation's steps, that split() takes back apart."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    axes = [_axis_pieces(c, 0, False, r) for c, r in zip(a.chunks, runs)]
+    name = "parac-group-" + tokenize(a.name, runs, gpu)
+    dsk = {}
+    for gidx in np.ndindex(*[len(r) for r in runs]):
+        pieces = [axes[i][k][0] for i, k in enumerate(gidx)]
+        keys = [(a.name,) + tuple(p[0] for p in combo) for combo in itertools.product(*pieces)]
+        dsk[(name,) + gidx] = (_assemble, pieces, keys, gpu)
+    chunks = tuple(tuple(int(sum(c[s:e])) for s, e in r) for c, r in zip(a.chunks, runs))
+    meta = _meta(a, a.dtype)
+    if gpu is not None:
+        import cupy
+
+        meta = cupy.empty((0,) * a.ndim, a.dtype)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[a])
+    return da.Array(graph, name, chunks, dtype=a.dtype, meta=meta)
+
+
+def split(res, runs, chunks, to_host=False):
+    """A coarsened array's result (coarsen) in the blocks of chunks again:
+    each block a view of its group's block (copied to the host first, once
+    a group, with to_host)."""
+    import dask.array as da
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
+
+    name = "parac-split-" + tokenize(res.name, runs, to_host)
+    host = "parac-to-host-" + tokenize(name)
+    dsk = {}
+    for gidx in np.ndindex(*[len(r) for r in runs]):
+        src = (res.name,) + gidx
+        if to_host:
+            dsk[(host,) + gidx] = (_to_host, src)
+            src = (host,) + gidx
+        members = [range(*runs[i][k]) for i, k in enumerate(gidx)]
+        offsets = [_starts(chunks[i], runs[i][k][0]) for i, k in enumerate(gidx)]
+        for idx in itertools.product(*members):
+            view = tuple(slice(o[j - m.start], o[j - m.start] + chunks[i][j])
+                         for i, (j, m, o) in enumerate(zip(idx, members, offsets)))
+            dsk[(name,) + idx] = (operator.getitem, src, view)
+    meta = _meta(res, res.dtype)
+    if to_host:
+        meta = np.empty((0,) * res.ndim, res.dtype)
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[res])
+    return da.Array(graph, name, chunks, dtype=res.dtype, meta=meta)
+
+
+def _to_host(block):
+    """A CuPy block's copy in host memory (parac's staged copies)."""
+    from ._device import to_host
+
+    return to_host(block)
 
 
 def _empty_like(block, shape):

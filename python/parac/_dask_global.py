@@ -579,6 +579,27 @@ def _apply(kept, block, table, finish, req, extra):
 
 def components(a, req, what, finish, dtype):
     """The Dask array of finish(block, decision of each pixel's component)
+    per block, and the plan's delayed result (see _components). Where the
+    Dask config key parac.local-group-bytes asks, blocks go in groups of
+    neighbours, each group one block of the steps (parac._dask.coarsen:
+    assembled where the blocks are, or on the GPU for host blocks worked
+    there, one task a step), the result split back into a's blocks (views;
+    host blocks worked on a GPU come back to the host once a group). Results
+    do not depend on the blocks, so the groups change the tasks and their
+    costs, not a pixel."""
+    from . import _dask
+
+    gpu = host_chunks_gpu(req.device, a) if _gpu_index(req.device) is not None else None
+    itemsize = max(a.dtype.itemsize, np.dtype(dtype).itemsize, np.dtype(label_dtype(a.shape)).itemsize)
+    runs = _dask.groups_for(a, itemsize)
+    if runs is None:
+        return _components(a, req, what, finish, dtype)
+    res, plan = _components(_dask.coarsen(a, runs, gpu), req, what, finish, dtype)
+    return _dask.split(res, runs, a.chunks, to_host=gpu is not None), plan
+
+
+def _components(a, req, what, finish, dtype):
+    """The Dask array of finish(block, decision of each pixel's component)
     per block (see the top), and the plan's delayed result (its "n" for
     what="number"). what: "number" (final labels), "marked" (components
     marked by zone or seed) or ("smaller", size) (components of fewer

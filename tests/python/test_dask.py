@@ -109,8 +109,15 @@ def test_lazy_until_computed_and_refusals():
 def test_one_task_per_block():
     """The filter adds one task per output block (its neighbours' pieces are
     gathered inside it), whatever the halo: not a slice per neighbour, a
-    concatenation and a trim as map_overlap would."""
+    concatenation and a trim as map_overlap would (blocks alone, the
+    default: test_blocks_in_groups has the groups)."""
+    dask = pytest.importorskip("dask")
     a = image((61, 47), np.float32, 12)
+    with dask.config.set({"parac.local-group-bytes": 0}):
+        one_task_per_block(a)
+
+
+def one_task_per_block(a):
     for chunks, sigma in (((10, 9), 1.5), ((3, 4), 4.0), ((61, 47), 2.0)):
         d = da.from_array(a, chunks=chunks)
         for mode in ("reflect", "wrap"):
@@ -119,3 +126,50 @@ def test_one_task_per_block():
             assert added == d.npartitions, (chunks, mode, added)
             np.testing.assert_array_equal(g.compute(), parac.ndimage.gaussian_filter(a, sigma, mode=mode,
                                                                                      method="separable"))
+
+
+def test_blocks_in_groups():
+    """Blocks in groups (parac.local-group-bytes): one task a group, each block
+    a view of its group's result; equal to the whole array for every border
+    mode, group bound and chunking, including groups of uneven runs and
+    halos wider than a block."""
+    dask = pytest.importorskip("dask")
+    from parac import _dask
+
+    a = image((61, 47), np.float32, 13)
+    vol = image((9, 23, 17), np.float32, 14)
+    for budget in (1, 700, 5000, 10 ** 9):
+        with dask.config.set({"parac.local-group-bytes": budget}):
+            for chunks in ((10, 9), (3, 4), (61, 47), (7, 47), (20, 5)):
+                d = da.from_array(a, chunks=chunks)
+                for mode in ("reflect", "wrap", "constant"):
+                    g = parac.ndimage.gaussian_filter(d, 4.0, mode=mode, cval=1)
+                    assert g.chunks == d.chunks
+                    np.testing.assert_array_equal(g.compute(), parac.ndimage.gaussian_filter(
+                        a, 4.0, mode=mode, cval=1, method="separable"), err_msg="%s %s %s" % (budget, chunks, mode))
+                runs = _dask.group_runs(d.chunks, 4, budget)
+                groups = [len(r) for r in runs]
+                added = len(dict(g.__dask_graph__())) - len(dict(d.__dask_graph__()))
+                singles = int(np.prod(groups)) == d.npartitions
+                assert added == d.npartitions + (0 if singles else int(np.prod(groups))), (budget, chunks, added)
+            k = np.arange(12, dtype=np.float64).reshape(3, 4) / 66
+            got = parac.ndimage.correlate(da.from_array(a, chunks=(8, 6)), k, mode="mirror").compute()
+            np.testing.assert_array_equal(got, parac.ndimage.correlate(a, k, mode="mirror"))
+            got = parac.ndimage.gaussian_filter(da.from_array(vol, chunks=(2, 5, 4)), (1.0, 2.0, 1.5)).compute()
+            np.testing.assert_array_equal(got, parac.ndimage.gaussian_filter(vol, (1.0, 2.0, 1.5),
+                                                                             method="separable"))
+
+
+def test_group_runs():
+    """Groups lengthen along the last axis first, stay within the bound and
+    leave at least the asked count of groups, as evenly as they can."""
+    from parac import _dask
+
+    c = ((8192,) * 4, (8192,) * 4)
+    assert _dask.group_runs(c, 4, 1 << 30) == [[(0, 1), (1, 2), (2, 3), (3, 4)], [(0, 4)]]
+    assert _dask.group_runs(c, 4, 1 << 30, 8) == [[(0, 1), (1, 2), (2, 3), (3, 4)], [(0, 2), (2, 4)]]
+    assert _dask.group_runs(c, 4, 0) == [[(0, 1), (1, 2), (2, 3), (3, 4)]] * 2
+    assert _dask.group_runs(c, 4, 1 << 40) == [[(0, 4)], [(0, 4)]]
+    assert _dask.group_runs(((5,) * 7,), 1, 15) == [[(0, 2), (2, 5), (5, 7)]]
+    for runs in (_dask.group_runs(((5,) * 7,), 1, 15)[0], _dask.group_runs(((3,) * 10, (2,) * 9), 8, 200)[1]):
+        assert runs[0][0] == 0 and all(a[1] == b[0] for a, b in zip(runs, runs[1:]))

@@ -429,3 +429,46 @@ def test_regionprops_table_of_dask_arrays(shape):
         parac.measure.regionprops_table(da.from_array(lab, chunks=9), vals[:5], properties=("intensity_max",))
     with pytest.raises(AttributeError, match="intensity_image"):
         parac.measure.regionprops_table(da.from_array(lab, chunks=9), properties=("intensity_max",))
+
+
+@pytest.mark.parametrize("budget", [300, 2000, 10 ** 9])
+def test_blocks_in_groups(budget):
+    """Blocks in groups (parac.local-group-bytes: parac._dask.coarsen and
+    split): each group one block of the steps, the result split back
+    into the input's chunks; every operation equal to the whole array."""
+    dask = pytest.importorskip("dask")
+    r = np.random.default_rng(21)
+    mask = r.random((47, 53)) < 0.45
+    vol = r.random((11, 13, 17)) < 0.35
+    values = (r.random((31, 37)) * 3).astype(np.uint8)
+    from parac import _dask
+
+    seen = set()
+    with dask.config.set({"parac.local-group-bytes": budget}):
+        for chunks in ((5, 7), (47, 4), (16, 53), (3, 3)):
+            d = da.from_array(mask, chunks=chunks)
+            lab, n = parac.ndimage.label(d, np.ones((3, 3)))
+            assert lab.chunks == d.chunks
+            keys = [k[0] if isinstance(k, tuple) else k for k in dict(lab.__dask_graph__())]
+            grouped = _dask.groups_for(d, 4) is not None  # int32 labels: 4 bytes a pixel
+            assert any(str(k).startswith("parac-group-") for k in keys) == grouped
+            seen.add(grouped)
+            want, wn = ndi.label(mask, np.ones((3, 3)))
+            np.testing.assert_array_equal(lab.compute(), want, err_msg=str(chunks))
+            assert int(n.compute()) == wn
+            np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(d).compute(), ndi.binary_fill_holes(mask))
+            np.testing.assert_array_equal(parac.segmentation.clear_border(d, buffer_size=2).compute(),
+                                          parac.segmentation.clear_border(mask, buffer_size=2))
+            np.testing.assert_array_equal(parac.segmentation.flood(d, (20, 30), connectivity=1).compute(),
+                                          parac.segmentation.flood(mask, (20, 30), connectivity=1))
+            np.testing.assert_array_equal(parac.morphology.remove_small_objects(d, 5).compute(),
+                                          parac.morphology.remove_small_objects(mask, 5))
+        dv = da.from_array(values, chunks=(4, 9))
+        np.testing.assert_array_equal(parac.measure.label(dv, background=1).compute(),
+                                      parac.measure.label(values, background=1))
+        for st in STRUCTS_3D:
+            d = da.from_array(vol, chunks=(3, 5, 4))
+            np.testing.assert_array_equal(parac.ndimage.label(d, st)[0].compute(), ndi.label(vol, st)[0])
+            np.testing.assert_array_equal(parac.ndimage.binary_fill_holes(d, st).compute(),
+                                          ndi.binary_fill_holes(vol, st))
+    assert True in seen
