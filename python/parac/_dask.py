@@ -57,7 +57,8 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
     halos = [0 if d >= a.shape[i] else int(d) for i, d in enumerate(depth)]
     gpu = host_chunks_gpu(device, a)
     itemsize = max(np.dtype(dtype).itemsize, src.dtype.itemsize)
-    runs = group_runs(src.chunks, itemsize, _group_bytes(), _min_groups())
+    budget = _group_bytes()
+    runs = group_runs(src.chunks, itemsize, budget, _min_groups() if budget else 1)
     axes = [_axis_pieces(c, h, wrap, r) for c, h, r in zip(src.chunks, halos, runs)]
     name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str, gpu, runs)
     group = "parac-local-group-" + tokenize(name)
@@ -212,7 +213,8 @@ def groups_for(a, itemsize):
     """The groups (group_runs) that a's blocks go in for an operation whose
     blocks take itemsize bytes a pixel at most, or None where every block
     stays alone."""
-    runs = group_runs(a.chunks, itemsize, _group_bytes(), _min_groups())
+    budget = _group_bytes()
+    runs = group_runs(a.chunks, itemsize, budget, _min_groups() if budget else 1)
     return runs if any(len(r) < len(c) for r, c in zip(runs, a.chunks)) else None
 
 
