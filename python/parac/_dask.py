@@ -13,8 +13,8 @@ block: slices of every neighbour, a concatenation, the call, a trim; on GPU
 chunks those tasks, not the filter, were the time.) With the Dask config
 key parac.local-group-bytes, neighbouring blocks make a group (group_runs),
 one task a group, whose padded extent is assembled and filtered at once,
-each block a view of the group's result. The graph stays lazy: nothing runs until the caller
-computes it. Blocks may be NumPy or CuPy arrays; each
+each block a view of the group's result. The graph stays lazy: nothing
+runs until the caller computes it. Blocks may be NumPy or CuPy arrays; each
 is computed where it lives, with the function's own ``device`` rule.
 
 The result equals the same call on the whole array in memory bit for bit
@@ -73,11 +73,7 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
             continue
         # the group's result, then each block a view of it
         dsk[(group,) + gidx] = task
-        offsets = [_starts(src.chunks[i], runs[i][k][0]) for i, k in enumerate(gidx)]
-        for idx in itertools.product(*members):
-            view = tuple(slice(o[j - m.start], o[j - m.start] + src.chunks[i][j])
-                         for i, (j, m, o) in enumerate(zip(idx, members, offsets)))
-            dsk[(name,) + idx] = (operator.getitem, (group,) + gidx, view)
+        _add_views(dsk, name, (group,) + gidx, gidx, runs, src.chunks)
     graph = HighLevelGraph.from_collections(name, dsk, dependencies=[src])
     res = da.Array(graph, name, src.chunks, dtype=dtype, meta=_meta(a, dtype))
     return res if res.chunks == a.chunks else res.rechunk(a.chunks)
@@ -140,9 +136,18 @@ def group_runs(chunks, itemsize, budget, min_groups=1):
     return runs
 
 
-def _starts(chunks, first):
-    """Offsets of blocks first, first + 1, ... from block first's start."""
-    return np.concatenate([[0], np.cumsum(chunks[first:])]).astype(int)
+def _add_views(dsk, name, src, gidx, runs, chunks):
+    """Tasks (name, *idx) in dsk for the blocks of group gidx (runs:
+    group_runs; chunks: the blocks'), each a view of the group's array, the
+    value of key src."""
+    members = [range(*runs[i][k]) for i, k in enumerate(gidx)]
+    # offsets of the group's blocks from its first along each axis
+    offsets = [np.concatenate([[0], np.cumsum(chunks[i][m.start:m.stop])]).astype(int)
+               for i, m in enumerate(members)]
+    for idx in itertools.product(*members):
+        view = tuple(slice(o[j - m.start], o[j - m.start] + chunks[i][j])
+                     for i, (j, m, o) in enumerate(zip(idx, members, offsets)))
+        dsk[(name,) + idx] = (operator.getitem, src, view)
 
 
 def _axis_pieces(chunks, halo, wrap, runs):
@@ -259,12 +264,7 @@ def split(res, runs, chunks, to_host=False):
         if to_host:
             dsk[(host,) + gidx] = (_to_host, src)
             src = (host,) + gidx
-        members = [range(*runs[i][k]) for i, k in enumerate(gidx)]
-        offsets = [_starts(chunks[i], runs[i][k][0]) for i, k in enumerate(gidx)]
-        for idx in itertools.product(*members):
-            view = tuple(slice(o[j - m.start], o[j - m.start] + chunks[i][j])
-                         for i, (j, m, o) in enumerate(zip(idx, members, offsets)))
-            dsk[(name,) + idx] = (operator.getitem, src, view)
+        _add_views(dsk, name, src, gidx, runs, chunks)
     meta = _meta(res, res.dtype)
     if to_host:
         meta = np.empty((0,) * res.ndim, res.dtype)

@@ -589,7 +589,7 @@ def components(a, req, what, finish, dtype):
     costs, not a pixel."""
     from . import _dask
 
-    gpu = host_chunks_gpu(req.device, a) if _gpu_index(req.device) is not None else None
+    gpu = host_chunks_gpu(req.device, a)
     itemsize = max(a.dtype.itemsize, np.dtype(dtype).itemsize, np.dtype(label_dtype(a.shape)).itemsize)
     runs = _dask.groups_for(a, itemsize)
     if runs is None:
