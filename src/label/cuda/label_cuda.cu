@@ -24,6 +24,9 @@
 //      the voxel's position comes from its block's, and its neighbours are
 //      known at compile time (one launch over every face's voxels, decoded
 //      from a 64-bit index by divisions, took 1.6 times as long at 512^3).
+//      Across x faces the roots come from a copy of the tiles' first and
+//      last columns that pass 1 writes (x_face_at): in R a warp's 32 voxels
+//      along y lie a sector apart.
 //   3. resolve, scan and output as label_tiles.cuh says.
 #include <cuda_runtime.h>
 
@@ -75,6 +78,16 @@ __device__ inline uint32_t same_bits(const src &v, int x0, int y, int z, int y2,
     return out;
 }
 
+// Where the roots of row (y, z)'s first and last voxels in tile column tx
+// are kept (a word, the first's in its low half): rows along y side by
+// side, so that the join across x faces, a warp on 32 voxels along y, reads
+// 128 consecutive bytes where its voxels' roots in R lie 64 bytes apart,
+// a sector each.
+__host__ __device__ inline size_t x_face_at(const tgrid &g, int tx, int y, int z)
+{
+    return ((size_t)tx * (size_t)g.d + (size_t)z) * (size_t)g.h + (size_t)y;
+}
+
 // Pass 1 (see the top). The tile's union-find takes dynamic shared memory,
 // 64 KB (tiles of 32 x 32 x 32 took 128 KB, a block an SM, and the pass
 // 1.28 times as long as at 32 x 32 x 16; at 32 x 16 x 16 the y faces' join
@@ -83,7 +96,7 @@ constexpr size_t tiles_shared = (size_t)VOX * 4;
 
 __global__ void __launch_bounds__(ROWS)
     tiles_kernel(src v, rows_before nr, tgrid g, uint16_t *R, uint32_t *G, uint64_t *F, uint32_t *B, uint16_t *EL,
-                 uint16_t *NE)
+                 uint16_t *NE, uint32_t *XF)
 {
     extern __shared__ uint32_t parent[]; // VOX entries (tiles_shared)
     __shared__ uint32_t sM[ROWS], sSL[ROWS], edge[ROWS], warp_sum[ROWS / 32];
@@ -189,6 +202,12 @@ __global__ void __launch_bounds__(ROWS)
         s[i] = above & bit ? EDGE | (first_slot[root >> 5] + __popc(above & (bit - 1))) : root;
     }
     __syncwarp();
+    // The roots of the row's first and last voxels, for the join across x
+    // faces (x_face_at).
+    if (row_in) {
+        const uint32_t first = M & 1u ? s[base] : BGR, last = M >> 31 ? s[base + run_start(starts, 31)] : BGR;
+        XF[x_face_at(g, tx, y, z)] = first | last << 16;
+    }
     // The warp's 32 rows go out two at a time, a lane per pair of voxels: a
     // store of 128 consecutive bytes (a thread writing its own row stored 4
     // bytes at a time on 32 rows at once, eight times the L2 requests).
@@ -210,6 +229,7 @@ struct voxels {
     src v;
     tgrid g;
     const uint16_t *R;
+    const uint32_t *XF; // x_face_at
     // coordinates inside the volume (callers check): unsigned, so that the
     // tile's divisions are shifts
     __device__ uint32_t tile_of(int x, int y, int z) const
@@ -221,6 +241,12 @@ struct voxels {
         const uint32_t in_tile = (((uint32_t)z % TZ) * TY + (uint32_t)y % TY) * T + ((uint32_t)x & 31u);
         return R[(size_t)tile_of(x, y, z) * VOX + in_tile];
     }
+    // root() of a voxel in its tile's first or last column (x % 32 is 0 or 31)
+    __device__ uint16_t x_face_root(int x, int y, int z) const
+    {
+        const uint32_t w = XF[x_face_at(g, (int)((uint32_t)x / T), y, z)];
+        return (uint16_t)(x & 31 ? w >> 16 : w);
+    }
     // the node of an edge piece (every voxel on a tile's face is in one)
     __device__ uint32_t node(int x, int y, int z, uint16_t r) const
     {
@@ -229,16 +255,19 @@ struct voxels {
 };
 
 // A neighbour as the pass sees it: its root (BGR outside the volume) and key.
+// The join across x faces (AXIS 0) reads voxels of tiles' first and last
+// columns only, from their copy (x_face_at).
 struct nb {
     uint16_t r;
     uint32_t k;
 };
 
+template <int AXIS>
 __device__ inline nb neighbour(const voxels &P, int x, int y, int z)
 {
     nb n{BGR, 0};
     if (x >= 0 && x < P.g.w && y >= 0 && y < P.g.h && z >= 0 && z < P.g.d) {
-        n.r = P.root(x, y, z);
+        n.r = AXIS == 0 ? P.x_face_root(x, y, z) : P.root(x, y, z);
         if (P.v.equal && n.r != BGR) key_at(P.v, x, y, z, n.k);
     }
     return n;
@@ -275,17 +304,17 @@ __device__ inline void join_items(const voxels &P, int x, int y, int z, uint32_t
                                   bool &straight_join, uint32_t &others)
 {
     const tgrid &g = P.g;
-    const nb b = neighbour(P, x, y, z);
+    const nb b = neighbour<AXIS>(P, x, y, z);
     if (b.r == BGR) return;
     me = P.node(x, y, z, b.r);
     constexpr int sx = AXIS == 0 ? -1 : 0, sy = AXIS == 1 ? -1 : 0, sz = AXIS == 2 ? -1 : 0;
-    const nb sn = neighbour(P, x + sx, y + sy, z + sz);
+    const nb sn = neighbour<AXIS>(P, x + sx, y + sy, z + sz);
     const bool straight = same(b, sn);
     if (straight) {
         constexpr int px = AXIS == 0 ? 0 : -1, py = AXIS == 0 ? -1 : 0;
         const bool first = AXIS == 0 ? (y % TY) == 0 : (x & 31) == 0;
-        straight_join = first || !same(b, neighbour(P, x + px, y + py, z)) ||
-                        !same(sn, neighbour(P, x + sx + px, y + sy + py, z + sz));
+        straight_join = first || !same(b, neighbour<AXIS>(P, x + px, y + py, z)) ||
+                        !same(sn, neighbour<AXIS>(P, x + sx + px, y + sy + py, z + sz));
         across = P.node(x + sx, y + sy, z + sz, sn.r);
     }
     if (CONN == 6) return;
@@ -303,7 +332,7 @@ __device__ inline void join_items(const voxels &P, int x, int y, int z, uint32_t
                 if (AXIS <= 1 && dz != 0 && nz / TZ != z / TZ) continue;
                 if (AXIS == 0 && dy != 0 && ny / TY != y / TY) continue;
                 if (straight && P.tile_of(nx, ny, nz) == s_tile) continue; // joined there, through sn
-                const nb n = neighbour(P, nx, ny, nz);
+                const nb n = neighbour<AXIS>(P, nx, ny, nz);
                 if (!same(b, n)) continue;
                 const uint32_t piece = P.node(nx, ny, nz, n.r);
                 if (piece != last) others |= 1u << ((dz + 1) * 9 + (dy + 1) * 3 + dx + 1);
@@ -354,7 +383,7 @@ __global__ void __launch_bounds__(256) join_kernel(voxels P, uint32_t *G)
                     const int bit = __ffs(others) - 1, nx = x + bit % 3 - 1, ny = y + bit / 3 % 3 - 1,
                               nz = z + bit / 9 - 1;
                     others &= others - 1;
-                    unite_halving(G, me, P.node(nx, ny, nz, neighbour(P, nx, ny, nz).r));
+                    unite_halving(G, me, P.node(nx, ny, nz, neighbour<AXIS>(P, nx, ny, nz).r));
                 }
                 __syncwarp();
             }
@@ -394,16 +423,17 @@ parac_status label3d(const parac__label_spec *s, const parac_image *in, parac_im
 {
     const tgrid g = grid_of(in);
     work k;
-    PARAC_TRY((work_alloc<VOX, CAP>(g, in->device, st, k)));
+    PARAC_TRY((work_alloc<VOX, CAP>(g, in->device, st, k, x_face_at(g, g.nx, 0, 0) * 4)));
+    uint32_t *XF = (uint32_t *)k.extra;
     const src v = labelk::source_of(s, in);
     parac_status rc = allow_shared(tiles_kernel, tiles_shared);
     if (rc == PARAC_OK) {
         tiles_kernel<<<dim3((unsigned)g.nx, (unsigned)g.ny, (unsigned)g.nz), ROWS, tiles_shared, st>>>(
-            v, rows_for(s->conn), g, k.R, k.G, k.F, k.B, k.EL, k.NE);
+            v, rows_for(s->conn), g, k.R, k.G, k.F, k.B, k.EL, k.NE, XF);
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (rc == PARAC_OK) {
-        const voxels P{v, g, k.R};
+        const voxels P{v, g, k.R, XF};
         rc = s->conn == 6 ? join_faces<6>(P, k.G, st) : s->conn == 18 ? join_faces<18>(P, k.G, st)
                                                          : join_faces<26>(P, k.G, st);
     }

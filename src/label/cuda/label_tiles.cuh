@@ -319,14 +319,16 @@ struct work {
     uint32_t *G, *B;
     uint64_t *F, *O;
     void *scratch;
+    void *extra; // the caller's `extra` bytes (work_alloc)
     size_t scan_bytes, bytes;
     void *mem;
 };
 
-// Sizes the block for tiles of VOX pixels with CAP edge slots; allocates it
-// on `device` when `mem` is non-NULL on return.
+// Sizes the block for tiles of VOX pixels with CAP edge slots, and `extra`
+// bytes more for the caller; allocates it on `device` when `mem` is non-NULL
+// on return.
 template <int VOX, int CAP>
-parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
+parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k, size_t extra = 0)
 {
     const size_t tiles = (size_t)g.nx * g.ny * g.nz, nodes = tiles * CAP, words = (size_t)g.h * g.d * g.nx;
     k.scan_bytes = 0;
@@ -336,15 +338,15 @@ parac_status work_alloc(const tgrid &g, int device, cudaStream_t st, work &k)
     const size_t r_off = 0, g_off = align256(r_off + tiles * VOX * 2), f_off = align256(g_off + nodes * 4),
                  b_off = align256(f_off + nodes * 8), o_off = align256(b_off + words * 4),
                  el_off = align256(o_off + (words + 1) * 8), ne_off = align256(el_off + nodes * 2),
-                 sc_off = align256(ne_off + tiles * 2);
-    k.bytes = sc_off + (k.scan_bytes ? k.scan_bytes : 1);
+                 sc_off = align256(ne_off + tiles * 2), ex_off = align256(sc_off + k.scan_bytes);
+    k.bytes = ex_off + (extra ? extra : 1);
     k.mem = nullptr;
     PARAC_TRY(parac__cuda_alloc(device, k.bytes, &k.mem));
     char *m = (char *)k.mem;
     k.R = (uint16_t *)(m + r_off), k.EL = (uint16_t *)(m + el_off), k.NE = (uint16_t *)(m + ne_off);
     k.G = (uint32_t *)(m + g_off), k.B = (uint32_t *)(m + b_off);
     k.F = (uint64_t *)(m + f_off), k.O = (uint64_t *)(m + o_off);
-    k.scratch = m + sc_off;
+    k.scratch = m + sc_off, k.extra = m + ex_off;
     return PARAC_OK;
 }
 
