@@ -15,7 +15,9 @@
 //      list, a global node and a key (their root's position).
 //   2. join: a thread per pixel pair across a tile edge unites their pieces'
 //      nodes (global union-find, atomicMin: the smaller node wins), the
-//      warp's unions in rounds.
+//      warp's unions in rounds. Across vertical edges the roots come from a
+//      copy of the tiles' first and last columns that pass 1 writes
+//      (x_edge_at): in R a warp's 32 pixels along y lie a sector apart.
 //   3. resolve, scan and output as label_tiles.cuh says: components
 //      numbered 1..n in the raster order of their first pixel.
 // A pixel costs its input read, 2 bytes of root written and read, and its
@@ -38,12 +40,22 @@ constexpr int TPB = 4;             // tiles (warps) per block of pass 1
 constexpr int AREA = T * T;
 constexpr int EDGE_SLOTS = 128;    // > the 124 pixels on a tile's edge
 
+// Where the roots of row y's first and last pixels in tile column tx are
+// kept (a word, the first's in its low half): rows side by side, so that
+// the join across vertical edges, a warp on 32 pixels along y, reads 128
+// consecutive bytes where its pixels' roots in R lie 64 bytes apart, a
+// sector each.
+__host__ __device__ inline size_t x_edge_at(const tgrid &g, int tx, int y)
+{
+    return (size_t)tx * (size_t)g.h + (size_t)y;
+}
+
 // Pass 1 (see the top). EQ: keys are values, held in shared memory (a row
 // per lane, padded so that lanes reading the same column hit other banks).
 template <bool EQ>
 __global__ void __launch_bounds__(T *TPB)
     tiles_kernel(src v, int conn8, tgrid g, uint16_t *R, uint32_t *G, uint64_t *F, uint32_t *B, uint16_t *EL,
-                 uint16_t *NE)
+                 uint16_t *NE, uint32_t *XF)
 {
     __shared__ uint32_t parent[TPB][AREA];
     __shared__ uint32_t edge[TPB][T];
@@ -133,6 +145,12 @@ __global__ void __launch_bounds__(T *TPB)
         const uint32_t root = s[i], above = edge[q][root >> 5], bit = 1u << (root & 31);
         s[i] = above & bit ? EDGE | (first_slot[q][root >> 5] + __popc(above & (bit - 1))) : root;
     }
+    // The roots of the row's first and last pixels, for the join across
+    // vertical edges (x_edge_at; a lane reads its own row's entries).
+    if (row_in) {
+        const uint32_t first = M & 1u ? s[base] : BGR, last = M >> 31 ? s[base + run_start(starts, 31)] : BGR;
+        XF[x_edge_at(g, tx, y)] = first | last << 16;
+    }
     __syncwarp();
     // The tile goes out a row at a time, a lane per pixel (stored tile by
     // tile): a pixel takes its run start's entry.
@@ -149,9 +167,16 @@ struct pixels {
     src v;
     tgrid g;
     const uint16_t *R;
+    const uint32_t *XF; // x_edge_at
     __device__ uint16_t root(int x, int y) const
     {
         return R[(size_t)g.tile(x / T, y / T, 0) * AREA + (uint32_t)(y & 31) * T + (x & 31)];
+    }
+    // root() of a pixel in its tile's first or last column (x % 32 is 0 or 31)
+    __device__ uint16_t x_edge_root(int x, int y) const
+    {
+        const uint32_t w = XF[x_edge_at(g, x / T, y)];
+        return (uint16_t)(x & 31 ? w >> 16 : w);
     }
     __device__ uint32_t key(int x, int y) const
     {
@@ -169,12 +194,14 @@ struct nb {
     uint32_t k;
 };
 
-template <bool EQ>
+// VERT: a pixel of a vertical edge's pair, read from the copy of the
+// tiles' first and last columns.
+template <bool EQ, bool VERT = false>
 __device__ inline nb neighbour(const pixels<EQ> &P, int x, int y)
 {
     nb n{BGR, 0};
     if (x >= 0 && x < P.g.w && y >= 0 && y < P.g.h) {
-        n.r = P.root(x, y);
+        n.r = VERT ? P.x_edge_root(x, y) : P.root(x, y);
         if (EQ && n.r != BGR) n.k = P.key(x, y);
     }
     return n;
@@ -191,13 +218,13 @@ __device__ inline bool same(const nb &a, const nb &b) { return a.r != BGR && b.r
 // joins it.
 // The unions of item i (see above): its piece's node in `me`, the nodes to
 // join in `other`; returns their count.
-template <bool EQ>
+template <bool EQ, bool VERT>
 __device__ inline int join_pairs(const pixels<EQ> &P, int conn8, int64_t h_items, int64_t i, uint32_t &me,
                                  uint32_t (&other)[2])
 {
     int x, y, xa, ya, sx, sy; // b = (x, y); a = (xa, ya) across the edge; s: the step along the edge
     bool first;               // the first pair of the edge in these two tiles
-    if (i < h_items) {
+    if (!VERT) {
         x = (int)(i % P.g.w);
         y = (int)(i / P.g.w + 1) * T;
         xa = x, ya = y - 1, sx = 1, sy = 0, first = (x & 31) == 0;
@@ -210,9 +237,10 @@ __device__ inline int join_pairs(const pixels<EQ> &P, int conn8, int64_t h_items
         y = (int)(j % P.g.h);
         xa = x - 1, ya = y, sx = 0, sy = 1, first = (y & 31) == 0;
     }
-    const nb b = neighbour(P, x, y);
+    const nb b = neighbour<EQ, VERT>(P, x, y);
     if (b.r == BGR) return 0;
-    const nb a = neighbour(P, xa, ya), bp = neighbour(P, x - sx, y - sy), ap = neighbour(P, xa - sx, ya - sy);
+    const nb a = neighbour<EQ, VERT>(P, xa, ya), bp = neighbour<EQ, VERT>(P, x - sx, y - sy),
+             ap = neighbour<EQ, VERT>(P, xa - sx, ya - sy);
     me = P.node(x, y, b.r);
     if (same(b, a)) {
         if (!first && same(b, bp) && same(a, ap)) return 0;
@@ -222,7 +250,7 @@ __device__ inline int join_pairs(const pixels<EQ> &P, int conn8, int64_t h_items
     if (!conn8) return 0;
     const bool before = same(b, ap) && !same(b, bp);
     if (before) other[0] = P.node(xa - sx, ya - sy, ap.r);
-    const nb an = neighbour(P, xa + sx, ya + sy), bn = neighbour(P, x + sx, y + sy);
+    const nb an = neighbour<EQ, VERT>(P, xa + sx, ya + sy), bn = neighbour<EQ, VERT>(P, x + sx, y + sy);
     if (!same(b, an) || same(b, bn)) return before;
     const uint32_t after = P.node(xa + sx, ya + sy, an.r);
     if (before) other[1] = after; // constant indices keep `other` in registers
@@ -230,7 +258,8 @@ __device__ inline int join_pairs(const pixels<EQ> &P, int conn8, int64_t h_items
     return before + 1;
 }
 
-// A thread per item, the unions in rounds of the warp (unite_in_rounds).
+// A thread per item, the unions in rounds of the warp (unite_in_rounds);
+// a vertical edge's pairs read their roots from the copy (x_edge_at).
 template <bool EQ>
 __global__ void join_kernel(pixels<EQ> P, int conn8, uint32_t *G, int64_t h_items, int64_t items)
 {
@@ -238,7 +267,9 @@ __global__ void join_kernel(pixels<EQ> P, int conn8, uint32_t *G, int64_t h_item
     for (int64_t i0 = blockIdx.x * (int64_t)blockDim.x; i0 < items; i0 += stride) { // the same for the block
         const int64_t i = i0 + threadIdx.x;
         uint32_t me = 0, other[2] = {0, 0};
-        const int n = i < items ? join_pairs(P, conn8, h_items, i, me, other) : 0;
+        const int n = i >= items     ? 0
+                    : i < h_items ? join_pairs<EQ, false>(P, conn8, h_items, i, me, other)
+                                  : join_pairs<EQ, true>(P, conn8, h_items, i, me, other);
         unite_in_rounds(G, me, other, n);
     }
 }
@@ -247,9 +278,9 @@ template <bool EQ>
 parac_status launch_tiles(const src &v, int conn8, const tgrid &g, const work &k, cudaStream_t st)
 {
     tiles_kernel<EQ><<<dim3((unsigned)((g.nx + TPB - 1) / TPB), (unsigned)g.ny), dim3(T, TPB), 0, st>>>(
-        v, conn8, g, k.R, k.G, k.F, k.B, k.EL, k.NE);
+        v, conn8, g, k.R, k.G, k.F, k.B, k.EL, k.NE, (uint32_t *)k.extra);
     PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
-    const pixels<EQ> P{v, g, k.R};
+    const pixels<EQ> P{v, g, k.R, (const uint32_t *)k.extra};
     const int64_t h_items = (int64_t)g.w * (g.ny - 1), items = h_items + (int64_t)(g.nx - 1) * g.h;
     if (items > 0) {
         join_kernel<EQ><<<parac__grid_for(items, 256), 256, 0, st>>>(P, conn8, k.G, h_items, items);
@@ -277,7 +308,7 @@ extern "C" parac_status parac__label2d_cuda(const parac__label_spec *s, const pa
     const int w = (int)in->width, h = (int)in->height;
     const tgrid g{w, h, 1, (w + T - 1) / T, (h + T - 1) / T, 1, T, 1};
     work k;
-    PARAC_TRY((work_alloc<AREA, EDGE_SLOTS>(g, in->device, st, k)));
+    PARAC_TRY((work_alloc<AREA, EDGE_SLOTS>(g, in->device, st, k, x_edge_at(g, g.nx, 0) * 4)));
     const src v = labelk::source_of(s, in);
     const int conn8 = s->conn == 8;
     const parac_status rc = v.equal ? launch_tiles<true>(v, conn8, g, k, st) : launch_tiles<false>(v, conn8, g, k, st);
