@@ -10,12 +10,13 @@ the array's edges, where parac applies the whole array's border mode to the
 blocks that hold them, and halos from the array's other side for the wrap
 mode. (dask's ``map_overlap`` makes the same arrays with about ten tasks a
 block: slices of every neighbour, a concatenation, the call, a trim; on GPU
-chunks those tasks, not the filter, were the time.) With the Dask config
-key parac.local-group-bytes, neighbouring blocks make a group (group_runs),
-one task a group, whose padded extent is assembled and filtered at once,
-each block a view of the group's result. The graph stays lazy: nothing
-runs until the caller computes it. Blocks may be NumPy or CuPy arrays; each
-is computed where it lives, with the function's own ``device`` rule.
+chunks those tasks, not the filter, were the time.) Blocks worked on a
+GPU go in groups of neighbours (group_runs; up to 1 GiB, or what the Dask
+config key parac.local-group-bytes says), one task a group, whose padded
+extent is assembled and filtered at once, each block a view of the group's
+result. The graph stays lazy: nothing runs until the caller computes it.
+Blocks may be NumPy or CuPy arrays; each is computed where it lives, with
+the function's own ``device`` rule.
 
 The result equals the same call on the whole array in memory bit for bit
 when both use one method: ``gaussian_filter`` on Dask arrays uses the FIR
@@ -42,8 +43,7 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
     piece copied once) and block_fn gets the padded block there; the result
     comes back to the host without its halo (a host block's padded copy and
     its padded result never exist in host memory). Blocks go in groups of
-    neighbours (group_runs) where parac.local-group-bytes asks: one task a
-    group."""
+    neighbours (group_runs) where _group_bytes says: one task a group."""
     from ._dask_global import host_chunks_gpu
 
     import dask.array as da
@@ -57,7 +57,7 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
     halos = [0 if d >= a.shape[i] else int(d) for i, d in enumerate(depth)]
     gpu = host_chunks_gpu(device, a)
     itemsize = max(np.dtype(dtype).itemsize, src.dtype.itemsize)
-    budget = _group_bytes()
+    budget = _group_bytes(_worked_on_gpu(src, gpu))
     runs = group_runs(src.chunks, itemsize, budget, _min_groups() if budget else 1)
     axes = [_axis_pieces(c, h, wrap, r) for c, h, r in zip(src.chunks, halos, runs)]
     name = "parac-local-" + tokenize(src.name, halos, wrap, block_fn, np.dtype(dtype).str, gpu, runs)
@@ -81,18 +81,28 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
 
 # Groups of blocks are bounded by the Dask config key parac.local-group-bytes
 # (bytes, or a string such as "1 GiB"; the largest of what a pixel takes:
-# input, output, labels), unset or 0: every block alone. They are meant for
-# blocks worked on a GPU, where a Dask task cost about 1.6 ms of a worker's
-# time, twice a GPU's filter of an 8192^2 f32 block (bench/RESULTS.md), so
-# that one task a block leaves the GPU idle most of the time; they are not
-# on by default until their GPU timings are in bench/RESULTS.md.
-def _group_bytes():
+# input, output, labels); 0: every block alone. Unset, blocks worked on a
+# GPU (CuPy blocks, or host blocks with device="cuda") go in groups of up to
+# 1 GiB and host blocks stay alone: a Dask task costs about 1.6 ms of a
+# worker's time, twice a GPU's filter of an 8192^2 f32 block, and groups
+# took 1.3-1.5x off label and fill-holes and 14 % off the Gaussian on one
+# H100 (bench/RESULTS.md), where a CPU block's work dwarfs its task.
+GPU_GROUP_BYTES = 1 << 30
+
+
+def _group_bytes(on_gpu):
     import dask
 
     v = dask.config.get("parac.local-group-bytes", None)
     if v is None:
-        return 0
+        return GPU_GROUP_BYTES if on_gpu else 0
     return int(dask.utils.parse_bytes(v) if isinstance(v, str) else v)
+
+
+def _worked_on_gpu(a, gpu):
+    """Whether a's blocks are worked on a GPU: CuPy blocks, or host blocks
+    going to GPU gpu (host_chunks_gpu)."""
+    return gpu is not None or type(getattr(a, "_meta", None)).__module__.split(".")[0] == "cupy"
 
 
 def _min_groups():
@@ -214,11 +224,11 @@ def _assemble(pieces, blocks, gpu=None):
     return whole
 
 
-def groups_for(a, itemsize):
+def groups_for(a, itemsize, gpu=None):
     """The groups (group_runs) that a's blocks go in for an operation whose
-    blocks take itemsize bytes a pixel at most, or None where every block
-    stays alone."""
-    budget = _group_bytes()
+    blocks take itemsize bytes a pixel at most (gpu: host_chunks_gpu), or
+    None where every block stays alone."""
+    budget = _group_bytes(_worked_on_gpu(a, gpu))
     runs = group_runs(a.chunks, itemsize, budget, _min_groups() if budget else 1)
     return runs if any(len(r) < len(c) for r, c in zip(runs, a.chunks)) else None
 

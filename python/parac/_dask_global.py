@@ -579,8 +579,9 @@ def _apply(kept, block, table, finish, req, extra):
 
 def components(a, req, what, finish, dtype):
     """The Dask array of finish(block, decision of each pixel's component)
-    per block, and the plan's delayed result (see _components). Where the
-    Dask config key parac.local-group-bytes asks, blocks go in groups of
+    per block, and the plan's delayed result (see _components). Where
+    parac._dask._group_bytes says (blocks worked on a GPU, unless the Dask
+    config key parac.local-group-bytes says otherwise), blocks go in groups of
     neighbours, each group one block of the steps (parac._dask.coarsen:
     assembled where the blocks are, or on the GPU for host blocks worked
     there, one task a step), the result split back into a's blocks (views;
@@ -591,7 +592,7 @@ def components(a, req, what, finish, dtype):
 
     gpu = host_chunks_gpu(req.device, a)
     itemsize = max(a.dtype.itemsize, np.dtype(dtype).itemsize, np.dtype(label_dtype(a.shape)).itemsize)
-    runs = _dask.groups_for(a, itemsize)
+    runs = _dask.groups_for(a, itemsize, gpu)
     if runs is None:
         return _components(a, req, what, finish, dtype)
     res, plan = _components(_dask.coarsen(a, runs, gpu), req, what, finish, dtype)

@@ -110,7 +110,7 @@ def test_one_task_per_block():
     """The filter adds one task per output block (its neighbours' pieces are
     gathered inside it), whatever the halo: not a slice per neighbour, a
     concatenation and a trim as map_overlap would (blocks alone, the
-    default: test_blocks_in_groups has the groups)."""
+    default for host blocks: test_blocks_in_groups has the groups)."""
     dask = pytest.importorskip("dask")
     a = image((61, 47), np.float32, 12)
     with dask.config.set({"parac.local-group-bytes": 0}):
@@ -158,6 +158,24 @@ def test_blocks_in_groups():
             got = parac.ndimage.gaussian_filter(da.from_array(vol, chunks=(2, 5, 4)), (1.0, 2.0, 1.5)).compute()
             np.testing.assert_array_equal(got, parac.ndimage.gaussian_filter(vol, (1.0, 2.0, 1.5),
                                                                              method="separable"))
+
+
+def test_group_bytes_by_default():
+    """Unset, the bound of a group is 1 GiB for blocks worked on a GPU and 0
+    (every block alone) for host blocks; a value set stands for both."""
+    dask = pytest.importorskip("dask")
+    from parac import _dask
+
+    with dask.config.set({"parac.local-group-bytes": None}):
+        assert _dask._group_bytes(True) == 1 << 30 and _dask._group_bytes(False) == 0
+    with dask.config.set({"parac.local-group-bytes": 0}):
+        assert _dask._group_bytes(True) == 0
+    with dask.config.set({"parac.local-group-bytes": "2 MiB"}):
+        assert _dask._group_bytes(False) == 2 << 20
+    d = da.from_array(image((30, 40), np.uint8, 1), chunks=(10, 10))
+    assert not _dask._worked_on_gpu(d, None) and _dask._worked_on_gpu(d, 0)
+    with dask.config.set({"parac.local-group-bytes": None}):
+        assert _dask.groups_for(d, 4) is None
 
 
 def test_group_runs():

@@ -19,6 +19,17 @@ pytestmark = pytest.mark.gpu
 DEVICES = ("cpu", "cuda")  # the command run on each; its outputs compared
 
 
+@pytest.fixture(params=[0, 100000], ids=["blocks-alone", "groups"])
+def groups(request):
+    """The test twice: every block alone, and blocks in groups of several (a
+    bound far below the 1 GiB that GPU blocks get by default, which would
+    make each of these small arrays one group)."""
+    import dask
+
+    with dask.config.set({"parac.local-group-bytes": request.param}):
+        yield request.param
+
+
 def cupy_chunks(a, chunks):
     cupy = pytest.importorskip("cupy")
     return da.from_array(cupy.asarray(a), chunks=chunks, asarray=False)
@@ -41,7 +52,7 @@ def cases():
     return mask, vol, values
 
 
-def test_cupy_chunks_equal_the_in_memory_call():
+def test_cupy_chunks_equal_the_in_memory_call(groups):
     mask, vol, values = cases()
     for chunks in ((1, 317), (203, 7)):  # chunks of one row or a few columns: labels only
         lab, n = parac.ndimage.label(cupy_chunks(mask, chunks), np.ones((3, 3)))
@@ -74,7 +85,7 @@ def test_cupy_chunks_equal_the_in_memory_call():
                                       ndi.binary_fill_holes(vol, st))
 
 
-def test_host_chunks_through_the_gpu():
+def test_host_chunks_through_the_gpu(groups):
     """NumPy chunks with device="cuda": each chunk is copied to the GPU once,
     labelled and decided there, and its result comes back to the host."""
     mask, vol, values = cases()
@@ -104,7 +115,7 @@ def test_host_chunks_through_the_gpu():
                                   ndi.label(vol, np.ones((3, 3, 3)))[0])
 
 
-def test_fill_label_holes_on_the_gpu():
+def test_fill_label_holes_on_the_gpu(groups):
     """Every label's holes of CuPy chunks and of host chunks worked on the GPU equal the CPU's in memory."""
     r = np.random.default_rng(4)
     for shape, conn in (((97, 131), 8), ((15, 22, 19), 6)):
