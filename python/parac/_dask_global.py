@@ -450,7 +450,15 @@ def _band_ranks(firsts, drops, leads, dtype):
         k = np.ones(f.size, bool)
         k[d - 1] = False
         keep.append(k)
-        runs.append(f[k])
+        runs.append(f[k] if len(firsts) > 1 else None)
+    if len(firsts) == 1:
+        # one block (a group as wide as the array): its labels are numbered
+        # in raster order of their first pixels already, so a kept label's
+        # rank is its place among the kept ones
+        r = np.zeros(keep[0].size + 1, dtype)
+        np.cumsum(keep[0], dtype=dtype, out=r[1:])
+        r[1:] *= keep[0]
+        return {"ranks": [r], "lead_ranks": [r[leads[0]]], "m": int(keep[0].sum())}
     lf = np.concatenate(runs) if runs else np.zeros(0, np.int64)
     rank = np.empty(lf.size, dtype)
     # each block's run is sorted already: the stable sort merges them
