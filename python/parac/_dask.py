@@ -83,20 +83,37 @@ def local(a, depth, wrap, block_fn, dtype, device=None):
 # (bytes, or a string such as "1 GiB"; the largest of what a pixel takes:
 # input, output, labels); 0: every block alone. Unset, blocks worked on a
 # GPU (CuPy blocks, or host blocks with device="cuda") go in groups of up to
-# 1 GiB and host blocks stay alone: a Dask task costs about 1.6 ms of a
-# worker's time, twice a GPU's filter of an 8192^2 f32 block, and groups
-# took 1.3-1.5x off label and fill-holes and 14 % off the Gaussian on one
-# H100 (bench/RESULTS.md), where a CPU block's work dwarfs its task.
+# 1 GiB, and host blocks stay alone (a CPU block's work dwarfs its task): a
+# Dask task costs about 1.6 ms of a worker's time, twice a GPU's filter of
+# an 8192^2 f32 block, and on one H100 groups made label 1.3-1.5x faster,
+# fill-holes 1.1-1.4x and the Gaussian of CuPy chunks 14 % (bench/RESULTS.md).
+# A group's labelling holds a few times its bytes on the GPU, and a worker
+# may work several groups at once: on a GPU of less than 16 GiB the bound
+# is a sixteenth of its memory.
 GPU_GROUP_BYTES = 1 << 30
+
+
+def _gpu_memory():
+    """The current GPU's memory in bytes (CuPy's view of it), or None."""
+    try:
+        import cupy
+
+        rt = cupy.cuda.runtime
+        return int(rt.getDeviceProperties(rt.getDevice())["totalGlobalMem"])
+    except Exception:  # no CuPy, no GPU here (a client apart from its GPU workers)
+        return None
 
 
 def _group_bytes(on_gpu):
     import dask
 
     v = dask.config.get("parac.local-group-bytes", None)
-    if v is None:
-        return GPU_GROUP_BYTES if on_gpu else 0
-    return int(dask.utils.parse_bytes(v) if isinstance(v, str) else v)
+    if v is not None:
+        return int(dask.utils.parse_bytes(v) if isinstance(v, str) else v)
+    if not on_gpu:
+        return 0
+    mem = _gpu_memory()
+    return GPU_GROUP_BYTES if mem is None else min(GPU_GROUP_BYTES, mem // 16)
 
 
 def _worked_on_gpu(a, gpu):

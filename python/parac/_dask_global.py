@@ -452,9 +452,9 @@ def _band_ranks(firsts, drops, leads, dtype):
         keep.append(k)
         runs.append(f[k] if len(firsts) > 1 else None)
     if len(firsts) == 1:
-        # one block (a group as wide as the array): its labels are numbered
-        # in raster order of their first pixels already, so a kept label's
-        # rank is its place among the kept ones
+        # a band of one block (a group as wide as the array, or chunks that
+        # are): its labels are numbered in raster order of their first
+        # pixels already, so a kept label's rank is its place among the kept
         r = np.zeros(keep[0].size + 1, dtype)
         np.cumsum(keep[0], dtype=dtype, out=r[1:])
         r[1:] *= keep[0]

@@ -6,6 +6,7 @@ smaller than the kernel's radius), in 2D and 3D; the graph stays lazy and
 keeps the input's chunks."""
 import os
 import sys
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -161,15 +162,23 @@ def test_blocks_in_groups():
 
 
 def test_group_bytes_by_default():
-    """Unset, the bound of a group is 1 GiB for blocks worked on a GPU and 0
-    (every block alone) for host blocks; a value set stands for both."""
+    """Unset, the bound of a group is 1 GiB for blocks worked on a GPU (a
+    sixteenth of a smaller GPU's memory) and 0 (every block alone) for host
+    blocks; a value set stands for both."""
     dask = pytest.importorskip("dask")
     from parac import _dask
 
     with dask.config.set({"parac.local-group-bytes": None}):
-        assert _dask._group_bytes(True) == 1 << 30 and _dask._group_bytes(False) == 0
+        gpu = _dask._gpu_memory()
+        want = 1 << 30 if gpu is None else min(1 << 30, gpu // 16)
+        assert _dask._group_bytes(True) == want and _dask._group_bytes(False) == 0
     with dask.config.set({"parac.local-group-bytes": 0}):
         assert _dask._group_bytes(True) == 0
+    # a GPU of 4 GiB: groups of a sixteenth of it; of 80 GB: 1 GiB
+    for mem, want in ((4 << 30, 256 << 20), (80 * 10 ** 9, 1 << 30)):
+        with dask.config.set({"parac.local-group-bytes": None}), mock.patch.object(_dask, "_gpu_memory",
+                                                                                   lambda m=mem: m):
+            assert _dask._group_bytes(True) == want
     with dask.config.set({"parac.local-group-bytes": "2 MiB"}):
         assert _dask._group_bytes(False) == 2 << 20
     d = da.from_array(image((30, 40), np.uint8, 1), chunks=(10, 10))
