@@ -11,10 +11,11 @@ blocks that hold them, and halos from the array's other side for the wrap
 mode. (dask's ``map_overlap`` makes the same arrays with about ten tasks a
 block: slices of every neighbour, a concatenation, the call, a trim; on GPU
 chunks those tasks, not the filter, were the time.) Blocks worked on a
-GPU go in groups of neighbours (group_runs; up to 1 GiB, or what the Dask
-config key parac.local-group-bytes says), one task a group, whose padded
-extent is assembled and filtered at once, each block a view of the group's
-result. The graph stays lazy: nothing runs until the caller computes it.
+GPU go in groups of neighbours (group_runs; up to 1 GiB, less on a small
+GPU, or what the Dask config key parac.local-group-bytes says: see
+_group_bytes), one task a group, whose padded extent is assembled and
+filtered at once, each block a view of the group's result. The graph
+stays lazy: nothing runs until the caller computes it.
 Blocks may be NumPy or CuPy arrays; each is computed where it lives, with
 the function's own ``device`` rule.
 

@@ -445,13 +445,12 @@ def _band_ranks(firsts, drops, leads, dtype):
     """One band's leaders ranked by first pixel (1..m): per block of the band
     (in raster order of blocks) the rank of each local label (0: not a
     leader, dtype: the labels'), the ranks of its face leaders, and m."""
-    keep, runs = [], []
+    keep = []
     for f, d in zip(firsts, drops):
         k = np.ones(f.size, bool)
         k[d - 1] = False
         keep.append(k)
-        runs.append(f[k] if len(firsts) > 1 else None)
-    if len(firsts) == 1:
+    if len(keep) == 1:
         # a band of one block (a group as wide as the array, or chunks that
         # are): its labels are numbered in raster order of their first
         # pixels already, so a kept label's rank is its place among the kept
@@ -459,7 +458,7 @@ def _band_ranks(firsts, drops, leads, dtype):
         np.cumsum(keep[0], dtype=dtype, out=r[1:])
         r[1:] *= keep[0]
         return {"ranks": [r], "lead_ranks": [r[leads[0]]], "m": int(keep[0].sum())}
-    lf = np.concatenate(runs) if runs else np.zeros(0, np.int64)
+    lf = np.concatenate([f[k] for f, k in zip(firsts, keep)]) if keep else np.zeros(0, np.int64)
     rank = np.empty(lf.size, dtype)
     # each block's run is sorted already: the stable sort merges them
     rank[np.argsort(lf, kind="stable")] = np.arange(1, lf.size + 1, dtype=dtype)
