@@ -147,17 +147,31 @@ def report(case, px, t, note=""):
 
 
 def best(fn, repeat):
-    if repeat == 0:  # one timed run, no warm-up
+    """The shortest of repeat timed calls of fn after one untimed (one timed
+    call, no warm-up, for repeat 0). A call that returns a number has timed
+    itself (what it does after its clock stopped, such as releasing its
+    results, is not counted)."""
+    def once():
         t = time.perf_counter()
-        fn()
-        return time.perf_counter() - t
-    fn()
-    ts = []
-    for _ in range(repeat):
+        own = fn()
+        return own if isinstance(own, float) else time.perf_counter() - t
+
+    if repeat == 0:
+        return once()
+    once()
+    return min(once() for _ in range(repeat))
+
+
+def timed_then_forget(client, run):
+    """A call for best(): run() (persist and settle) timed, its results then
+    released outside the clock (forget polls the scheduler)."""
+    def call():
         t = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t)
-    return min(ts)
+        held = [run()]
+        dt = time.perf_counter() - t
+        forget(client, held)
+        return dt
+    return call
 
 
 def _sync_gpu():
@@ -171,24 +185,34 @@ def _sync_gpu():
 
 def settle(client, futures):
     """Wait for persisted collections and for every worker's GPU (a task returns once its kernels are
-    queued: without the synchronisation a CuPy chunk's time would be its launches only)."""
+    queued: without the synchronisation a CuPy chunk's time would be its launches only); raise the
+    error of a task that failed."""
     import distributed
 
     distributed.wait(futures)
+    # wait() returns once every task has ended, failed ones too: a failed run must not count as a fast one
+    for f in distributed.futures_of(futures):
+        if f.status != "finished":
+            f.result()  # raises the task's error
     client.run(_sync_gpu)
     return futures
 
 
-def forget(client, futures):
-    """Release persisted results and wait until the scheduler has dropped them, so that the next
-    run of the same graph computes again instead of finding its keys in memory."""
+def forget(client, held):
+    """Release the persisted results in the list held (emptied: the caller keeps no reference) and
+    wait until the scheduler has dropped them, so that the next run of the same graph computes again
+    instead of finding its keys in memory, or its new futures meeting the release of the old ones."""
+    import gc
+
     import dask
 
+    futures = held.pop()
     keys = set()
     for f in futures if isinstance(futures, (list, tuple)) else [futures]:
         keys |= set(dask.core.flatten(f.__dask_keys__()))
     client.cancel(futures)
     del futures
+    gc.collect()  # the last references gone: their releases reach the scheduler before the next graph
     t = time.perf_counter()
     while time.perf_counter() - t < 60:
         left = client.run_on_scheduler(lambda dask_scheduler, ks=keys: sum(k in dask_scheduler.tasks for k in ks))
@@ -237,10 +261,7 @@ def host_cases(client, k, ims, refs, args):
             def run():
                 return settle(client, client.persist(chunked(op, d, args.device)))
 
-            def timed():
-                forget(client, run())
-
-            t = best(timed, args.repeat)
+            t = best(timed_then_forget(client, run), args.repeat)
             if args.profile:
                 profile(client, run)
             out = run()
@@ -355,9 +376,11 @@ def peers(ims, refs, k, args):
             distributed.wait(dc)
 
             def go(g):
-                def run():
-                    forget(client, settle(client, client.persist(g)))
-                return run
+                return timed_then_forget(client, lambda: settle(client, client.persist(g)))
+
+            # Dask's own floor for a graph of as many blocks: one elementwise task a chunk
+            report("gauss, Dask's floor: dc + 1 (a task a chunk), CuPy chunks, %d GPU worker(s)" % k, px,
+                   best(go(dc + 1), args.repeat))
 
             report("gauss, dask-image gaussian_filter, CuPy chunks, %d GPU worker(s)" % k, px,
                    best(go(ndfilters.gaussian_filter(dc, SIGMA)), args.repeat))

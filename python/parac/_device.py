@@ -8,6 +8,8 @@ kind of array (a CuPy array for CuPy input, a tensor for a tensor), viewing
 memory that the library allocated and frees when the array is collected.
 """
 
+import sys
+
 _TYPESTR = {"u8": "|u1", "u16": "<u2", "i32": "<i4", "f32": "<f4", "f64": "<f8", "i64": "<i8"}
 
 
@@ -81,6 +83,49 @@ def device_index(a, kind):
     if kind == "cupy":
         return a.device.id
     return 0
+
+
+def gpu_of(device):
+    """The GPU index a call's device string names ("cuda": CuPy's current
+    device, or 0; "cuda:N": N), or None for the CPU and "auto"."""
+    if not isinstance(device, str) or not device.startswith("cuda"):
+        return None
+    tail = device[5:]
+    if tail.isdigit():
+        return int(tail)
+    cupy = sys.modules.get("cupy")
+    try:
+        return int(cupy.cuda.runtime.getDevice()) if cupy is not None else 0
+    except Exception:  # no GPU CuPy can see
+        return 0
+
+
+def release_cached(gpu):
+    """Free the memory that CuPy's and PyTorch's caching allocators hold
+    unused on GPU gpu in this process: blocks they keep for their own later
+    arrays, which the library's allocations cannot use (after dask-image's
+    Gaussian of 10 GB of CuPy chunks, CuPy's pool held so much that parac's
+    next call on the same worker ran out of memory). The bytes freed (0
+    where neither library is loaded or held any)."""
+    freed = 0
+    cupy = sys.modules.get("cupy")
+    if cupy is not None:
+        try:
+            pool = cupy.get_default_memory_pool()
+            with cupy.cuda.Device(gpu):
+                freed += pool.free_bytes()
+                pool.free_all_blocks()
+        except Exception:  # CuPy without a usable GPU: nothing of it to free
+            pass
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_initialized():
+                freed += torch.cuda.memory_reserved(gpu) - torch.cuda.memory_allocated(gpu)
+                torch.cuda.empty_cache()
+        except Exception:
+            pass
+    return freed
 
 
 def describe(a, kind):

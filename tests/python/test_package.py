@@ -128,6 +128,70 @@ def test_cuda_interface_is_checked_in_c():
         parac._parac.call("gauss", (a, a), {})
 
 
+def test_out_of_memory_frees_other_libraries_caches_once():
+    """A call on a GPU that runs out of memory while CuPy's or PyTorch's
+    caching allocator holds unused blocks there frees them and runs once
+    more; with nothing to free (or off the GPU) the MemoryError stands."""
+    from unittest import mock
+
+    from parac import _device, _registry
+
+    a = rng(3).random((20, 30)).astype(np.float32)
+    want = parac.gauss(a, sigma=1.5, device="cpu")
+    real_run, calls, freed_on = parac._parac.run, [], []
+
+    def run_out_first(*args):
+        calls.append(args[3])
+        if len(calls) == 1:
+            raise MemoryError("gauss: cudaMalloc failed: out of memory")
+        return real_run(*args[:3], "cpu", *args[4:])
+
+    for device, cached, gpu in (("cuda:1", 1 << 20, 1), ("cuda:1", 0, 1), ("cpu", 1 << 20, None)):
+        calls.clear(), freed_on.clear()
+        with mock.patch.object(_registry._parac, "run", run_out_first), \
+                mock.patch.object(_device, "release_cached", lambda g, c=cached: freed_on.append(g) or c):
+            if cached and gpu is not None:
+                np.testing.assert_array_equal(parac.gauss(a, sigma=1.5, device=device), want)
+                assert calls == [device, device] and freed_on == [gpu]
+            else:
+                with pytest.raises(MemoryError, match="out of memory"):
+                    parac.gauss(a, sigma=1.5, device=device)
+                assert calls == [device] and freed_on == ([gpu] if gpu is not None else [])
+    assert _device.gpu_of("cuda:3") == 3 and _device.gpu_of("cpu") is None and _device.gpu_of(None) is None
+
+    # the path of CUDA arrays (call()), its device from the array
+    class Dev:
+        id = 2
+
+    class Arr:
+        device = Dev()
+
+    outcomes = [MemoryError("out of memory"), ()]
+
+    def call_out_first(*args):
+        o = outcomes.pop(0)
+        if isinstance(o, Exception):
+            raise o
+        return o
+
+    freed_on.clear()
+    with mock.patch.object(_registry._parac, "call", call_out_first), \
+            mock.patch.object(_device, "release_cached", lambda g: freed_on.append(g) or 1):
+        assert _registry.call_device("gauss", (Arr(),), "cupy", {"sigma": 1.0}) == ()
+    assert freed_on == [2] and not outcomes
+
+    # release_cached frees CuPy's pool on that GPU (a stand-in module: the real one needs a GPU)
+    import contextlib
+    import types
+
+    done = []
+    pool = types.SimpleNamespace(free_bytes=lambda: 5 << 20, free_all_blocks=lambda: done.append("freed"))
+    fake = types.SimpleNamespace(get_default_memory_pool=lambda: pool,
+                                 cuda=types.SimpleNamespace(Device=lambda g: done.append(g) or contextlib.nullcontext()))
+    with mock.patch.dict(sys.modules, {"cupy": fake, "torch": None}):
+        assert _device.release_cached(1) == 5 << 20 and done == [1, "freed"]
+
+
 def test_threads_get_their_own_results():
     imgs = [rng(10 + i).random((128, 131)).astype(np.float32) for i in range(6)]
     want = [ndi.gaussian_filter(x, 2.0) for x in imgs]
