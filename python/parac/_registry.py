@@ -106,14 +106,16 @@ def _host_as(out, kind, like):
     return cupy.asarray(a)
 
 
-def _run(gpu, *args):
-    """The extension's run(*args) for a call on GPU gpu (None: not on a
-    GPU): its outputs. Where the GPU ran out of memory while CuPy or
+def _run(device, *args):
+    """The extension's run(*args) for a call on device (the caller's
+    string): its outputs. Where a GPU ran out of memory while CuPy or
     PyTorch held unused blocks there, those are freed and the call made once
-    more (the library frees its own pool's blocks before it reports)."""
+    more (the library frees its own pool's blocks before it reports); the
+    GPU is found from the string only then."""
     try:
         return _parac.run(*args)[0]
     except MemoryError:
+        gpu = _device.gpu_of(device)
         if gpu is None or not _device.release_cached(gpu):
             raise
         return _parac.run(*args)[0]
@@ -378,8 +380,8 @@ def _make(op):
         if kind is None:
             arrs = tuple(_as_input(_adjacent_channels(a) if channels else a) for a in arrays)
             given = _given_outputs(out, n_out, py_name(name))
-            outs = _run(_device.gpu_of(device), name, arrs, text, None if device in (None, "auto") else str(device), 0,
-                        False, given, False, channels)
+            outs = _run(device, name, arrs, text, None if device in (None, "auto") else str(device), 0, False,
+                        given, False, channels)
             import numpy as np
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
@@ -399,7 +401,7 @@ def _make(op):
         if device in (None, "auto"):
             device = "cuda:%d" % _device.device_index(first, kind)
         stream = _device.stream_of(first, kind)
-        outs = _run(_device.gpu_of(device), name, tuple(arrs), text, str(device), stream, True,
+        outs = _run(device, name, tuple(arrs), text, str(device), stream, True,
                     given and tuple(d for _, d in given), False, channels)
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
