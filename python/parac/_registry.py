@@ -106,19 +106,19 @@ def _host_as(out, kind, like):
     return cupy.asarray(a)
 
 
-def _run(device, *args):
-    """The extension's run(*args) for a call on device (the caller's
-    string): its outputs. Where a GPU ran out of memory while CuPy or
-    PyTorch held unused blocks there, those are freed and the call made once
-    more (the library frees its own pool's blocks before it reports); the
-    GPU is found from the string only then."""
+def _freeing_caches(fn, gpu, *args):
+    """fn(*args), the extension's run or call. Where a GPU ran out of memory
+    while CuPy or PyTorch held unused blocks there, those are freed and the
+    call made once more (the library frees its own pool's blocks before it
+    reports); gpu() names that GPU (None: the call was not on one), asked
+    only then."""
     try:
-        return _parac.run(*args)[0]
+        return fn(*args)
     except MemoryError:
-        gpu = _device.gpu_of(device)
-        if gpu is None or not _device.release_cached(gpu):
+        g = gpu()
+        if g is None or not _device.release_cached(g):
             raise
-        return _parac.run(*args)[0]
+        return fn(*args)
 
 
 def call_device(name, arrays, kind, kwargs):
@@ -128,12 +128,7 @@ def call_device(name, arrays, kind, kwargs):
     Python names, nothing in Python before the launch; NotImplemented where
     call() leaves the work to the general path."""
     stream = _device.stream_of(arrays[0], kind) if kind == "torch" else None
-    try:
-        outs = _parac.call(name, arrays, kwargs, stream)
-    except MemoryError:
-        if not _device.release_cached(_device.device_index(arrays[0], kind)):
-            raise
-        outs = _parac.call(name, arrays, kwargs, stream)  # once more, with CuPy's or PyTorch's cache freed
+    outs = _freeing_caches(_parac.call, lambda: _device.device_index(arrays[0], kind), name, arrays, kwargs, stream)
     if outs is NotImplemented:
         return outs
     return tuple(o if not isinstance(o, tuple) else _device.wrap_output(o, kind, stream) if o[0] == "cuda"
@@ -380,8 +375,9 @@ def _make(op):
         if kind is None:
             arrs = tuple(_as_input(_adjacent_channels(a) if channels else a) for a in arrays)
             given = _given_outputs(out, n_out, py_name(name))
-            outs = _run(device, name, arrs, text, None if device in (None, "auto") else str(device), 0, False,
-                        given, False, channels)
+            outs, _why = _freeing_caches(_parac.run, lambda: _device.gpu_of(device), name, arrs, text,
+                                         None if device in (None, "auto") else str(device), 0, False, given, False,
+                                         channels)
             import numpy as np
 
             # views of the library's images (no copy), or the arrays given in out, written by the library
@@ -401,8 +397,8 @@ def _make(op):
         if device in (None, "auto"):
             device = "cuda:%d" % _device.device_index(first, kind)
         stream = _device.stream_of(first, kind)
-        outs = _run(device, name, tuple(arrs), text, str(device), stream, True,
-                    given and tuple(d for _, d in given), False, channels)
+        outs, _why = _freeing_caches(_parac.run, lambda: _device.gpu_of(device), name, tuple(arrs), text, str(device),
+                                     stream, True, given and tuple(d for _, d in given), False, channels)
         del keep
         res = [g[0] if o is None else _device.wrap_output(o, kind, stream) if o[0] == "cuda" else _host_as(o, kind, first)
                for o, g in zip(outs[:n_out], given or (None,) * n_out)]
