@@ -16,6 +16,12 @@
 parac_status parac__cuda_status(cudaError_t err, const char *call, const char *file, int line)
 {
     if (err == cudaSuccess) return PARAC_OK;
+    /* The runtime keeps a failed call's error as the thread's "last error"
+     * until read: left there, the next call's launch check (or CUB's, which
+     * reads it through cudaGetDevice) would report it again, so a call
+     * retried after out of memory failed with the old error. Reported here,
+     * it is cleared (sticky errors stay: they are the context's). */
+    cudaGetLastError();
     parac_status st = err == cudaErrorMemoryAllocation ? PARAC_ERR_OUT_OF_MEMORY : PARAC_ERR_CUDA;
     return parac__fail(st, "%s failed at %s:%d: %s (%s)", call, file, line,
                        cudaGetErrorString(err), cudaGetErrorName(err));

@@ -190,6 +190,51 @@ static void test_device_large(void **state)
     parac_cuda_pool_trim();
 }
 
+/* A real out of memory (an image larger than the GPU's free memory: cudaMalloc
+ * fails, the pool is trimmed, it fails again) must not fail the calls after
+ * it: the runtime keeps a failed call's error until read, and the next launch
+ * check and CUB's cudaGetDevice used to report it (a retry of the same call
+ * failed with "kernel launch failed: out of memory", label's CUB scan with
+ * "invalid device ordinal"). */
+static void test_calls_after_out_of_memory(void **state)
+{
+    if (getenv("PARAC_TEST_NO_LARGE")) skip(); /* compute-sanitizer reports the failed cudaMalloc as an error */
+    parac_cuda_device_info info;
+    assert_ok(parac_cuda_device_query(0, &info));
+    const int64_t side = (int64_t)sqrt((double)info.free_memory) + 4096;
+    parac_image *huge = NULL, *h = NULL, *d = NULL;
+    assert_int_equal(parac_image_create(&huge, side, side, 1, 1, PARAC_U8, PARAC_MEMORY_CUDA, 0),
+                     PARAC_ERR_OUT_OF_MEMORY);
+    assert_null(huge);
+    assert_ok(parac_image_create(&h, 301, 203, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
+    test_fill_random(h, 9);
+    assert_ok(parac_image_upload(&d, h, 0, parac_context_stream(gpu)));
+    const char *ops[] = {"gauss", "label", "fill"};
+    const char *params[] = {"sigma=2", "", ""};
+    for (int i = 0; i < 3; i++) {
+        parac_args *a = NULL;
+        parac_image *before = NULL, *after = NULL, *b = NULL, *c = NULL;
+        assert_ok(parac_args_create(&a));
+        assert_ok(parac_args_parse(a, params[i]));
+        assert_ok(parac_op_run(gpu, ops[i], &d, 1, &before, 1, a, NULL, 0));
+        assert_int_equal(parac_image_create(&huge, side, side, 1, 1, PARAC_U8, PARAC_MEMORY_CUDA, 0),
+                         PARAC_ERR_OUT_OF_MEMORY); /* again before each */
+        assert_ok(parac_op_run(gpu, ops[i], &d, 1, &after, 1, a, NULL, 0));
+        assert_ok(parac_image_download(&b, before, 0, parac_context_stream(gpu)));
+        assert_ok(parac_image_download(&c, after, 0, parac_context_stream(gpu)));
+        assert_ok(parac_context_synchronize(gpu));
+        assert_true(images_equal(b, c));
+        parac_image_destroy(c);
+        parac_image_destroy(b);
+        parac_image_destroy(after);
+        parac_image_destroy(before);
+        parac_args_destroy(a);
+    }
+    parac_image_destroy(d);
+    parac_image_destroy(h);
+    parac_cuda_pool_trim();
+}
+
 int main(void)
 {
     if (!test_have_gpu()) {
@@ -199,7 +244,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trips), cmocka_unit_test(test_device_views),
         cmocka_unit_test(test_pool_reuse),  cmocka_unit_test(test_convert_and_stats_match_cpu),
-        cmocka_unit_test(test_device_large),
+        cmocka_unit_test(test_device_large), cmocka_unit_test(test_calls_after_out_of_memory),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -14,6 +14,7 @@
 parac_status parac__cu_check(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return PARAC_OK;
+    cudaGetLastError(); /* reported now: not to be reported again by a later check (cuda/runtime.c) */
     if (e == cudaErrorMemoryAllocation)
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of device memory (%s)", what, cudaGetErrorString(e));
     return parac__fail(PARAC_ERR_CUDA, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
