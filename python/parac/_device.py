@@ -122,7 +122,8 @@ def release_cached(gpu):
         try:
             if torch.cuda.is_initialized():
                 freed += torch.cuda.memory_reserved(gpu) - torch.cuda.memory_allocated(gpu)
-                torch.cuda.empty_cache()
+                with torch.cuda.device(gpu):  # empty_cache frees the current device's only
+                    torch.cuda.empty_cache()
         except Exception:
             pass
     return freed

@@ -190,6 +190,14 @@ def test_out_of_memory_frees_other_libraries_caches_once():
                                  cuda=types.SimpleNamespace(Device=lambda g: done.append(g) or contextlib.nullcontext()))
     with mock.patch.dict(sys.modules, {"cupy": fake, "torch": None}):
         assert _device.release_cached(1) == 5 << 20 and done == [1, "freed"]
+    # and PyTorch's on that GPU, not on the current one
+    done = []
+    cuda = types.SimpleNamespace(is_initialized=lambda: True, memory_reserved=lambda g: 9 << 20,
+                                 memory_allocated=lambda g: 2 << 20,
+                                 device=lambda g: done.append(g) or contextlib.nullcontext(),
+                                 empty_cache=lambda: done.append("emptied"))
+    with mock.patch.dict(sys.modules, {"cupy": None, "torch": types.SimpleNamespace(cuda=cuda)}):
+        assert _device.release_cached(1) == 7 << 20 and done == [1, "emptied"]
 
 
 def test_threads_get_their_own_results():
