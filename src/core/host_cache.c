@@ -1,15 +1,17 @@
-/* Scratch arrays kept between calls. The CPU methods that work on runs
- * (labelling, the fill's ccl) fill arrays of tens to hundreds of MB per
- * call, 16 bytes a run; glibc maps blocks that large afresh on every
- * allocation, and the kernel zeroes each new page when it is first touched:
- * on the H200 machine one thread labelling 8K noise spent 59 of 470 ms on
- * the pages of its 133 MB output alone, and its 133 MB of run arrays cost as
- * much again. Blocks come in size classes (three significant bits: at most
+/* Host blocks kept between calls: the scratch arrays of the CPU methods that
+ * work on runs (labelling, the fill's ccl: tens to hundreds of MB per call,
+ * 16 bytes a run) and the pixels of host images above 32 MiB (image.c: a
+ * destroyed image's block comes back here). glibc maps blocks that large
+ * afresh on every allocation, and the kernel zeroes each new page when it is
+ * first touched: on the H200 machine one thread labelling 8K noise spent 59
+ * of 470 ms on the pages of its 133 MB output alone, and its 133 MB of run
+ * arrays cost as much again. Blocks come in size classes (three significant bits: at most
  * 1/8 wasted), so that arrays of near sizes reuse one another; up to
  * CACHE_SLOTS blocks and CACHE_BYTES are kept, the oldest let go first, and
  * all of them when an allocation fails or on parac_memory_trim(). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/alloc_internal.h"
 #include "core/image_internal.h"
@@ -76,6 +78,7 @@ void *parac__scratch_take(size_t bytes)
     /* every request counts, cached or not, so that the k-th is the same in
      * every run of a failure test */
     if (!c || parac__alloc_injected()) return NULL;
+    if (c > CACHE_BYTES) return parac__host_map_huge(bytes); /* never kept: no rounding up */
     enter();
     for (int i = used - 1; i >= 0; i--) {
         if (slots[i].bytes != c) continue;
@@ -84,6 +87,11 @@ void *parac__scratch_take(size_t bytes)
         for (int k = i + 1; k < used; k++) slots[k - 1] = slots[k];
         used--;
         pthread_mutex_unlock(&lock);
+#if !defined(NDEBUG) || defined(PARAC_POISON_REUSED)
+        /* a block comes back with its last user's bytes: debug builds fill it
+         * with junk, so that code counting on fresh (zeroed) memory fails */
+        memset(p, 0xA5, bytes);
+#endif
         return p;
     }
     pthread_mutex_unlock(&lock);

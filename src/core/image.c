@@ -176,9 +176,14 @@ void *parac__host_alloc_scratch(size_t bytes)
     return bytes >= ((size_t)4 << 20) ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
 }
 
+/* Images above HUGE_MIN come from the blocks kept between calls
+ * (host_cache.c) and go back there when destroyed: a call repeated on images
+ * of one size (a stack, a batch, a benchmark) then writes its output into
+ * pages already touched, where a fresh block costs the kernel's zeroing of
+ * every page (36 % of a single-threaded 8K labelling on the build machine). */
 static void *host_alloc(size_t bytes)
 {
-    if (bytes > HUGE_MIN) return parac__host_alloc_huge(bytes);
+    if (bytes > HUGE_MIN) return parac__scratch_take(bytes);
     return parac__aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 
@@ -215,7 +220,10 @@ static void buffer_release(struct parac_buffer *buf)
 {
     if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return;
     switch (buf->memory) {
-    case PARAC_MEMORY_HOST: free(buf->ptr); break;
+    case PARAC_MEMORY_HOST:
+        if (buf->bytes > HUGE_MIN) parac__scratch_give(buf->ptr, buf->bytes);
+        else free(buf->ptr);
+        break;
     case PARAC_MEMORY_PINNED: parac__pinned_free(buf->ptr); break;
     case PARAC_MEMORY_CUDA: parac__cuda_release(buf->device, buf->ptr, buf->bytes); break;
     }

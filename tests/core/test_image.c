@@ -182,6 +182,29 @@ static void test_wrap(void **state)
     parac_image_destroy(img);
 }
 
+/* Host images above 32 MiB come from the blocks kept between calls and go
+ * back there when destroyed (core/host_cache.c): an image of the same size
+ * made after one is destroyed takes its block, one made while it lives gets
+ * another, and parac_memory_trim() lets them go. */
+static void test_large_images_reuse_blocks(void **state)
+{
+    (void)state;
+    parac_memory_trim();
+    parac_image *a = NULL, *b = NULL, *c = NULL;
+    assert_ok(parac_image_create(&a, 6000, 6000, 0, 1, PARAC_F32, PARAC_MEMORY_HOST, -1)); /* 137 MiB */
+    void *first = a->data;
+    memset(a->data, 1, (size_t)a->slice_pitch);
+    assert_ok(parac_image_create(&b, 6000, 6000, 0, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    assert_ptr_not_equal(b->data, first);
+    parac_image_destroy(a);
+    assert_ok(parac_image_create(&c, 6000, 6000, 0, 1, PARAC_F32, PARAC_MEMORY_HOST, -1));
+    assert_ptr_equal(c->data, first);
+    memset(c->data, 2, (size_t)c->slice_pitch); /* every byte of the block is the new image's */
+    parac_image_destroy(b);
+    parac_image_destroy(c);
+    parac_memory_trim();
+}
+
 static void test_dtype_names(void **state)
 {
     const char *names[] = {"u8", "u16", "i32", "f32", "f64", "i64"};
@@ -208,6 +231,7 @@ int main(void)
         cmocka_unit_test(test_create_pitch_and_fields), cmocka_unit_test(test_bad_geometry),
         cmocka_unit_test(test_views),      cmocka_unit_test(test_copy_and_clone),
         cmocka_unit_test(test_wrap),       cmocka_unit_test(test_dtype_names),
+        cmocka_unit_test(test_large_images_reuse_blocks),
         cmocka_unit_test(test_host_copies_are_no_transfers), cmocka_unit_test(test_copy_threads_setting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
