@@ -6,9 +6,15 @@ built for CUDA and CuPy; the host part runs anywhere on Linux).
 
     python bench/dask/host_touch.py
 """
-import ctypes, mmap, os, platform, sys, time
+import ctypes
+import mmap
+import os
+import platform
+import time
 from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
+
 print("kernel", platform.release(), "cpus", os.cpu_count(), "numpy", np.__version__)
 for f in ("enabled", "defrag"):
     try: print("THP", f, open("/sys/kernel/mm/transparent_hugepage/" + f).read().strip())
