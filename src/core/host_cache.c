@@ -5,8 +5,8 @@
  * afresh on every allocation, and the kernel zeroes each new page when it is
  * first touched: on the H200 machine one thread labelling 8K noise spent 59
  * of 470 ms on the pages of its 133 MB output alone, and its 133 MB of run
- * arrays cost as much again. Blocks come in size classes (three significant bits: at most
- * 1/8 wasted), so that arrays of near sizes reuse one another; up to
+ * arrays cost as much again. Blocks come in size classes (three significant
+ * bits: at most 1/8 wasted), so that arrays of near sizes reuse one another; up to
  * CACHE_SLOTS blocks and CACHE_BYTES are kept, the oldest let go first, and
  * all of them when an allocation fails or on parac_memory_trim(). */
 #include <pthread.h>

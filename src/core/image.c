@@ -180,7 +180,8 @@ void *parac__host_alloc_scratch(size_t bytes)
  * (host_cache.c) and go back there when destroyed: a call repeated on images
  * of one size (a stack, a batch, a benchmark) then writes its output into
  * pages already touched, where a fresh block costs the kernel's zeroing of
- * every page (36 % of a single-threaded 8K labelling on the build machine). */
+ * every page (36 % of a single-threaded 8K spiral's labelling on the build
+ * machine). */
 static void *host_alloc(size_t bytes)
 {
     if (bytes > HUGE_MIN) return parac__scratch_take(bytes);
