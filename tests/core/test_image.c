@@ -185,7 +185,8 @@ static void test_wrap(void **state)
 /* Host images above 32 MiB come from the blocks kept between calls and go
  * back there when destroyed (core/host_cache.c): an image of the same size
  * made after one is destroyed takes its block, one made while it lives gets
- * another, and parac_memory_trim() lets them go. */
+ * another (parac_memory_trim() before and after: no block kept by another
+ * test takes part). */
 static void test_large_images_reuse_blocks(void **state)
 {
     (void)state;
