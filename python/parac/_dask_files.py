@@ -138,20 +138,46 @@ def _open_tiff(path):
     return got[0], got[1]
 
 
+_NPYS = {}
+_NPYS_LOCK = threading.Lock()
+
+
+def _open_npy(path):
+    """The memory map of an NPY file, opened once per process and file
+    version. np.load parses the header with ast.literal_eval, and CPython
+    3.11's AST construction is not safe in several threads at once (it fails
+    with "AST constructor recursion depth mismatch", CPython gh-106905):
+    chunks read in parallel must not each open the file. The key holds the
+    file's first bytes (its header) beside its size and times: a file
+    rewritten in place within one tick of the clock keeps its times."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        key = (os.path.abspath(path), st.st_ino, st.st_size, st.st_mtime_ns, f.read(4096))
+    with _NPYS_LOCK:
+        got = _NPYS.get(key)
+        if got is None:
+            for old in [k for k in _NPYS if k[0] == key[0]]:  # an older version of the file
+                del _NPYS[old]
+            while len(_NPYS) >= 64:  # a map keeps its file's pages, deleted or not
+                del _NPYS[next(iter(_NPYS))]
+            got = _NPYS[key] = np.load(path, mmap_mode="r")
+    return got
+
+
 class _NpyChunks(_Axes):
     """An NPY file as an array whose slices read through a memory map; picklable."""
 
     def __init__(self, path, layout="auto"):
         self.path = path
         try:
-            m = np.load(path, mmap_mode="r")
+            m = _open_npy(path)
         except Exception as e:
             raise FileError("%s: not a readable NPY file (%s)" % (path, e)) from None
         self.file_shape, self.dtype = m.shape, m.dtype
         self._arrange(_labels_of_plain(path, m.shape, layout))
 
     def __getitem__(self, index):
-        return np.array(np.load(self.path, mmap_mode="r")[self._file_index(index)])
+        return np.array(_open_npy(self.path)[self._file_index(index)])
 
     def __dask_tokenize__(self):
         return ("parac-read", _token(self.path))

@@ -586,3 +586,35 @@ def test_skeleton_bad_input(tmp_path):
         r = dask_cli("skeleton", *args, "--device", "cpu", ok=False)
         assert r.returncode == 1 and match in r.stderr and "Traceback" not in r.stderr, (args, r.stderr)
         assert sorted(os.listdir(tmp_path)) == before
+
+
+def test_npy_chunks_parse_the_header_once(tmp_path, monkeypatch):
+    """Chunks of an NPY file read in many threads share one memory map:
+    np.load parses the header with ast.literal_eval, which CPython 3.11 cannot
+    run in two threads at once (SystemError "AST constructor recursion depth
+    mismatch"). A file rewritten in place with another dtype and the same size
+    is opened again, not read through the old header."""
+    import dask
+    from parac import _dask_files
+
+    data = np.arange(301 * 203, dtype=np.uint16).reshape(301, 203)
+    path = tmp_path / "a.npy"
+    np.save(path, data)
+    loads = []
+    real_load = np.load
+
+    def counting_load(*args, **kwargs):
+        loads.append(args[0])
+        return real_load(*args, **kwargs)
+
+    monkeypatch.setattr(np, "load", counting_load)
+    a, _ = _dask_files.open_array(str(path), chunks=7)
+    with dask.config.set(scheduler="threads", num_workers=8):
+        got = a.compute()
+    assert np.array_equal(got, data)
+    assert len(loads) == 1, "np.load ran %d times for %d chunks" % (len(loads), a.npartitions)
+    np.save(path, data.astype(np.int16))  # same size, same shape, another dtype
+    a, _ = _dask_files.open_array(str(path), chunks=50)
+    got = a.compute(scheduler="threads")
+    assert got.dtype == np.int16 and np.array_equal(got, data.astype(np.int16))
+    assert len(loads) == 2
