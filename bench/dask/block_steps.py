@@ -2,7 +2,9 @@
 block of bench_gpus.py's label image, on the threads the process has (run
 with OMP_NUM_THREADS=1, as Dask's workers are): its labelling, its first
 pixels (parac._dask_global._first_pixels) and the relabelling through a
-table by numpy.take, each the min of 5.
+table: by numpy.take, by indexing, by parac.lookup (what the Dask layer
+calls, parac._dask_global._take), each the min of 5; lookup's result goes
+back to the library's kept blocks when dropped, as a Dask task's does.
 
     OMP_NUM_THREADS=1 PYTHONPATH=build/python python3 bench/dask/block_steps.py
 """
@@ -36,6 +38,8 @@ def main():
     table = np.arange(n + 1, dtype=np.int32) * 3
     print("numpy.take through the table: %.1f ms" % best(lambda: np.take(table, lab))[0])
     print("table[labels]: %.1f ms" % best(lambda: table[lab])[0])
+    print("parac.lookup through the table: %.1f ms" % best(lambda: parac.lookup(lab, table[None], device="cpu"))[0])
+    assert np.array_equal(parac.lookup(lab, table[None], device="cpu"), table[lab])
 
 
 if __name__ == "__main__":

@@ -53,6 +53,14 @@ PARAC_API parac_status parac_label(parac_context *ctx, const parac_image *in, pa
 PARAC_API parac_status parac_regionprops(parac_context *ctx, const parac_image *labels, const parac_image *intensity,
                                          parac_image **table, int64_t *count);
 
+/* out = table[index] per pixel (NumPy's table[index]): *out, a new image on
+ * the context's device of index's size and table's dtype; index u8, u16, i32
+ * or i64, one channel, 2D or 3D; table one row of one channel (its entries
+ * along x, any dtype). An index below 0 or at or past the table's width is
+ * an error naming the first such pixel. The registry operation "lookup". */
+PARAC_API parac_status parac_lookup(parac_context *ctx, const parac_image *index, const parac_image *table,
+                                    parac_image **out);
+
 PARAC_END_DECLS
 
 #endif

@@ -34,6 +34,8 @@ import operator
 
 import numpy as np
 
+from ._registry import _DTYPES
+
 
 def _xp(a):
     """numpy or cupy, as a block's array is."""
@@ -580,8 +582,25 @@ def _apply(kept, block, table, finish, req, extra):
         dense = xp.zeros(table[1] + 1, bool)
         dense[xp.asarray(table[2])] = True
         table = dense
-    res = finish(work, xp.take(xp.asarray(table), labels))  # take: a third faster than indexing on the host
+    res = finish(work, _take(table, labels))
     return _host(res) if work is not block else res
+
+
+def _take(table, labels):
+    """table[labels]: on the host by parac's lookup (on every core, into the
+    blocks the library keeps: numpy.take took as long as the labelling, most
+    of it in the new result's first touch of its pages); on a GPU by take (a
+    third faster than indexing)."""
+    xp = _xp(labels)
+    t = xp.asarray(table)
+    if xp is np and labels.ndim in (2, 3) and labels.dtype.name in ("uint8", "uint16", "int32", "int64"):
+        entries = t.view(np.uint8) if t.dtype == bool else t
+        if entries.dtype.name in _DTYPES.values():
+            from . import lookup
+
+            res = lookup(labels, entries.reshape(1, -1), device="cpu")
+            return res.view(bool) if t.dtype == bool else res
+    return xp.take(t, labels)
 
 
 def components(a, req, what, finish, dtype):

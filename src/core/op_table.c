@@ -17,6 +17,7 @@ extern const parac_op parac__op_clear_border;
 extern const parac_op parac__op_fill;
 extern const parac_op parac__op_floodfill;
 extern const parac_op parac__op_label;
+extern const parac_op parac__op_lookup;
 extern const parac_op parac__op_regionprops;
 extern const parac_op parac__op_remove_small_objects;
 extern const parac_op parac__op_remove_small_holes;
@@ -39,6 +40,7 @@ const parac_op *const parac__ops[] = {
     &parac__op_fill,
     &parac__op_floodfill,
     &parac__op_label,
+    &parac__op_lookup,
     &parac__op_regionprops,
     &parac__op_remove_small_objects,
     &parac__op_remove_small_holes,

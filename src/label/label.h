@@ -12,6 +12,7 @@
 
 #include <stdint.h>
 
+#include "parac/context.h"
 #include "parac/image.h"
 #include "parac/status.h"
 
@@ -52,6 +53,11 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
 /* CUDA: in and out on the same device (builds without CUDA: label_nocuda.c). */
 parac_status parac__label_cuda(const parac__label_spec *s, const parac_image *in, parac_image *out, int64_t *count,
                                void *stream);
+
+/* The demos of the operations that take labels: the label demo's cells
+ * labelled on ctx's device, *labels in host memory (the demo draws its
+ * inputs from there), *count their number. */
+parac_status parac__labelled_cells(parac_context *ctx, parac_image **labels, int64_t *count);
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,7 @@
 #include "../core/error_internal.h"
 #include "label.h"
 #include "label_holes.h"
+#include "lookup.h"
 #include "regions.h"
 #include "small.h"
 
@@ -42,5 +43,12 @@ parac_status parac__label_holes_cuda(const parac__label_holes_spec *s, const par
                                      int64_t *filled, void *stream)
 {
     (void)in, (void)out, (void)filled, (void)stream;
+    return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
+}
+
+parac_status parac__lookup_cuda(const parac__lookup_spec *s, const parac_image *index, const parac_image *table,
+                                parac_image *out, parac__lookup_miss *miss, void *stream)
+{
+    (void)index, (void)table, (void)out, (void)miss, (void)stream;
     return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: this build has no CUDA support", s->op);
 }

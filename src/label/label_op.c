@@ -159,6 +159,22 @@ static const parac_result_spec label_results[] = {
     {"count", "the number of components: the labels are 1..count"},
 };
 
+parac_status parac__labelled_cells(parac_context *ctx, parac_image **labels, int64_t *count)
+{
+    parac_image *cells = NULL;
+    *labels = NULL;
+    PARAC_TRY(cells_demo(ctx, &cells, NULL));
+    parac_status st = parac_label(ctx, cells, labels, count, NULL);
+    parac_image_destroy(cells);
+    PARAC_TRY(st);
+    if ((*labels)->memory != PARAC_MEMORY_CUDA) return PARAC_OK;
+    parac_image *host = NULL;
+    st = parac_image_download(&host, *labels, 0, NULL);
+    parac_image_destroy(*labels);
+    *labels = host;
+    return st;
+}
+
 static const parac_method label_methods[] = {
     {"runs", PARAC_BACKEND_CPU, label_run,
      "runs of each row joined with their neighbours' by union-find, a strip of rows per thread", NULL},

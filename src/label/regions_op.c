@@ -5,12 +5,11 @@
 
 #include "../core/error_internal.h"
 #include "../core/registry_internal.h"
+#include "label.h"
 #include "parac/label.h"
 #include "parac/op.h"
 #include "parac/stats.h"
 #include "regions.h"
-
-extern const parac_op parac__op_label;
 
 static const char *const columns_2d[] = {"label",      "area",       "bbox-0",        "bbox-1",
                                          "bbox-2",     "bbox-3",     "centroid-0",    "centroid-1",
@@ -89,19 +88,9 @@ static parac_status regions_run(parac_op_call *call)
 static parac_status regions_demo(parac_context *ctx, parac_image **inputs, parac_args *args)
 {
     (void)args;
-    parac_image *cells = NULL;
-    PARAC_TRY(parac__op_label.demo(ctx, &cells, NULL));
     int64_t n = 0;
-    parac_status st = parac_label(ctx, cells, &inputs[0], &n, NULL);
-    parac_image_destroy(cells);
-    PARAC_TRY(st);
-    parac_image *lab = inputs[0];
-    if (lab->memory == PARAC_MEMORY_CUDA) {
-        parac_image *host = NULL;
-        PARAC_TRY(parac_image_download(&host, lab, 0, NULL));
-        parac_image_destroy(lab);
-        inputs[0] = lab = host;
-    }
+    PARAC_TRY(parac__labelled_cells(ctx, &inputs[0], &n));
+    const parac_image *lab = inputs[0];
     PARAC_TRY(parac_image_create(&inputs[1], lab->width, lab->height, 1, 1, PARAC_U8, PARAC_MEMORY_HOST, -1));
     for (int64_t y = 0; y < lab->height; y++)
         for (int64_t x = 0; x < lab->width; x++)

@@ -1,0 +1,123 @@
+// Table lookup on the GPU: a grid-stride loop, a thread per pixel reading
+// its entry; an index out of range records the smallest such pixel's raster
+// position (atomicMin), which the host then reads back to name it.
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "core/device_internal.h"
+#include "cuda/cuda_check.h"
+#include "cuda/launch.h"
+#include "label/lookup.h"
+
+namespace {
+
+struct plane {
+    const char *data;
+    int64_t rp, sp;
+};
+
+template <typename IT, typename ET>
+__global__ void lookup_kernel(plane in, const ET *table, uint64_t entries, char *out, int64_t out_rp,
+                              int64_t out_sp, int64_t w, int64_t h, int64_t n, unsigned long long *first_miss)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t x = i % w, r = i / w, y = r % h, z = r / h;
+        const uint64_t v = (uint64_t)(int64_t)((const IT *)(in.data + z * in.sp + y * in.rp))[x];
+        if (v >= entries) atomicMin(first_miss, (unsigned long long)i);
+        ((ET *)(out + z * out_sp + y * out_rp))[x] = table[v < entries ? v : 0];
+    }
+}
+
+template <typename IT>
+void launch(const parac_image *index, const parac_image *table, parac_image *out, int64_t n,
+            unsigned long long *first_miss, cudaStream_t st)
+{
+    const plane in{(const char *)index->data, index->row_pitch, index->slice_pitch};
+    const uint64_t entries = (uint64_t)table->width;
+    const unsigned grid = parac__grid_for(n, 256);
+    char *o = (char *)out->data;
+    switch (parac_dtype_size(table->dtype)) {
+    case 1:
+        lookup_kernel<IT, uint8_t><<<grid, 256, 0, st>>>(in, (const uint8_t *)table->data, entries, o, out->row_pitch,
+                                                         out->slice_pitch, index->width, index->height, n, first_miss);
+        break;
+    case 2:
+        lookup_kernel<IT, uint16_t><<<grid, 256, 0, st>>>(in, (const uint16_t *)table->data, entries, o,
+                                                          out->row_pitch, out->slice_pitch, index->width,
+                                                          index->height, n, first_miss);
+        break;
+    case 4:
+        lookup_kernel<IT, uint32_t><<<grid, 256, 0, st>>>(in, (const uint32_t *)table->data, entries, o,
+                                                          out->row_pitch, out->slice_pitch, index->width,
+                                                          index->height, n, first_miss);
+        break;
+    default:
+        lookup_kernel<IT, uint64_t><<<grid, 256, 0, st>>>(in, (const uint64_t *)table->data, entries, o,
+                                                          out->row_pitch, out->slice_pitch, index->width,
+                                                          index->height, n, first_miss);
+        break;
+    }
+}
+
+} // namespace
+
+extern "C" parac_status parac__lookup_cuda(const parac__lookup_spec *s, const parac_image *index,
+                                           const parac_image *table, parac_image *out, parac__lookup_miss *miss,
+                                           void *stream)
+{
+    (void)s;
+    cudaStream_t st = (cudaStream_t)stream;
+    const int device = index->device;
+    const int64_t n = parac_image_pixel_count(index);
+    void *flag = nullptr;
+    PARAC_TRY(parac__cuda_alloc(device, sizeof(unsigned long long), &flag));
+    unsigned long long *first_miss = (unsigned long long *)flag;
+    parac_status rc = PARAC_CUDA_CHECK(cudaMemsetAsync(first_miss, 0xFF, sizeof *first_miss, st));
+    if (rc == PARAC_OK) {
+        switch (index->dtype) {
+        case PARAC_U8: launch<uint8_t>(index, table, out, n, first_miss, st); break;
+        case PARAC_U16: launch<uint16_t>(index, table, out, n, first_miss, st); break;
+        case PARAC_I32: launch<int32_t>(index, table, out, n, first_miss, st); break;
+        default: launch<int64_t>(index, table, out, n, first_miss, st); break;
+        }
+        rc = PARAC_CUDA_LAUNCH_CHECK();
+    }
+    unsigned long long at = ~0ull;
+    if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(&at, first_miss, sizeof at, cudaMemcpyDeviceToHost, st));
+    // the flag goes back to the pool: let the kernel and the copy finish first
+    const parac_status sync = PARAC_CUDA_CHECK(cudaStreamSynchronize(st));
+    parac__cuda_release(device, flag, sizeof(unsigned long long));
+    if (rc != PARAC_OK) return rc;
+    if (sync != PARAC_OK) return sync;
+    miss->found = 0;
+    if (at == ~0ull) return PARAC_OK;
+    const int64_t i = (int64_t)at, x = i % index->width, r = i / index->width;
+    const int64_t y = r % index->height, z = r / index->height;
+    const char *p = (const char *)index->data + z * index->slice_pitch + y * index->row_pitch +
+                    x * (int64_t)parac_dtype_size(index->dtype);
+    int64_t v = 0;
+    switch (index->dtype) {
+    case PARAC_U8: {
+        uint8_t b = 0;
+        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 1, cudaMemcpyDeviceToHost));
+        v = b;
+        break;
+    }
+    case PARAC_U16: {
+        uint16_t b = 0;
+        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 2, cudaMemcpyDeviceToHost));
+        v = b;
+        break;
+    }
+    case PARAC_I32: {
+        int32_t b = 0;
+        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 4, cudaMemcpyDeviceToHost));
+        v = b;
+        break;
+    }
+    default: rc = PARAC_CUDA_CHECK(cudaMemcpy(&v, p, 8, cudaMemcpyDeviceToHost)); break;
+    }
+    if (rc != PARAC_OK) return rc;
+    *miss = parac__lookup_miss{1, x, y, z, v};
+    return PARAC_OK;
+}

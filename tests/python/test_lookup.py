@@ -1,0 +1,142 @@
+"""The operation lookup against NumPy's table[index]: every index dtype with
+every table dtype, 2D and 3D, odd sizes, views; the first index out of range
+named, in raster order, and nothing written by the CLI; on CUDA (marked gpu)
+the same bits as on the CPU, with NumPy and CuPy arrays."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+_dir = os.environ.get("PARAC_PYTHON_DIR")
+if _dir:
+    sys.path.insert(0, _dir)
+parac = pytest.importorskip("parac", reason="the parac extension was not built (Python development files)")
+
+PARAC = os.environ.get("PARAC_BIN", "parac")
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+INDEX_TYPES = [np.uint8, np.uint16, np.int32, np.int64]
+TABLE_TYPES = [np.uint8, np.uint16, np.int32, np.float32, np.float64, np.int64]
+
+
+def table_of(n, dtype, seed):
+    """n entries of dtype spanning its range (its extremes among them)."""
+    r = np.random.default_rng(seed)
+    if np.issubdtype(dtype, np.integer):
+        info = np.iinfo(dtype)
+        t = r.integers(info.min, info.max, n, dtype=dtype, endpoint=True)
+        t[:2] = (info.min, info.max)[:n]
+    else:
+        t = (r.standard_normal(n) * 1e30).astype(dtype)
+        t[: min(n, 3)] = np.array([np.inf, -0.0, np.nan], dtype)[: min(n, 3)]
+    return t
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("itype", INDEX_TYPES)
+@pytest.mark.parametrize("shape", [(1, 1), (37, 53), (1, 1001), (7, 9, 11), (613, 1709)])
+def test_equals_numpy_take(device, itype, shape):
+    r = np.random.default_rng(len(shape) * 1000 + shape[-1])
+    n = 1 + int(r.integers(0, 256 if itype == np.uint8 else 70000))
+    index = r.integers(0, n, shape).astype(itype)
+    for k, ttype in enumerate(TABLE_TYPES):
+        table = table_of(n, ttype, k)
+        got = parac.lookup(index, table[None, :], device=device)
+        want = table[index]
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tobytes() == want.tobytes(), (itype, ttype)  # NaN, -0.0 and all bits
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_views_and_out(device):
+    """A strided view of the index is read in place; out= receives the result."""
+    r = np.random.default_rng(3)
+    big = r.integers(0, 500, (301, 417)).astype(np.int32)
+    index = big[3:290:2, 5:400]
+    table = table_of(500, np.int64, 9)
+    np.testing.assert_array_equal(parac.lookup(index, table[None], device=device), table[index])
+    out = np.full(index.shape, -1, np.int64)
+    got = parac.lookup(index, table[None], device=device, out=out)
+    assert got is out
+    np.testing.assert_array_equal(out, table[index])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_labels_through_their_numbering(device):
+    """The use that made the operation: a label image through a table of new
+    numbers gives the labels that numbering describes."""
+    ndi = pytest.importorskip("scipy.ndimage")
+    r = np.random.default_rng(5)
+    lab, n = ndi.label(ndi.uniform_filter(r.random((311, 277)), 5) > 0.5)
+    renumber = np.concatenate(([0], r.permutation(n) + 1)).astype(np.int32)
+    got = parac.lookup(lab.astype(np.int32), renumber[None], device=device)
+    np.testing.assert_array_equal(got, renumber[lab])
+    keep = (np.bincount(lab.ravel()) >= 20).astype(np.uint8)
+    keep[0] = 0
+    np.testing.assert_array_equal(parac.lookup(lab.astype(np.int32), keep[None], device=device), keep[lab])
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("itype", [np.int32, np.int64, np.uint16])
+def test_the_first_index_out_of_range_is_named(device, itype):
+    r = np.random.default_rng(11)
+    for shape, bad in (((64, 4099), [(50, 4000), (63, 2)]), ((9, 40, 70), [(8, 1, 1), (3, 39, 69), (3, 39, 70 - 2)])):
+        index = r.integers(0, 100, shape).astype(itype)
+        for k, at in enumerate(bad):
+            index[at] = 100 + k if itype == np.uint16 else (-1 - k if k % 2 else 100 + k)
+        first = min(bad)
+        v = int(index[first])
+        where = ("x %d, y %d" % (first[1], first[0]) if len(shape) == 2
+                 else "x %d, y %d, z %d" % (first[2], first[1], first[0]))
+        with pytest.raises(ValueError, match=r"INDEX holds %d at \(%s\), outside TABLE's 100 entries \(0\.\.99\)"
+                           % (v, where)):
+            parac.lookup(index, np.arange(100, dtype=np.int32)[None], device=device)
+
+
+def test_bad_input():
+    index = np.zeros((5, 6), np.int32)
+    with pytest.raises(TypeError, match="INDEX is f32"):
+        parac.lookup(index.astype(np.float32), np.zeros((1, 3), np.uint8), device="cpu")
+    with pytest.raises(ValueError, match="one row of one channel"):
+        parac.lookup(index, np.zeros((2, 3), np.uint8), device="cpu")
+    with pytest.raises(ValueError, match="one row of one channel"):
+        parac.lookup(index, np.zeros((2, 1, 3), np.uint8), device="cpu")
+    with pytest.raises(TypeError, match="INDEX has 2 channels"):
+        parac.lookup(np.zeros((5, 6, 2), np.int32), np.zeros((1, 3, 1), np.uint8), device="cpu", channel_axis=-1)
+    with pytest.raises(ValueError, match="1 dimensions"):
+        parac.lookup(index, np.zeros(3, np.uint8), device="cpu")
+
+
+def test_command_line(tmp_path):
+    """parac lookup INDEX TABLE OUT writes table[index]; an index out of range
+    exits 1, says where, and leaves no OUT."""
+    r = np.random.default_rng(2)
+    index = r.integers(0, 40, (3, 50, 61)).astype(np.uint16)
+    table = table_of(40, np.float32, 4)
+    np.save(tmp_path / "index.npy", index)
+    np.save(tmp_path / "table.npy", table[None])
+    run = [PARAC, "--device", "cpu", "lookup", tmp_path / "index.npy", tmp_path / "table.npy"]
+    p = subprocess.run(run + [tmp_path / "out.npy"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert np.load(tmp_path / "out.npy").tobytes() == table[index].tobytes()
+    index[2, 49, 60] = 40
+    np.save(tmp_path / "index.npy", index)
+    p = subprocess.run(run + [tmp_path / "bad.npy"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1
+    assert "INDEX holds 40 at (x 60, y 49, z 2)" in p.stderr
+    assert not (tmp_path / "bad.npy").exists()
+
+
+@pytest.mark.gpu
+def test_cupy_in_cupy_out():
+    cupy = pytest.importorskip("cupy")
+    r = np.random.default_rng(8)
+    index = r.integers(0, 1000, (517, 389)).astype(np.int32)
+    table = table_of(1000, np.float32, 1)
+    got = parac.lookup(cupy.asarray(index), cupy.asarray(table[None]))
+    assert isinstance(got, cupy.ndarray)
+    assert cupy.asnumpy(got).tobytes() == table[index].tobytes()
+    index[400, 3] = -5
+    with pytest.raises(ValueError, match=r"INDEX holds -5 at \(x 3, y 400\)"):
+        parac.lookup(cupy.asarray(index), cupy.asarray(table[None]))
