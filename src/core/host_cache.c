@@ -64,14 +64,14 @@ static void drop(int i)
     used--;
 }
 
-void parac__scratch_trim(void)
+void parac__kept_blocks_trim(void)
 {
     enter();
     while (used) drop(used - 1);
     pthread_mutex_unlock(&lock);
 }
 
-void *parac__scratch_take(size_t bytes)
+void *parac__kept_block_take(size_t bytes)
 {
     if (bytes < CACHED_MIN) return parac__host_alloc_scratch(bytes);
     const size_t c = class_of(bytes);
@@ -97,13 +97,13 @@ void *parac__scratch_take(size_t bytes)
     pthread_mutex_unlock(&lock);
     void *p = parac__host_map_huge(c);
     if (!p) { /* the cached blocks may be what is missing */
-        parac__scratch_trim();
+        parac__kept_blocks_trim();
         p = parac__host_map_huge(c);
     }
     return p;
 }
 
-void parac__scratch_give(void *p, size_t bytes)
+void parac__kept_block_give(void *p, size_t bytes)
 {
     if (!p) return;
     if (bytes < CACHED_MIN) {
@@ -126,6 +126,6 @@ void parac__scratch_give(void *p, size_t bytes)
 
 void parac_memory_trim(void)
 {
-    parac__scratch_trim();
+    parac__kept_blocks_trim();
     parac_cuda_pool_trim();
 }

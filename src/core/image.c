@@ -184,7 +184,7 @@ void *parac__host_alloc_scratch(size_t bytes)
  * machine). */
 static void *host_alloc(size_t bytes)
 {
-    if (bytes > HUGE_MIN) return parac__scratch_take(bytes);
+    if (bytes > HUGE_MIN) return parac__kept_block_take(bytes);
     return parac__aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 
@@ -222,7 +222,7 @@ static void buffer_release(struct parac_buffer *buf)
     if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return;
     switch (buf->memory) {
     case PARAC_MEMORY_HOST:
-        if (buf->bytes > HUGE_MIN) parac__scratch_give(buf->ptr, buf->bytes);
+        if (buf->bytes > HUGE_MIN) parac__kept_block_give(buf->ptr, buf->bytes);
         else free(buf->ptr);
         break;
     case PARAC_MEMORY_PINNED: parac__pinned_free(buf->ptr); break;

@@ -34,10 +34,10 @@ void *parac__host_map_huge(size_t bytes);
 void *parac__host_alloc_scratch(size_t bytes);
 /* The same, kept between calls (host_cache.c; host images above 32 MiB
  * too): take a block of at least `bytes`, give it back with the same `bytes`
- * when done (NULL is ignored); parac__scratch_trim() frees the blocks kept.
+ * when done (NULL is ignored); parac__kept_blocks_trim() frees the blocks kept.
  * A block taken again holds its last user's bytes (junk in debug builds). */
-void *parac__scratch_take(size_t bytes);
-void parac__scratch_give(void *p, size_t bytes);
-void parac__scratch_trim(void);
+void *parac__kept_block_take(size_t bytes);
+void parac__kept_block_give(void *p, size_t bytes);
+void parac__kept_blocks_trim(void);
 
 #endif

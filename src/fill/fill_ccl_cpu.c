@@ -234,19 +234,19 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
     parac__run_threads(c.threads, phase_count, &c);
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
     const int64_t n = c.first[c.rows];
-    size_t m = 0; /* runs in the scratch arrays (kept between calls: parac__scratch_take) */
+    size_t m = 0; /* runs in the scratch arrays (kept between calls: parac__kept_block_take) */
     parac_status rc = PARAC_OK;
     if (n >= UINT32_MAX) {
         rc = parac__fail(PARAC_ERR_UNSUPPORTED, "%s: %lld background runs; method 'ccl' takes fewer than 2^32",
                          s->op, (long long)n);
     } else {
         m = (size_t)(n ? n : 1);
-        c.x0 = parac__scratch_take(m * sizeof *c.x0);
-        c.x1 = parac__scratch_take(m * sizeof *c.x1);
-        c.parent = parac__scratch_take(m * sizeof *c.parent);
-        c.root = parac__scratch_take(m * sizeof *c.root);
-        c.border = parac__scratch_take(m);
-        c.outside = parac__scratch_take(m * sizeof *c.outside);
+        c.x0 = parac__kept_block_take(m * sizeof *c.x0);
+        c.x1 = parac__kept_block_take(m * sizeof *c.x1);
+        c.parent = parac__kept_block_take(m * sizeof *c.parent);
+        c.root = parac__kept_block_take(m * sizeof *c.root);
+        c.border = parac__kept_block_take(m);
+        c.outside = parac__kept_block_take(m * sizeof *c.outside);
         if (!c.x0 || !c.x1 || !c.parent || !c.root || !c.border || !c.outside)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld background runs", s->op, (long long)n);
         else {
@@ -272,12 +272,12 @@ parac_status parac__fill_ccl_cpu(const parac__fill_spec *s, const parac_image *i
         parac__run_threads(c.threads, phase_output, &c);
     }
     free(c.first);
-    parac__scratch_give(c.x0, m * sizeof *c.x0);
-    parac__scratch_give(c.x1, m * sizeof *c.x1);
-    parac__scratch_give(c.parent, m * sizeof *c.parent);
-    parac__scratch_give(c.root, m * sizeof *c.root);
-    parac__scratch_give(c.border, m);
-    parac__scratch_give(c.outside, m * sizeof *c.outside);
+    parac__kept_block_give(c.x0, m * sizeof *c.x0);
+    parac__kept_block_give(c.x1, m * sizeof *c.x1);
+    parac__kept_block_give(c.parent, m * sizeof *c.parent);
+    parac__kept_block_give(c.root, m * sizeof *c.root);
+    parac__kept_block_give(c.border, m);
+    parac__kept_block_give(c.outside, m * sizeof *c.outside);
     parac__uf_links_free(&c.links);
     return rc;
 }

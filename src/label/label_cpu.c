@@ -341,16 +341,17 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
     c.scratch_words = c.words + (c.w + 16) / 16; /* pair_scratch: the touching bits, or (w + 1) / 2 marks */
     const size_t bits_size = c.pairs ? (size_t)(c.h * c.words) * sizeof *c.bits : 0,
                  scratch_size = c.pairs ? (size_t)c.threads * (size_t)c.scratch_words * sizeof *c.scratch : 0;
-    if (c.pairs && (!(c.bits = parac__scratch_take(bits_size)) || !(c.scratch = parac__scratch_take(scratch_size)))) {
+    if (c.pairs &&
+        (!(c.bits = parac__kept_block_take(bits_size)) || !(c.scratch = parac__kept_block_take(scratch_size)))) {
         free(c.first);
-        parac__scratch_give(c.bits, bits_size);
+        parac__kept_block_give(c.bits, bits_size);
         return parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: the bits of %lld rows", s->op, (long long)c.h);
     }
     parac__run_threads(c.threads, phase_count, &c);
     for (int64_t r = 0; r < c.rows; r++) c.first[r + 1] += c.first[r];
     balance_strips(&c);
     const int64_t n = c.first[c.rows];
-    size_t m = 0; /* runs in the scratch arrays (kept between calls: parac__scratch_take) */
+    size_t m = 0; /* runs in the scratch arrays (kept between calls: parac__kept_block_take) */
     parac_status rc = PARAC_OK;
     int nan = 0;
     for (int t = 0; t < c.threads; t++) nan |= c.nan[t];
@@ -362,10 +363,10 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
                          s->op, (long long)n);
     } else {
         m = (size_t)(n ? n : 1);
-        c.x0 = parac__scratch_take(m * sizeof *c.x0);
-        c.x1 = parac__scratch_take(m * sizeof *c.x1);
-        c.parent = parac__scratch_take(m * sizeof *c.parent);
-        c.root = parac__scratch_take(m * sizeof *c.root);
+        c.x0 = parac__kept_block_take(m * sizeof *c.x0);
+        c.x1 = parac__kept_block_take(m * sizeof *c.x1);
+        c.parent = parac__kept_block_take(m * sizeof *c.parent);
+        c.root = parac__kept_block_take(m * sizeof *c.root);
         if (!c.x0 || !c.x1 || !c.parent || !c.root)
             rc = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: %lld runs of foreground", s->op, (long long)n);
         else
@@ -401,12 +402,12 @@ parac_status parac__label_cpu(const parac__label_spec *s, const parac_image *in,
         }
     }
     free(c.first);
-    parac__scratch_give(c.bits, bits_size);
-    parac__scratch_give(c.scratch, scratch_size);
-    parac__scratch_give(c.x0, m * sizeof *c.x0);
-    parac__scratch_give(c.x1, m * sizeof *c.x1);
-    parac__scratch_give(c.parent, m * sizeof *c.parent);
-    parac__scratch_give(c.root, m * sizeof *c.root);
+    parac__kept_block_give(c.bits, bits_size);
+    parac__kept_block_give(c.scratch, scratch_size);
+    parac__kept_block_give(c.x0, m * sizeof *c.x0);
+    parac__kept_block_give(c.x1, m * sizeof *c.x1);
+    parac__kept_block_give(c.parent, m * sizeof *c.parent);
+    parac__kept_block_give(c.root, m * sizeof *c.root);
     parac__uf_links_free(&c.links);
     return rc;
 }
