@@ -49,8 +49,14 @@ parac_status parac__wrap(parac_status status, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
+    /* "label (method runs on cpu)" before "label: the input is f64": the
+     * name once */
+    const char *inner = previous;
+    const size_t name = strcspn(prefix, " :");
+    if (name && strncmp(previous, prefix, name) == 0 && previous[name] == ':' && previous[name + 1] == ' ')
+        inner = previous + name + 2;
     if (previous[0])
-        snprintf(last_message, sizeof last_message, "%.500s: %.500s", prefix, previous);
+        snprintf(last_message, sizeof last_message, "%.500s: %.500s", prefix, inner);
     else
         snprintf(last_message, sizeof last_message, "%.500s: %s", prefix,
                  parac_status_string(status));

@@ -18,7 +18,9 @@ extern "C" {
 parac_status parac__fail(parac_status status, const char *fmt, ...) PARAC__PRINTF(2, 3);
 
 /* Prefix the current message with context ("reading 'a.png': ...") and
- * pass the status through. */
+ * pass the status through. A message that starts with the prefix's first
+ * word and a colon loses that start: "label (method runs on cpu): the input
+ * is f64", not "label (method runs on cpu): label: the input is f64". */
 parac_status parac__wrap(parac_status status, const char *fmt, ...) PARAC__PRINTF(2, 3);
 
 #ifdef __cplusplus

@@ -20,7 +20,8 @@ PyObject *parac_py_raise_status(parac_status st, const char *what)
     }
     if (!msg || !*msg) msg = parac_status_string(st);
     const size_t n = strlen(what);
-    if (strncmp(msg, what, n) == 0 && msg[n] == ':') PyErr_SetString(type, msg); /* it names the operation */
+    if (strncmp(msg, what, n) == 0 && (msg[n] == ':' || strncmp(msg + n, " (method ", 9) == 0))
+        PyErr_SetString(type, msg); /* it names the operation */
     else PyErr_Format(type, "%s: %s", what, msg);
     return NULL;
 }
