@@ -24,12 +24,13 @@ from ._registry import _DTYPES
 _INPUTS = {"convert": 1, "gauss": 1, "convolve": 1, "reconstruct": 2, "fill-holes": 1, "h-maxima": 1, "h-minima": 1, "regional-maxima": 1,
            "regional-minima": 1, "clear-border": 1, "floodfill": 1, "label": 1, "remove-small-objects": 1,
            "remove-small-holes": 1, "opening-by-reconstruction": 1, "closing-by-reconstruction": 1,
-           "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1, "skeleton": 1}
+           "regionprops": (1, 2), "fill": 1, "fill-label-holes": 1, "skeleton": 1, "lookup": 2}
 # the input dtypes each operation takes, as the command line's
 _TAKES = {"convert": ("u8", "u16", "i32", "f32", "f64", "i64"), "label": ("u8", "u16", "i32", "f32"),
           "regionprops": ("u8", "u16", "i32"), "fill": ("u8", "u16"),
           "remove-small-objects": ("u8", "u16", "i32"), "remove-small-holes": ("u8", "u16", "i32"),
-          "fill-label-holes": ("u8", "u16", "i32"), "skeleton": ("u8", "u16", "i32")}
+          "fill-label-holes": ("u8", "u16", "i32"), "skeleton": ("u8", "u16", "i32"),
+          "lookup": ("u8", "u16", "i32", "i64")}  # lookup: its INDEX (its TABLE: any dtype)
 _TAKES_DEFAULT = ("u8", "u16", "f32")
 _INTENSITY_TAKES = ("u8", "u16", "i32", "f32")  # regionprops' second image
 _NAMES = {v: k for k, v in _DTYPES.items()}
@@ -66,6 +67,9 @@ def _parser(op):
     n = _INPUTS[op["name"]]
     if n == (1, 2):  # a table from one or two images
         ins, outs, nargs, what = "LABELS [INTENSITY]", "TABLE", "+", "Zarr, OME-Zarr, TIFF or NPY; TABLE .csv, .json or .npy"
+    elif op["name"] == "lookup":
+        ins, outs, nargs = "INDEX TABLE", "OUT", 3
+        what = "Zarr, OME-Zarr, TIFF or NPY (TABLE, one row, is read whole)"
     else:
         ins, outs, nargs = "MARKER MASK" if n == 2 else "IN", "OUT", n + 1
         what = "Zarr, OME-Zarr, TIFF or NPY"
@@ -585,6 +589,14 @@ def _skeleton(a, p, device, method):
     return skel, [(report, results)]
 
 
+def _lookup(index, table, device, method):
+    """parac-dask lookup INDEX TABLE OUT: the table read whole (a row of
+    entries), each block of INDEX through it (python/parac/_dask_lookup.py)."""
+    from . import lookup
+
+    return lookup(index, table.compute(), device=device, method=method), []
+
+
 def _foreground(fg, block, decided):
     xp = _xp(block)
     return xp.where((block != 0) | decided, np.uint8(fg), np.uint8(0))
@@ -681,14 +693,16 @@ def run(argv):
                          "makes it grey)" % (name, ins[0], nch, name))
     _dask_files.check_pyramid(out, first.shape[:spatial], ns.pyramid, ns.downsample)
     chunks = _chunks(ns.chunks, spatial) or first.chunksize[:spatial]
-    opened = [_dask_files.open_array(f, chunks, ns.layout) for f in ins]
+    # lookup's TABLE, read whole, keeps its own chunks
+    opened = [_dask_files.open_array(f, None if name == "lookup" and i else chunks, ns.layout)
+              for i, f in enumerate(ins)]
     for f, (_a, n) in zip(ins[1:], opened[1:]):
         if n:
             raise UsageError("%s: %s: an image of %d channels; %s takes one" % (name, f, n, name))
     arrays = [a for a, _n in opened]
     p["_channels"] = nch
     takes = _TAKES.get(name, _TAKES_DEFAULT)
-    for f, a in zip(ins, arrays):
+    for f, a in zip(ins[:1] if name == "lookup" else ins, arrays):
         dt = _NAMES.get(str(a.dtype), str(a.dtype))
         if dt not in takes:
             raise UsageError("%s: %s: dtype %s is not supported (%s; see 'parac-dask convert')"
@@ -696,6 +710,8 @@ def run(argv):
     with _running(ns) as compute:
         if name == "reconstruct":
             res, extra = _reconstruct(arrays[0], arrays[1], p, ns.device, ns.method)
+        elif name == "lookup":
+            res, extra = _lookup(arrays[0], arrays[1], ns.device, ns.method)
         else:
             res, extra = _RUN[name](arrays[0], p, ns.device, ns.method)
         store, finish = _dask_files.store_graph(res, out, ns.pyramid, ns.downsample, p.get("_out_channels", nch))

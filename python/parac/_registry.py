@@ -309,9 +309,15 @@ def _dask_fill_label_holes(*arrays, **kwargs):
     return _dask_label_holes.registry_call(*arrays, **kwargs)
 
 
+def _dask_lookup(*arrays, **kwargs):
+    from . import _dask_lookup
+
+    return _dask_lookup.registry_call(*arrays, **kwargs)
+
+
 # the registry functions that take Dask arrays (the others are reached through
 # parac.ndimage, parac.morphology, ...; docs/distributed.md)
-_DASK = {"fill-label-holes": _dask_fill_label_holes}
+_DASK = {"fill-label-holes": _dask_fill_label_holes, "lookup": _dask_lookup}
 
 
 def _make(op):

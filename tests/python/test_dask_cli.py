@@ -618,3 +618,31 @@ def test_npy_chunks_parse_the_header_once(tmp_path, monkeypatch):
     got = a.compute(scheduler="threads")
     assert got.dtype == np.int16 and np.array_equal(got, data.astype(np.int16))
     assert len(loads) == 2
+
+
+@pytest.mark.parametrize("shape,chunks", [((151, 97), "17"), ((151, 97), "1,97"), ((23, 31, 29), "7,11,5")])
+def test_lookup_equals_the_command_line(tmp_path, shape, chunks):
+    """parac-dask lookup INDEX TABLE OUT equals `parac lookup` on the whole
+    files, for index and table dtypes and output formats; an index out of
+    range exits 1 naming it and writes nothing."""
+    r = np.random.default_rng(4)
+    for k, (itype, ttype, ext) in enumerate((("uint16", "float32", "zarr"), ("int32", "int64", "npy"),
+                                             ("uint8", "uint8", "tif"), ("int64", "float64", "zarr"))):
+        index = r.integers(0, 200, shape).astype(itype)
+        src = tmp_path / ("index-%d.zarr" % k)
+        write_zarr(src, index, (40,) * index.ndim)
+        np.save(tmp_path / "index.npy", index)
+        np.save(tmp_path / "table.npy", (r.random((1, 200)) * 1e4).astype(ttype))
+        parac_cli("lookup", tmp_path / "index.npy", tmp_path / "table.npy", tmp_path / ("want-%d.npy" % k))
+        got = tmp_path / ("got-%d.%s" % (k, ext))
+        dask_cli("lookup", src, tmp_path / "table.npy", got, "--chunks", chunks, "-q")
+        want = np.load(tmp_path / ("want-%d.npy" % k))
+        assert read(got).dtype == want.dtype and read(got).tobytes() == want.tobytes(), (itype, ttype, ext)
+    index[-1, -1] = 200
+    write_zarr(tmp_path / "bad.zarr", index, (40,) * index.ndim)
+    r = dask_cli("lookup", tmp_path / "bad.zarr", tmp_path / "table.npy", tmp_path / "bad-out.zarr", ok=False)
+    assert r.returncode == 1 and "INDEX holds 200 at" in r.stderr
+    assert not (tmp_path / "bad-out.zarr").exists()
+    r = dask_cli("lookup", tmp_path / "index.npy", tmp_path / "table.npy", tmp_path / "f.zarr", ok=False)
+    r2 = dask_cli("lookup", tmp_path / "table.npy", tmp_path / "index.npy", tmp_path / "g.zarr", ok=False)
+    assert r.returncode == 0 and r2.returncode == 1 and "not supported" in r2.stderr

@@ -140,3 +140,37 @@ def test_cupy_in_cupy_out():
     index[400, 3] = -5
     with pytest.raises(ValueError, match=r"INDEX holds -5 at \(x 3, y 400\)"):
         parac.lookup(cupy.asarray(index), cupy.asarray(table[None]))
+
+
+@pytest.mark.parametrize("shape,chunks", [((151, 97), (17, 20)), ((151, 97), (1, 97)), ((151, 97), (151, 1)),
+                                          ((23, 31, 29), (7, 11, 5))])
+def test_dask_arrays_equal_the_whole_array(shape, chunks):
+    """A Dask array of any chunking gives the in-memory result bit for bit,
+    every table dtype (bool read as bytes); the table is one key of the graph."""
+    da = pytest.importorskip("dask.array")
+    r = np.random.default_rng(shape[0] + chunks[0])
+    index = r.integers(0, 300, shape).astype(np.int32)
+    d = da.from_array(index, chunks=chunks)
+    for k, ttype in enumerate(TABLE_TYPES + [bool]):
+        table = table_of(300, ttype, k) if ttype is not bool else r.random(300) < 0.5
+        got = parac.lookup(d, table[None])
+        assert isinstance(got, da.Array) and got.chunks == d.chunks
+        want = parac.lookup(index, table[None], device="cpu")
+        assert got.dtype == want.dtype
+        assert got.compute(scheduler="threads").tobytes() == want.tobytes(), ttype
+        assert sum(1 for key in dict(got.dask) if "parac-lookup-table" in str(key)) == 1
+
+
+def test_dask_bad_input():
+    """Dask arrays get the in-memory call's errors when the call is made, and an
+    index out of range names its pixel in the whole array's coordinates."""
+    da = pytest.importorskip("dask.array")
+    index = np.random.default_rng(1).integers(0, 40, (9, 61, 70)).astype(np.int64)
+    with pytest.raises(TypeError, match="INDEX is f32"):
+        parac.lookup(da.from_array(index.astype(np.float32), chunks=10), np.zeros((1, 40)))
+    with pytest.raises(ValueError, match="one row of one channel"):
+        parac.lookup(da.from_array(index, chunks=10), np.zeros((2, 40)))
+    index[7, 50, 66] = 40
+    got = parac.lookup(da.from_array(index, chunks=(4, 16, 16)), np.zeros((1, 40), np.float32))
+    with pytest.raises(ValueError, match=r"INDEX holds 40 at \(x 66, y 50, z 7\), outside TABLE's 40 entries"):
+        got.compute(scheduler="synchronous")
