@@ -28,28 +28,51 @@ static parac_status lookup_check(const char *op, const parac_image *index, const
     return PARAC_OK;
 }
 
+/* The methods read pixels one after another in a row (and the table's
+ * entries so): a view with gaps between pixels (a NumPy slice with a step
+ * along x) is read from a packed copy. */
+static parac_status packed(const parac_image *in, parac_image **copy, const parac_image **use, void *stream)
+{
+    *copy = NULL;
+    *use = in;
+    if (parac_image_is_packed(in)) return PARAC_OK;
+    PARAC_TRY(parac_image_clone(copy, in, in->memory, in->device, stream));
+    *use = *copy;
+    return PARAC_OK;
+}
+
 static parac_status lookup_run(parac_op_call *call)
 {
     const char *op = call->op->name;
-    const parac_image *index = call->inputs[0], *table = call->inputs[1];
-    PARAC_TRY(lookup_check(op, index, table));
+    PARAC_TRY(lookup_check(op, call->inputs[0], call->inputs[1]));
     const int cuda = call->method->backend == PARAC_BACKEND_CUDA;
-    PARAC_TRY(parac_call_output(call, 0, index->width, index->height, index->depth, 1, table->dtype,
-                                cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
-                                cuda ? parac_context_cuda_device(call->ctx) : -1));
+    void *stream = parac_context_stream(call->ctx);
+    const parac_image *index = NULL, *table = NULL;
+    parac_image *index_copy = NULL, *table_copy = NULL;
+    parac_status st = packed(call->inputs[0], &index_copy, &index, stream);
+    if (st == PARAC_OK) st = packed(call->inputs[1], &table_copy, &table, stream);
+    if (st == PARAC_OK)
+        st = parac_call_output(call, 0, index->width, index->height, index->depth, 1, table->dtype,
+                               cuda ? PARAC_MEMORY_CUDA : PARAC_MEMORY_HOST,
+                               cuda ? parac_context_cuda_device(call->ctx) : -1);
     const parac__lookup_spec s = {op, parac_context_threads(call->ctx)};
     parac__lookup_miss miss = {0, 0, 0, 0, 0};
-    PARAC_TRY(cuda ? parac__lookup_cuda(&s, index, table, call->outputs[0], &miss, parac_context_stream(call->ctx))
-                   : parac__lookup_cpu(&s, index, table, call->outputs[0], &miss));
+    if (st == PARAC_OK)
+        st = cuda ? parac__lookup_cuda(&s, index, table, call->outputs[0], &miss, stream)
+                  : parac__lookup_cpu(&s, index, table, call->outputs[0], &miss);
+    const int64_t entries = call->inputs[1]->width;
+    parac_image_destroy(index_copy);
+    parac_image_destroy(table_copy);
+    PARAC_TRY(st);
     if (!miss.found) return PARAC_OK;
     char at[96];
-    if (index->depth > 1)
+    if (call->inputs[0]->depth > 1)
         snprintf(at, sizeof at, "(x %lld, y %lld, z %lld)", (long long)miss.x, (long long)miss.y, (long long)miss.z);
     else
         snprintf(at, sizeof at, "(x %lld, y %lld)", (long long)miss.x, (long long)miss.y);
     return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: INDEX holds %lld at %s, outside TABLE's %lld entries "
-                       "(0..%lld)", op, (long long)miss.value, at, (long long)table->width,
-                       (long long)table->width - 1);
+                       "(0..%lld)", op, (long long)miss.value, at, (long long)entries,
+                       (long long)entries - 1);
 }
 
 static parac_status lookup_choose(parac_op_call *call, const char **method, char *why, size_t why_size)

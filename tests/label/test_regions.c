@@ -403,11 +403,87 @@ static void test_remove_small(void **state)
     }
 }
 
+/* lookup against the table read by hand: the index and the table as one
+ * channel of two (pixels and entries with gaps between them, the methods'
+ * packed copies), resident where the context computes, 2D and 3D, every
+ * index dtype; an index out of range is refused and named. */
+static void check_lookup(int64_t w, int64_t h, int64_t d, parac_dtype it, parac_dtype et, uint64_t seed)
+{
+    const int64_t entries = 301;
+    parac_image *pair = NULL, *tpair = NULL;
+    assert_ok(parac_image_create(&pair, w, h, d, 2, it, PARAC_MEMORY_HOST, -1));
+    assert_ok(parac_image_create(&tpair, entries, 1, 1, 2, et, PARAC_MEMORY_HOST, -1));
+    uint64_t r = seed;
+    parac_image *hidx = NULL, *htab = NULL;
+    assert_ok(parac_image_view_channel(&hidx, pair, 1));
+    assert_ok(parac_image_view_channel(&htab, tpair, 0));
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) set_value(hidx, x, y, z, (double)(test_rand(&r) % (uint64_t)entries));
+    for (int64_t i = 0; i < entries; i++) set_value(htab, i, 0, 0, (double)(test_rand(&r) % 200) - (et == PARAC_U8 ? 0 : 50));
+    parac_image *dpair = pair, *dtpair = tpair;
+#ifdef PARAC_LABEL_TEST_GPU
+    assert_ok(parac_image_upload(&dpair, pair, 0, NULL));
+    assert_ok(parac_image_upload(&dtpair, tpair, 0, NULL));
+#endif
+    parac_image *idx = NULL, *tab = NULL, *out = NULL, *host = NULL;
+    assert_ok(parac_image_view_channel(&idx, dpair, 1));
+    assert_ok(parac_image_view_channel(&tab, dtpair, 0));
+    assert_ok(parac_lookup(ctx, idx, tab, &out));
+    assert_ok(parac_image_clone(&host, out, PARAC_MEMORY_HOST, -1, NULL));
+    assert_int_equal(host->dtype, et);
+    for (int64_t z = 0; z < d; z++)
+        for (int64_t y = 0; y < h; y++)
+            for (int64_t x = 0; x < w; x++) {
+                const int64_t k = (int64_t)value_at(hidx, x, y, z);
+                assert_true(value_at(host, x, y, z) == value_at(htab, k, 0, 0));
+            }
+    parac_image_destroy(out);
+    parac_image_destroy(host);
+    out = host = NULL;
+    /* two indices out of range: the first in raster order is named */
+    set_value(hidx, w - 1, h - 1, d - 1, (double)entries);
+    set_value(hidx, w / 2, h / 2, d - 1, (double)entries + 1);
+    parac_image_destroy(idx);
+#ifdef PARAC_LABEL_TEST_GPU
+    assert_ok(parac_image_copy(dpair, pair, NULL));
+#endif
+    assert_ok(parac_image_view_channel(&idx, dpair, 1));
+    assert_int_equal(parac_lookup(ctx, idx, tab, &out), PARAC_ERR_INVALID_ARGUMENT);
+    assert_null(out);
+    char want[160];
+    if (d > 1)
+        snprintf(want, sizeof want, "INDEX holds %lld at (x %lld, y %lld, z %lld), outside TABLE's 301 entries (0..300)",
+                 (long long)entries + 1, (long long)(w / 2), (long long)(h / 2), (long long)(d - 1));
+    else
+        snprintf(want, sizeof want, "INDEX holds %lld at (x %lld, y %lld), outside TABLE's 301 entries (0..300)",
+                 (long long)entries + 1, (long long)(w / 2), (long long)(h / 2));
+    if (!strstr(parac_error_message(), want)) fail_msg("%s\nwanted: %s", parac_error_message(), want);
+    parac_image_destroy(idx);
+    parac_image_destroy(tab);
+    parac_image_destroy(hidx);
+    parac_image_destroy(htab);
+    if (dpair != pair) parac_image_destroy(dpair);
+    if (dtpair != tpair) parac_image_destroy(dtpair);
+    parac_image_destroy(pair);
+    parac_image_destroy(tpair);
+}
+
+static void test_lookup(void **state)
+{
+    (void)state;
+    check_lookup(517, 33, 1, PARAC_U16, PARAC_F32, 1);
+    check_lookup(61, 17, 5, PARAC_I32, PARAC_I64, 2);
+    check_lookup(1, 1, 1, PARAC_I64, PARAC_U8, 3);
+    check_lookup(3000, 7, 1, PARAC_I64, PARAC_U16, 4);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random),   cmocka_unit_test(test_shapes),   cmocka_unit_test(test_thread_counts),
         cmocka_unit_test(test_refusals), cmocka_unit_test(test_registry),  cmocka_unit_test(test_remove_small),
+        cmocka_unit_test(test_lookup),
     };
 #ifdef PARAC_LABEL_TEST_GPU
     if (!test_have_gpu()) {

@@ -60,6 +60,11 @@ def test_views_and_out(device):
     got = parac.lookup(index, table[None], device=device, out=out)
     assert got is out
     np.testing.assert_array_equal(out, table[index])
+    # gaps between pixels and between entries: steps along x
+    index, table = big[1::3, 2::3] // 2, table[::2]
+    np.testing.assert_array_equal(parac.lookup(index, table[None], device=device), table[index])
+    vol = r.integers(0, 250, (5, 40, 90)).astype(np.uint8)
+    np.testing.assert_array_equal(parac.lookup(vol[::2, :, ::5], table[None], device=device), table[vol[::2, :, ::5]])
 
 
 @pytest.mark.parametrize("device", DEVICES)
