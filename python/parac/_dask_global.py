@@ -765,9 +765,11 @@ def _sum_counts(counts):
 
 
 def _clear_small(block, sizes, size):
-    xp = _xp(block)
-    small = xp.asarray(sizes < size)
-    return xp.where(small[block.astype(xp.int64)], block.dtype.type(0), block)
+    """The block with the labels of fewer than size pixels 0: one lookup
+    through a table of the labels, the small ones 0."""
+    table = np.arange(sizes.size, dtype=block.dtype)
+    table[sizes < size] = 0
+    return _take(table, block)
 
 
 def remove_small_labels(a, size):
