@@ -17,7 +17,7 @@
 #include "core/image_internal.h"
 #include "parac/image.h"
 
-enum { CACHE_SLOTS = 16 };
+enum { CACHE_SLOTS = 64 }; /* a Dask worker's blocks of 16 MiB fill 1 GiB */
 #define CACHE_BYTES ((size_t)1 << 30)
 #define CACHED_MIN ((size_t)4 << 20) /* smaller blocks come back from the heap already mapped */
 

@@ -148,14 +148,14 @@ int parac__rows_contiguous(const parac_image *image)
     return image->depth == 1 || image->slice_pitch == image->row_pitch * image->height;
 }
 
-/* Host storage, rows aligned. Images above 32 MiB get 2 MiB alignment and ask
- * the kernel for huge pages (as numpy does): glibc maps blocks that large
- * afresh on every allocation, and a new 64 MiB output costs 16384 page
+/* Host storage, rows aligned. Blocks from 4 MiB on get 2 MiB alignment and
+ * ask the kernel for huge pages (as numpy does): glibc maps blocks that large
+ * afresh on most allocations, and a new 64 MiB output costs 16384 page
  * faults, more time than a filter's arithmetic. Smaller blocks come back
  * from the heap already mapped, and huge pages would only slow their first
  * touch. */
 enum { HUGE_PAGE = 2 << 20 };
-#define HUGE_MIN ((size_t)32 << 20)
+#define HUGE_MIN ((size_t)4 << 20)
 void *parac__host_map_huge(size_t bytes)
 {
     /* aligned_alloc needs a size that is a multiple of the alignment */
@@ -176,15 +176,18 @@ void *parac__host_alloc_scratch(size_t bytes)
     return bytes >= ((size_t)4 << 20) ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
 }
 
-/* Images above HUGE_MIN come from the blocks kept between calls
+/* Images of HUGE_MIN and more come from the blocks kept between calls
  * (host_cache.c) and go back there when destroyed: a call repeated on images
- * of one size (a stack, a batch, a benchmark) then writes its output into
- * pages already touched, where a fresh block costs the kernel's zeroing of
- * every page (36 % of a single-threaded 8K spiral's labelling on the build
- * machine). */
+ * of one size (a stack, a batch, a benchmark, the blocks of a Dask array)
+ * then writes its output into pages already touched, where a fresh block
+ * costs the kernel's zeroing of every page (36 % of a single-threaded 8K
+ * spiral's labelling on the build machine). glibc reuses heap blocks below
+ * 32 MiB only once as large a block has been freed; a Dask worker holding its
+ * blocks' results got new pages for each 16 MiB block (the relabelling of a
+ * 2048² block 13 ms there, 2.5 ms alone). */
 static void *host_alloc(size_t bytes)
 {
-    if (bytes > HUGE_MIN) return parac__kept_block_take(bytes);
+    if (bytes >= HUGE_MIN) return parac__kept_block_take(bytes);
     return parac__aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 
@@ -222,7 +225,7 @@ static void buffer_release(struct parac_buffer *buf)
     if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return;
     switch (buf->memory) {
     case PARAC_MEMORY_HOST:
-        if (buf->bytes > HUGE_MIN) parac__kept_block_give(buf->ptr, buf->bytes);
+        if (buf->bytes >= HUGE_MIN) parac__kept_block_give(buf->ptr, buf->bytes);
         else free(buf->ptr);
         break;
     case PARAC_MEMORY_PINNED: parac__pinned_free(buf->ptr); break;

@@ -182,7 +182,7 @@ static void test_wrap(void **state)
     parac_image_destroy(img);
 }
 
-/* Host images above 32 MiB come from the blocks kept between calls and go
+/* Host images of 4 MiB and more come from the blocks kept between calls and go
  * back there when destroyed (core/host_cache.c): an image of the same size
  * made after one is destroyed takes its block, one made while it lives gets
  * another (parac_memory_trim() before and after: no block kept by another
