@@ -19,7 +19,6 @@
 
 enum { CACHE_SLOTS = 64 }; /* a Dask worker's blocks of 16 MiB fill 1 GiB */
 #define CACHE_BYTES ((size_t)1 << 30)
-#define CACHED_MIN ((size_t)4 << 20) /* smaller blocks come back from the heap already mapped */
 
 static struct {
     void *p;
@@ -73,7 +72,7 @@ void parac__kept_blocks_trim(void)
 
 void *parac__kept_block_take(size_t bytes)
 {
-    if (bytes < CACHED_MIN) return parac__host_alloc_scratch(bytes);
+    if (bytes < PARAC__HUGE_MIN) return parac__host_alloc_scratch(bytes);
     const size_t c = class_of(bytes);
     /* every request counts, cached or not, so that the k-th is the same in
      * every run of a failure test */
@@ -106,7 +105,7 @@ void *parac__kept_block_take(size_t bytes)
 void parac__kept_block_give(void *p, size_t bytes)
 {
     if (!p) return;
-    if (bytes < CACHED_MIN) {
+    if (bytes < PARAC__HUGE_MIN) {
         free(p);
         return;
     }

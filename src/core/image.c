@@ -155,7 +155,6 @@ int parac__rows_contiguous(const parac_image *image)
  * from the heap already mapped, and huge pages would only slow their first
  * touch. */
 enum { HUGE_PAGE = 2 << 20 };
-#define HUGE_MIN ((size_t)4 << 20)
 void *parac__host_map_huge(size_t bytes)
 {
     /* aligned_alloc needs a size that is a multiple of the alignment */
@@ -173,10 +172,10 @@ void *parac__host_alloc_huge(size_t bytes) { return parac__alloc_injected() ? NU
 
 void *parac__host_alloc_scratch(size_t bytes)
 {
-    return bytes >= ((size_t)4 << 20) ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
+    return bytes >= PARAC__HUGE_MIN ? parac__host_alloc_huge(bytes) : parac__malloc(bytes);
 }
 
-/* Images of HUGE_MIN and more come from the blocks kept between calls
+/* Images of PARAC__HUGE_MIN and more come from the blocks kept between calls
  * (host_cache.c) and go back there when destroyed: a call repeated on images
  * of one size (a stack, a batch, a benchmark, the blocks of a Dask array)
  * then writes its output into pages already touched, where a fresh block
@@ -187,7 +186,7 @@ void *parac__host_alloc_scratch(size_t bytes)
  * 2048² block 13 ms there, 2.5 ms alone). */
 static void *host_alloc(size_t bytes)
 {
-    if (bytes >= HUGE_MIN) return parac__kept_block_take(bytes);
+    if (bytes >= PARAC__HUGE_MIN) return parac__kept_block_take(bytes);
     return parac__aligned_alloc(PARAC_ROW_ALIGNMENT, (bytes + PARAC_ROW_ALIGNMENT - 1) & ~(size_t)(PARAC_ROW_ALIGNMENT - 1));
 }
 
@@ -225,7 +224,7 @@ static void buffer_release(struct parac_buffer *buf)
     if (!buf || atomic_fetch_sub(&buf->refs, 1) != 1) return;
     switch (buf->memory) {
     case PARAC_MEMORY_HOST:
-        if (buf->bytes >= HUGE_MIN) parac__kept_block_give(buf->ptr, buf->bytes);
+        if (buf->bytes >= PARAC__HUGE_MIN) parac__kept_block_give(buf->ptr, buf->bytes);
         else free(buf->ptr);
         break;
     case PARAC_MEMORY_PINNED: parac__pinned_free(buf->ptr); break;

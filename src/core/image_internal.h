@@ -28,14 +28,19 @@ void *parac__host_alloc_huge(size_t bytes);
 /* parac__host_alloc_huge without the failure tests' countdown (for callers
  * that counted the request already). */
 void *parac__host_map_huge(size_t bytes);
+/* Host blocks of this size and more get huge pages and are kept between
+ * calls (host images and scratch arrays alike); smaller ones come from the
+ * heap, already mapped. */
+#define PARAC__HUGE_MIN ((size_t)4 << 20)
 /* Scratch arrays that many threads fill at once (runs, grids): huge pages
- * from 4 MiB on (the faults of a fresh 75 MiB array serialise 16 threads in
- * the kernel), parac__malloc below. Released with free(). */
+ * from PARAC__HUGE_MIN on (the faults of a fresh 75 MiB array serialise 16
+ * threads in the kernel), parac__malloc below. Released with free(). */
 void *parac__host_alloc_scratch(size_t bytes);
-/* The same, kept between calls (host_cache.c; host images above 32 MiB
- * too): take a block of at least `bytes`, give it back with the same `bytes`
- * when done (NULL is ignored); parac__kept_blocks_trim() frees the blocks kept.
- * A block taken again holds its last user's bytes (junk in debug builds). */
+/* The same, kept between calls (host_cache.c; the pixels of host images of
+ * PARAC__HUGE_MIN and more too): take a block of at least `bytes`, give it
+ * back with the same `bytes` when done (NULL is ignored);
+ * parac__kept_blocks_trim() frees the blocks kept. A block taken again holds
+ * its last user's bytes (junk in debug builds). */
 void *parac__kept_block_take(size_t bytes);
 void parac__kept_block_give(void *p, size_t bytes);
 void parac__kept_blocks_trim(void);
