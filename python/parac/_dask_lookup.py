@@ -46,11 +46,10 @@ def registry_call(index, table, device=None, method=None):
 
     from . import lookup
 
-    table = _host(table)
+    table = np.asarray(_host(table))
     if index.ndim not in (2, 3):
         raise ValueError("lookup: input 1 has %d dimensions; parac takes 2 (rows, columns) or 3 (slices, rows, "
                          "columns)" % index.ndim)
-    table = np.asarray(table)
     dtype = lookup(np.zeros((1,) * index.ndim, index.dtype), table, device="cpu").dtype  # the registry's checks
     meta = _xp(index._meta).empty((0,) * index.ndim, dtype)
     t = dask.delayed(table, pure=True, name="parac-lookup-table-" + tokenize(table))

@@ -3,6 +3,7 @@
 // position (atomicMin), which the host then reads back to name it.
 #include <cuda_runtime.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "core/device_internal.h"
 #include "cuda/cuda_check.h"
@@ -28,35 +29,41 @@ __global__ void lookup_kernel(plane in, const ET *table, uint64_t entries, char 
     }
 }
 
+template <typename IT, typename ET>
+void launch_entries(const parac_image *index, const parac_image *table, parac_image *out, int64_t n,
+                    unsigned long long *first_miss, cudaStream_t st)
+{
+    const plane in{(const char *)index->data, index->row_pitch, index->slice_pitch};
+    lookup_kernel<IT, ET><<<parac__grid_for(n, 256), 256, 0, st>>>(
+        in, (const ET *)table->data, (uint64_t)table->width, (char *)out->data, out->row_pitch, out->slice_pitch,
+        index->width, index->height, n, first_miss);
+}
+
+// entries by their size: a table's bits are copied, whatever its dtype
 template <typename IT>
 void launch(const parac_image *index, const parac_image *table, parac_image *out, int64_t n,
             unsigned long long *first_miss, cudaStream_t st)
 {
-    const plane in{(const char *)index->data, index->row_pitch, index->slice_pitch};
-    const uint64_t entries = (uint64_t)table->width;
-    const unsigned grid = parac__grid_for(n, 256);
-    char *o = (char *)out->data;
     switch (parac_dtype_size(table->dtype)) {
-    case 1:
-        lookup_kernel<IT, uint8_t><<<grid, 256, 0, st>>>(in, (const uint8_t *)table->data, entries, o, out->row_pitch,
-                                                         out->slice_pitch, index->width, index->height, n, first_miss);
-        break;
-    case 2:
-        lookup_kernel<IT, uint16_t><<<grid, 256, 0, st>>>(in, (const uint16_t *)table->data, entries, o,
-                                                          out->row_pitch, out->slice_pitch, index->width,
-                                                          index->height, n, first_miss);
-        break;
-    case 4:
-        lookup_kernel<IT, uint32_t><<<grid, 256, 0, st>>>(in, (const uint32_t *)table->data, entries, o,
-                                                          out->row_pitch, out->slice_pitch, index->width,
-                                                          index->height, n, first_miss);
-        break;
-    default:
-        lookup_kernel<IT, uint64_t><<<grid, 256, 0, st>>>(in, (const uint64_t *)table->data, entries, o,
-                                                          out->row_pitch, out->slice_pitch, index->width,
-                                                          index->height, n, first_miss);
-        break;
+    case 1: launch_entries<IT, uint8_t>(index, table, out, n, first_miss, st); break;
+    case 2: launch_entries<IT, uint16_t>(index, table, out, n, first_miss, st); break;
+    case 4: launch_entries<IT, uint32_t>(index, table, out, n, first_miss, st); break;
+    default: launch_entries<IT, uint64_t>(index, table, out, n, first_miss, st); break;
     }
+}
+
+// The value of an index element read back from the device.
+parac_status index_value(const parac_image *index, const char *p, int64_t *v)
+{
+    unsigned char b[8] = {0};
+    PARAC_TRY(PARAC_CUDA_CHECK(cudaMemcpy(b, p, parac_dtype_size(index->dtype), cudaMemcpyDeviceToHost)));
+    switch (index->dtype) {
+    case PARAC_U8: *v = b[0]; break;
+    case PARAC_U16: { uint16_t u; memcpy(&u, b, 2); *v = u; break; }
+    case PARAC_I32: { int32_t u; memcpy(&u, b, 4); *v = u; break; }
+    default: memcpy(v, b, 8); break;
+    }
+    return PARAC_OK;
 }
 
 } // namespace
@@ -96,28 +103,7 @@ extern "C" parac_status parac__lookup_cuda(const parac__lookup_spec *s, const pa
     const char *p = (const char *)index->data + z * index->slice_pitch + y * index->row_pitch +
                     x * (int64_t)parac_dtype_size(index->dtype);
     int64_t v = 0;
-    switch (index->dtype) {
-    case PARAC_U8: {
-        uint8_t b = 0;
-        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 1, cudaMemcpyDeviceToHost));
-        v = b;
-        break;
-    }
-    case PARAC_U16: {
-        uint16_t b = 0;
-        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 2, cudaMemcpyDeviceToHost));
-        v = b;
-        break;
-    }
-    case PARAC_I32: {
-        int32_t b = 0;
-        rc = PARAC_CUDA_CHECK(cudaMemcpy(&b, p, 4, cudaMemcpyDeviceToHost));
-        v = b;
-        break;
-    }
-    default: rc = PARAC_CUDA_CHECK(cudaMemcpy(&v, p, 8, cudaMemcpyDeviceToHost)); break;
-    }
-    if (rc != PARAC_OK) return rc;
+    PARAC_TRY(index_value(index, p, &v));
     *miss = parac__lookup_miss{1, x, y, z, v};
     return PARAC_OK;
 }
