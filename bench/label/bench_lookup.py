@@ -6,7 +6,7 @@ marking): bench_label.py's 8K contours and noise at 50 % (8 neighbours) and
 labels (NumPy's copyto into a touched array, CuPy's) as the floor of a pass
 that reads and writes as many bytes. Every result checked against NumPy's.
 
-    PYTHONPATH=build/python python3 bench/label/bench_lookup.py [--gpu]
+    PYTHONPATH=build/python python3 bench/label/bench_lookup.py [--gpu | --gpu-only]
 """
 import argparse
 import os
@@ -29,6 +29,7 @@ def timed(fn, sync=None):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="store_true", help="also CuPy arrays on the GPU")
+    ap.add_argument("--gpu-only", action="store_true", help="CuPy arrays on the GPU only")
     args = ap.parse_args()
     k8 = (4320, 7680)
     cases = [("8K contours", contours(k8)), ("8K noise50", noise(k8, 0.5)), ("4096 noise50", noise((4096, 4096), 0.5))]
@@ -40,23 +41,24 @@ def main():
                   ("uint8 marking", (rng.random(n + 1) < 0.5).astype(np.uint8))]
         for tname, t in tables:
             want = t[lab]
-            assert np.array_equal(parac.lookup(lab, t[None], device="cpu"), want)
+            assert np.array_equal(parac.lookup(lab, t, device="cpu"), want)
             copy = np.empty_like(lab)
             print("%-34s" % ("%s, %d labels, %s" % (name, n, tname)))
-            print("  %-32s %s" % ("cpu parac.lookup", timed(lambda: parac.lookup(lab, t[None], device="cpu"))))
-            print("  %-32s %s" % ("cpu numpy.take", timed(lambda: np.take(t, lab))))
-            print("  %-32s %s" % ("cpu table[labels]", timed(lambda: t[lab])))
-            print("  %-32s %s" % ("cpu copy of the labels", timed(lambda: np.copyto(copy, lab))))
-            if args.gpu:
+            if not args.gpu_only:
+                print("  %-32s %s" % ("cpu parac.lookup", timed(lambda: parac.lookup(lab, t, device="cpu"))))
+                print("  %-32s %s" % ("cpu numpy.take", timed(lambda: np.take(t, lab))))
+                print("  %-32s %s" % ("cpu table[labels]", timed(lambda: t[lab])))
+                print("  %-32s %s" % ("cpu copy of the labels", timed(lambda: np.copyto(copy, lab))))
+            if args.gpu or args.gpu_only:
                 import cupy
 
                 sync = cupy.cuda.Device().synchronize
                 dl, dt = cupy.asarray(lab), cupy.asarray(t)
-                assert cupy.array_equal(parac.lookup(dl, dt[None]), cupy.asarray(want))
+                assert cupy.array_equal(parac.lookup(dl, dt), cupy.asarray(want))
                 out = cupy.empty(lab.shape, t.dtype)
                 dcopy = cupy.empty_like(dl)
-                print("  %-32s %s" % ("gpu parac.lookup", timed(lambda: parac.lookup(dl, dt[None]), sync)))
-                print("  %-32s %s" % ("gpu parac.lookup, out=", timed(lambda: parac.lookup(dl, dt[None], out=out),
+                print("  %-32s %s" % ("gpu parac.lookup", timed(lambda: parac.lookup(dl, dt), sync)))
+                print("  %-32s %s" % ("gpu parac.lookup, out=", timed(lambda: parac.lookup(dl, dt, out=out),
                                                                          sync)))
                 print("  %-32s %s" % ("gpu cupy.take", timed(lambda: cupy.take(dt, dl), sync)))
                 print("  %-32s %s" % ("gpu copy of the labels", timed(lambda: cupy.copyto(dcopy, dl), sync)))

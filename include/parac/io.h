@@ -45,6 +45,7 @@ typedef enum parac_layout {
 typedef struct parac_read_options {
     parac_format format;   /* AUTO: magic bytes, then extension */
     parac_layout layout;   /* .npy / NRRD axis interpretation */
+    int row;               /* a 1-axis .npy array reads as one row (1 x N): a table of entries */
 } parac_read_options;
 
 typedef struct parac_write_options {

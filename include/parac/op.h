@@ -143,6 +143,14 @@ struct parac_op {
      * 1: the operation gets them where they are and places them itself (an
      * image larger than device memory can stay on the host). */
     int keeps_inputs;
+    /* Bit k: input k is a row of entries (a table of values), not an image:
+     * Python takes a 1-D array there and the CLI a 1-D NPY file, as one row. */
+    unsigned row_inputs;
+    /* Bit k: output 0's elements are input k's, moved and never computed on:
+     * Python passes an element type the library lacks (bool, int8, int16,
+     * uint32, uint64, float16) as the library's type of its size, and gives
+     * output 0 back as the caller's type. */
+    unsigned moved_inputs;
 };
 
 /* Parameter lists. */

@@ -694,7 +694,8 @@ def run(argv):
     _dask_files.check_pyramid(out, first.shape[:spatial], ns.pyramid, ns.downsample)
     chunks = _chunks(ns.chunks, spatial) or first.chunksize[:spatial]
     # lookup's TABLE, read whole, keeps its own chunks
-    opened = [_dask_files.open_array(f, None if name == "lookup" and i else chunks, ns.layout)
+    rows = ops[name]["row_inputs"]
+    opened = [_dask_files.open_array(f, None if name == "lookup" and i else chunks, ns.layout, row=bool(rows >> i & 1))
               for i, f in enumerate(ins)]
     for f, (_a, n) in zip(ins[1:], opened[1:]):
         if n:

@@ -238,13 +238,14 @@ def _zarr_array(path, kind):
     return arr, ["s" if a in ("z", "y", "x") else "c" if a == "c" else "-" for a in axes]
 
 
-def open_array(path, chunks=None, layout="auto"):
+def open_array(path, chunks=None, layout="auto", row=False):
     """(a, channels): a lazy Dask array of the image or volume in path (2D
     or 3D) and its number of channels (0: none; 2-4: a's last axis, never cut
     into chunks), chunked by chunks along the spatial axes (an int per axis,
     or one for every axis; None: the file's own chunks, at least 1024 pixels
     a side in 2D and 128 in 3D). layout: how a 3-axis NPY or Zarr array is
-    read (auto, hwc, dhw), as `parac --layout`."""
+    read (auto, hwc, dhw), as `parac --layout`. row: a 1-axis array is taken
+    too, as one row (an operation's table of entries)."""
     import dask.array as da
 
     if not os.path.exists(path):
@@ -258,15 +259,16 @@ def open_array(path, chunks=None, layout="auto"):
         src = _TiffChunks(path) if kind == "tiff" else _NpyChunks(path, layout)
     nch = src.channels
     shape = src.shape[:-1] if nch else src.shape
-    if len(shape) not in (2, 3):
-        raise FileError("%s: shape %s; parac-dask takes a 2D image or a 3D volume%s"
-                        % (path, src.shape, " of 1-4 channels" if nch else ""))
+    if len(shape) not in (2, 3) and not (row and len(shape) == 1 and not nch):
+        raise FileError("%s: shape %s; parac-dask takes %s2D image or a 3D volume%s"
+                        % (path, src.shape, "a row of entries, a " if row else "a ",
+                           " of 1-4 channels" if nch else ""))
     if any(n == 0 for n in src.shape):
         raise FileError("%s: an empty image (shape %s)" % (path, src.shape))
     own = getattr(src, "chunks", None)
     if chunks is None:
-        least = 1024 if len(shape) == 2 else 128
-        chunks = tuple(max(c, least) for c in own[:len(shape)]) if own else (4096 if len(shape) == 2 else 256)
+        least = 128 if len(shape) == 3 else 1024
+        chunks = tuple(max(c, least) for c in own[:len(shape)]) if own else (256 if len(shape) == 3 else 4096)
     if nch:
         chunks = (tuple(chunks) if isinstance(chunks, tuple) else (chunks,) * len(shape)) + (nch,)
     # a store is read in its own chunks, then cut as asked

@@ -49,6 +49,53 @@ def _as_input(a):
     return arr if in_place else arr.copy(order="C")  # a new array: C order, aligned
 
 
+# the library's element type of each size, for elements it only moves (an
+# operation's moved_inputs): the caller's bool, int8, int16, uint32, uint64 or
+# float16 travel as these and come back as themselves
+_MOVED_AS = {1: "uint8", 2: "uint16", 4: "int32", 8: "int64"}
+_LIBRARY_TYPES = frozenset(_DTYPES.values())
+
+
+def _moved_view(a):
+    """(a view of a in the library's type of its element size, a's element
+    type) where the library lacks a's type and may move its bits; else
+    (a, None). NumPy and CuPy arrays and PyTorch tensors."""
+    dt = getattr(a, "dtype", None)
+    if dt is None:
+        return a, None
+    if type(a).__module__.split(".")[0] == "torch":
+        import torch
+
+        if dt.is_complex or dt.itemsize not in _MOVED_AS or str(dt)[6:] in _LIBRARY_TYPES:
+            return a, None
+        return a.view(getattr(torch, _MOVED_AS[dt.itemsize])), dt
+    if getattr(dt, "kind", "") not in "biuf" or dt.name in _LIBRARY_TYPES or dt.itemsize not in _MOVED_AS:
+        return a, None
+    return a.view(_MOVED_AS[dt.itemsize]), dt
+
+
+def _rows_and_moved(arrays, out, row_inputs, moved_inputs):
+    """The inputs as the library takes them (operations with row or moved
+    inputs, see op.h): a 1-D row input as one row (1, N), a moved input of a
+    type the library lacks as a view of its bits; out= likewise. Returns
+    (arrays, out, the element type output 0 is given back as or None, the
+    caller's own output 0 where out= gave one that is viewed)."""
+    arrays, back, mine = list(arrays), None, None
+    for k, a in enumerate(arrays):
+        if row_inputs >> k & 1 and len(getattr(a, "shape", ())) == 1:
+            a = a.reshape(1, -1)
+        if moved_inputs >> k & 1:
+            a, dt = _moved_view(a)
+            back = back if dt is None else dt
+        arrays[k] = a
+    if back is not None and out is not None:
+        first = out[0] if isinstance(out, (tuple, list)) else out
+        view, dt = _moved_view(first)
+        if dt is not None:
+            out, mine = (view,) + tuple(out[1:]) if isinstance(out, (tuple, list)) else view, first
+    return tuple(arrays), out, back, mine
+
+
 def _given_outputs(out, n_out, who):
     """out= as the extension takes it: None, or a tuple with one writable
     NumPy array (or None) per output. The library computes into an array
@@ -330,6 +377,7 @@ def _make(op):
     n_in = len(inputs)
     n_least = n_in - op["n_optional_inputs"]
     has_tables = any(t is not None for t in op["tables"])
+    row_inputs, moved_inputs = op["row_inputs"], op["moved_inputs"]
 
     def fn(*arrays, device=None, method=None, out=None, channel_axis=None, **kwargs):
         records = kwargs.pop("_records", False) if has_tables else False
@@ -339,6 +387,9 @@ def _make(op):
             if out is not None or channel_axis is not None:
                 raise NotImplementedError("%s: out= and channel_axis= are not supported for Dask arrays" % py_name(name))
             return _DASK[name](*arrays, device=device, method=method, **kwargs)
+        back = mine = None
+        if row_inputs | moved_inputs:
+            arrays, out, back, mine = _rows_and_moved(arrays, out, row_inputs, moved_inputs)
         channels = _channels_last(channel_axis, arrays[0], py_name(name)) if arrays else False
         if arrays and "connectivity" in kwargs and not channels:
             _plane_connectivity(kwargs, arrays[0])
@@ -348,6 +399,8 @@ def _make(op):
                 res = _tables(op, res, numbers, len(getattr(arrays[0], "shape", ())), len(arrays), records)
             else:
                 res = _one_slice(res, arrays[0], channels)
+            if back is not None:  # the caller's element type again (their own out= itself)
+                res = [res[0].view(back) if mine is None else mine] + list(res[1:])
             return _returned(res, numbers, n_out)
 
         if out is None and device is None and not channels and n_least <= len(arrays) <= n_in:

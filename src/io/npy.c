@@ -179,6 +179,13 @@ parac_status parac__read_npy(const parac_io_reader_args *args, parac_image **out
     int axis_of[4]; /* for each numpy axis: 0 z, 1 y, 2 x, 3 c */
     parac_layout layout = args->options->layout;
     switch (h.ndim) {
+    case 1:
+        if (!args->options->row)
+            return parac__fail(PARAC_ERR_UNSUPPORTED, "NPY array of 1 axis is not an image (2-4 axes: (H,W), (H,W,C), "
+                               "(D,H,W), (D,H,W,C))");
+        H = 1, W = s[0];
+        axis_of[0] = 2;
+        break;
     case 2:
         H = s[0], W = s[1];
         axis_of[0] = 1, axis_of[1] = 2;

@@ -108,12 +108,14 @@ const parac_op parac__op_lookup = {
     .summary = "replace every pixel by the table entry it indexes",
     .description =
         "OUT = TABLE[INDEX] per pixel, as NumPy's table[index]: INDEX is u8, u16, i32 or i64, 2D or 3D, one "
-        "channel; TABLE is one row (its entries along x, any dtype; a (1, N) array from NumPy), and OUT has "
-        "INDEX's size and TABLE's dtype. An index below 0 or at N or past it is an error that names the first "
+        "channel; TABLE is one row of N entries of any dtype (a 1-D array or NPY file; from Python also bool, int8, "
+        "int16, uint32, uint64 or float16), and OUT has INDEX's size and TABLE's dtype. An index below 0 or at N or past it is an error that names the first "
         "such pixel. A label image through a table of its labels' values: classes, sizes, new numbers (the "
         "chunked labelling relabels each block so). See docs/labels.md.",
     .usage_args = "INDEX TABLE OUT",
     .n_inputs = 2,
+    .row_inputs = 1u << 1,
+    .moved_inputs = 1u << 1,
     .n_outputs = 1,
     .params_size = 0,
     .methods = lookup_methods,

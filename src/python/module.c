@@ -750,7 +750,7 @@ static PyObject *py_read(PyObject *self, PyObject *pyargs)
     (void)self;
     const char *path, *layout = "auto";
     if (!PyArg_ParseTuple(pyargs, "s|s", &path, &layout)) return NULL;
-    parac_read_options o = {PARAC_FORMAT_AUTO, PARAC_LAYOUT_AUTO};
+    parac_read_options o = {.format = PARAC_FORMAT_AUTO, .layout = PARAC_LAYOUT_AUTO};
     if (strcmp(layout, "hwc") == 0) o.layout = PARAC_LAYOUT_HWC;
     else if (strcmp(layout, "dhw") == 0) o.layout = PARAC_LAYOUT_DHW;
     else if (strcmp(layout, "auto") != 0)

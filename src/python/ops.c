@@ -78,11 +78,11 @@ PyObject *parac_py_ops(PyObject *self, PyObject *unused)
         }
         PyObject *tables = table_columns(op);
         if (!tables) goto fail_item;
-        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:i,s:N,s:N,s:N,s:N}", "name", op->name, "summary",
-                                    op->summary, "description", op->description, "usage", op->usage_args, "n_inputs",
-                                    op->n_inputs, "n_optional_inputs", op->n_optional_inputs, "n_outputs",
-                                    op->n_outputs, "params", params, "methods", methods, "results", results, "tables",
-                                    tables);
+        PyObject *d = Py_BuildValue("{s:s,s:z,s:z,s:z,s:i,s:i,s:i,s:I,s:I,s:N,s:N,s:N,s:N}", "name", op->name,
+                                    "summary", op->summary, "description", op->description, "usage", op->usage_args,
+                                    "n_inputs", op->n_inputs, "n_optional_inputs", op->n_optional_inputs, "n_outputs",
+                                    op->n_outputs, "row_inputs", op->row_inputs, "moved_inputs", op->moved_inputs,
+                                    "params", params, "methods", methods, "results", results, "tables", tables);
         if (!d) {
             params = methods = results = NULL; /* stolen by "N" even on failure */
             goto fail_item;

@@ -14,7 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                            PARAC_FORMAT_TIFF, PARAC_FORMAT_PNM, PARAC_FORMAT_NPY,
                                            PARAC_FORMAT_NRRD};
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
-        parac_read_options options = {formats[f], (parac_layout)(size ? data[size - 1] % 3 : 0)};
+        parac_read_options options = {.format = formats[f],
+                                      .layout = (parac_layout)(size ? data[size - 1] % 3 : 0),
+                                      .row = size > 1 && data[size - 2] & 1}; /* 1-D NPY as a row */
         parac_image *img = NULL;
         if (parac_image_read_memory(data, size, &options, &img) == PARAC_OK) {
             /* touch every element so that a wrong geometry shows up under ASan */

@@ -89,6 +89,32 @@ static void test_npy_variants(void **state)
     parac_image_destroy(img);
 }
 
+/* A 1-axis array is a row of entries when the reader is told so (an
+ * operation's table: lookup's TABLE), and no image otherwise. */
+static void test_npy_row(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    const uint8_t be16[] = {0, 1, 0, 2, 0x12, 0x34};
+    size_t n = npy_file(buf, "{'descr': '>i8', 'fortran_order': False, 'shape': (0,), }\n", be16, 0, 1);
+    parac_read_options row = {.row = 1};
+    parac_image *img = NULL;
+    assert_int_equal(parac_image_read_memory(buf, n, &row, &img), PARAC_ERR_FORMAT); /* empty */
+    n = npy_file(buf, "{'descr': '>u2', 'fortran_order': True, 'shape': (3,), }\n", be16, sizeof be16, 1);
+    img = read_bytes(buf, n, &row);
+    assert_int_equal(img->width, 3);
+    assert_int_equal(img->height, 1);
+    assert_int_equal(img->depth, 1);
+    assert_int_equal(img->channels, 1);
+    assert_int_equal(*(uint16_t *)parac_image_at(img, 0, 0, 0), 1);
+    assert_int_equal(*(uint16_t *)parac_image_at(img, 2, 0, 0), 0x1234);
+    parac_image_destroy(img);
+    img = NULL;
+    assert_int_equal(parac_image_read_memory(buf, n, NULL, &img), PARAC_ERR_UNSUPPORTED);
+    assert_null(img);
+    assert_non_null(strstr(parac_error_message(), "1 axis is not an image"));
+}
+
 static void test_nrrd_variants(void **state)
 {
     (void)state;
@@ -254,6 +280,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_npy_variants),
+        cmocka_unit_test(test_npy_row),
         cmocka_unit_test(test_nrrd_variants),
         cmocka_unit_test(test_pnm_variants),
         cmocka_unit_test(test_png_expansion),

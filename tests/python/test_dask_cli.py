@@ -632,7 +632,7 @@ def test_lookup_equals_the_command_line(tmp_path, shape, chunks):
         src = tmp_path / ("index-%d.zarr" % k)
         write_zarr(src, index, (40,) * index.ndim)
         np.save(tmp_path / "index.npy", index)
-        np.save(tmp_path / "table.npy", (r.random((1, 200)) * 1e4).astype(ttype))
+        np.save(tmp_path / "table.npy", (r.random((1, 200) if k % 2 else 200) * 1e4).astype(ttype))  # 1-D too
         parac_cli("lookup", tmp_path / "index.npy", tmp_path / "table.npy", tmp_path / ("want-%d.npy" % k))
         got = tmp_path / ("got-%d.%s" % (k, ext))
         dask_cli("lookup", src, tmp_path / "table.npy", got, "--chunks", chunks, "-q")

@@ -110,7 +110,47 @@ def test_bad_input():
     with pytest.raises(TypeError, match="INDEX has 2 channels"):
         parac.lookup(np.zeros((5, 6, 2), np.int32), np.zeros((1, 3, 1), np.uint8), device="cpu", channel_axis=-1)
     with pytest.raises(ValueError, match="1 dimensions"):
-        parac.lookup(index, np.zeros(3, np.uint8), device="cpu")
+        parac.lookup(np.zeros(6, np.int32), np.zeros(3, np.uint8), device="cpu")  # a row of indices is no image
+    with pytest.raises(TypeError, match="element type"):
+        parac.lookup(index, np.zeros(3, np.complex64), device="cpu")  # 8 bytes, but not a type to move
+    with pytest.raises(ValueError, match="output 1 is 6x5x1 u8 .* the result 6x5x1 u16"):
+        parac.lookup(index, np.zeros(3, np.int16), device="cpu", out=np.zeros((5, 6), np.int8))
+
+
+MOVED_TYPES = [bool, np.int8, np.int16, np.uint32, np.uint64, np.float16]
+
+
+def moved_table_of(n, dtype, seed):
+    """n entries of a type the library lacks, its extremes among them."""
+    r = np.random.default_rng(seed)
+    if dtype is bool:
+        return r.random(n) < 0.5
+    if dtype == np.float16:
+        t = r.standard_normal(n).astype(np.float16)
+        t[: min(n, 3)] = np.array([np.inf, -0.0, np.nan], np.float16)[: min(n, 3)]
+        return t
+    return table_of(n, dtype, seed)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_tables_of_one_axis_and_of_any_element_type(device):
+    """A 1-D table is NumPy's table[index] as it is written; a table of a type
+    the library lacks (bool, int8, int16, uint32, uint64, float16) is moved
+    bit for bit and the result has its type, out= of that type too."""
+    r = np.random.default_rng(21)
+    index = r.integers(0, 300, (57, 83)).astype(np.int32)
+    for k, ttype in enumerate(TABLE_TYPES + MOVED_TYPES):
+        table = table_of(300, ttype, k) if ttype in TABLE_TYPES else moved_table_of(300, ttype, k)
+        want = table[index]
+        for t in (table, table[None], table[::-1][::-1]):
+            got = parac.lookup(index, t, device=device)
+            assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), ttype
+        out = np.zeros(index.shape, want.dtype)
+        assert parac.lookup(index, table, device=device, out=out) is out
+        assert out.tobytes() == want.tobytes(), ttype
+    vol = r.integers(0, 5, (3, 4, 5)).astype(np.uint8)
+    t = np.array([True, False, True, True, False])
+    np.testing.assert_array_equal(parac.lookup(vol, t, device=device), t[vol])
 
 
 def test_command_line(tmp_path):
@@ -133,6 +173,23 @@ def test_command_line(tmp_path):
     assert not (tmp_path / "bad.npy").exists()
 
 
+def test_command_line_table_of_one_axis(tmp_path):
+    """TABLE may be a 1-D NPY file (as NumPy saves a table); INDEX may not."""
+    r = np.random.default_rng(6)
+    index = r.integers(0, 30, (41, 29)).astype(np.int32)
+    table = table_of(30, np.int64, 2)
+    np.save(tmp_path / "index.npy", index)
+    np.save(tmp_path / "table.npy", table)
+    p = subprocess.run([PARAC, "--device", "cpu", "lookup", tmp_path / "index.npy", tmp_path / "table.npy",
+                        tmp_path / "out.npy"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "out.npy"), table[index])
+    p = subprocess.run([PARAC, "--device", "cpu", "lookup", tmp_path / "table.npy", tmp_path / "table.npy",
+                        tmp_path / "bad.npy"], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 1 and "1 axis is not an image" in p.stderr
+    assert not (tmp_path / "bad.npy").exists()
+
+
 @pytest.mark.gpu
 def test_cupy_in_cupy_out():
     cupy = pytest.importorskip("cupy")
@@ -145,24 +202,45 @@ def test_cupy_in_cupy_out():
     index[400, 3] = -5
     with pytest.raises(ValueError, match=r"INDEX holds -5 at \(x 3, y 400\)"):
         parac.lookup(cupy.asarray(index), cupy.asarray(table[None]))
+    index[400, 3] = 7
+    for k, ttype in enumerate(MOVED_TYPES):  # 1-D tables of types the library lacks: moved as bits
+        t = moved_table_of(1000, ttype, k)
+        got = parac.lookup(cupy.asarray(index), cupy.asarray(t))
+        assert isinstance(got, cupy.ndarray) and got.dtype == t.dtype
+        assert cupy.asnumpy(got).tobytes() == t[index].tobytes(), ttype
+
+
+@pytest.mark.gpu
+def test_torch_tables_of_any_element_type():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device for PyTorch")
+    r = np.random.default_rng(9)
+    index = r.integers(0, 200, (131, 77)).astype(np.int64)
+    for ttype in (torch.bool, torch.int8, torch.int16, torch.float16, torch.bfloat16, torch.int32, torch.float32):
+        t = (torch.rand(200) < 0.5).to(ttype) if ttype is torch.bool else (torch.randn(200) * 50).to(ttype)
+        got = parac.lookup(torch.from_numpy(index).cuda(), t.cuda())
+        assert got.dtype == ttype and got.is_cuda
+        assert torch.equal(got.cpu(), t[torch.from_numpy(index)]), ttype
 
 
 @pytest.mark.parametrize("shape,chunks", [((151, 97), (17, 20)), ((151, 97), (1, 97)), ((151, 97), (151, 1)),
                                           ((23, 31, 29), (7, 11, 5))])
 def test_dask_arrays_equal_the_whole_array(shape, chunks):
     """A Dask array of any chunking gives the in-memory result bit for bit,
-    every table dtype (bool read as bytes); the table is one key of the graph."""
+    every table dtype (those the library lacks moved as bits); the table is
+    one key of the graph."""
     da = pytest.importorskip("dask.array")
     r = np.random.default_rng(shape[0] + chunks[0])
     index = r.integers(0, 300, shape).astype(np.int32)
     d = da.from_array(index, chunks=chunks)
-    for k, ttype in enumerate(TABLE_TYPES + [bool]):
-        table = table_of(300, ttype, k) if ttype is not bool else r.random(300) < 0.5
-        got = parac.lookup(d, table[None])
+    for k, ttype in enumerate(TABLE_TYPES + MOVED_TYPES):
+        table = table_of(300, ttype, k) if ttype in TABLE_TYPES else moved_table_of(300, ttype, k)
+        got = parac.lookup(d, table if k % 2 else table[None])  # 1-D tables and rows
         assert isinstance(got, da.Array) and got.chunks == d.chunks
         want = parac.lookup(index, table[None], device="cpu")
-        assert got.dtype == want.dtype
-        assert got.compute(scheduler="threads").tobytes() == want.tobytes(), ttype
+        assert got.dtype == want.dtype == table.dtype
+        assert got.compute(scheduler="threads").tobytes() == want.tobytes() == table[index].tobytes(), ttype
         assert sum(1 for key in dict(got.dask) if "parac-lookup-table" in str(key)) == 1
 
 

@@ -259,7 +259,9 @@ int cli_run_op(const parac_op *op, int argc, char **argv)
     double results[PARAC_MAX_RESULTS] = {0};
     parac_context *ctx = NULL;
     for (int i = 0; i < n_in && rc == CLI_OK; i++) {
-        st = parac_image_read(positional[i], &ropt, &inputs[i]);
+        parac_read_options ropt_i = ropt;
+        ropt_i.row = (int)(op->row_inputs >> i & 1u); /* a table of entries may be a 1-D NPY file */
+        st = parac_image_read(positional[i], &ropt_i, &inputs[i]);
         if (st != PARAC_OK) rc = cli_fail(st, "");
     }
     if (rc == CLI_OK && (st = cli_context(&ctx)) != PARAC_OK) rc = cli_fail(st, "");
