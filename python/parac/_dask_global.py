@@ -34,25 +34,11 @@ import operator
 
 import numpy as np
 
+from ._device import array_module as _xp
+from ._device import on_host as _host
 from ._registry import _DTYPES
 
 
-def _xp(a):
-    """numpy or cupy, as a block's array is."""
-    if type(a).__module__.split(".")[0] == "cupy":
-        import cupy
-
-        return cupy
-    return np
-
-
-def _host(a):
-    """a in host memory: a CuPy array's copy (large ones through parac's staged copies), else a itself."""
-    if hasattr(a, "get") and not isinstance(a, np.ndarray):
-        from ._device import to_host
-
-        return to_host(a)
-    return np.asarray(a)
 
 
 def _host_all(arrays):

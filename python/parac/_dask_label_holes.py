@@ -30,7 +30,7 @@ from functools import partial
 import numpy as np
 
 from . import _dask_global as G
-from ._dask_global import _host
+from ._device import on_host as _host
 
 
 def _boxes(labels, n, start):

@@ -5,7 +5,8 @@ task; each block is looked up where it lives (a NumPy block on the CPU, a
 CuPy block on its GPU) unless device= says otherwise."""
 import numpy as np
 
-from ._dask_global import _host, _xp
+from ._device import array_module as _xp
+from ._device import on_host as _host
 
 
 def _first_miss(block, entries, start):

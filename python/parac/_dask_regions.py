@@ -24,7 +24,7 @@ def columns(ndim, intensity):
 def _part(labels, intensity, start, device, method):
     """One block's regions: a dict of per-label arrays, coordinates global."""
     from . import regionprops
-    from ._dask_global import _host
+    from ._device import on_host as _host
 
     ins = (labels,) if intensity is None else (labels, intensity)
     cols, _n = regionprops(*ins, device=device, method=method)

@@ -225,7 +225,7 @@ def _back(a, gpu):
     """a's chunks copied back to the host where they came from there (gpu given)."""
     if gpu is None:
         return a
-    from ._dask_global import _host
+    from ._device import on_host as _host
 
     return a.map_blocks(_host, dtype=a.dtype, meta=np.empty((0,) * a.ndim, a.dtype))
 

@@ -272,3 +272,23 @@ def to_host(a):
         out = np.empty(a.shape, a.dtype)
         _parac.copy_bytes(out, a.data.ptr, a.device.id, False, cupy.cuda.get_current_stream().ptr)
     return out
+
+
+def array_module(a):
+    """numpy or cupy, as an array (a Dask block) is."""
+    import numpy as np
+
+    if type(a).__module__.split(".")[0] == "cupy":
+        import cupy
+
+        return cupy
+    return np
+
+
+def on_host(a):
+    """a in host memory: a CuPy array's copy (large ones through parac's staged copies), else a itself."""
+    import numpy as np
+
+    if hasattr(a, "get") and not isinstance(a, np.ndarray):
+        return to_host(a)
+    return np.asarray(a)

@@ -20,7 +20,8 @@ segments in physical units of the whole volume).
 """
 import numpy as np
 
-from ._dask_global import _host, _xp
+from ._device import array_module as _xp
+from ._device import on_host as _host
 
 # the skeleton operation's messages for objects that have no skeleton
 _NO_SKELETON = ("too thin", "no object voxels")
