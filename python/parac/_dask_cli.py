@@ -693,9 +693,9 @@ def run(argv):
                          "makes it grey)" % (name, ins[0], nch, name))
     _dask_files.check_pyramid(out, first.shape[:spatial], ns.pyramid, ns.downsample)
     chunks = _chunks(ns.chunks, spatial) or first.chunksize[:spatial]
-    # lookup's TABLE, read whole, keeps its own chunks
-    rows = ops[name]["row_inputs"]
-    opened = [_dask_files.open_array(f, None if name == "lookup" and i else chunks, ns.layout, row=bool(rows >> i & 1))
+    # a row of entries (lookup's TABLE) is read whole: it keeps its own chunks
+    rows, moved = ops[name]["row_inputs"], ops[name]["moved_inputs"]
+    opened = [_dask_files.open_array(f, None if rows >> i & 1 else chunks, ns.layout, row=bool(rows >> i & 1))
               for i, f in enumerate(ins)]
     for f, (_a, n) in zip(ins[1:], opened[1:]):
         if n:
@@ -703,7 +703,9 @@ def run(argv):
     arrays = [a for a, _n in opened]
     p["_channels"] = nch
     takes = _TAKES.get(name, _TAKES_DEFAULT)
-    for f, a in zip(ins[:1] if name == "lookup" else ins, arrays):
+    for i, (f, a) in enumerate(zip(ins, arrays)):
+        if moved >> i & 1:
+            continue  # elements only moved (lookup's TABLE): any dtype
         dt = _NAMES.get(str(a.dtype), str(a.dtype))
         if dt not in takes:
             raise UsageError("%s: %s: dtype %s is not supported (%s; see 'parac-dask convert')"
