@@ -49,6 +49,25 @@ def test_equals_numpy_take(device, itype, shape):
 
 
 @pytest.mark.parametrize("device", DEVICES)
+def test_rows_and_slices_past_the_grids_reach(device):
+    """More than 65535 rows or slices (the CUDA grid's y and z stride past
+    them) and rows narrower than a warp; a miss in such a row is named."""
+    r = np.random.default_rng(21)
+    table = table_of(300, np.int32, 4)
+    for shape in ((70001, 3), (66000, 1), (70000, 1, 2), (2, 65537, 5), (3, 257)):
+        index = r.integers(0, 300, shape).astype(np.uint16)
+        np.testing.assert_array_equal(parac.lookup(index, table, device=device), table[index], err_msg=str(shape))
+    index = r.integers(0, 300, (70001, 3)).astype(np.int32)
+    index[69999, 1], index[65536, 2] = 300, 301
+    with pytest.raises(ValueError, match=r"INDEX holds 301 at \(x 2, y 65536\)"):
+        parac.lookup(index, table, device=device)
+    index = r.integers(0, 300, (70000, 1, 2)).astype(np.int64)
+    index[69000, 0, 1] = -5
+    with pytest.raises(ValueError, match=r"INDEX holds -5 at \(x 1, y 0, z 69000\)"):
+        parac.lookup(index, table, device=device)
+
+
+@pytest.mark.parametrize("device", DEVICES)
 def test_views_and_out(device):
     """A strided view of the index is read in place; out= receives the result."""
     r = np.random.default_rng(3)
