@@ -197,7 +197,7 @@ parac_status parac__label_holes_cpu(const parac__label_holes_spec *s, const para
 {
     *filled = 0;
     int64_t n_labels = 0;
-    PARAC_TRY(parac__largest_label_cpu(s->op, in, &n_labels));
+    PARAC_TRY(parac__largest_label_cpu(s->op, in, s->threads, &n_labels));
     const int is_3d = in->depth > 1;
     const int64_t w = in->width, h = in->height, d = in->depth;
     parac_image *reg = NULL;

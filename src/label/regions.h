@@ -61,7 +61,7 @@ parac_status parac__region_areas_cuda(const parac_image *labels, int64_t n, uint
 /* The largest label; a negative label is an error naming `op`, and so is
  * one too large for tables indexed by label (CPU: past 2^31 - 1 and the
  * pixel count; CUDA: past 2^31 - 2, its 32-bit index). */
-parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int64_t *n);
+parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int threads, int64_t *n);
 parac_status parac__largest_label_cuda(const char *op, const parac_image *labels, int64_t *n, void *stream);
 
 #ifdef __cplusplus

@@ -1,7 +1,17 @@
-/* Statistics of labelled regions on the CPU: each thread sums a strip of
- * rows into its own table of accumulators, run by run (a run of equal labels
- * in a row is added at once); the tables are then merged, a range of labels
- * per thread. */
+/* Statistics of labelled regions on the CPU. Threads take strips of rows:
+ *   1. each strip's smallest and largest label (and whether one is
+ *      negative), which size the tables;
+ *   2. each thread sums its strip into a table of accumulators of its own,
+ *      run by run (a run of equal labels in a row is added at once), the
+ *      table covering only the labels its strip holds: labels numbered in
+ *      raster order (every labelling's) give each strip a range of its own,
+ *      so the tables together take about one accumulator a label, not one a
+ *      label and thread;
+ *   3. the table's rows, a range of labels per thread: each label's
+ *      accumulators from the strips whose ranges hold it, combined; the
+ *      rows' positions from a count of the labels present per range.
+ * The pixel loops are written per element type (a switch per pixel cost
+ * more than the work it chose). */
 #include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,9 +19,16 @@
 
 #include "../core/alloc_internal.h"
 #include "../core/error_internal.h"
+#include "../core/image_internal.h"
 #include "../core/threads.h"
 #include "label_values.h"
 #include "regions.h"
+
+/* The strips' tables together at most this many bytes (a build may set a
+ * small one to test the strips' grouping). */
+#ifndef PARAC_REGIONS_TABLE_BUDGET
+#define PARAC_REGIONS_TABLE_BUDGET ((size_t)1 << 30)
+#endif
 
 typedef struct region_acc {
     int64_t area;
@@ -22,27 +39,75 @@ typedef struct region_acc {
     double fsum;          /* f32 intensities */
 } region_acc;
 
-typedef struct regions_job {
-    const parac__regions_spec *s;
-    int64_t n;            /* the largest label */
-    int64_t rows;         /* height * depth */
-    region_acc **acc;     /* per thread: n + 1 accumulators */
-    int float_intensity;
-} regions_job;
+/* The labels of a strip of rows: [lo, hi] (lo > hi: none), and whether any
+ * is negative. */
+typedef struct label_range {
+    int64_t lo, hi;
+    int negative;
+} label_range;
 
-static double value_at(const parac_image *m, const void *row, int64_t x)
+/* Rows r0..r1 of a strip: row r is (r % height, r / height). */
+static void strip_rows(int64_t rows, int index, int threads, int64_t *r0, int64_t *r1)
 {
-    switch (m->dtype) {
-    case PARAC_U8: return ((const uint8_t *)row)[x];
-    case PARAC_U16: return ((const uint16_t *)row)[x];
-    case PARAC_I32: return ((const int32_t *)row)[x];
-    default: return ((const float *)row)[x];
-    }
+    *r0 = rows * index / threads;
+    *r1 = rows * (index + 1) / threads;
 }
 
-/* One run of label l: pixels x0..x1 of row (y, z). */
-static void add_run(region_acc *a, int64_t x0, int64_t x1, int64_t y, int64_t z, const parac_image *in,
-                    const void *irow, int float_intensity)
+/* Written for the vectoriser: the row's extremes in T, the smallest positive
+ * label as the smallest of max(v, 0 -> TMAX); a strip whose largest label
+ * is TMAX and whose smallest positive is TMAX has only TMAX. */
+#define RANGE_OF_ROW(T, TMAX)                                                                                \
+    static void range_of_row_##T(const T *row, int64_t w, label_range *g)                                    \
+    {                                                                                                        \
+        T hi = 0, lo = 0, pos = TMAX;                                                                        \
+        _Pragma("omp simd reduction(max : hi) reduction(min : lo, pos)")                                     \
+        for (int64_t x = 0; x < w; x++) {                                                                    \
+            const T v = row[x], p = v > 0 ? v : (T)TMAX;                                                     \
+            hi = v > hi ? v : hi;                                                                            \
+            lo = v < lo ? v : lo;                                                                            \
+            pos = p < pos ? p : pos;                                                                         \
+        }                                                                                                    \
+        if ((int64_t)hi > g->hi) g->hi = (int64_t)hi;                                                        \
+        if (hi > 0 && (int64_t)pos < g->lo) g->lo = (int64_t)pos;                                            \
+        const int64_t least = (int64_t)lo; /* a variable: with unsigned T the test would warn */             \
+        g->negative |= least < 0;                                                                            \
+    }
+RANGE_OF_ROW(uint8_t, UINT8_MAX)
+RANGE_OF_ROW(uint16_t, UINT16_MAX)
+RANGE_OF_ROW(int32_t, INT32_MAX)
+RANGE_OF_ROW(int64_t, INT64_MAX)
+
+typedef struct ranges_job {
+    const parac_image *labels;
+    label_range *range; /* per strip */
+} ranges_job;
+
+static void range_of_strip(void *arg, int index, int threads)
+{
+    ranges_job *j = arg;
+    const parac_image *lab = j->labels;
+    label_range g = {INT64_MAX, 0, 0};
+    int64_t r0, r1;
+    strip_rows(lab->height * lab->depth, index, threads, &r0, &r1);
+    for (int64_t r = r0; r < r1; r++) {
+        const void *row = parac_image_at(lab, 0, r % lab->height, r / lab->height);
+        switch (lab->dtype) {
+        case PARAC_U8: range_of_row_uint8_t(row, lab->width, &g); break;
+        case PARAC_U16: range_of_row_uint16_t(row, lab->width, &g); break;
+        case PARAC_I32: range_of_row_int32_t(row, lab->width, &g); break;
+        default: range_of_row_int64_t(row, lab->width, &g); break;
+        }
+    }
+    j->range[index] = g;
+}
+
+/* The strips' label ranges (threads strips), the largest label in *n, and
+ * the errors a label image can hold. */
+static parac_status label_ranges(const char *op, const parac_image *labels, int threads, label_range *range,
+                                 int64_t *n);
+
+/* One run of label l: pixels x0..x1 of row (y, z), its intensities in irow. */
+static inline void add_coords(region_acc *a, int64_t x0, int64_t x1, int64_t y, int64_t z)
 {
     const int64_t len = x1 - x0 + 1;
     if (a->area == 0) {
@@ -60,33 +125,101 @@ static void add_run(region_acc *a, int64_t x0, int64_t x1, int64_t y, int64_t z,
     a->sum[0] += (uint64_t)((x0 + x1) * len / 2);
     a->sum[1] += (uint64_t)(y * len);
     a->sum[2] += (uint64_t)(z * len);
-    if (!irow) return;
+}
+
+#define ADD_INTEGERS(T)                                                                                      \
+    static void add_integers_##T(region_acc *a, const T *v, int64_t x0, int64_t x1)                          \
+    {                                                                                                        \
+        int64_t lo = v[x0], hi = v[x0], sum = 0;                                                             \
+        for (int64_t x = x0; x <= x1; x++) {                                                                 \
+            const int64_t k = v[x];                                                                          \
+            lo = k < lo ? k : lo;                                                                            \
+            hi = k > hi ? k : hi;                                                                            \
+            sum += k;                                                                                        \
+        }                                                                                                    \
+        if ((double)lo < a->imin) a->imin = (double)lo;                                                      \
+        if ((double)hi > a->imax) a->imax = (double)hi;                                                      \
+        a->isum += sum;                                                                                      \
+    }
+ADD_INTEGERS(uint8_t)
+ADD_INTEGERS(uint16_t)
+ADD_INTEGERS(int32_t)
+
+static void add_floats(region_acc *a, const float *v, int64_t x0, int64_t x1)
+{
     for (int64_t x = x0; x <= x1; x++) {
-        const double v = value_at(in, irow, x);
-        if (v < a->imin) a->imin = v;
-        if (v > a->imax) a->imax = v;
-        if (float_intensity) a->fsum += v;
-        else a->isum += (int64_t)v;
+        const double k = v[x];
+        if (k < a->imin) a->imin = k;
+        if (k > a->imax) a->imax = k;
+        a->fsum += k;
     }
 }
+
+static void add_values(region_acc *a, const parac_image *in, const void *irow, int64_t x0, int64_t x1)
+{
+    switch (in->dtype) {
+    case PARAC_U8: add_integers_uint8_t(a, irow, x0, x1); break;
+    case PARAC_U16: add_integers_uint16_t(a, irow, x0, x1); break;
+    case PARAC_I32: add_integers_int32_t(a, irow, x0, x1); break;
+    default: add_floats(a, irow, x0, x1); break;
+    }
+}
+
+/* acc: the strip's table, entry l - base for label l. */
+#define SUM_ROW(T)                                                                                           \
+    static void sum_row_##T(const T *row, int64_t w, int64_t y, int64_t z, region_acc *acc, int64_t base,    \
+                            const parac_image *in, const void *irow)                                         \
+    {                                                                                                        \
+        int64_t x = 0;                                                                                       \
+        while (x < w) {                                                                                      \
+            const T l = row[x];                                                                              \
+            int64_t e = x + 1;                                                                               \
+            while (e < w && row[e] == l) e++;                                                                \
+            if (l > 0) {                                                                                     \
+                region_acc *a = &acc[(int64_t)l - base];                                                     \
+                add_coords(a, x, e - 1, y, z);                                                               \
+                if (irow) add_values(a, in, irow, x, e - 1);                                                 \
+            }                                                                                                \
+            x = e;                                                                                           \
+        }                                                                                                    \
+    }
+SUM_ROW(uint8_t)
+SUM_ROW(uint16_t)
+SUM_ROW(int32_t)
+SUM_ROW(int64_t)
+
+typedef struct regions_job {
+    const parac__regions_spec *s;
+    int all_strips;           /* the strips of step 1, which the groups join */
+    int strips;
+    const label_range *range; /* per strip */
+    region_acc **acc;         /* per strip: entries range.lo..range.hi, zeroed by its thread */
+    int64_t n;                /* the largest label */
+    int64_t *present;         /* per range of labels (step 3): the labels present */
+    parac_image *table;
+    int ndim, float_intensity;
+} regions_job;
 
 static void sum_strip(void *arg, int index, int threads)
 {
     regions_job *j = arg;
     const parac_image *lab = j->s->labels, *in = j->s->intensity;
     region_acc *acc = j->acc[index];
-    const int64_t r0 = j->rows * index / threads, r1 = j->rows * (index + 1) / threads;
+    if (!acc) return; /* no labels in the strip */
+    const int64_t base = j->range[index].lo, rows = lab->height * lab->depth;
+    memset(acc, 0, (size_t)(j->range[index].hi - base + 1) * sizeof *acc); /* its pages touched here first */
+    /* group `index` joins strips s0..s1 - 1 of step 1: its rows are theirs */
+    const int64_t s0 = (int64_t)j->all_strips * index / threads, s1 = (int64_t)j->all_strips * (index + 1) / threads;
+    const int64_t r0 = rows * s0 / j->all_strips, r1 = rows * s1 / j->all_strips;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t y = r % lab->height, z = r / lab->height;
         const void *row = parac_image_at(lab, 0, y, z);
         const void *irow = in ? parac_image_at(in, 0, y, z) : NULL;
-        int64_t x = 0;
-        while (x < lab->width) {
-            const int64_t l = parac__label_in_row(lab->dtype, row, x);
-            int64_t e = x + 1;
-            while (e < lab->width && parac__label_in_row(lab->dtype, row, e) == l) e++;
-            if (l > 0) add_run(&acc[l], x, e - 1, y, z, in, irow, j->float_intensity);
-            x = e;
+        switch (lab->dtype) {
+        case PARAC_U8: sum_row_uint8_t(row, lab->width, y, z, acc, base, in, irow); break;
+        case PARAC_U16: sum_row_uint16_t(row, lab->width, y, z, acc, base, in, irow); break;
+        case PARAC_I32: sum_row_int32_t(row, lab->width, y, z, acc, base, in, irow); break;
+        default: sum_row_int64_t(row, lab->width, y, z, acc, base, in, irow); break;
         }
     }
 }
@@ -110,29 +243,37 @@ static void merge(region_acc *into, const region_acc *a)
     into->fsum += a->fsum;
 }
 
-static void merge_range(void *arg, int index, int threads)
+/* Label l's accumulators from every strip whose range holds it. */
+static region_acc combined(const regions_job *j, int64_t l)
 {
-    regions_job *j = arg;
-    const int64_t l0 = 1 + j->n * index / threads, l1 = 1 + j->n * (index + 1) / threads;
-    for (int t = 1; j->acc[t]; t++)
-        for (int64_t l = l0; l < l1; l++) merge(&j->acc[0][l], &j->acc[t][l]);
+    region_acc a;
+    memset(&a, 0, sizeof a);
+    for (int t = 0; t < j->strips; t++)
+        if (j->acc[t] && l >= j->range[t].lo && l <= j->range[t].hi) merge(&a, &j->acc[t][l - j->range[t].lo]);
+    return a;
 }
 
-/* The largest label, and whether a label is negative (i32, i64). */
-static int64_t scan_labels(const parac_image *lab, int *negative)
+static void labels_of_part(int64_t n, int index, int parts, int64_t *l0, int64_t *l1)
 {
-    int64_t n = 0;
-    *negative = 0;
-    for (int64_t z = 0; z < lab->depth; z++)
-        for (int64_t y = 0; y < lab->height; y++) {
-            const void *row = parac_image_at(lab, 0, y, z);
-            for (int64_t x = 0; x < lab->width; x++) {
-                const int64_t l = parac__label_in_row(lab->dtype, row, x);
-                if (l > n) n = l;
-                if (l < 0) *negative = 1;
-            }
-        }
-    return n;
+    *l0 = 1 + n * index / parts;
+    *l1 = 1 + n * (index + 1) / parts;
+}
+
+static int is_present(const regions_job *j, int64_t l)
+{
+    for (int t = 0; t < j->strips; t++)
+        if (j->acc[t] && l >= j->range[t].lo && l <= j->range[t].hi && j->acc[t][l - j->range[t].lo].area > 0)
+            return 1;
+    return 0;
+}
+
+static void count_part(void *arg, int index, int parts)
+{
+    regions_job *j = arg;
+    int64_t l0, l1, count = 0;
+    labels_of_part(j->n, index, parts, &l0, &l1);
+    for (int64_t l = l0; l < l1; l++) count += is_present(j, l);
+    j->present[index] = count;
 }
 
 static void fill_row(double *row, const region_acc *a, int64_t label, int ndim, int with_intensity, int float_i)
@@ -150,45 +291,96 @@ static void fill_row(double *row, const region_acc *a, int64_t label, int ndim, 
     }
 }
 
+/* present[index] holds the rows before the part's first (step 3's scan). */
+static void write_part(void *arg, int index, int parts)
+{
+    regions_job *j = arg;
+    int64_t l0, l1, r = j->present[index];
+    labels_of_part(j->n, index, parts, &l0, &l1);
+    for (int64_t l = l0; l < l1; l++) {
+        const region_acc a = combined(j, l);
+        if (a.area > 0)
+            fill_row(parac_image_at(j->table, 0, r++, 0), &a, l, j->ndim, j->s->intensity != NULL,
+                     j->float_intensity);
+    }
+}
+
+/* How many strips the rows are cut into: the threads asked for, at most a
+ * strip a row. */
+static int strip_count(const parac_image *labels, int threads)
+{
+    int t = parac__thread_count(threads);
+    const int64_t rows = labels->height * labels->depth;
+    return t > rows ? (int)rows : t;
+}
+
 parac_status parac__regions_cpu(const parac__regions_spec *s, parac_image **table, int64_t *count)
 {
     *table = NULL;
     *count = 0;
     const parac_image *lab = s->labels;
+    const int strips = strip_count(lab, s->threads);
+    label_range range[PARAC__MAX_THREADS];
     int64_t n = 0;
-    PARAC_TRY(parac__largest_label_cpu(s->op, lab, &n));
-    const int ndim = lab->depth > 1 ? 3 : 2;
-    const int with_intensity = s->intensity != NULL;
-    const int columns = parac__regions_columns(ndim, with_intensity, NULL, 0);
-    /* a table per thread, as many threads as the memory allows */
-    const size_t per_table = ((size_t)n + 1) * sizeof(region_acc);
-    int threads = parac__thread_count(s->threads);
-    const size_t budget = (size_t)1 << 30;
-    while (threads > 1 && per_table * (size_t)threads > budget) threads--;
-    if (threads > lab->height * lab->depth) threads = (int)(lab->height * lab->depth);
-    region_acc *acc[PARAC__MAX_THREADS + 1] = {0};
-    parac_status st = PARAC_OK;
-    for (int t = 0; t < threads && st == PARAC_OK; t++) {
-        acc[t] = parac__calloc((size_t)n + 1, sizeof(region_acc));
-        if (!acc[t])
-            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for the statistics of %lld labels",
-                             s->op, (long long)n);
+    PARAC_TRY(label_ranges(s->op, lab, strips, range, &n));
+    /* The strips' tables together; labels not numbered in raster order give
+     * each strip a wide range: fewer, longer strips then keep the tables
+     * within 1 GB (each range is then the union of the strips it joins). */
+    const size_t budget = PARAC_REGIONS_TABLE_BUDGET;
+    int groups = strips;
+    label_range grange[PARAC__MAX_THREADS];
+    for (;;) {
+        size_t bytes = 0;
+        for (int g = 0; g < groups; g++) {
+            int64_t s0, s1;
+            strip_rows(strips, g, groups, &s0, &s1); /* strips s0..s1 - 1 form group g */
+            label_range u = {INT64_MAX, 0, 0};
+            for (int64_t t = s0; t < s1; t++) {
+                if (range[t].lo < u.lo) u.lo = range[t].lo;
+                if (range[t].hi > u.hi) u.hi = range[t].hi;
+            }
+            grange[g] = u;
+            if (u.lo <= u.hi) bytes += (size_t)(u.hi - u.lo + 1) * sizeof(region_acc);
+        }
+        if (bytes <= budget || groups == 1) break;
+        groups = groups / 2 > 1 ? groups / 2 : 1;
     }
-    regions_job j = {s, n, lab->height * lab->depth, acc, s->intensity && s->intensity->dtype == PARAC_F32};
+    /* the tables come from the blocks the library keeps between calls: a
+     * fresh block's pages cost a fault each and its release a flush of every
+     * core's page tables, a fifth of a call at 800k labels */
+    region_acc *acc[PARAC__MAX_THREADS] = {0};
+    size_t acc_bytes[PARAC__MAX_THREADS] = {0};
+    parac_status st = PARAC_OK;
+    for (int g = 0; g < groups && st == PARAC_OK; g++) {
+        if (grange[g].lo > grange[g].hi) continue;
+        acc_bytes[g] = (size_t)(grange[g].hi - grange[g].lo + 1) * sizeof(region_acc);
+        acc[g] = parac__kept_block_take(acc_bytes[g]);
+        if (!acc[g])
+            st = parac__fail(PARAC_ERR_OUT_OF_MEMORY, "%s: out of host memory for the statistics of %lld labels",
+                             s->op, (long long)(grange[g].hi - grange[g].lo + 1));
+    }
+    const int ndim = lab->depth > 1 ? 3 : 2;
+    const int parts = n > 0 ? (n < parac__thread_count(s->threads) ? (int)n : parac__thread_count(s->threads)) : 1;
+    int64_t present[PARAC__MAX_THREADS] = {0};
+    regions_job j = {s, strips, groups, grange, acc, n, present, NULL, ndim,
+                     s->intensity && s->intensity->dtype == PARAC_F32};
     if (st == PARAC_OK) {
-        parac__run_threads(threads, sum_strip, &j);
-        if (threads > 1) parac__run_threads(threads, merge_range, &j);
-        for (int64_t l = 1; l <= n; l++) *count += acc[0][l].area > 0;
+        parac__run_threads(groups, sum_strip, &j);
+        if (n > 0) parac__run_threads(parts, count_part, &j);
+        for (int p = 0; p < parts; p++) {
+            const int64_t c = present[p];
+            present[p] = *count;
+            *count += c;
+        }
+        const int columns = parac__regions_columns(ndim, s->intensity != NULL, NULL, 0);
         st = parac_image_create(table, columns, *count > 0 ? *count : 1, 1, 1, PARAC_F64, PARAC_MEMORY_HOST, -1);
     }
     if (st == PARAC_OK) {
         memset((*table)->data, 0, (size_t)(*table)->row_pitch * (size_t)(*table)->height);
-        int64_t r = 0;
-        for (int64_t l = 1; l <= n; l++)
-            if (acc[0][l].area > 0)
-                fill_row(parac_image_at(*table, 0, r++, 0), &acc[0][l], l, ndim, with_intensity, j.float_intensity);
+        j.table = *table;
+        if (n > 0) parac__run_threads(parts, write_part, &j);
     }
-    for (int t = 0; t < threads; t++) free(acc[t]);
+    for (int g = 0; g < groups; g++) parac__kept_block_give(acc[g], acc_bytes[g]);
     if (st != PARAC_OK) {
         parac_image_destroy(*table);
         *table = NULL;
@@ -212,14 +404,27 @@ static parac_status table_fits(const char *op, const parac_image *labels, int64_
     return PARAC_OK;
 }
 
-parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int64_t *n)
+static parac_status label_ranges(const char *op, const parac_image *labels, int threads, label_range *range,
+                                 int64_t *n)
 {
+    ranges_job j = {labels, range};
+    parac__run_threads(threads, range_of_strip, &j);
     int negative = 0;
-    *n = scan_labels(labels, &negative);
+    *n = 0;
+    for (int t = 0; t < threads; t++) {
+        negative |= range[t].negative;
+        if (range[t].hi > *n) *n = range[t].hi;
+    }
     if (negative)
         return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the labels have negative values; labels are 0 "
                            "(background) or positive", op);
     return table_fits(op, labels, *n);
+}
+
+parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int threads, int64_t *n)
+{
+    label_range range[PARAC__MAX_THREADS];
+    return label_ranges(op, labels, strip_count(labels, threads), range, n);
 }
 
 typedef struct areas_job {
@@ -228,18 +433,33 @@ typedef struct areas_job {
     uint64_t **counts; /* per thread */
 } areas_job;
 
+#define COUNT_ROW(T)                                                                                         \
+    static void count_row_##T(const T *row, int64_t w, uint64_t *c)                                          \
+    {                                                                                                        \
+        for (int64_t x = 0; x < w; x++) c[row[x]]++;                                                         \
+    }
+COUNT_ROW(uint8_t)
+COUNT_ROW(uint16_t)
+COUNT_ROW(int32_t)
+COUNT_ROW(int64_t)
+
 static void count_strip(void *arg, int index, int threads)
 {
     areas_job *j = arg;
     const parac_image *lab = j->labels;
     uint64_t *c = j->counts[index];
-    const int64_t r0 = j->rows * index / threads, r1 = j->rows * (index + 1) / threads;
+    int64_t r0, r1;
+    strip_rows(j->rows, index, threads, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const void *row = parac_image_at(lab, 0, r % lab->height, r / lab->height);
-        for (int64_t x = 0; x < lab->width; x++) c[parac__label_in_row(lab->dtype, row, x)]++;
+        switch (lab->dtype) {
+        case PARAC_U8: count_row_uint8_t(row, lab->width, c); break;
+        case PARAC_U16: count_row_uint16_t(row, lab->width, c); break;
+        case PARAC_I32: count_row_int32_t(row, lab->width, c); break;
+        default: count_row_int64_t(row, lab->width, c); break;
+        }
     }
 }
-
 static void sum_counts(void *arg, int index, int threads)
 {
     areas_job *j = arg;

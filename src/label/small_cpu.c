@@ -46,7 +46,7 @@ parac_status parac__small_cpu(const parac__small_spec *s, const parac_image *in,
     int64_t n = 0;
     parac_status st = PARAC_OK;
     if (s->mode == PARAC__SMALL_LABELS) {
-        st = parac__largest_label_cpu(s->op, in, &n);
+        st = parac__largest_label_cpu(s->op, in, s->threads, &n);
     } else {
         /* holes: the regions of equal value, with no background, of which
          * the zero ones are the holes */

@@ -63,25 +63,6 @@ struct part {
     unsigned long long isum;         // or a double's bits for f32
 };
 
-// A label as it is (signed for i32 and i64).
-__device__ inline long long label_value(const images &m, int x, int64_t y, int64_t z)
-{
-    const char *row = m.lab + z * m.lsp + y * m.lrp;
-    switch (m.ldtype) {
-    case PARAC_U8: return ((const uint8_t *)row)[x];
-    case PARAC_U16: return ((const uint16_t *)row)[x];
-    case PARAC_I32: return ((const int32_t *)row)[x];
-    default: return ((const int64_t *)row)[x];
-    }
-}
-
-// A label as the accumulators' index: the labels were checked to lie in
-// 0..2^31 - 2 (parac__regions_cuda, parac__region_areas_cuda's callers).
-__device__ inline uint32_t label_at(const images &m, int x, int64_t y, int64_t z)
-{
-    return (uint32_t)label_value(m, x, y, z);
-}
-
 // The intensity as a key whose unsigned order is the values' order, and as
 // what its sum adds (the integer, or the double's bits).
 __device__ inline void value_at(const images &m, int x, int64_t y, int64_t z, unsigned &key, long long &ival,
@@ -222,6 +203,9 @@ __device__ void slot_add(slot &b, const part &p, bool with_values, bool f32)
     }
 }
 
+// L: the labels' element type (a row's labels read without a switch per
+// pixel).
+template <typename L>
 __global__ void accumulate_kernel(images m, sums s, int64_t rows)
 {
     __shared__ slot b;
@@ -245,8 +229,9 @@ __global__ void accumulate_kernel(images m, sums s, int64_t rows)
         part a, c;
         a.label = c.label = NONE;
         if (r < rows) {
+            const L *lrow = (const L *)(m.lab + z * m.lsp + y * m.lrp);
             for (int x = x_begin; x < x_end; x++) {
-                const uint32_t l = label_at(m, x, y, z);
+                const uint32_t l = (uint32_t)lrow[x];
                 if (l == NONE) continue;
                 if (l != a.label) {
                     if (l == c.label) {
@@ -309,15 +294,22 @@ __global__ void accumulate_kernel(images m, sums s, int64_t rows)
     }
 }
 
-// The largest label and the smallest, over the image.
-__global__ void extremes_kernel(images m, int64_t n, unsigned long long *largest, long long *smallest)
+// The largest label and the smallest, over the image: a row's pixels from
+// the grid's x, rows (y and z flattened) from its y, strided past its reach,
+// so that no pixel pays a 64-bit division for its row (a flat loop over the
+// pixel count did, which took 8K labels longer than reading them).
+template <typename L>
+__global__ void extremes_kernel(images m, int64_t rows, unsigned long long *largest, long long *smallest)
 {
     long long hi = 0, lo = 0;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t x = i % m.w, r = i / m.w;
-        const long long v = label_value(m, (int)x, r % m.h, r / m.h);
-        hi = max(hi, v);
-        lo = min(lo, v);
+    const int x0 = blockIdx.x * blockDim.x + threadIdx.x, xs = gridDim.x * blockDim.x;
+    for (int64_t r = blockIdx.y; r < rows; r += gridDim.y) {
+        const L *row = (const L *)(m.lab + (r / m.h) * m.lsp + (r % m.h) * m.lrp);
+        for (int x = x0; x < m.w; x += xs) {
+            const long long v = (long long)row[x];
+            hi = max(hi, v);
+            lo = min(lo, v);
+        }
     }
     for (int o = 16; o > 0; o >>= 1) {
         hi = max(hi, __shfl_down_sync(FULL, hi, o));
@@ -416,7 +408,12 @@ parac_status accumulate(const images &m, int device, int64_t n, sums_buffer &b, 
     PARAC_TRY(PARAC_CUDA_LAUNCH_CHECK());
     const int64_t rows = (int64_t)m.h * m.d, row_blocks = (rows + WARPS - 1) / WARPS;
     const dim3 grid((unsigned)((m.w + SPAN - 1) / SPAN), (unsigned)(row_blocks < 65535 ? row_blocks : 65535));
-    accumulate_kernel<<<grid, 32 * WARPS, 0, st>>>(m, b.s, rows);
+    switch (m.ldtype) {
+    case PARAC_U8: accumulate_kernel<uint8_t><<<grid, 32 * WARPS, 0, st>>>(m, b.s, rows); break;
+    case PARAC_U16: accumulate_kernel<uint16_t><<<grid, 32 * WARPS, 0, st>>>(m, b.s, rows); break;
+    case PARAC_I32: accumulate_kernel<int32_t><<<grid, 32 * WARPS, 0, st>>>(m, b.s, rows); break;
+    default: accumulate_kernel<int64_t><<<grid, 32 * WARPS, 0, st>>>(m, b.s, rows); break;
+    }
     return PARAC_CUDA_LAUNCH_CHECK();
 }
 
@@ -431,11 +428,20 @@ extern "C" parac_status parac__largest_label_cuda(const char *op, const parac_im
     unsigned long long *largest = (unsigned long long *)mem;
     long long *smallest = (long long *)mem + 1;
     long long host[2] = {0, 0};
-    const int64_t pixels = parac_image_pixel_count(labels);
-    const unsigned blocks = parac__grid_for(pixels, 256) < 4096 ? parac__grid_for(pixels, 256) : 4096;
+    // blocks of 256 along x (a narrow image's as wide as it, whole warps),
+    // some 16k blocks in all, each striding over rows
+    const int64_t rows = labels->height * labels->depth;
+    const int threads = m.w >= 256 ? 256 : (m.w + 31) / 32 * 32;
+    const int64_t bx = (m.w + threads - 1) / threads, by_want = 16384 / bx > 0 ? 16384 / bx : 1;
+    const dim3 grid((unsigned)bx, (unsigned)(rows < by_want ? rows : by_want < 65535 ? by_want : 65535));
     parac_status rc = PARAC_CUDA_CHECK(cudaMemsetAsync(mem, 0, 16, st));
-    if (rc == PARAC_OK) {
-        extremes_kernel<<<blocks, 256, 0, st>>>(m, pixels, largest, smallest);
+    if (rc == PARAC_OK && rows > 0 && m.w > 0) {
+        switch (labels->dtype) {
+        case PARAC_U8: extremes_kernel<uint8_t><<<grid, threads, 0, st>>>(m, rows, largest, smallest); break;
+        case PARAC_U16: extremes_kernel<uint16_t><<<grid, threads, 0, st>>>(m, rows, largest, smallest); break;
+        case PARAC_I32: extremes_kernel<int32_t><<<grid, threads, 0, st>>>(m, rows, largest, smallest); break;
+        default: extremes_kernel<int64_t><<<grid, threads, 0, st>>>(m, rows, largest, smallest); break;
+        }
         rc = PARAC_CUDA_LAUNCH_CHECK();
     }
     if (rc == PARAC_OK) rc = PARAC_CUDA_CHECK(cudaMemcpyAsync(host, mem, 16, cudaMemcpyDeviceToHost, st));
