@@ -101,12 +101,41 @@ static void range_of_strip(void *arg, int index, int threads)
     j->range[index] = g;
 }
 
+/* Tables indexed by label (a hundred bytes a label) take time and memory in
+ * proportion to the largest label: up to 2^31 - 1 as i32 labels allow, and
+ * past that up to the pixel count, as numbered labels are (a sparse label
+ * of 2^40 on a small image would ask for terabytes). */
+static parac_status table_fits(const char *op, const parac_image *labels, int64_t n)
+{
+    const int64_t pixels = parac_image_pixel_count(labels);
+    if (n > INT32_MAX && n > pixels)
+        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the largest label is %lld, beyond the image's %lld pixels; "
+                           "tables indexed by label take labels up to 2^31 - 1 or the pixel count (number the "
+                           "labels 1..n first, e.g. with 'parac label --equal-values')", op, (long long)n,
+                           (long long)pixels);
+    return PARAC_OK;
+}
+
 /* The strips' label ranges (threads strips), the largest label in *n, and
  * the errors a label image can hold. */
 static parac_status label_ranges(const char *op, const parac_image *labels, int threads, label_range *range,
-                                 int64_t *n);
+                                 int64_t *n)
+{
+    ranges_job j = {labels, range};
+    parac__run_threads(threads, range_of_strip, &j);
+    int negative = 0;
+    *n = 0;
+    for (int t = 0; t < threads; t++) {
+        negative |= range[t].negative;
+        if (range[t].hi > *n) *n = range[t].hi;
+    }
+    if (negative)
+        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the labels have negative values; labels are 0 "
+                           "(background) or positive", op);
+    return table_fits(op, labels, *n);
+}
 
-/* One run of label l: pixels x0..x1 of row (y, z), its intensities in irow. */
+/* One run of label l: pixels x0..x1 of row (y, z); its coordinates. */
 static inline void add_coords(region_acc *a, int64_t x0, int64_t x1, int64_t y, int64_t z)
 {
     const int64_t len = x1 - x0 + 1;
@@ -190,10 +219,10 @@ SUM_ROW(int64_t)
 
 typedef struct regions_job {
     const parac__regions_spec *s;
-    int all_strips;           /* the strips of step 1, which the groups join */
-    int strips;
-    const label_range *range; /* per strip */
-    region_acc **acc;         /* per strip: entries range.lo..range.hi, zeroed by its thread */
+    int strips;               /* the strips of step 1, which the groups join */
+    int groups;
+    const label_range *range; /* per group: the union of its strips' ranges */
+    region_acc **acc;         /* per group: entries range.lo..range.hi (NULL: none), zeroed by its thread */
     int64_t n;                /* the largest label */
     int64_t *present;         /* per range of labels (step 3): the labels present */
     parac_image *table;
@@ -209,8 +238,8 @@ static void sum_strip(void *arg, int index, int threads)
     const int64_t base = j->range[index].lo, rows = lab->height * lab->depth;
     memset(acc, 0, (size_t)(j->range[index].hi - base + 1) * sizeof *acc); /* its pages touched here first */
     /* group `index` joins strips s0..s1 - 1 of step 1: its rows are theirs */
-    const int64_t s0 = (int64_t)j->all_strips * index / threads, s1 = (int64_t)j->all_strips * (index + 1) / threads;
-    const int64_t r0 = rows * s0 / j->all_strips, r1 = rows * s1 / j->all_strips;
+    const int64_t s0 = (int64_t)j->strips * index / threads, s1 = (int64_t)j->strips * (index + 1) / threads;
+    const int64_t r0 = rows * s0 / j->strips, r1 = rows * s1 / j->strips;
     for (int64_t r = r0; r < r1; r++) {
         const int64_t y = r % lab->height, z = r / lab->height;
         const void *row = parac_image_at(lab, 0, y, z);
@@ -243,13 +272,21 @@ static void merge(region_acc *into, const region_acc *a)
     into->fsum += a->fsum;
 }
 
-/* Label l's accumulators from every strip whose range holds it. */
+/* Group t's accumulator of label l, or NULL where its range does not hold l. */
+static const region_acc *entry_of(const regions_job *j, int t, int64_t l)
+{
+    return j->acc[t] && l >= j->range[t].lo && l <= j->range[t].hi ? &j->acc[t][l - j->range[t].lo] : NULL;
+}
+
+/* Label l's accumulators from every group whose range holds it. */
 static region_acc combined(const regions_job *j, int64_t l)
 {
     region_acc a;
     memset(&a, 0, sizeof a);
-    for (int t = 0; t < j->strips; t++)
-        if (j->acc[t] && l >= j->range[t].lo && l <= j->range[t].hi) merge(&a, &j->acc[t][l - j->range[t].lo]);
+    for (int t = 0; t < j->groups; t++) {
+        const region_acc *e = entry_of(j, t, l);
+        if (e) merge(&a, e);
+    }
     return a;
 }
 
@@ -261,9 +298,10 @@ static void labels_of_part(int64_t n, int index, int parts, int64_t *l0, int64_t
 
 static int is_present(const regions_job *j, int64_t l)
 {
-    for (int t = 0; t < j->strips; t++)
-        if (j->acc[t] && l >= j->range[t].lo && l <= j->range[t].hi && j->acc[t][l - j->range[t].lo].area > 0)
-            return 1;
+    for (int t = 0; t < j->groups; t++) {
+        const region_acc *e = entry_of(j, t, l);
+        if (e && e->area > 0) return 1;
+    }
     return 0;
 }
 
@@ -387,38 +425,6 @@ parac_status parac__regions_cpu(const parac__regions_spec *s, parac_image **tabl
         *count = 0;
     }
     return st;
-}
-
-/* Tables indexed by label (a hundred bytes a label) take time and memory in
- * proportion to the largest label: up to 2^31 - 1 as i32 labels allow, and
- * past that up to the pixel count, as numbered labels are (a sparse label
- * of 2^40 on a small image would ask for terabytes). */
-static parac_status table_fits(const char *op, const parac_image *labels, int64_t n)
-{
-    const int64_t pixels = parac_image_pixel_count(labels);
-    if (n > INT32_MAX && n > pixels)
-        return parac__fail(PARAC_ERR_UNSUPPORTED, "%s: the largest label is %lld, beyond the image's %lld pixels; "
-                           "tables indexed by label take labels up to 2^31 - 1 or the pixel count (number the "
-                           "labels 1..n first, e.g. with 'parac label --equal-values')", op, (long long)n,
-                           (long long)pixels);
-    return PARAC_OK;
-}
-
-static parac_status label_ranges(const char *op, const parac_image *labels, int threads, label_range *range,
-                                 int64_t *n)
-{
-    ranges_job j = {labels, range};
-    parac__run_threads(threads, range_of_strip, &j);
-    int negative = 0;
-    *n = 0;
-    for (int t = 0; t < threads; t++) {
-        negative |= range[t].negative;
-        if (range[t].hi > *n) *n = range[t].hi;
-    }
-    if (negative)
-        return parac__fail(PARAC_ERR_INVALID_ARGUMENT, "%s: the labels have negative values; labels are 0 "
-                           "(background) or positive", op);
-    return table_fits(op, labels, *n);
 }
 
 parac_status parac__largest_label_cpu(const char *op, const parac_image *labels, int threads, int64_t *n)
